@@ -1,0 +1,78 @@
+// Command plandash watches AI agents plan: it ingests ACP traffic, stores it, and shows every
+// active plan live in the browser.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	var ec exitCode
+	switch {
+	case errors.As(err, &ec):
+		os.Exit(int(ec))
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "plandash:", err)
+		os.Exit(1)
+	}
+}
+
+// exitCode ends the program with a code and no message (the command has said what it had to).
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+var errUsage = errors.New("usage")
+
+const usage = `plandash: a live dashboard of AI agents' plans.
+
+Usage:
+  plandash serve  [flags]          run the dashboard server
+  plandash demo   [flags]          run the server with a built-in scripted agent
+  plandash ingest [flags] [FILE|-] post a recorded NDJSON ACP transcript (stdin by default)
+  plandash url    [flags]          print the dashboard address with its token
+  plandash version
+
+Run 'plandash COMMAND -h' for a command's flags.
+`
+
+// run is the whole program, with its dependencies as parameters so tests can drive it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serveCmd(ctx, rest, getenv, stdout, stderr, false)
+	case "demo":
+		return serveCmd(ctx, rest, getenv, stdout, stderr, true)
+	case "ingest":
+		return ingestCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "url":
+		return urlCmd(rest, getenv, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "plandash", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "plandash: unknown command %q\n\n%s", cmd, usage)
+	return errUsage
+}
+
+// version is set by the build (-ldflags "-X main.version=…").
+var version = "dev"

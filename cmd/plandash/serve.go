@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/plandash/plandash/internal/demo"
+	"github.com/plandash/plandash/internal/web"
+)
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, " ") }
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, strings.Fields(v)...)
+	return nil
+}
+
+// defaultDataDir is $XDG_DATA_HOME/plandash, or ~/.local/share/plandash.
+func defaultDataDir(getenv func(string) string) string {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "plandash")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "share", "plandash")
+	}
+	return ".plandash"
+}
+
+type serveFlags struct {
+	addr, data, token, logFormat string
+	allowRoots, frameAncestors   listFlag
+	idle                         time.Duration
+	maxBody                      int64
+	maxLine                      int
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDemo bool) {
+	data := defaultDataDir(getenv)
+	if isDemo {
+		data = filepath.Join(data, "demo")
+	}
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:7420", "listen address (loopback by default; anything else exposes your agents' plans)")
+	fs.StringVar(&f.data, "data", data, "data directory: the SQLite database and the token")
+	fs.StringVar(&f.token, "token", "", "API and page token (default: generated once and stored in the data directory)")
+	fs.Var(&f.allowRoots, "allow-root", "show file plans under this directory (repeatable)")
+	fs.Var(&f.frameAncestors, "frame-ancestors", "CSP frame-ancestors sources allowed to embed the pages, e.g. 'vscode-webview: http://localhost:*' (default 'self')")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.DurationVar(&f.idle, "idle", 30*time.Minute, "a session with no activity this long leaves the overview")
+	fs.Int64Var(&f.maxBody, "max-body", 8<<20, "largest ingest request body in bytes")
+	fs.IntVar(&f.maxLine, "max-line", 4<<20, "largest NDJSON line in bytes")
+}
+
+func serveCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, isDemo bool) error {
+	name := "serve"
+	if isDemo {
+		name = "demo"
+	}
+	fs := flag.NewFlagSet("plandash "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f serveFlags
+	f.register(fs, getenv, isDemo)
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	var log *slog.Logger
+	switch f.logFormat {
+	case "text":
+		log = slog.New(slog.NewTextHandler(stderr, nil))
+	case "json":
+		log = slog.New(slog.NewJSONHandler(stderr, nil))
+	default:
+		fmt.Fprintf(stderr, "plandash %s: --log-format must be text or json, not %q\n", name, f.logFormat)
+		return errUsage
+	}
+	demoDir := filepath.Join(f.data, "plans")
+	if isDemo {
+		f.allowRoots = append(f.allowRoots, demoDir)
+		if err := mkdir(demoDir); err != nil {
+			return err
+		}
+	}
+	srv, err := web.Open(ctx, web.Config{
+		DataDir: f.data, Token: f.token, AllowRoots: f.allowRoots, FrameAncestors: f.frameAncestors,
+		OriginPatterns: originPatterns(f.frameAncestors), MaxBody: f.maxBody, MaxLine: f.maxLine, Idle: f.idle, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		srv.Close()
+		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	base := "http://" + ln.Addr().String()
+	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+		log.Warn("listening beyond loopback: anyone who can reach this address and has the token sees your agents' plans", "addr", ln.Addr().String())
+	}
+	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, f.data, base, url.QueryEscape(srv.Token()))
+	if isDemo {
+		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
+		agent := &demo.Agent{Server: base, Token: srv.Token(), Dir: demoDir}
+		go func() {
+			if err := agent.Run(ctx); err != nil {
+				log.Error("demo agent stopped", "err", err)
+			}
+		}()
+	}
+	err = srv.Serve(ctx, ln)
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// originPatterns turns frame ancestors into the host patterns the socket accepts as origins.
+func originPatterns(ancestors []string) []string {
+	var out []string
+	for _, a := range ancestors {
+		if strings.HasPrefix(a, "'") {
+			continue
+		}
+		if u, err := url.Parse(a); err == nil && u.Host != "" {
+			out = append(out, u.Host)
+		} else {
+			out = append(out, a)
+		}
+	}
+	return out
+}

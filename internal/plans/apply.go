@@ -1,0 +1,303 @@
+package plans
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+)
+
+// Stream is the state of one ACP connection (a proxied stdio session, or a series of ingest
+// posts that share a stream id): which requests await answers, which agent is talking, which
+// sessions are replaying history. It is not safe for concurrent use; the Service serialises it.
+type Stream struct {
+	corr       *acp.Correlator
+	agent      string
+	agentTitle string
+	loading    map[string]bool
+}
+
+// NewStream starts the state of a new connection.
+func NewStream() *Stream {
+	return &Stream{corr: acp.NewCorrelator(4096), loading: map[string]bool{}}
+}
+
+// SetAgent names the agent on this stream when the transport knows it before initialize does.
+func (st *Stream) SetAgent(name string) { st.agent = name }
+
+// Item is one decoded message and the line it came from.
+type Item struct {
+	Line int
+	Msg  acp.Message
+}
+
+// ItemError says why one message was not applied.
+type ItemError struct {
+	Line    int    `json:"line"`
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// Result is the outcome of applying a batch.
+type Result struct {
+	Applied  int         `json:"applied"`
+	Errors   []ItemError `json:"errors"`
+	Warnings []ItemError `json:"warnings,omitempty"`
+	Sessions []string    `json:"-"`
+}
+
+// maxActivityText bounds how much streamed text one activity row accumulates.
+const maxActivityText = 64 << 10
+
+// Apply applies items in order and commits them as one transaction. Items that cannot be
+// applied are reported in Result.Errors and skipped; the rest are applied. A nil error means the
+// applied items are durable.
+func (s *Service) Apply(ctx context.Context, st *Stream, items []Item) (Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := &batch{svc: s, ctx: ctx, st: st, now: s.cfg.Now()}
+	var res Result
+	for _, it := range items {
+		warns, err := b.apply(it.Msg)
+		if err != nil {
+			if KindOf(err) == Internal {
+				return Result{}, err
+			}
+			res.Errors = append(res.Errors, ItemError{Line: it.Line, Code: codeOf(err), Message: err.Error()})
+			continue
+		}
+		for _, w := range warns {
+			res.Warnings = append(res.Warnings, ItemError{Line: it.Line, Code: acp.CodeInvalidParams, Message: w})
+		}
+		res.Applied++
+	}
+	c := b.changes()
+	if err := s.commit(ctx, c); err != nil {
+		return Result{}, err
+	}
+	for _, sess := range c.Sessions {
+		res.Sessions = append(res.Sessions, sess.ID)
+	}
+	return res, nil
+}
+
+// rpcError carries a JSON-RPC error code for an item that was refused.
+type rpcError struct {
+	code int
+	msg  string
+}
+
+func (e *rpcError) Error() string { return e.msg }
+
+func codeOf(err error) int {
+	if e, ok := err.(*rpcError); ok {
+		return e.code
+	}
+	if c, ok := err.(interface{ Code() int }); ok {
+		return c.Code()
+	}
+	return acp.CodeInvalidParams
+}
+
+func refuse(code int, format string, args ...any) error {
+	return &Error{Kind: Invalid, Msg: fmt.Sprintf(format, args...), Err: &rpcError{code, fmt.Sprintf(format, args...)}}
+}
+
+// batch caches what one Apply touches so each row is read once and written once, however many
+// messages of the batch change it.
+type batch struct {
+	svc *Service
+	ctx context.Context
+	st  *Stream
+	now time.Time
+
+	sessions     map[string]*Session
+	sessionOrder []string
+	plans        map[PlanKey]*Plan
+	planOrder    []PlanKey
+	revisions    []*Plan
+	tools        map[PlanKey]*ToolCall
+	toolOrder    []PlanKey
+	lastAct      map[string]*Activity
+	queued       map[*Activity]bool
+	activity     []*Activity
+}
+
+func (b *batch) changes() *Changes {
+	c := &Changes{Revisions: b.revisions, Activity: b.activity}
+	for _, id := range b.sessionOrder {
+		c.Sessions = append(c.Sessions, b.sessions[id])
+	}
+	for _, k := range b.planOrder {
+		c.Plans = append(c.Plans, b.plans[k])
+	}
+	for _, k := range b.toolOrder {
+		c.ToolCalls = append(c.ToolCalls, b.tools[k])
+	}
+	return c
+}
+
+// apply applies one message; a domain error refuses just this message.
+func (b *batch) apply(m acp.Message) ([]string, error) {
+	switch {
+	case m.IsResponse():
+		return nil, b.response(m)
+	case m.Method == acp.MethodSessionUpdate:
+		return b.update(m.Params)
+	case m.IsRequest():
+		b.st.corr.Request(m)
+		return nil, b.request(m)
+	case m.Method == acp.MethodSessionCancel:
+		p, err := acp.DecodeCancelParams(m.Params)
+		if err != nil {
+			return nil, err
+		}
+		return nil, b.addActivity(p.SessionID, "cancel", "", "Turn cancelled", nil)
+	}
+	return nil, checkMethod(m.Method)
+}
+
+// checkMethod refuses method names that are neither ACP's nor an extension's.
+func checkMethod(method string) error {
+	if strings.HasPrefix(method, "_") || strings.HasPrefix(method, "$/") || knownMethods[method] {
+		return nil
+	}
+	return refuse(acp.CodeMethodNotFound, "unknown method %q (not an ACP method, and extension methods start with \"_\")", method)
+}
+
+var knownMethods = map[string]bool{}
+
+func init() {
+	for _, m := range strings.Fields(`initialize authenticate logout session/new session/load session/set_mode
+		session/set_config_option session/prompt session/cancel session/list session/delete session/resume
+		session/close session/fork session/update session/request_permission fs/write_text_file fs/read_text_file
+		terminal/create terminal/output terminal/release terminal/wait_for_exit terminal/kill elicitation/create
+		elicitation/complete providers/list providers/set providers/disable mcp/message mcp/connect mcp/disconnect
+		nes/start nes/suggest nes/accept nes/reject nes/close document/didOpen document/didChange document/didClose
+		document/didSave document/didFocus auth/login auth/logout`) {
+		knownMethods[m] = true
+	}
+}
+
+func (b *batch) request(m acp.Message) error {
+	switch m.Method {
+	case acp.MethodSessionLoad:
+		p, err := acp.DecodeLoadSessionParams(m.Params)
+		if err != nil {
+			return err
+		}
+		sess, err := b.session(p.SessionID)
+		if err != nil {
+			return err
+		}
+		if p.Cwd != "" {
+			sess.Cwd = p.Cwd
+		}
+		b.st.loading[p.SessionID] = true
+	case acp.MethodSessionPrompt:
+		var p struct {
+			SessionID string `json:"sessionId"`
+			Prompt    []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"prompt"`
+		}
+		if err := json.Unmarshal(m.Params, &p); err != nil || p.SessionID == "" {
+			return refuse(acp.CodeInvalidParams, "session/prompt: params need a sessionId and a prompt array")
+		}
+		var text []string
+		for _, blk := range p.Prompt {
+			if blk.Type == "text" {
+				text = append(text, blk.Text)
+			}
+		}
+		return b.addActivity(p.SessionID, "prompt", "", strings.Join(text, "\n"), nil)
+	case "session/close":
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && p.SessionID != "" {
+			sess, err := b.session(p.SessionID)
+			if err != nil {
+				return err
+			}
+			sess.Ended = true
+		}
+	case acp.MethodRequestPermission:
+		p, err := acp.DecodeRequestPermissionParams(m.Params)
+		if err != nil {
+			return err
+		}
+		title := "Permission requested"
+		if p.ToolCall.Title != nil {
+			title += ": " + *p.ToolCall.Title
+		}
+		return b.addActivity(p.SessionID, "permission", "", title, m.Params)
+	default:
+		return checkMethod(m.Method)
+	}
+	return nil
+}
+
+func (b *batch) response(m acp.Message) error {
+	req, ok := b.st.corr.Response(m)
+	if !ok || m.Error != nil {
+		return nil
+	}
+	switch req.Method {
+	case acp.MethodInitialize:
+		r, err := acp.DecodeInitializeResult(m.Result)
+		if err != nil {
+			return err
+		}
+		if r.AgentInfo != nil {
+			b.st.agent, b.st.agentTitle = r.AgentInfo.Name, r.AgentInfo.Title
+		}
+	case acp.MethodSessionNew:
+		r, err := acp.DecodeNewSessionResult(m.Result)
+		if err != nil || r.SessionID == "" {
+			return err
+		}
+		sess, err := b.session(r.SessionID)
+		if err != nil {
+			return err
+		}
+		if p, err := acp.DecodeNewSessionParams(req.Params); err == nil && p.Cwd != "" {
+			sess.Cwd = p.Cwd
+		}
+	case acp.MethodSessionLoad:
+		if p, err := acp.DecodeLoadSessionParams(req.Params); err == nil {
+			delete(b.st.loading, p.SessionID)
+		}
+	}
+	return nil
+}
+
+// session returns the batch's copy of a session, loading or creating it, and marks it touched.
+func (b *batch) session(id string) (*Session, error) {
+	if s, ok := b.sessions[id]; ok {
+		s.LastSeen = b.now
+		return s, nil
+	}
+	s, err := b.svc.store.Session(b.ctx, id)
+	switch {
+	case isNotFound(err):
+		s = Session{ID: id, FirstSeen: b.now}
+	case err != nil:
+		return nil, err
+	}
+	if s.Agent == "" {
+		s.Agent, s.AgentTitle = b.st.agent, b.st.agentTitle
+	}
+	s.LastSeen = b.now
+	s.Ended = false
+	if b.sessions == nil {
+		b.sessions = map[string]*Session{}
+	}
+	b.sessions[id] = &s
+	b.sessionOrder = append(b.sessionOrder, id)
+	return &s, nil
+}

@@ -1,0 +1,191 @@
+// Package plans is plandash's domain: sessions, their plans with full revision history, tool
+// calls and activity, and the rules that turn decoded ACP updates into stored state.
+package plans
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Kind says how a plan is shown.
+type Kind string
+
+// Plan kinds. Custom is any plan type plandash does not draw specially; it is kept whole.
+const (
+	KindItems    Kind = "items"
+	KindMarkdown Kind = "markdown"
+	KindFile     Kind = "file"
+	KindDAG      Kind = "dag"
+	KindCustom   Kind = "custom"
+)
+
+// Entry statuses plandash counts. Anything else (custom "_…") is counted as Other.
+const (
+	StatusPending    = "pending"
+	StatusInProgress = "in_progress"
+	StatusCompleted  = "completed"
+	StatusCancelled  = "cancelled"
+)
+
+// Entry is one checklist item of an items plan.
+type Entry struct {
+	Content  string          `json:"content"`
+	Priority string          `json:"priority"`
+	Status   string          `json:"status"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Plan is one plan of a session in its current (or a past) revision. An update replaces it whole.
+type Plan struct {
+	SessionID string          `json:"sessionId"`
+	ID        string          `json:"id"`
+	Kind      Kind            `json:"kind"`
+	Type      string          `json:"type"` // the wire type as sent: items, markdown, file, _dag, …
+	Revision  int             `json:"revision"`
+	Created   time.Time       `json:"created"`
+	Updated   time.Time       `json:"updated"`
+	Removed   bool            `json:"removed,omitempty"`
+	Agent     string          `json:"agent,omitempty"`
+	Entries   []Entry         `json:"entries,omitempty"`
+	Markdown  string          `json:"markdown,omitempty"`
+	URI       string          `json:"uri,omitempty"`
+	Raw       json.RawMessage `json:"raw,omitempty"` // custom and dag plans: the plan object as sent
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+	Warnings  []string        `json:"warnings,omitempty"`
+	Replayed  bool            `json:"replayed,omitempty"` // arrived while the agent replayed history
+	Seq       uint64          `json:"seq"`
+}
+
+// Key is the plan's identity across sessions.
+func (p Plan) Key() PlanKey { return PlanKey{p.SessionID, p.ID} }
+
+// PlanKey identifies a plan.
+type PlanKey struct{ SessionID, PlanID string }
+
+// Progress counts a plan's entries by status.
+type Progress struct {
+	Total, Pending, InProgress, Completed, Cancelled, Other int
+}
+
+// Progress derives the counts from the entries; it is cheap enough not to be stored.
+func (p Plan) Progress() Progress {
+	var pr Progress
+	for _, e := range p.Entries {
+		pr.Total++
+		switch e.Status {
+		case StatusPending:
+			pr.Pending++
+		case StatusInProgress:
+			pr.InProgress++
+		case StatusCompleted:
+			pr.Completed++
+		case StatusCancelled:
+			pr.Cancelled++
+		default:
+			pr.Other++
+		}
+	}
+	return pr
+}
+
+// Percent is the share of entries that are finished (completed or cancelled), 0–100.
+func (pr Progress) Percent() int {
+	if pr.Total == 0 {
+		return 0
+	}
+	return (pr.Completed + pr.Cancelled) * 100 / pr.Total
+}
+
+// InProgress reports whether the plan is being worked on: something started and not all done.
+func (p Plan) InProgress() bool {
+	pr := p.Progress()
+	return pr.InProgress > 0 || (pr.Completed+pr.Cancelled > 0 && pr.Completed+pr.Cancelled < pr.Total)
+}
+
+// Title is a short human label for the plan.
+func (p Plan) Title() string {
+	switch {
+	case p.ID == "main" && p.Type == "items":
+		return "Plan"
+	case p.Kind == KindMarkdown:
+		for _, line := range strings.Split(p.Markdown, "\n") {
+			if t := strings.TrimSpace(strings.TrimLeft(line, "#")); strings.HasPrefix(line, "#") && t != "" {
+				return t
+			}
+		}
+	}
+	return p.ID
+}
+
+// Session is one ACP session as plandash has seen it.
+type Session struct {
+	ID         string    `json:"id"`
+	Agent      string    `json:"agent,omitempty"`
+	AgentTitle string    `json:"agentTitle,omitempty"`
+	Cwd        string    `json:"cwd,omitempty"`
+	Title      string    `json:"title,omitempty"`
+	Mode       string    `json:"mode,omitempty"`
+	FirstSeen  time.Time `json:"firstSeen"`
+	LastSeen   time.Time `json:"lastSeen"`
+	Ended      bool      `json:"ended,omitempty"`
+	Seq        uint64    `json:"seq"`
+}
+
+// Active reports whether the session still counts as live at now.
+func (s Session) Active(now time.Time, idle time.Duration) bool {
+	return !s.Ended && now.Sub(s.LastSeen) < idle
+}
+
+// Name is the best human label for the session's agent.
+func (s Session) Name() string {
+	switch {
+	case s.AgentTitle != "":
+		return s.AgentTitle
+	case s.Agent != "":
+		return s.Agent
+	}
+	return "Unknown agent"
+}
+
+// ToolCall is the merged state of one tool call.
+type ToolCall struct {
+	SessionID string          `json:"sessionId"`
+	ID        string          `json:"id"`
+	Title     string          `json:"title"`
+	Kind      string          `json:"kind,omitempty"`
+	Status    string          `json:"status"`
+	Name      string          `json:"name,omitempty"`
+	Content   json.RawMessage `json:"content,omitempty"`
+	Locations json.RawMessage `json:"locations,omitempty"`
+	RawInput  json.RawMessage `json:"rawInput,omitempty"`
+	RawOutput json.RawMessage `json:"rawOutput,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+	Created   time.Time       `json:"created"`
+	Updated   time.Time       `json:"updated"`
+}
+
+// Activity is one thing that happened in a session besides plans and tool calls: a message, a
+// mode change, an update variant plandash does not know (kept raw).
+type Activity struct {
+	ID        int64           `json:"id"`
+	SessionID string          `json:"sessionId"`
+	At        time.Time       `json:"at"`
+	Kind      string          `json:"kind"`
+	MessageID string          `json:"messageId,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Raw       json.RawMessage `json:"raw,omitempty"`
+}
+
+// Revision is one stored version of a plan.
+type Revision struct {
+	Revision int       `json:"revision"`
+	At       time.Time `json:"at"`
+	Plan     Plan      `json:"plan"`
+}
+
+// SessionPlans is a session with its active plans, as the overview shows it.
+type SessionPlans struct {
+	Session Session
+	Plans   []Plan
+}

@@ -1,0 +1,352 @@
+// Package sqlite is plandash's embedded default store: one SQLite file in WAL mode, one writer
+// connection and a pool of readers.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/plandash/plandash/internal/plans"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store implements plans.Store on SQLite.
+type Store struct {
+	w   *sql.DB // one connection: SQLite has one writer at a time anyway
+	r   *sql.DB
+	seq atomic.Uint64
+}
+
+var _ plans.Store = (*Store)(nil)
+
+const schema = `
+CREATE TABLE IF NOT EXISTS sessions (
+	id TEXT PRIMARY KEY,
+	body BLOB NOT NULL,
+	last_seen INTEGER NOT NULL,
+	ended INTEGER NOT NULL DEFAULT 0,
+	seq INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_seq ON sessions(seq);
+CREATE INDEX IF NOT EXISTS sessions_last_seen ON sessions(last_seen);
+CREATE TABLE IF NOT EXISTS plans (
+	session_id TEXT NOT NULL,
+	plan_id TEXT NOT NULL,
+	removed INTEGER NOT NULL,
+	updated INTEGER NOT NULL,
+	body BLOB NOT NULL,
+	PRIMARY KEY (session_id, plan_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS plan_revisions (
+	session_id TEXT NOT NULL,
+	plan_id TEXT NOT NULL,
+	revision INTEGER NOT NULL,
+	body BLOB NOT NULL,
+	PRIMARY KEY (session_id, plan_id, revision)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tool_calls (
+	session_id TEXT NOT NULL,
+	id TEXT NOT NULL,
+	created INTEGER NOT NULL,
+	body BLOB NOT NULL,
+	PRIMARY KEY (session_id, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS activity (
+	id INTEGER PRIMARY KEY AUTOINCREMENT,
+	session_id TEXT NOT NULL,
+	body BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS activity_session ON activity(session_id, id);
+`
+
+// Open opens (creating if needed) the database file at path.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	dsn := func(extra string) string {
+		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+			"&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)" + extra
+	}
+	w, err := sql.Open("sqlite", dsn("&_txlock=immediate"))
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	if _, err := w.ExecContext(ctx, schema); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn("&_pragma=query_only(1)"))
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(4)
+	s := &Store{w: w, r: r}
+	var seq sql.NullInt64
+	if err := w.QueryRowContext(ctx, `SELECT MAX(seq) FROM sessions`).Scan(&seq); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.seq.Store(uint64(seq.Int64))
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// Seq is the newest change sequence number.
+func (s *Store) Seq() uint64 { return s.seq.Load() }
+
+// Commit writes one batch of changes in a single transaction.
+func (s *Store) Commit(ctx context.Context, c *plans.Changes) (err error) {
+	seq := s.seq.Load() + 1
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	for _, sess := range c.Sessions {
+		sess.Seq = seq
+		if err := exec(ctx, tx, `INSERT INTO sessions(id, body, last_seen, ended, seq) VALUES(?,?,?,?,?)
+			ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen, ended=excluded.ended, seq=excluded.seq`,
+			sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, seq); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.Plans {
+		p.Seq = seq
+		if err := exec(ctx, tx, `INSERT INTO plans(session_id, plan_id, removed, updated, body) VALUES(?,?,?,?,?)
+			ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body`,
+			p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), mustJSON(p)); err != nil {
+			return err
+		}
+	}
+	if len(c.Revisions) > 0 {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO plan_revisions(session_id, plan_id, revision, body) VALUES(?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, p := range c.Revisions {
+			p.Seq = seq
+			if _, err := stmt.ExecContext(ctx, p.SessionID, p.ID, p.Revision, mustJSON(p)); err != nil {
+				return fmt.Errorf("store revision %d of plan %q: %w", p.Revision, p.ID, err)
+			}
+		}
+	}
+	for _, t := range c.ToolCalls {
+		if err := exec(ctx, tx, `INSERT INTO tool_calls(session_id, id, created, body) VALUES(?,?,?,?)
+			ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`,
+			t.SessionID, t.ID, t.Created.UnixNano(), mustJSON(t)); err != nil {
+			return err
+		}
+	}
+	for _, a := range c.Activity {
+		if a.ID != 0 {
+			if err := exec(ctx, tx, `UPDATE activity SET body=? WHERE id=?`, mustJSON(a), a.ID); err != nil {
+				return err
+			}
+			continue
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO activity(session_id, body) VALUES(?,?)`, a.SessionID, mustJSON(a))
+		if err != nil {
+			return err
+		}
+		if a.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.seq.Store(seq)
+	return nil
+}
+
+func exec(ctx context.Context, tx *sql.Tx, q string, args ...any) error {
+	_, err := tx.ExecContext(ctx, q, args...)
+	return err
+}
+
+// mustJSON encodes domain values, which always encode.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("sqlite: encode %T: %v", v, err))
+	}
+	return b
+}
+
+func decode[T any](body []byte) (T, error) {
+	var v T
+	err := json.Unmarshal(body, &v)
+	return v, err
+}
+
+func one[T any](ctx context.Context, db *sql.DB, q string, args ...any) (T, error) {
+	var body []byte
+	err := db.QueryRowContext(ctx, q, args...).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		var zero T
+		return zero, plans.ErrNotFound
+	}
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode[T](body)
+}
+
+func many[T any](ctx context.Context, db *sql.DB, q string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return nil, err
+		}
+		v, err := decode[T](body)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// Session loads one session. Reads during a batch go to the writer so they see its own state.
+func (s *Store) Session(ctx context.Context, id string) (plans.Session, error) {
+	return one[plans.Session](ctx, s.w, `SELECT body FROM sessions WHERE id=?`, id)
+}
+
+// Plan loads a plan's current revision.
+func (s *Store) Plan(ctx context.Context, sessionID, planID string) (plans.Plan, error) {
+	return one[plans.Plan](ctx, s.w, `SELECT body FROM plans WHERE session_id=? AND plan_id=?`, sessionID, planID)
+}
+
+// ToolCall loads one tool call.
+func (s *Store) ToolCall(ctx context.Context, sessionID, id string) (plans.ToolCall, error) {
+	return one[plans.ToolCall](ctx, s.w, `SELECT body FROM tool_calls WHERE session_id=? AND id=?`, sessionID, id)
+}
+
+// LastActivity loads a session's newest activity.
+func (s *Store) LastActivity(ctx context.Context, sessionID string) (plans.Activity, error) {
+	var id int64
+	var body []byte
+	err := s.w.QueryRowContext(ctx, `SELECT id, body FROM activity WHERE session_id=? ORDER BY id DESC LIMIT 1`, sessionID).Scan(&id, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return plans.Activity{}, plans.ErrNotFound
+	}
+	if err != nil {
+		return plans.Activity{}, err
+	}
+	a, err := decode[plans.Activity](body)
+	a.ID = id
+	return a, err
+}
+
+// Overview lists active sessions with their active plans.
+func (s *Store) Overview(ctx context.Context, now time.Time, idle time.Duration) ([]plans.SessionPlans, uint64, error) {
+	seq := s.seq.Load()
+	rows, err := s.r.QueryContext(ctx, `SELECT s.body, p.body FROM sessions s JOIN plans p ON p.session_id = s.id
+		WHERE s.ended = 0 AND s.last_seen > ? AND p.removed = 0
+		ORDER BY s.last_seen DESC, s.id, p.updated DESC, p.plan_id`, now.Add(-idle).UnixNano())
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []plans.SessionPlans
+	var sbody, pbody []byte
+	for rows.Next() {
+		if err := rows.Scan(&sbody, &pbody); err != nil {
+			return nil, 0, err
+		}
+		p, err := decode[plans.Plan](pbody)
+		if err != nil {
+			return nil, 0, err
+		}
+		if n := len(out); n == 0 || out[n-1].Session.ID != p.SessionID {
+			sess, err := decode[plans.Session](sbody)
+			if err != nil {
+				return nil, 0, err
+			}
+			out = append(out, plans.SessionPlans{Session: sess})
+		}
+		last := &out[len(out)-1]
+		last.Plans = append(last.Plans, p)
+	}
+	return out, seq, rows.Err()
+}
+
+// Sessions lists recent sessions.
+func (s *Store) Sessions(ctx context.Context, limit int) ([]plans.Session, error) {
+	return many[plans.Session](ctx, s.r, `SELECT body FROM sessions ORDER BY last_seen DESC LIMIT ?`, limit)
+}
+
+// SessionPlans lists all plans of a session, newest first.
+func (s *Store) SessionPlans(ctx context.Context, sessionID string) ([]plans.Plan, error) {
+	return many[plans.Plan](ctx, s.r, `SELECT body FROM plans WHERE session_id=? ORDER BY removed, updated DESC, plan_id`, sessionID)
+}
+
+// ToolCalls lists a session's tool calls in the order they started.
+func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]plans.ToolCall, error) {
+	return many[plans.ToolCall](ctx, s.r, `SELECT body FROM tool_calls WHERE session_id=? ORDER BY created, id`, sessionID)
+}
+
+// Activity lists a session's newest activity, oldest first.
+func (s *Store) Activity(ctx context.Context, sessionID string, limit int) ([]plans.Activity, error) {
+	return many[plans.Activity](ctx, s.r, `SELECT body FROM (SELECT id, body FROM activity WHERE session_id=?
+		ORDER BY id DESC LIMIT ?) ORDER BY id`, sessionID, limit)
+}
+
+// History lists all revisions of a plan, oldest first.
+func (s *Store) History(ctx context.Context, sessionID, planID string) ([]plans.Revision, error) {
+	ps, err := many[plans.Plan](ctx, s.r, `SELECT body FROM plan_revisions WHERE session_id=? AND plan_id=? ORDER BY revision`, sessionID, planID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]plans.Revision, len(ps))
+	for i, p := range ps {
+		out[i] = plans.Revision{Revision: p.Revision, At: p.Updated, Plan: p}
+	}
+	return out, nil
+}
+
+// ChangedSince lists sessions changed after seq.
+func (s *Store) ChangedSince(ctx context.Context, seq uint64) ([]string, uint64, error) {
+	cur := s.seq.Load()
+	rows, err := s.r.QueryContext(ctx, `SELECT id FROM sessions WHERE seq > ? ORDER BY seq`, seq)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, cur, rows.Err()
+}

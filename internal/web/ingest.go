@@ -1,0 +1,166 @@
+package web
+
+import (
+	"bytes"
+	"container/list"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// IngestResult is the answer to POST /api/v1/ingest.
+type IngestResult struct {
+	Applied  int               `json:"applied"`
+	Errors   []plans.ItemError `json:"errors"`
+	Warnings []plans.ItemError `json:"warnings,omitempty"`
+}
+
+// ingest serves POST /api/v1/ingest: one JSON-RPC message, a JSON array of them, or NDJSON.
+// Requests that share ?stream=ID are one connection: a session/new in one post and its response
+// in the next are paired.
+func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			err = plans.Errorf(plans.TooLarge, "the request body is over the %s limit (--max-body); split the transcript into several posts", sizeText(s.cfg.MaxBody))
+		}
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	items, lineErrs, err := decodeBody(body, s.cfg.MaxLine)
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	st := s.streams.get(r.URL.Query().Get("stream"))
+	if agent := r.URL.Query().Get("agent"); agent != "" {
+		st.SetAgent(agent)
+	}
+	res, err := s.svc.Apply(r.Context(), st.Stream, items)
+	st.done()
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	out := IngestResult{Applied: res.Applied, Errors: append(lineErrs, res.Errors...), Warnings: res.Warnings}
+	if out.Errors == nil {
+		out.Errors = []plans.ItemError{}
+	}
+	code := http.StatusOK
+	if out.Applied == 0 && len(out.Errors) > 0 {
+		code = http.StatusBadRequest
+	}
+	writeJSON(w, code, out)
+}
+
+// decodeBody splits a body into messages. A body that is one JSON value (even pretty-printed
+// over many lines) is one line; otherwise it is NDJSON. A line over maxLine refuses the whole
+// body, so nothing is half-applied.
+func decodeBody(body []byte, maxLine int) ([]plans.Item, []plans.ItemError, error) {
+	var items []plans.Item
+	var errs []plans.ItemError
+	add := func(line int, b []byte) {
+		msgs, err := acp.DecodeLine(b)
+		if err != nil {
+			errs = append(errs, lineError(line, err))
+			return
+		}
+		for _, m := range msgs {
+			items = append(items, plans.Item{Line: line, Msg: m})
+		}
+	}
+	if t := bytes.TrimSpace(body); len(t) > 0 && (t[0] == '[' || t[0] == '{') && bytes.IndexByte(t, '\n') >= 0 && json.Valid(t) {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, t); err == nil {
+			add(1, buf.Bytes())
+			return items, errs, nil
+		}
+	}
+	lr := acp.NewLineReader(bytes.NewReader(body), maxLine)
+	for {
+		line, n, err := lr.Next()
+		if err == io.EOF {
+			return items, errs, nil
+		}
+		var le *acp.LineError
+		if errors.As(err, &le) {
+			return nil, nil, plans.Errorf(plans.TooLarge, "line %d is over the %s line limit (--max-line)", le.Line, sizeText(int64(maxLine)))
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		add(n, line)
+	}
+}
+
+func lineError(line int, err error) plans.ItemError {
+	var le *acp.LineError
+	if errors.As(err, &le) {
+		return plans.ItemError{Line: line, Code: le.Code, Message: le.Message}
+	}
+	return plans.ItemError{Line: line, Code: acp.CodeParseError, Message: err.Error()}
+}
+
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// streams keeps the connection state of recent ingest streams, least recently used dropped
+// first, so correlation state stays bounded however many clients post.
+type streams struct {
+	mu    sync.Mutex
+	max   int
+	byID  map[string]*list.Element
+	order *list.List
+}
+
+type streamEntry struct {
+	id string
+	*plans.Stream
+	mu sync.Mutex // one request at a time per stream: messages must apply in order
+}
+
+func newStreams(max int) *streams {
+	return &streams{max: max, byID: map[string]*list.Element{}, order: list.New()}
+}
+
+// get returns the stream's state, locked; the caller calls done. An empty id is a one-off stream.
+func (ss *streams) get(id string) *streamEntry {
+	if id == "" {
+		e := &streamEntry{Stream: plans.NewStream()}
+		e.mu.Lock()
+		return e
+	}
+	ss.mu.Lock()
+	el, ok := ss.byID[id]
+	if ok {
+		ss.order.MoveToFront(el)
+	} else {
+		el = ss.order.PushFront(&streamEntry{id: id, Stream: plans.NewStream()})
+		ss.byID[id] = el
+		if ss.order.Len() > ss.max {
+			old := ss.order.Back()
+			ss.order.Remove(old)
+			delete(ss.byID, old.Value.(*streamEntry).id)
+		}
+	}
+	ss.mu.Unlock()
+	e := el.Value.(*streamEntry)
+	e.mu.Lock()
+	return e
+}
+
+func (e *streamEntry) done() { e.mu.Unlock() }

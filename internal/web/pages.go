@@ -1,0 +1,162 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/web/templates"
+)
+
+func (s *Server) page(w http.ResponseWriter, r *http.Request, c templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := c.Render(r.Context(), w); err != nil {
+		s.log.Error("render page", "path", r.URL.Path, "err", err)
+	}
+}
+
+// errorPage answers a page request that failed, in HTML.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
+	code := status(err)
+	msg := err.Error()
+	if code == http.StatusInternalServerError {
+		s.log.Error("page failed", "path", r.URL.Path, "err", err)
+		msg = "Something went wrong; the server log has the details."
+	} else if code == http.StatusNotFound {
+		msg = "There is nothing here: the session or plan does not exist (yet)."
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	_ = templates.ErrorPage(code, msg).Render(r.Context(), w)
+}
+
+// overview serves GET /.
+func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	o, err := s.render.overview(r.Context())
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	o.Ingest = "http://" + r.Host + "/api/v1/ingest"
+	s.page(w, r, templates.OverviewPage(o))
+}
+
+// apiOverview serves GET /api/v1/plans: the overview's data.
+func (s *Server) apiOverview(w http.ResponseWriter, r *http.Request) {
+	groups, seq, err := s.svc.Overview(r.Context())
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	type group struct {
+		Session plans.Session `json:"session"`
+		Plans   []plans.Plan  `json:"plans"`
+	}
+	out := struct {
+		Seq      uint64  `json:"seq"`
+		Sessions []group `json:"sessions"`
+	}{Seq: seq, Sessions: []group{}}
+	for _, g := range groups {
+		out.Sessions = append(out.Sessions, group{g.Session, g.Plans})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// sessions serves GET /sessions.
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.svc.Sessions(r.Context(), 200)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.page(w, r, templates.SessionsPage(list, s.svc.Now(), 0))
+}
+
+// session serves GET /sessions/{id}.
+func (s *Server) session(w http.ResponseWriter, r *http.Request) {
+	d, err := s.svc.Session(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.page(w, r, templates.SessionPageView(templates.SessionPage{Detail: d, Plans: s.render.views(d.Plans), Now: s.svc.Now()}))
+}
+
+// apiSession serves GET /api/v1/sessions/{id}.
+func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
+	d, err := s.svc.Session(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// apiEndSession serves POST /api/v1/sessions/{id}/end.
+func (s *Server) apiEndSession(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.svc.EndSession(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sess)
+}
+
+// history serves GET /sessions/{id}/plans/{plan}/history?from=&to=.
+func (s *Server) history(w http.ResponseWriter, r *http.Request) {
+	h, err := s.historyData(r)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.page(w, r, templates.History(h))
+}
+
+// apiHistory serves GET /api/v1/sessions/{id}/plans/{plan}/history?from=&to=.
+func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
+	h, err := s.historyData(r)
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	type line struct {
+		Op   string `json:"op"`
+		Text string `json:"text"`
+	}
+	diff := make([]line, len(h.Diff))
+	for i, l := range h.Diff {
+		diff[i] = line{string(rune(l.Op)), l.Text}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"revisions": h.Revisions, "from": h.From, "to": h.To, "diff": diff})
+}
+
+func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
+	sid, pid := chi.URLParam(r, "id"), chi.URLParam(r, "plan")
+	sess, err := s.svc.SessionOnly(r.Context(), sid)
+	if err != nil {
+		return templates.HistoryPage{}, err
+	}
+	revs, err := s.svc.History(r.Context(), sid, pid)
+	if err != nil {
+		return templates.HistoryPage{}, err
+	}
+	h := templates.HistoryPage{Session: sess, PlanID: pid, Revisions: revs, To: len(revs), From: max(len(revs)-1, 1)}
+	for _, p := range []struct {
+		name string
+		dst  *int
+	}{{"from", &h.From}, {"to", &h.To}} {
+		if v := r.URL.Query().Get(p.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > len(revs) {
+				return h, plans.Errorf(plans.Invalid, "%s must be a revision between 1 and %d", p.name, len(revs))
+			}
+			*p.dst = n
+		}
+	}
+	// Revisions are numbered from 1 and stored densely, so revision n is revs[n-1].
+	h.Diff = plans.Diff(revs[h.From-1].Plan.Lines(), revs[h.To-1].Plan.Lines())
+	return h, nil
+}

@@ -1,0 +1,203 @@
+package templates
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// PlanView is a plan with what the server read for it: a file plan's content when the file is
+// under an allowed root.
+type PlanView struct {
+	plans.Plan
+	File *FileView
+}
+
+// FileView is what a file plan shows.
+type FileView struct {
+	Path     string
+	Content  string
+	Markdown bool
+	Err      string // why the content is not shown
+}
+
+// Group is one session and its active plans on the overview.
+type Group struct {
+	Session plans.Session
+	Plans   []PlanView
+}
+
+// Overview is the front page.
+type Overview struct {
+	Groups  []Group
+	Seq     uint64
+	Ingest  string // the ingest URL, for the empty state
+	Now     time.Time
+	Recent  []plans.Session
+	Version string
+}
+
+// InProgressCount is how many plans are being worked on, for the page title.
+func (o Overview) InProgressCount() int {
+	n := 0
+	for _, g := range o.Groups {
+		for _, p := range g.Plans {
+			if p.InProgress() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// SessionPage is one session's page.
+type SessionPage struct {
+	Detail plans.SessionDetail
+	Plans  []PlanView
+	Now    time.Time
+}
+
+// HistoryPage compares two revisions of a plan.
+type HistoryPage struct {
+	Session   plans.Session
+	PlanID    string
+	Revisions []plans.Revision
+	From, To  int
+	Diff      []plans.DiffLine
+}
+
+// Element ids shared by pages and the socket.
+
+// GroupID is the overview element of a session.
+func GroupID(sessionID string) string { return "s-" + idSafe(sessionID) }
+
+// PlanID is the element of a plan card.
+func PlanID(p plans.Plan) string { return "p-" + idSafe(p.SessionID) + "-" + idSafe(p.ID) }
+
+// ToolCallsID is the element holding a session's tool calls.
+func ToolCallsID(sessionID string) string { return "tc-" + idSafe(sessionID) }
+
+// ActivityID is the element holding a session's activity.
+func ActivityID(sessionID string) string { return "act-" + idSafe(sessionID) }
+
+// SessionHeadID is the element holding a session's header.
+func SessionHeadID(sessionID string) string { return "sh-" + idSafe(sessionID) }
+
+// idSafe maps any string to characters valid in an id and a CSS selector, keeping it unique.
+func idSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 128 && (r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, ".%x.", r)
+		}
+	}
+	return b.String()
+}
+
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 5*time.Second:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return t.Format("2 Jan 15:04")
+}
+
+func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func statusIcon(s string) string {
+	switch s {
+	case plans.StatusCompleted:
+		return "✓"
+	case plans.StatusInProgress:
+		return "◐"
+	case plans.StatusCancelled:
+		return "⊘"
+	case plans.StatusPending:
+		return "○"
+	case "failed":
+		return "✗"
+	}
+	return "◇"
+}
+
+func statusLabel(s string) string {
+	switch s {
+	case plans.StatusInProgress:
+		return "in progress"
+	case "":
+		return "unknown"
+	}
+	return strings.TrimPrefix(s, "_")
+}
+
+func priorityLabel(p string) string { return strings.TrimPrefix(p, "_") }
+
+func kindLabel(p plans.Plan) string {
+	switch p.Kind {
+	case plans.KindItems:
+		return "checklist"
+	case plans.KindCustom:
+		return p.Type
+	}
+	return string(p.Kind)
+}
+
+func prettyJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
+
+func progressText(pr plans.Progress) string {
+	return fmt.Sprintf("%d of %d done", pr.Completed+pr.Cancelled, pr.Total)
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+func seqText(n uint64) string { return fmt.Sprint(n) }
+
+func cwdBase(cwd string) string {
+	cwd = strings.TrimRight(cwd, "/")
+	if i := strings.LastIndexByte(cwd, '/'); i >= 0 && i < len(cwd)-1 {
+		return cwd[i+1:]
+	}
+	return cwd
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func pageTitle(inProgress int, base string) string {
+	if inProgress > 0 {
+		return fmt.Sprintf("(%d) %s", inProgress, base)
+	}
+	return base
+}
+
+func urlPath(s string) string { return url.PathEscape(s) }
