@@ -1,0 +1,126 @@
+// Package hub fans rendered fragments out to subscribers by topic. Each subscriber keeps only the
+// newest unsent fragment per key, so a slow browser skips stale plan versions instead of stalling
+// publishers or growing a queue. It knows nothing of websockets or HTML and uses the standard
+// library only.
+package hub
+
+import (
+	"slices"
+	"sync"
+)
+
+// DefaultMaxPending is the MaxPending used when Options leaves it unset. A dashboard page rarely
+// shows more than a few hundred live elements, so more distinct unsent keys than this means the
+// subscriber is better served by a fresh render from the store than by a backlog.
+const DefaultMaxPending = 1024
+
+// Fragment is one rendered update. Key identifies what it replaces (an element id on the page);
+// a newer fragment with the same key supersedes an unsent older one. Data is shared, read-only
+// bytes: rendered once, sent to every subscriber, so nobody may modify it after Publish. Seq is
+// the store's change sequence number; it decides which of two fragments with the same key is
+// newer when they arrive through different topics or racing publishers.
+type Fragment struct {
+	Key  string
+	Seq  uint64
+	Data []byte
+}
+
+// Options configures a Hub. The zero value is usable.
+type Options struct {
+	// MaxPending is how many distinct unsent keys a subscriber may hold before it is marked
+	// overflowed; it bounds per-subscriber memory. Zero or negative means DefaultMaxPending.
+	MaxPending int
+}
+
+// Hub routes fragments from publishers to the subscriptions of a topic. It is safe for concurrent
+// use; create one with New.
+type Hub struct {
+	maxPending int
+
+	// mu guards topics. Each slice in topics is immutable once stored: Subscribe and Close
+	// replace it with a modified copy, so Publish can hold the read lock just long enough to
+	// fetch the slice and then deliver with no hub lock held. Subscriptions change rarely
+	// compared with publishes, so paying the copy there keeps Publish allocation-free.
+	mu     sync.RWMutex
+	topics map[string][]*Subscription
+}
+
+// New returns an empty hub.
+func New(opts Options) *Hub {
+	limit := opts.MaxPending
+	if limit <= 0 {
+		limit = DefaultMaxPending
+	}
+	return &Hub{maxPending: limit, topics: make(map[string][]*Subscription)}
+}
+
+// Subscribe returns a subscription that receives every fragment published to any of topics from
+// now on. Listing a topic twice has no extra effect. The caller must Close it when done, or the
+// hub keeps delivering to it.
+func (h *Hub) Subscribe(topics ...string) *Subscription {
+	s := &Subscription{
+		hub:        h,
+		maxPending: h.maxPending,
+		ready:      make(chan struct{}, 1),
+	}
+	for _, t := range topics {
+		if !slices.Contains(s.topics, t) {
+			s.topics = append(s.topics, t)
+		}
+	}
+	h.mu.Lock()
+	for _, t := range s.topics {
+		old := h.topics[t]
+		subs := make([]*Subscription, len(old), len(old)+1)
+		copy(subs, old)
+		h.topics[t] = append(subs, s)
+	}
+	h.mu.Unlock()
+	return s
+}
+
+// Publish hands frags to every current subscriber of topic. It never waits for a subscriber to
+// drain: each delivery only merges into that subscriber's bounded pending set. A subscriber that
+// joins or leaves during Publish may or may not receive frags.
+func (h *Hub) Publish(topic string, frags ...Fragment) {
+	if len(frags) == 0 {
+		return
+	}
+	h.mu.RLock()
+	subs := h.topics[topic]
+	h.mu.RUnlock()
+	for _, s := range subs {
+		s.deliver(frags)
+	}
+}
+
+// Subscribers reports how many open subscriptions listen to topic, so publishers can skip
+// rendering fragments nobody will receive.
+func (h *Hub) Subscribers(topic string) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.topics[topic])
+}
+
+// unsubscribe removes s from its topics. It builds new slices rather than editing in place
+// because concurrent Publish calls may still be iterating over the old ones.
+func (h *Hub) unsubscribe(s *Subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range s.topics {
+		old := h.topics[t]
+		i := slices.Index(old, s)
+		if i < 0 {
+			continue
+		}
+		if len(old) == 1 {
+			// Drop empty topics so a long-running server does not accumulate one map entry per
+			// plan it ever showed.
+			delete(h.topics, t)
+			continue
+		}
+		subs := make([]*Subscription, 0, len(old)-1)
+		subs = append(subs, old[:i]...)
+		h.topics[t] = append(subs, old[i+1:]...)
+	}
+}
