@@ -3,6 +3,7 @@ package plans
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -63,8 +64,8 @@ func (s *Service) Apply(ctx context.Context, st *Stream, items []Item) (Result, 
 	for _, it := range items {
 		warns, err := b.apply(it.Msg)
 		if err != nil {
-			if KindOf(err) == Internal {
-				return Result{}, err
+			if _, isDecode := err.(interface{ Code() int }); KindOf(err) == Internal && !isDecode {
+				return Result{}, err // the store failed: nothing of the batch is kept
 			}
 			res.Errors = append(res.Errors, ItemError{Line: it.Line, Code: codeOf(err), Message: err.Error()})
 			continue
@@ -93,8 +94,9 @@ type rpcError struct {
 func (e *rpcError) Error() string { return e.msg }
 
 func codeOf(err error) int {
-	if e, ok := err.(*rpcError); ok {
-		return e.code
+	var re *rpcError
+	if errors.As(err, &re) {
+		return re.code
 	}
 	if c, ok := err.(interface{ Code() int }); ok {
 		return c.Code()

@@ -1,0 +1,358 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/andybalholm/cascadia"
+	"github.com/coder/websocket"
+	"golang.org/x/net/html"
+)
+
+const testToken = "test-token"
+
+type testServer struct {
+	*httptest.Server
+	srv    *Server
+	client *http.Client // carries the page cookie
+}
+
+func newTestServer(t *testing.T, cfg Config) *testServer {
+	t.Helper()
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	cfg.Token = testToken
+	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.ann.run(ctx)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { ts.Close(); cancel(); srv.Close() })
+	jar, _ := cookiejar.New(nil)
+	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}}
+}
+
+// ingest posts body with the token and decodes the answer.
+func (ts *testServer) ingest(t *testing.T, body string) (int, IngestResult) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/ingest", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var res IngestResult
+	json.NewDecoder(resp.Body).Decode(&res)
+	return resp.StatusCode, res
+}
+
+// page logs in once through ?token= and returns the parsed page.
+func (ts *testServer) page(t *testing.T, path string) (int, *html.Node) {
+	t.Helper()
+	u := ts.URL + path
+	if !ts.loggedIn() {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		u += sep + "token=" + testToken
+	}
+	resp, err := ts.client.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := html.Parse(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, doc
+}
+
+func (ts *testServer) loggedIn() bool {
+	req, _ := http.NewRequest("GET", ts.URL, nil)
+	return len(ts.client.Jar.Cookies(req.URL)) > 0
+}
+
+func all(doc *html.Node, sel string) []*html.Node {
+	return cascadia.MustCompile(sel).MatchAll(doc)
+}
+
+func text(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+func attr(n *html.Node, name string) string {
+	for _, a := range n.Attr {
+		if a.Key == name {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func update(sid, u string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + sid + `","update":` + u + `}}`
+}
+
+const planA = `{"sessionUpdate":"plan","entries":[{"content":"Write tests","priority":"high","status":"completed"},{"content":"Ship","priority":"low","status":"pending"}]}`
+
+func TestIngest(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	tests := []struct {
+		name       string
+		body       string
+		wantStatus int
+		applied    int
+		errLines   map[int]int // line -> code
+	}{
+		{"one message", update("s", planA), 200, 1, nil},
+		{"ndjson with bad lines", update("s", planA) + "\n{not json\n" + `{"jsonrpc":"1.0","method":"x"}` + "\n" +
+			`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":5}}` + "\n\n" + update("s", planA) + "\n",
+			200, 2, map[int]int{2: -32700, 3: -32600, 4: -32602}},
+		{"json array batch", "[" + update("s", planA) + "," + update("t", planA) + "]", 200, 2, nil},
+		{"pretty-printed message", "{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"session/update\",\n  \"params\": {\"sessionId\": \"p\", \"update\": " + planA + "}\n}", 200, 1, nil},
+		{"all bad", "nope\n", 400, 0, map[int]int{1: -32700}},
+		{"invalid utf-8", "{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"\xff\"}}", 400, 0, map[int]int{1: -32700}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, res := ts.ingest(t, tt.body)
+			if code != tt.wantStatus || res.Applied != tt.applied || len(res.Errors) != len(tt.errLines) {
+				t.Fatalf("status %d result %+v", code, res)
+			}
+			for _, e := range res.Errors {
+				if tt.errLines[e.Line] != e.Code || e.Message == "" {
+					t.Errorf("error %+v, want code %d on line %d", e, tt.errLines[e.Line], e.Line)
+				}
+			}
+		})
+	}
+}
+
+func TestIngestLimitsAndAuth(t *testing.T) {
+	ts := newTestServer(t, Config{MaxBody: 4096, MaxLine: 1024})
+	post := func(body, auth string, hdr map[string]string) (*http.Response, Problem) {
+		req, _ := http.NewRequest("POST", ts.URL+"/api/v1/ingest", strings.NewReader(body))
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var p Problem
+		json.NewDecoder(resp.Body).Decode(&p)
+		return resp, p
+	}
+	big := update("s", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`+strings.Repeat("x", 2000)+`"}}`)
+	for _, tt := range []struct {
+		name, body, auth string
+		hdr              map[string]string
+		status           int
+		detail           string
+	}{
+		{"no token", update("s", planA), "", nil, 401, "token"},
+		{"wrong token", update("s", planA), "Bearer nope", nil, 401, "token"},
+		{"body too large", strings.Repeat(update("s", planA)+"\n", 20), "Bearer " + testToken, nil, 413, "4 KiB limit"},
+		{"line too large", big + "\n", "Bearer " + testToken, nil, 413, "line 1 is over the 1 KiB line limit"},
+		{"cross-site browser post", update("s", planA), "Bearer " + testToken, map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, p := post(tt.body, tt.auth, tt.hdr)
+			if resp.StatusCode != tt.status || !strings.Contains(p.Detail, tt.detail) {
+				t.Fatalf("status %d problem %+v", resp.StatusCode, p)
+			}
+		})
+	}
+	// Nothing of a refused request was stored.
+	if seq := ts.srv.svc.Seq(); seq != 0 {
+		t.Fatalf("refused requests changed the store (seq %d)", seq)
+	}
+}
+
+func TestPagesNeedToken(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	resp, err := http.Get(ts.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Fatalf("page without token: %d", resp.StatusCode)
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, _ = noRedirect.Get(ts.URL + "/sessions?token=" + testToken)
+	resp.Body.Close()
+	c := resp.Cookies()
+	if resp.StatusCode != 303 || resp.Header.Get("Location") != "/sessions" || len(c) != 1 || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode || c[0].Value == testToken {
+		t.Fatalf("login: %d %q %+v", resp.StatusCode, resp.Header.Get("Location"), c)
+	}
+	if h := resp.Header; !strings.Contains(h.Get("Content-Security-Policy"), "frame-ancestors 'self'") || h.Get("X-Frame-Options") != "SAMEORIGIN" || h.Get("Referrer-Policy") != "no-referrer" {
+		t.Fatalf("security headers: %v", h)
+	}
+}
+
+func TestOverviewPage(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	_, doc := ts.page(t, "/")
+	if len(all(doc, `[data-testid=empty-state]`)) != 1 || len(all(doc, `[data-testid=plan-card]`)) != 0 {
+		t.Fatal("empty overview has no empty state")
+	}
+	ts.ingest(t, update("s1", planA)+"\n"+
+		update("s1", `{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"md","content":"## Steps\n- [x] done\n- [ ] todo\n\n<script>alert(1)</script> [x](javascript:alert(1))\n\n| a | b |\n|---|---|\n| 1 | 2 |"}}`)+"\n"+
+		update("s2", `{"sessionUpdate":"plan","entries":[{"content":"<img src=x onerror=alert(1)>","priority":"medium","status":"in_progress"}]}`))
+	_, doc = ts.page(t, "/")
+	if n := len(all(doc, `[data-testid=session-group]`)); n != 2 {
+		t.Fatalf("%d session groups", n)
+	}
+	cards := all(doc, `[data-testid=plan-card]`)
+	if len(cards) != 3 {
+		t.Fatalf("%d cards", len(cards))
+	}
+	prog := all(doc, `[data-session-id=s1] [data-plan-id=main] [data-testid=plan-progress]`)
+	if len(prog) != 1 || attr(prog[0], "aria-valuenow") != "50" || attr(prog[0], "data-done") != "1" {
+		t.Fatalf("progress bars: %d", len(prog))
+	}
+	md := all(doc, `[data-testid=plan-markdown]`)
+	if len(md) != 1 || len(all(md[0], "h2")) != 1 || len(all(md[0], "input[type=checkbox]")) != 2 || len(all(md[0], "table")) != 1 {
+		t.Fatal("markdown not rendered with heading, task list and table")
+	}
+	if len(all(md[0], "script")) != 0 || len(all(md[0], `a[href^=javascript]`)) != 0 {
+		t.Fatal("markdown let raw HTML or a javascript: link through")
+	}
+	if len(all(doc, `[data-testid=plan-card] img`)) != 0 || !strings.Contains(text(doc), "<img src=x onerror=alert(1)>") {
+		t.Fatal("agent text was not escaped")
+	}
+	if title := text(all(doc, "title")[0]); title != "(2) plandash" {
+		t.Fatalf("title %q", title)
+	}
+}
+
+func TestSessionAndHistoryPages(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	ts.ingest(t, update("s1", `{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"pending"}]}`)+"\n"+
+		update("s1", `{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Read main.go","kind":"read","status":"in_progress"}`)+"\n"+
+		update("s1", planA))
+	code, doc := ts.page(t, "/sessions/s1")
+	if code != 200 || len(all(doc, `[data-testid=tool-call][data-status=in_progress]`)) != 1 || len(all(doc, `[data-testid=history-link]`)) != 1 {
+		t.Fatalf("session page: %d", code)
+	}
+	_, doc = ts.page(t, "/sessions/s1/plans/main/history?from=1&to=2")
+	var added, removed int
+	for _, l := range all(doc, `[data-testid=diff-line]`) {
+		switch attr(l, "data-op") {
+		case "+":
+			added++
+		case "-":
+			removed++
+		}
+	}
+	if added != 2 || removed != 1 {
+		t.Fatalf("diff: +%d -%d", added, removed)
+	}
+	if code, _ := ts.page(t, "/sessions/nope"); code != 404 {
+		t.Fatalf("missing session: %d", code)
+	}
+	if code, _ := ts.page(t, "/sessions/s1/plans/main/history?from=9"); code != 400 {
+		t.Fatalf("bad revision: %d", code)
+	}
+}
+
+func TestFilePlansOnlyUnderAllowedRoots(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(root, "plan.md"), []byte("# Allowed plan"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# Secret"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "link.md"))
+	ts := newTestServer(t, Config{AllowRoots: []string{root}})
+	for id, uri := range map[string]string{
+		"ok": "file://" + root + "/plan.md", "out": "file://" + outside + "/secret.md",
+		"link": "file://" + root + "/link.md", "dots": "file://" + root + "/../" + filepath.Base(outside) + "/secret.md",
+	} {
+		ts.ingest(t, update("s", `{"sessionUpdate":"plan_update","plan":{"type":"file","planId":"`+id+`","uri":"`+uri+`"}}`))
+	}
+	_, doc := ts.page(t, "/")
+	body := text(doc)
+	if !strings.Contains(body, "Allowed plan") || strings.Contains(body, "Secret") {
+		t.Fatalf("file content shown wrongly: %s", body)
+	}
+	if n := len(all(doc, `[data-testid=plan-file-note]`)); n != 3 {
+		t.Fatalf("%d refusals shown, want 3", n)
+	}
+}
+
+func TestSocket(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	wsURL := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws?topic=all"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	auth := http.Header{"Authorization": {"Bearer " + testToken}}
+
+	if _, resp, err := websocket.Dial(ctx, wsURL, nil); err == nil || resp.StatusCode != 401 {
+		t.Fatalf("socket without token: %v", err)
+	}
+	if _, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: http.Header{
+		"Authorization": {"Bearer " + testToken}, "Origin": {"https://evil.example"}}}); err == nil || resp.StatusCode != 403 {
+		t.Fatalf("socket from a foreign origin: %v", err)
+	}
+	c, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: auth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	ts.ingest(t, update("s9", planA))
+	var f frame
+	_, b, err := c.Read(ctx)
+	if err != nil || json.Unmarshal(b, &f) != nil {
+		t.Fatal(err)
+	}
+	if f.T != "f" || f.ID != "s-s9" || f.Parent != "sessions" || f.Seq == 0 || !strings.Contains(f.HTML, "Write tests") {
+		t.Fatalf("frame = %+v", f)
+	}
+
+	// A page reconnecting from an older seq is sent what changed since.
+	ts.ingest(t, update("s10", planA))
+	c2, _, err := websocket.Dial(ctx, wsURL+"&since="+itoa(f.Seq), &websocket.DialOptions{HTTPHeader: auth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.CloseNow()
+	_, b, _ = c2.Read(ctx)
+	json.Unmarshal(b, &f)
+	if f.ID != "s-s10" {
+		t.Fatalf("catch-up frame = %+v", f)
+	}
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
