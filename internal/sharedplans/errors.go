@@ -1,0 +1,91 @@
+package sharedplans
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind sentinels. Every error this package returns for a caller's mistake or a plan's state
+// matches exactly one of them through errors.Is; anything else is a storage fault (or a context
+// error). The messages stay docker-agent's: the sentinels only classify.
+var (
+	// ErrPlanNotFound: the named plan does not exist. Its own text, "plan not found", is
+	// docker-agent's sentinel and appears in set_plan_status's `plan not found: "<name>"`.
+	ErrPlanNotFound = errors.New("plan not found")
+	// ErrConflict: a last_known_revision guard did not match (see *VersionConflictError).
+	ErrConflict = errors.New("version conflict")
+	// ErrCorrupt: the plan file exists but cannot be decoded (see *CorruptPlanError).
+	ErrCorrupt = errors.New("corrupt plan file")
+	// ErrInvalid: the arguments are wrong (bad name, empty content, oversized file, ...).
+	ErrInvalid = errors.New("invalid argument")
+	// ErrPathDenied: a file tool's path is outside what the PathPolicy allows.
+	ErrPathDenied = errors.New("path not allowed")
+)
+
+// VersionConflictError reports a last_known_revision that does not match the stored revision.
+// It matches ErrConflict.
+type VersionConflictError struct {
+	Name     string
+	Expected int
+	Current  int
+}
+
+// Error returns docker-agent's conflict text.
+func (e *VersionConflictError) Error() string {
+	return fmt.Sprintf("version conflict on plan %q: last_known_revision %d does not match current revision %d; re-read the plan and retry",
+		e.Name, e.Expected, e.Current)
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *VersionConflictError) Is(target error) bool { return target == ErrConflict }
+
+// CorruptPlanError reports a plan file that exists but is not a readable plan: bad JSON, a
+// directory, a FIFO or device, or a file over MaxEncodedSize. It matches ErrCorrupt.
+type CorruptPlanError struct {
+	File string // base name, e.g. "release.json"
+	Err  error
+}
+
+// Error returns docker-agent's corrupt-file text.
+func (e *CorruptPlanError) Error() string {
+	return fmt.Sprintf("plan file %s is corrupt: %v", e.File, e.Err)
+}
+
+// Unwrap exposes the decoder or file-type error.
+func (e *CorruptPlanError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptPlanError) Is(target error) bool { return target == ErrCorrupt }
+
+// Reasons a .json entry is corrupt without being decoded. errIsDirectory is distinct so the
+// watcher can skip directories, as docker-agent's listing rule does.
+var (
+	errIsDirectory = errors.New("is a directory, not a plan file")
+	errNotRegular  = errors.New("not a regular file (e.g. a device or named pipe)")
+	errTooLarge    = fmt.Errorf("file exceeds %d bytes", MaxEncodedSize)
+)
+
+// notFoundError is the `plan "<name>" not found` text of read, status, export and delete.
+type notFoundError struct{ name string }
+
+func (e *notFoundError) Error() string        { return fmt.Sprintf("plan %q not found", e.name) }
+func (e *notFoundError) Is(target error) bool { return target == ErrPlanNotFound }
+
+func notFound(name string) error { return &notFoundError{name: name} }
+
+// kindError carries a docker-agent message and a kind sentinel.
+type kindError struct {
+	kind error
+	msg  string
+}
+
+func (e *kindError) Error() string        { return e.msg }
+func (e *kindError) Is(target error) bool { return target == e.kind }
+
+func invalidf(format string, args ...any) error {
+	return &kindError{kind: ErrInvalid, msg: fmt.Sprintf(format, args...)}
+}
+
+func deniedf(format string, args ...any) error {
+	return &kindError{kind: ErrPathDenied, msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,12 @@
+//go:build unix
+
+package sharedplans
+
+import (
+	"os"
+	"syscall"
+)
+
+// openReadFlags adds O_NONBLOCK so opening a FIFO that has no writer returns at once instead of
+// hanging; regular files ignore the flag.
+const openReadFlags = os.O_RDONLY | syscall.O_NONBLOCK

@@ -1,0 +1,105 @@
+package sharedplans
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+)
+
+// Tool is one tool in surface-neutral form: enough to register it with an MCP server or expose
+// it over HTTP, with Call producing docker-agent's exact output text.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	// ReadOnlyHint and DestructiveHint are MCP annotations; false means "not set", which is how
+	// docker-agent leaves them on the tools that are neither.
+	ReadOnlyHint    bool
+	DestructiveHint bool
+	// InputSchema is the JSON Schema of the arguments (always type "object").
+	InputSchema json.RawMessage
+	// OutputSchema is the JSON Schema of a successful result; nil for delete_plan, as in
+	// docker-agent.
+	OutputSchema json.RawMessage
+	// Call runs the tool on JSON arguments. On success text is the compact JSON result; on
+	// failure err's message is the tool error text to return with isError set. Errors also match
+	// the kind sentinels (ErrInvalid, ErrPlanNotFound, ErrConflict, ErrCorrupt, ErrPathDenied).
+	Call func(ctx context.Context, args json.RawMessage) (text string, err error)
+}
+
+// Tools returns the eight tools in docker-agent's order.
+func (t *Toolset) Tools() []Tool {
+	return []Tool{
+		{Name: "write_plan", Title: "Write Plan", Description: descWritePlan,
+			InputSchema: schemaWritePlan, OutputSchema: schemaPlan, Call: bind(t.WritePlan)},
+		{Name: "read_plan", Title: "Read Plan", Description: descReadPlan, ReadOnlyHint: true,
+			InputSchema: schemaReadPlan, OutputSchema: schemaPlan, Call: bind(t.ReadPlan)},
+		{Name: "update_plan_from_file", Title: "Update Plan From File", Description: descUpdatePlanFromFile,
+			InputSchema: schemaUpdatePlanFromFile, OutputSchema: schemaPlan, Call: bind(t.UpdatePlanFromFile)},
+		{Name: "export_plan_to_file", Title: "Export Plan To File", Description: descExportPlanToFile,
+			InputSchema: schemaExportPlanToFile, OutputSchema: schemaExportResult, Call: bind(t.ExportPlanToFile)},
+		{Name: "set_plan_status", Title: "Set Plan Status", Description: descSetPlanStatus,
+			InputSchema: schemaSetPlanStatus, OutputSchema: schemaStatusView, Call: bind(t.SetPlanStatus)},
+		{Name: "get_plan_status", Title: "Get Plan Status", Description: descGetPlanStatus, ReadOnlyHint: true,
+			InputSchema: schemaGetPlanStatus, OutputSchema: schemaStatusView, Call: bind(t.GetPlanStatus)},
+		{Name: "list_plans", Title: "List Plans", Description: descListPlans, ReadOnlyHint: true,
+			InputSchema: schemaListPlans, OutputSchema: schemaListResult,
+			// list_plans takes no parameters; like docker-agent, it ignores whatever is sent.
+			Call: func(ctx context.Context, _ json.RawMessage) (string, error) { return encodeResult(t.ListPlans(ctx)) }},
+		{Name: "delete_plan", Title: "Delete Plan", Description: descDeletePlan, DestructiveHint: true,
+			InputSchema: schemaDeletePlan, Call: bind(t.DeletePlan)},
+	}
+}
+
+// Tool returns the tool with the given name.
+func (t *Toolset) Tool(name string) (Tool, bool) {
+	for _, tool := range t.Tools() {
+		if tool.Name == name {
+			return tool, true
+		}
+	}
+	return Tool{}, false
+}
+
+// bind adapts a typed tool method to Tool.Call.
+func bind[A, R any](fn func(context.Context, A) (R, error)) func(context.Context, json.RawMessage) (string, error) {
+	return func(ctx context.Context, raw json.RawMessage) (string, error) {
+		var args A
+		if err := decodeArgs(raw, &args); err != nil {
+			return "", err
+		}
+		return encodeResult(fn(ctx, args))
+	}
+}
+
+// decodeArgs is lenient the way model-produced arguments need: empty or null arguments are {},
+// and arguments sent as a JSON string holding the object (a common double encoding) are
+// unwrapped. Unknown keys are ignored.
+func decodeArgs(raw json.RawMessage, dst any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var inner string
+		if err := json.Unmarshal(raw, &inner); err == nil {
+			raw = bytes.TrimSpace([]byte(inner))
+		}
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return invalidf("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+// encodeResult renders a result as docker-agent does: compact json.Marshal, HTML-escaped.
+func encodeResult[R any](r R, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
