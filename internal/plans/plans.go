@@ -103,19 +103,23 @@ func (p Plan) InProgress() bool {
 	return pr.InProgress > 0 || (pr.Completed+pr.Cancelled > 0 && pr.Completed+pr.Cancelled < pr.Total)
 }
 
-// Title is a short human label for the plan.
+// Title is a short human label for the plan: "Plan" for a session's v1 plan, otherwise its id
+// made readable ("plan-mode" → "Plan mode"). A markdown plan's own heading is shown in its body.
 func (p Plan) Title() string {
-	switch {
-	case p.ID == "main" && p.Type == "items":
+	if p.ID == "main" && p.Type == "items" {
 		return "Plan"
-	case p.Kind == KindMarkdown:
-		for _, line := range strings.Split(p.Markdown, "\n") {
-			if t := strings.TrimSpace(strings.TrimLeft(line, "#")); strings.HasPrefix(line, "#") && t != "" {
-				return t
-			}
-		}
 	}
-	return p.ID
+	t := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' {
+			return ' '
+		}
+		return r
+	}, p.ID)
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return p.ID
+	}
+	return strings.ToUpper(t[:1]) + t[1:]
 }
 
 // Session is one ACP session as plandash has seen it.

@@ -119,7 +119,7 @@ func TestPlanKinds(t *testing.T) {
 		{"items with older id", `{"sessionUpdate":"plan_update","plan":{"type":"items","id":"old","entries":[]}}`, "old", plans.KindItems, nil},
 		{"markdown", `{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"md","content":"# Title\n- [ ] a"}}`, "md", plans.KindMarkdown,
 			func(t *testing.T, p plans.Plan) {
-				if p.Title() != "Title" {
+				if p.Title() != "Md" {
 					t.Errorf("title = %q", p.Title())
 				}
 			}},

@@ -23,8 +23,9 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `topic must be "all" or "session:<id>"`, http.StatusBadRequest)
 		return
 	}
+	catchUp := r.URL.Query().Has("since")
 	since, err := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64)
-	if err != nil && r.URL.Query().Get("since") != "" {
+	if err != nil && catchUp {
 		http.Error(w, "since must be a change number", http.StatusBadRequest)
 		return
 	}
@@ -39,8 +40,10 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	defer sub.Close()
 	// Subscribed first, then caught up: nothing published in between is missed, and pages drop
 	// any fragment older than what they already have.
-	if err := s.catchUp(ctx, c, topic, sessionID, since); err != nil {
-		return
+	if catchUp {
+		if err := s.catchUp(ctx, c, topic, sessionID, since); err != nil {
+			return
+		}
 	}
 	var buf []hub.Fragment
 	for {
@@ -71,11 +74,9 @@ func write(ctx context.Context, c *websocket.Conn, b []byte) error {
 	return c.Write(ctx, websocket.MessageText, b)
 }
 
-// catchUp sends what changed after since for this topic.
+// catchUp sends what changed after since for this topic. since=0 (a page rendered from an
+// empty store) means everything.
 func (s *Server) catchUp(ctx context.Context, c *websocket.Conn, topic, sessionID string, since uint64) error {
-	if since == 0 {
-		return nil // a page that sends no seq was rendered with nothing to catch up on
-	}
 	ids, _, err := s.svc.ChangedSince(ctx, since)
 	if err != nil {
 		return err

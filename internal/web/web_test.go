@@ -28,7 +28,7 @@ type testServer struct {
 	client *http.Client // carries the page cookie
 }
 
-func newTestServer(t *testing.T, cfg Config) *testServer {
+func newTestServer(t testing.TB, cfg Config) *testServer {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
@@ -48,7 +48,7 @@ func newTestServer(t *testing.T, cfg Config) *testServer {
 }
 
 // ingest posts body with the token and decodes the answer.
-func (ts *testServer) ingest(t *testing.T, body string) (int, IngestResult) {
+func (ts *testServer) ingest(t testing.TB, body string) (int, IngestResult) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/ingest", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+testToken)

@@ -13,8 +13,12 @@ import (
 )
 
 // md renders agent markdown. goldmark's default renderer escapes raw HTML and drops dangerous
-// link schemes; html.WithUnsafe is deliberately never set. It holds no mutable state.
-var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+// link schemes; html.WithUnsafe is deliberately never set. It holds no mutable state. Table
+// alignment is written as align="…" because the page's CSP refuses inline style attributes.
+var md = goldmark.New(goldmark.WithExtensions(
+	extension.Linkify, extension.Strikethrough, extension.TaskList,
+	extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+))
 
 // Markdown renders src as HTML that is safe to inline.
 func Markdown(src string) templ.Component {
