@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Runs every check CI runs: formatting, vet, templ freshness and all tests, the browser tests in
+# e2e/ included. Installs what the tests need (Debian's chromium; graphviz for benchmark
+# comparisons) when it is missing. Run it from anywhere; it works from the repository root.
+#
+#   scripts/test.sh            everything, as CI does
+#   scripts/test.sh ./e2e/     the same checks, but tests only the packages named
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+fail() { printf '\nFAIL: %s\n' "$*" >&2; exit 1; }
+
+# apt_install PACKAGE...: installs Debian packages, with sudo only when not root.
+apt_install() {
+	local sudo=()
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null || fail "installing $* needs root or sudo"
+		sudo=(sudo)
+	fi
+	command -v apt-get >/dev/null || fail "$* missing and apt-get is not available: install them by hand"
+	if [ -z "${apt_updated:-}" ]; then
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		apt_updated=1
+	fi
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+
+step "tools"
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v dot >/dev/null || missing+=(graphviz)
+if [ "${#missing[@]}" -gt 0 ]; then
+	echo "installing: ${missing[*]}"
+	apt_install "${missing[@]}"
+fi
+command -v chromium >/dev/null || fail "chromium is still not on PATH after installing it"
+echo "go:       $(go version)"
+echo "chromium: $(chromium --version 2>/dev/null || echo '?')"
+
+step "gofmt"
+gofiles=()
+while IFS= read -r -d '' f; do
+	if [ -f "$f" ]; then gofiles+=("$f"); fi
+done < <(git ls-files -z --cached --others --exclude-standard -- '*.go')
+unformatted=""
+if [ "${#gofiles[@]}" -gt 0 ]; then
+	unformatted="$(gofmt -l "${gofiles[@]}")"
+fi
+if [ -n "$unformatted" ]; then
+	printf '%s\n' "$unformatted" >&2
+	fail "these files need gofmt -w"
+fi
+echo "ok"
+
+step "go vet"
+go vet ./...
+echo "ok"
+
+step "templ generate is current"
+# One run per directory of .templ files: the committed code names its source relative to that
+# directory (as "go tool templ generate" run inside it does), so a run from the root would
+# differ only in those names.
+templdirs="$(git ls-files --cached --others --exclude-standard -- '*.templ' | xargs -r -n1 dirname | sort -u)"
+for dir in $templdirs; do
+	if ! out="$(go tool templ generate -path "$dir" 2>&1)"; then
+		printf '%s\n' "$out" >&2
+		fail "go tool templ generate -path $dir failed"
+	fi
+done
+if ! git diff --exit-code --stat -- '*_templ.go'; then
+	fail "generated templ code is stale: run 'go tool templ generate' and commit the *_templ.go files"
+fi
+untracked="$(git ls-files --others --exclude-standard -- '*_templ.go')"
+if [ -n "$untracked" ]; then
+	printf '%s\n' "$untracked" >&2
+	fail "generated templ files are not committed"
+fi
+echo "ok"
+
+pkgs=("$@")
+if [ "${#pkgs[@]}" -eq 0 ]; then pkgs=(./...); fi
+step "go test -race ${pkgs[*]} (browser tests in e2e/ included)"
+go test -race -count=1 "${pkgs[@]}"
+
+printf '\nall checks passed\n'
