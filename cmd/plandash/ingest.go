@@ -134,4 +134,3 @@ func urlCmd(args []string, getenv func(string) string, stdout, stderr io.Writer)
 }
 
 func mkdir(dir string) error { return os.MkdirAll(dir, 0o755) }
-

@@ -42,6 +42,12 @@ Usage:
   plandash demo   [flags]          run the server with a built-in scripted agent
   plandash ingest [flags] [FILE|-] post a recorded NDJSON ACP transcript (stdin by default)
   plandash url    [flags]          print the dashboard address with its token
+  plandash acp    [flags] -- AGENT [ARGS…]
+                                   run AGENT behind a transparent ACP proxy that feeds the dashboard
+  plandash mcp    [flags]          serve plandash's MCP tools (shared plans, approval) on stdio
+  plandash approval request FILE   submit a plan for approval and wait for the decision
+  plandash plans  list|show|write|status|delete
+                                   read and write docker-agent's shared plans
   plandash version
 
 Run 'plandash COMMAND -h' for a command's flags.
@@ -63,6 +69,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return ingestCmd(ctx, rest, getenv, stdin, stdout, stderr)
 	case "url":
 		return urlCmd(rest, getenv, stdout, stderr)
+	case "acp":
+		return acpCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "mcp":
+		return mcpCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "approval":
+		return approvalCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "plans":
+		return plansCmd(ctx, rest, getenv, stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "plandash", version)
 		return nil

@@ -39,6 +39,7 @@ func defaultDataDir(getenv func(string) string) string {
 
 type serveFlags struct {
 	addr, data, token, logFormat string
+	plansDir, user, userHeader   string
 	allowRoots, frameAncestors   listFlag
 	idle                         time.Duration
 	maxBody                      int64
@@ -59,6 +60,17 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.DurationVar(&f.idle, "idle", 30*time.Minute, "a session with no activity this long leaves the overview")
 	fs.Int64Var(&f.maxBody, "max-body", 8<<20, "largest ingest request body in bytes")
 	fs.IntVar(&f.maxLine, "max-line", 4<<20, "largest NDJSON line in bytes")
+	fs.StringVar(&f.plansDir, "plans-dir", getenv("PLANDASH_PLANS_DIR"), "docker-agent's shared plans directory (default ~/.cagent/plans)")
+	fs.StringVar(&f.user, "user", userName(getenv), "the name decisions at the gate are recorded under")
+	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
+}
+
+// userName is the login name, for recording who decided.
+func userName(getenv func(string) string) string {
+	if u := getenv("USER"); u != "" {
+		return u
+	}
+	return "local user"
 }
 
 func serveCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, isDemo bool) error {
@@ -93,6 +105,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	srv, err := web.Open(ctx, web.Config{
 		DataDir: f.data, Token: f.token, AllowRoots: f.allowRoots, FrameAncestors: f.frameAncestors,
 		OriginPatterns: originPatterns(f.frameAncestors), MaxBody: f.maxBody, MaxLine: f.maxLine, Idle: f.idle, Log: log,
+		PlansDir: f.plansDir, User: f.user, UserHeader: f.userHeader, Version: version,
 	})
 	if err != nil {
 		return err

@@ -28,6 +28,8 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sessions", s.sessions)
 		r.Get("/sessions/{id}", s.session)
 		r.Get("/sessions/{id}/plans/{plan}/history", s.history)
+		s.approvalPages(r)
+		s.sharedPlanPages(r)
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth.RequireAPI)
@@ -37,6 +39,10 @@ func (s *Server) routes() http.Handler {
 		r.Get("/api/v1/sessions/{id}", s.apiSession)
 		r.Post("/api/v1/sessions/{id}/end", s.apiEndSession)
 		r.Get("/api/v1/sessions/{id}/plans/{plan}/history", s.apiHistory)
+		r.Handle("/mcp", s.mcpHandler())
+		s.approvalAPI(r)
+		s.sharedPlanAPI(r)
+		s.proxyAPI(r)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeJSONStatus(w, http.StatusNotFound, "application/problem+json", Problem{Title: "Not Found", Status: 404, Detail: "no such route: " + r.URL.Path})

@@ -28,6 +28,10 @@ type Config struct {
 	Idle           time.Duration // a session without activity this long leaves the overview; default 30m
 	Log            *slog.Logger
 	Now            func() time.Time
+	PlansDir       string // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
+	User           string // who decides at the gate when no trusted header names someone
+	UserHeader     string // header a trusted reverse proxy sets to the signed-in user's name
+	Version        string
 }
 
 // Server is a running plandash: store, domain service, hub and HTTP handler.
@@ -43,6 +47,11 @@ type Server struct {
 	streams *streams
 	handler http.Handler
 	token   string
+
+	// Each capability keeps its state in its own file.
+	approvalState
+	sharedState
+	proxyState
 }
 
 // Open opens the store in cfg.DataDir and builds the server.
@@ -83,6 +92,12 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	s.render = &renderer{svc: svc, files: files}
 	s.ann = newAnnouncer(s.render, s.hub, s.log)
 	svc.OnChange(s.ann.mark)
+	for _, open := range []func(context.Context) error{s.openApprovals, s.openSharedPlans} {
+		if err := open(ctx); err != nil {
+			store.Close()
+			return nil, err
+		}
+	}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -101,6 +116,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go s.ann.run(ctx)
+	s.runBackground(ctx)
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
