@@ -37,12 +37,24 @@
     var el = tpl.content.firstElementChild;
     if (!el) return;
     if (old) {
+      // Flash only the cards whose revision changed, not everything the fragment replaced.
+      var before = {};
+      old.querySelectorAll("[data-revision]").forEach(function (c) { before[c.id] = c.dataset.revision; });
       old.replaceWith(el);
+      var cards = el.matches("[data-revision]") ? [el] : el.querySelectorAll("[data-revision]");
+      cards.forEach(function (c) { if (before[c.id] !== c.dataset.revision) flash(c); });
+      return;
     } else {
       var parent = f.parent && document.getElementById(f.parent);
       if (!parent) return;
       if (parent.dataset.insert === "prepend") parent.prepend(el); else parent.append(el);
     }
+    flash(el);
+  }
+
+  function flash(el) {
+    el.classList.remove("flash");
+    void el.offsetWidth; // restart the animation
     el.classList.add("flash");
   }
 

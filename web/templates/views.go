@@ -149,8 +149,6 @@ func kindLabel(p plans.Plan) string {
 	switch p.Kind {
 	case plans.KindItems:
 		return "checklist"
-	case plans.KindCustom:
-		return p.Type
 	}
 	return string(p.Kind)
 }
