@@ -122,6 +122,8 @@ func urlCmd(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	var f clientFlags
 	f.register(fs, getenv)
+	embed := fs.Bool("embed", false, "print the address of the iframe view, with the token in the fragment")
+	session := fs.String("session", "", "a session id: the address of that session's page")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -129,7 +131,17 @@ func urlCmd(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s/?token=%s\n", strings.TrimRight(f.server, "/"), url.QueryEscape(token))
+	base := strings.TrimRight(f.server, "/")
+	path := "/"
+	if *session != "" {
+		path = "/sessions/" + url.PathEscape(*session)
+	}
+	if *embed {
+		// The fragment never leaves the browser: the token stays out of server logs and referrers.
+		fmt.Fprintf(stdout, "%s/embed%s#token=%s\n", base, strings.TrimSuffix(path, "/"), url.QueryEscape(token))
+		return nil
+	}
+	fmt.Fprintf(stdout, "%s%s?token=%s\n", base, path, url.QueryEscape(token))
 	return nil
 }
 

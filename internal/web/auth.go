@@ -36,23 +36,52 @@ func (a *Auth) tokenOK(t string) bool {
 	return t != "" && subtle.ConstantTimeCompare([]byte(t), a.token) == 1
 }
 
-// Check reports whether r carries the token: an Authorization bearer header, or the cookie.
+// Socket subprotocols: a page that cannot keep a cookie (a third-party iframe with cookies
+// blocked) offers its token as a second subprotocol, the only header a browser lets it set.
+const (
+	socketProtocol      = "plandash.v1"
+	socketTokenProtocol = "plandash.token."
+)
+
+// Check reports whether r carries the token: an Authorization bearer header, the cookie, or (for
+// the socket) the token subprotocol.
 func (a *Auth) Check(r *http.Request) bool {
 	if h := r.Header.Get("Authorization"); h != "" {
 		t, ok := strings.CutPrefix(h, "Bearer ")
 		return ok && a.tokenOK(strings.TrimSpace(t))
 	}
-	if c, err := r.Cookie(cookieName); err == nil {
-		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1
+	if c, err := r.Cookie(cookieName); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1 {
+		return true
+	}
+	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, p := range strings.Split(h, ",") {
+			if t, ok := strings.CutPrefix(strings.TrimSpace(p), socketTokenProtocol); ok && a.tokenOK(t) {
+				return true
+			}
+		}
 	}
 	return false
 }
 
-// SetCookie gives the browser its proof of the token.
+// SetCookie gives the browser its proof of the token, for pages opened in their own tab.
 func (a *Auth) SetCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{
 		Name: cookieName, Value: a.cookie, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: 30 * 24 * 3600,
+	})
+}
+
+// embedCookieAge is short: an embedding host hands a fresh token in the URL fragment whenever it
+// opens the panel, so a leaked third-party cookie is worth little.
+const embedCookieAge = 12 * 3600
+
+// SetEmbedCookie gives an iframe its proof of the token. A third-party iframe only keeps
+// SameSite=None cookies, which must be Secure; browsers accept Secure cookies from loopback
+// over plain HTTP.
+func (a *Auth) SetEmbedCookie(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{
+		Name: cookieName, Value: a.cookie, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteNoneMode, Secure: true, MaxAge: embedCookieAge,
 	})
 }
 

@@ -44,6 +44,7 @@ func (s *Server) routes() http.Handler {
 		s.sharedPlanAPI(r)
 		s.proxyAPI(r)
 	})
+	s.embedRoutes(r)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeJSONStatus(w, http.StatusNotFound, "application/problem+json", Problem{Title: "Not Found", Status: 404, Detail: "no such route: " + r.URL.Path})
 	})

@@ -29,7 +29,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "since must be a change number", http.StatusBadRequest)
 		return
 	}
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns, Subprotocols: []string{socketProtocol}})
 	if err != nil {
 		return // Accept has answered (403 for a foreign origin)
 	}

@@ -62,7 +62,10 @@
     if (!topic) return;
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
     var url = proto + "//" + location.host + "/ws?topic=" + encodeURIComponent(topic) + "&since=" + lastSeq;
-    ws = new WebSocket(url);
+    // In a panel whose browser keeps no third-party cookies the token travels as a subprotocol.
+    var token = window.__plandashToken;
+    try { token = token || sessionStorage.getItem("plandash.token"); } catch (e) { /* no storage */ }
+    ws = token ? new WebSocket(url, ["plandash.v1", "plandash.token." + token]) : new WebSocket(url);
     ws.onopen = function () { retry = 0; setState("live", "live"); };
     ws.onmessage = function (ev) {
       var msg;

@@ -1,0 +1,170 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/plandash/plandash/internal/web"
+)
+
+// startEmbedApp starts plandash on localhost with the given frame ancestors.
+func startEmbedApp(t *testing.T, ancestors ...string) *app {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := web.Open(ctx, web.Config{DataDir: t.TempDir(), Token: token, Log: testLogger(t), FrameAncestors: ancestors})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	// Pages are addressed as localhost:PORT so a host on another port is another origin of the
+	// same site, which keeps the frame in-process where DevTools queries can reach it.
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	a := &app{t: t, dir: t.TempDir(), addr: "localhost:" + port, srv: srv, cancel: cancel, done: make(chan error, 1), client: &http.Client{Timeout: waitFor}}
+	go func() { a.done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(a.stop)
+	return a
+}
+
+// hostPage serves a page from another origin that frames src at the given width and records
+// every message the frame posts in window.msgs.
+func hostPage(t *testing.T, host, src string, width int) string {
+	t.Helper()
+	html := fmt.Sprintf(`<!DOCTYPE html><html><body style="margin:0">
+<iframe id="panel" src=%q style="width:%dpx;height:900px;border:0"></iframe>
+<script>
+window.msgs = [];
+window.addEventListener("message", function (e) { window.msgs.push({origin: e.origin, data: e.data}); });
+function send(msg) { document.getElementById("panel").contentWindow.postMessage(msg, "*"); }
+</script></body></html>`, src, width)
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, html)
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Listener = ln
+	ts.Start()
+	t.Cleanup(ts.Close)
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return "http://" + host + ":" + port + "/"
+}
+
+// hostTab opens a host page in a fresh browser context.
+func hostTab(t *testing.T, url string) *page {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(startBrowser(t), chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	p := &page{t: t, ctx: ctx, name: strings.NewReplacer("/", "_").Replace(t.Name())}
+	// The first action runs on the tab's own context: a timeout there would close the tab.
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("open host page: %v", err)
+	}
+	return p
+}
+
+// inFrame waits until sel matches inside the panel iframe and returns its text.
+func (p *page) inFrame(what, sel string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for {
+		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		frames, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS("#panel"), chromedp.AtLeast(0)))
+		if err == nil && len(frames) == 1 {
+			nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS(sel), chromedp.AtLeast(0), chromedp.FromNode(frames[0])))
+			if err == nil && len(nodes) > 0 {
+				text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.FromNode(frames[0])))
+				cancel()
+				return text
+			}
+		}
+		cancel()
+		if time.Now().After(deadline) {
+			p.fail("timed out waiting in the iframe for %s (%s)", what, sel)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval, not an assertion
+	}
+}
+
+func TestEmbedInHostPage(t *testing.T) {
+	a := startEmbedApp(t, "http://localhost:*")
+	startSession(a, "embed", "sess-embed", "claude-code", "/home/dev/shop")
+	a.ingest(planV1("sess-embed", entry{"Read the router", "high", "completed"}, entry{"Add the limiter", "medium", "in_progress"}))
+	host := hostTab(t, hostPage(t, "localhost", a.url("/embed#token="+token), 300))
+
+	// The frame traded the fragment token for a cookie and went live.
+	host.inFrame("the plan card", card("sess-embed", "main"))
+	host.inFrame("a live socket", `#conn[data-state="live"]`)
+	host.wait("the frame's ready message", `window.msgs.some(m => m.data.type === "plandash:ready")`)
+	host.wait("the pending count", `window.msgs.some(m => m.data.type === "plandash:pending" && m.data.pending === 0)`)
+	if o := host.eval(`window.msgs[0].origin`); o != "http://"+a.addr {
+		t.Errorf("messages came from %q", o)
+	}
+
+	// Live: a new plan shows without reloading the frame.
+	a.ingest(planMarkdown("sess-embed", "notes", "# Notes\n- [ ] check"))
+	host.inFrame("the live markdown plan", card("sess-embed", "notes")+" h1")
+
+	// Theme messages restyle the frame.
+	host.eval(`send({type: "plandash:theme", theme: "dark"}); "ok"`)
+	host.inFrame("the dark theme", `html[data-theme="dark"]`)
+	shot(t, host, "embed-300-dark.png")
+	host.eval(`send({type: "plandash:theme", theme: "light", vars: {"--vscode-focusBorder": "rgb(200, 0, 0)"}}); "ok"`)
+	host.inFrame("the light theme", `html[data-theme="light"]`)
+	shot(t, host, "embed-300-light.png")
+}
+
+func TestEmbedRefusedByOtherHosts(t *testing.T) {
+	// Only a host on port 1 may embed; the host page below runs on another port.
+	a := startEmbedApp(t, "http://localhost:1")
+	host := hostTab(t, hostPage(t, "localhost", a.url("/embed#token="+token), 300))
+	host.wait("the frame to finish loading", `document.readyState === "complete"`)
+	deadline := time.Now().Add(waitFor)
+	for {
+		tree, err := chromedp.Call(host.ctx, cdppage.GetFrameTree, cdp.Empty{})
+		if err == nil && len(tree.FrameTree.ChildFrames) == 1 && strings.HasPrefix(tree.FrameTree.ChildFrames[0].Frame.URL, "chrome-error:") {
+			break
+		}
+		if time.Now().After(deadline) {
+			var urls []string
+			if tree.FrameTree != nil {
+				for _, c := range tree.FrameTree.ChildFrames {
+					urls = append(urls, c.Frame.URL+" unreachable="+c.Frame.UnreachableURL)
+				}
+			}
+			host.fail("the frame was not refused: child frames %q", urls)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := evalAs[int](host, `window.msgs.length`); n != 0 {
+		t.Fatalf("a refused frame still posted %d messages", n)
+	}
+}
+
+// shot saves a screenshot into docs/ (kept in the repository, looked at by people).
+func shot(t *testing.T, p *page, name string) {
+	t.Helper()
+	png, err := chromedp.Run(p.ctx, chromedp.Screenshot(chromedp.CSS("#panel")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "docs", name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,66 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/web/templates"
+)
+
+// embedRoutes serves the views meant for iframes. Without a cookie, a view answers with the boot
+// page, which trades the token in the URL fragment for one.
+func (s *Server) embedRoutes(r chi.Router) {
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireEmbed)
+		r.Get("/embed", s.embedOverview)
+		r.Get("/embed/sessions/{id}", s.embedSession)
+	})
+	r.With(s.auth.RequireAPI).Post("/api/v1/embed/login", func(w http.ResponseWriter, r *http.Request) {
+		s.auth.SetEmbedCookie(w)
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+func (s *Server) requireEmbed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.auth.Check(r) {
+			w.Header().Set("Cache-Control", "no-store")
+			s.page(w, r, templates.EmbedBoot())
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// embedOrigins is who may talk to an embedded page over postMessage: the frame ancestors that
+// name an origin ('self' is the page's own).
+func (s *Server) embedOrigins() string {
+	var out []string
+	for _, a := range s.cfg.FrameAncestors {
+		if a == "'self'" {
+			continue
+		}
+		out = append(out, strings.Trim(a, "'"))
+	}
+	return strings.Join(out, " ")
+}
+
+func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
+	o, err := s.render.overview(r.Context())
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.page(w, r, templates.EmbedOverview(o, s.embedOrigins()))
+}
+
+func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
+	d, err := s.svc.Session(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	v := templates.SessionPage{Detail: d, Plans: s.render.views(d.Plans), Now: s.svc.Now()}
+	s.page(w, r, templates.EmbedSession(v, s.embedOrigins()))
+}
