@@ -1,0 +1,130 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// sharedSocket opens the page socket on topic with the token.
+func (ts *sharedServer) socket(t testing.TB, query string) *websocket.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws?"+query,
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + testToken}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadLimit(64 << 20) // a browser reads fragments of any size
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+// next reads frames until one for id arrives.
+func next(t testing.TB, c *websocket.Conn, id string) frame {
+	t.Helper()
+	return nextAfter(t, c, id, 0)
+}
+
+// nextAfter reads frames until one for id newer than seq arrives.
+func nextAfter(t testing.TB, c *websocket.Conn, id string, seq uint64) frame {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for a frame for %s: %v", id, err)
+		}
+		var f frame
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.ID == id && (seq == 0 || f.Seq > seq) {
+			return f
+		}
+	}
+}
+
+// TestSharedLive: a plan written by another process reaches the list and the plan's page as
+// fragments, is recorded in the history, and a reconnecting page catches up.
+func TestSharedLive(t *testing.T) {
+	ts := newSharedServer(t, true, Config{})
+	list := ts.socket(t, "topic=shared")
+	page := ts.socket(t, "topic=shared:release")
+
+	ts.write(t, "release", "# Step one", "Release", "architect", "draft")
+	f := next(t, list, "sp-release")
+	if f.Parent != "shared-plans" || f.Seq == 0 || !strings.Contains(f.HTML, "Release") || !strings.Contains(f.HTML, "<h1>Step one</h1>") {
+		t.Fatalf("list frame %+v", f)
+	}
+	first := f.Seq
+
+	ts.write(t, "release", "# Step two")
+	if f := nextAfter(t, page, "sphead-release", first); !strings.Contains(f.HTML, `data-revision="2"`) {
+		t.Fatalf("head frame %+v", f)
+	}
+	if f := nextAfter(t, page, "spv-release", first); !strings.Contains(f.HTML, "Step two") {
+		t.Fatalf("body frame %+v", f)
+	}
+	if f := nextAfter(t, page, "sph-release", first); strings.Count(f.HTML, `data-testid="history-entry"`) != 2 {
+		t.Fatalf("history frame %+v", f)
+	}
+	eventually(t, "two recorded revisions", func() bool { return len(ts.historyRevisions(t, "release")) == 2 })
+
+	// A file that cannot be read is shown as such; deleting a plan takes its card away.
+	os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{"), 0o600)
+	if f := next(t, list, "sp-broken"); f.Seq != 0 || !strings.Contains(f.HTML, "is corrupt") {
+		t.Fatalf("corrupt frame %+v", f)
+	}
+	if err := os.Remove(filepath.Join(ts.dir, "release.json")); err != nil {
+		t.Fatal(err)
+	}
+	if f := next(t, list, "sp-release"); f.HTML != "" {
+		t.Fatalf("removal frame %+v", f)
+	}
+	eventually(t, "the removal recorded", func() bool {
+		r := ts.historyRevisions(t, "release")
+		return len(r) == 3 && r[0] == -1
+	})
+
+	// A page rendered at the first change and reconnecting is sent what it missed.
+	again := ts.socket(t, "topic=shared&since="+itoa(first))
+	if f := next(t, again, "sp-release"); f.HTML != "" {
+		t.Fatalf("catch-up frame %+v", f)
+	}
+
+	// Topics other than these are still refused.
+	code, _, _ := ts.call(t, "GET", "/ws?topic=shared:", "", nil)
+	if code != http.StatusBadRequest {
+		t.Fatalf("topic shared: answered %d", code)
+	}
+}
+
+// TestSharedCatchesUpAtStart: plans written while plandash was not running are recorded when
+// it starts, and plans it remembers that are gone are recorded as removed.
+func TestSharedCatchesUpAtStart(t *testing.T) {
+	ts := newSharedServer(t, false, Config{})
+	ts.write(t, "gone", "x")
+	ts.srv.observeShared(context.Background(), "gone", "disk")
+	os.Remove(filepath.Join(ts.dir, "gone.json"))
+	ts.write(t, "kept", "a")
+	ts.write(t, "kept", "b")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ts.srv.runSharedPlans(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	eventually(t, "the start-up catch-up", func() bool {
+		g, k := ts.historyRevisions(t, "gone"), ts.historyRevisions(t, "kept")
+		return len(g) == 2 && g[0] == -1 && len(k) == 1 && k[0] == 2
+	})
+}

@@ -1,0 +1,289 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/internal/sharedplans/history"
+)
+
+// sharedName reads and validates the {name} of the route.
+func (s *Server) sharedName(w http.ResponseWriter, r *http.Request) (string, bool) {
+	name := chi.URLParam(r, "name")
+	if err := sharedplans.ValidateName(name); err != nil {
+		s.badRequest(w, r, &sharedBadRequest{err.Error()})
+		return "", false
+	}
+	return name, true
+}
+
+// decodeSharedBody decodes a JSON body strictly: an unknown key is a mistake worth reporting.
+func decodeSharedBody(w http.ResponseWriter, r *http.Request, dst any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, sharedplans.MaxEncodedSize))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return &sharedBadRequest{"the body must be a JSON object: " + err.Error()}
+	}
+	return nil
+}
+
+// apiSharedList serves GET /api/v1/shared-plans: list_plans's result.
+func (s *Server) apiSharedList(w http.ResponseWriter, r *http.Request) {
+	list, err := s.sharedStore.List(r.Context())
+	if err != nil {
+		s.writeSharedProblem(w, r, err, false)
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// apiSharedGet serves GET /api/v1/shared-plans/{name}: read_plan's result, with the revision
+// as ETag (If-None-Match with it answers 304).
+func (s *Server) apiSharedGet(w http.ResponseWriter, r *http.Request) {
+	name, ok := s.sharedName(w, r)
+	if !ok {
+		return
+	}
+	p, err := s.sharedTools.ReadPlan(r.Context(), sharedplans.ReadPlanArgs{Name: name})
+	if err != nil {
+		s.writeSharedProblem(w, r, err, false)
+		return
+	}
+	w.Header().Set("ETag", etag(p.Revision))
+	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.Trim(strings.TrimPrefix(inm, "W/"), `" `) == strconv.Itoa(p.Revision) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+// sharedWriteBody is the body of a write. Omitted metadata keeps its value and an explicit ""
+// clears it (the tools cannot clear; people editing a plan can).
+type sharedWriteBody struct {
+	Name              string  `json:"name,omitempty"` // only when creating through POST /shared-plans
+	Content           *string `json:"content"`
+	Title             *string `json:"title,omitempty"`
+	Author            *string `json:"author,omitempty"`
+	Status            *string `json:"status,omitempty"`
+	LastKnownRevision *int    `json:"last_known_revision,omitempty"`
+}
+
+// apiSharedWrite serves PUT (or POST) /api/v1/shared-plans/{name}: create or replace, guarded
+// by If-Match / If-None-Match: * or last_known_revision.
+func (s *Server) apiSharedWrite(w http.ResponseWriter, r *http.Request) {
+	name, ok := s.sharedName(w, r)
+	if !ok {
+		return
+	}
+	var b sharedWriteBody
+	if err := decodeSharedBody(w, r, &b); err != nil {
+		s.badRequest(w, r, err)
+		return
+	}
+	if b.Name != "" && b.Name != name {
+		s.badRequest(w, r, &sharedBadRequest{fmt.Sprintf("the body names plan %q but the address names %q", b.Name, name)})
+		return
+	}
+	g, err := parseSharedGuard(r, b.LastKnownRevision)
+	if err != nil {
+		s.badRequest(w, r, err)
+		return
+	}
+	s.sharedUpsert(w, r, name, b, g)
+}
+
+// apiSharedCreate serves POST /api/v1/shared-plans: create only; an existing name conflicts.
+func (s *Server) apiSharedCreate(w http.ResponseWriter, r *http.Request) {
+	var b sharedWriteBody
+	if err := decodeSharedBody(w, r, &b); err != nil {
+		s.badRequest(w, r, err)
+		return
+	}
+	s.sharedUpsert(w, r, b.Name, b, sharedGuard{mustNotExist: true})
+}
+
+func (s *Server) sharedUpsert(w http.ResponseWriter, r *http.Request, name string, b sharedWriteBody, g sharedGuard) {
+	if b.Content == nil || *b.Content == "" {
+		s.writeSharedProblem(w, r, &sharedInvalid{"content must not be empty"}, false)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
+	defer cancel()
+	p, err := s.sharedStore.Upsert(ctx, sharedplans.UpsertRequest{Name: name, Content: b.Content, Title: b.Title,
+		Author: b.Author, Status: b.Status, ExpectedRevision: g.expected, MustExist: g.mustExist, MustNotExist: g.mustNotExist})
+	if err != nil {
+		var vc *sharedplans.VersionConflictError
+		if g.mustNotExist && errors.As(err, &vc) && !g.header {
+			err = &existsError{vc}
+		}
+		s.writeSharedProblem(w, r, sharedTimeout(err), g.header)
+		return
+	}
+	s.observeShared(r.Context(), name, "api")
+	w.Header().Set("ETag", etag(p.Revision))
+	code := http.StatusOK
+	if p.Revision == 1 {
+		w.Header().Set("Location", "/api/v1/shared-plans/"+url.PathEscape(name))
+		code = http.StatusCreated
+	}
+	writeJSON(w, code, p)
+}
+
+// apiSharedStatus serves GET /api/v1/shared-plans/{name}/status: get_plan_status's result.
+func (s *Server) apiSharedStatus(w http.ResponseWriter, r *http.Request) {
+	name, ok := s.sharedName(w, r)
+	if !ok {
+		return
+	}
+	v, err := s.sharedTools.GetPlanStatus(r.Context(), sharedplans.GetPlanStatusArgs{Name: name})
+	if err != nil {
+		s.writeSharedProblem(w, r, err, false)
+		return
+	}
+	w.Header().Set("ETag", etag(v.Revision))
+	writeJSON(w, http.StatusOK, v)
+}
+
+// apiSharedSetStatus serves PUT (or POST) /api/v1/shared-plans/{name}/status: set_plan_status,
+// guarded like a write.
+func (s *Server) apiSharedSetStatus(w http.ResponseWriter, r *http.Request) {
+	name, ok := s.sharedName(w, r)
+	if !ok {
+		return
+	}
+	var b struct {
+		Status            string `json:"status"`
+		LastKnownRevision *int   `json:"last_known_revision,omitempty"`
+	}
+	if err := decodeSharedBody(w, r, &b); err != nil {
+		s.badRequest(w, r, err)
+		return
+	}
+	g, err := parseSharedGuard(r, b.LastKnownRevision)
+	if err != nil {
+		s.badRequest(w, r, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
+	defer cancel()
+	v, err := s.sharedTools.SetPlanStatus(ctx, sharedplans.SetPlanStatusArgs{Name: name, Status: b.Status, LastKnownRevision: g.expected})
+	if err != nil {
+		s.writeSharedProblem(w, r, sharedTimeout(err), g.header)
+		return
+	}
+	s.observeShared(r.Context(), name, "api")
+	w.Header().Set("ETag", etag(v.Revision))
+	writeJSON(w, http.StatusOK, v)
+}
+
+// apiSharedDelete serves DELETE /api/v1/shared-plans/{name}, guarded by If-Match when given.
+// Unguarded, it also removes a corrupt plan file (docker-agent's recovery path).
+func (s *Server) apiSharedDelete(w http.ResponseWriter, r *http.Request) {
+	name, ok := s.sharedName(w, r)
+	if !ok {
+		return
+	}
+	g, err := parseSharedGuard(r, nil)
+	if err != nil {
+		s.badRequest(w, r, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
+	defer cancel()
+	res, err := s.sharedTools.DeletePlan(ctx, sharedplans.DeletePlanArgs{Name: name, LastKnownRevision: g.expected})
+	if err != nil {
+		s.writeSharedProblem(w, r, sharedTimeout(err), g.header)
+		return
+	}
+	s.observeShared(r.Context(), name, "api")
+	writeJSON(w, http.StatusOK, res)
+}
+
+// apiSharedHistory serves GET /api/v1/shared-plans/{name}/history: the states plandash has
+// recorded, newest first, without content; ?seq=N returns that one state with its content.
+func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
+	name, ok := s.sharedName(w, r)
+	if !ok {
+		return
+	}
+	if v := r.URL.Query().Get("seq"); v != "" {
+		seq, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			s.badRequest(w, r, &sharedBadRequest{"seq must be a history sequence number"})
+			return
+		}
+		e, found, err := s.sharedHist.Entry(r.Context(), name, seq)
+		if err == nil && !found {
+			err = fmt.Errorf("%w: no history entry %d for plan %q", sharedplans.ErrPlanNotFound, seq, name)
+		}
+		if err != nil {
+			s.writeSharedProblem(w, r, err, false)
+			return
+		}
+		writeJSON(w, http.StatusOK, e)
+		return
+	}
+	hist, err := s.sharedHist.History(r.Context(), name, sharedHistoryLimit)
+	if err != nil {
+		s.writeSharedProblem(w, r, err, false)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Name    string          `json:"name"`
+		Entries []history.Entry `json:"entries"`
+	}{name, emptyIfNil(hist)})
+}
+
+func emptyIfNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// apiSharedTool serves POST /api/v1/shared-plans/-/tools/{tool}: any of the eight tools, with
+// its arguments as the body and its exact result as the answer, file tools confined to the
+// allowed roots. Errors are problems whose detail is the tool's error text.
+func (s *Server) apiSharedTool(w http.ResponseWriter, r *http.Request) {
+	tool, ok := s.sharedTools.Tool(chi.URLParam(r, "tool"))
+	if !ok {
+		s.writeSharedProblem(w, r, fmt.Errorf("%w: no tool %q", sharedplans.ErrPlanNotFound, chi.URLParam(r, "tool")), false)
+		return
+	}
+	args, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sharedplans.MaxEncodedSize))
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
+	defer cancel()
+	text, err := tool.Call(ctx, args)
+	if err != nil {
+		s.writeSharedProblem(w, r, sharedTimeout(err), false)
+		return
+	}
+	if !tool.ReadOnlyHint {
+		var named struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(args, &named) == nil && named.Name != "" {
+			s.observeShared(r.Context(), named.Name, "api")
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, text)
+}

@@ -1,0 +1,321 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/internal/sharedplans/history"
+	"github.com/plandash/plandash/web/templates"
+)
+
+// sharedListPage serves GET /shared: every plan in the directory, as on disk now.
+func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	// The Seq is read before the directory, so anything recorded after it is caught up by the
+	// socket even if the listing already shows it.
+	seq, err := s.sharedHist.Seq(ctx)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	list, err := s.sharedStore.List(ctx)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	v := templates.SharedList{Warnings: list.Warnings, Dir: s.sharedStore.Dir(), Seq: seq, Now: time.Now(),
+		Plans: make([]templates.SharedPlan, 0, len(list.Plans))}
+	for _, sum := range list.Plans {
+		p, ok, err := s.sharedStore.Get(ctx, sum.Name)
+		switch {
+		case err != nil:
+			v.Plans = append(v.Plans, templates.SharedPlan{Name: sum.Name, Title: sum.Title, Revision: sum.Revision, Err: err.Error()})
+		case ok:
+			v.Plans = append(v.Plans, sharedFromPlan(p))
+		}
+	}
+	s.page(w, r, templates.SharedListPage(v))
+}
+
+// sharedPlanPage serves GET /shared/{name}?from=&to=: the plan, its editor, its history and
+// the changes between two recorded states (by default the newest two).
+func (s *Server) sharedPlanPage(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "name")
+	v, err := s.sharedPlanData(r.Context(), name, r.URL.Query())
+	if err != nil {
+		s.sharedErrorPage(w, r, err)
+		return
+	}
+	if n := r.URL.Query().Get("saved"); n != "" {
+		v.Notice = "Saved revision " + n + "."
+	}
+	s.page(w, r, templates.SharedPlanPageView(v))
+}
+
+// errSharedUnknown is a plan that is neither on disk nor in the history.
+var errSharedUnknown = errors.New("there is no shared plan by that name, and plandash has never seen one")
+
+func (s *Server) sharedErrorPage(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errSharedUnknown) || errors.Is(err, sharedplans.ErrInvalid) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		_ = templates.ErrorPage(http.StatusNotFound, err.Error()).Render(r.Context(), w)
+		return
+	}
+	s.errorPage(w, r, err)
+}
+
+func (s *Server) sharedPlanData(ctx context.Context, name string, q url.Values) (templates.SharedPlanPage, error) {
+	if err := sharedplans.ValidateName(name); err != nil {
+		return templates.SharedPlanPage{}, err
+	}
+	seq, err := s.sharedHist.Seq(ctx)
+	if err != nil {
+		return templates.SharedPlanPage{}, err
+	}
+	v := templates.SharedPlanPage{Seq: seq, Now: time.Now()}
+	p, ok, err := s.sharedStore.Get(ctx, name)
+	switch {
+	case err != nil && !errors.Is(err, sharedplans.ErrCorrupt):
+		return v, err
+	case err != nil:
+		v.Plan, v.Exists = templates.SharedPlan{Name: name, Err: err.Error()}, true
+	case ok:
+		v.Plan, v.Exists = sharedFromPlan(p), true
+		v.Editor = templates.SharedEditor{Name: name, Title: p.Title, Author: p.Author, Status: p.Status,
+			Content: p.Content, Revision: p.Revision}
+	default:
+		v.Plan = templates.SharedPlan{Name: name, Removed: true}
+	}
+	hist, err := s.sharedHist.History(ctx, name, sharedHistoryLimit)
+	if err != nil {
+		return v, err
+	}
+	if !v.Exists && len(hist) == 0 {
+		return v, errSharedUnknown
+	}
+	v.History = revisionViews(hist)
+	if len(hist) >= 2 {
+		from, to := hist[1].Seq, hist[0].Seq
+		for _, f := range []struct {
+			key string
+			dst *int64
+		}{{"from", &from}, {"to", &to}} {
+			if n, err := strconv.ParseInt(q.Get(f.key), 10, 64); err == nil {
+				*f.dst = n
+			}
+		}
+		a, okA, errA := s.sharedHist.Entry(ctx, name, from)
+		b, okB, errB := s.sharedHist.Entry(ctx, name, to)
+		if err := errors.Join(errA, errB); err != nil {
+			return v, err
+		}
+		if okA && okB {
+			ra, rb := revisionView(a), revisionView(b)
+			v.From, v.To = &ra, &rb
+			v.Diff = plans.Diff(entryLines(a), entryLines(b))
+		}
+	}
+	return v, nil
+}
+
+// entryLines is a recorded state as the lines a person compares: the metadata, then the text.
+func entryLines(e history.Entry) []string {
+	if e.Removed {
+		return []string{"(plan deleted)"}
+	}
+	return append([]string{"title: " + e.Title, "author: " + e.Author, "status: " + e.Status, ""},
+		strings.Split(e.Content, "\n")...)
+}
+
+// sharedForm reads the editor's form. Browsers send textarea line breaks as CRLF; plans are
+// written with the LF line breaks agents write, so a browser edit does not rewrite every line.
+func (s *Server) sharedForm(w http.ResponseWriter, r *http.Request) (templates.SharedEditor, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, sharedplans.MaxContentSize+64<<10)
+	if err := r.ParseForm(); err != nil {
+		return templates.SharedEditor{}, err
+	}
+	f := r.PostForm
+	e := templates.SharedEditor{Name: f.Get("name"), Title: f.Get("title"), Author: f.Get("author"),
+		Status: f.Get("status"), Content: strings.ReplaceAll(f.Get("content"), "\r\n", "\n")}
+	if rev := f.Get("revision"); rev != "" {
+		n, err := strconv.Atoi(rev)
+		if err != nil || n < 0 {
+			return e, plans.Errorf(plans.Invalid, "revision must be a revision number")
+		}
+		e.Revision = n
+	}
+	return e, nil
+}
+
+// sharedSaveForm serves POST /shared/{name}: the editor saves, guarded by the revision it was
+// opened at. If someone saved first, nothing is written and the page shows both versions.
+func (s *Server) sharedSaveForm(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "name")
+	draft, err := s.sharedForm(w, r)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	draft.Name = name
+	p, err := s.sharedWrite(r.Context(), draft, false)
+	if err != nil {
+		s.sharedEditorFailed(w, r, draft, err)
+		return
+	}
+	http.Redirect(w, r, "/shared/"+url.PathEscape(name)+"?saved="+strconv.Itoa(p.Revision), http.StatusSeeOther)
+}
+
+// sharedWrite stores an editor's draft and records it as the browser's. create refuses any
+// existing plan; otherwise the draft's revision guards the write.
+func (s *Server) sharedWrite(ctx context.Context, d templates.SharedEditor, create bool) (sharedplans.Plan, error) {
+	if d.Content == "" {
+		return sharedplans.Plan{}, &sharedInvalid{"content must not be empty"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.sharedWait)
+	defer cancel()
+	req := sharedplans.UpsertRequest{Name: d.Name, Content: &d.Content, Title: &d.Title, Author: &d.Author,
+		Status: &d.Status, MustNotExist: create}
+	if !create {
+		req.ExpectedRevision = &d.Revision
+	}
+	p, err := s.sharedStore.Upsert(ctx, req)
+	if err != nil {
+		return p, sharedTimeout(err)
+	}
+	s.observeShared(ctx, d.Name, "browser")
+	return p, nil
+}
+
+// sharedEditorFailed answers a refused save with the plan page, the draft kept in the editor:
+// on a conflict, with both versions and their differences.
+func (s *Server) sharedEditorFailed(w http.ResponseWriter, r *http.Request, draft templates.SharedEditor, err error) {
+	ctx := r.Context()
+	v, verr := s.sharedPlanData(ctx, draft.Name, nil)
+	if verr != nil && !errors.Is(verr, errSharedUnknown) {
+		s.sharedErrorPage(w, r, verr)
+		return
+	}
+	code := status(err)
+	if errors.Is(err, sharedplans.ErrConflict) {
+		cur, ok, _ := s.sharedStore.Get(ctx, draft.Name)
+		c := &templates.SharedConflict{Opened: draft.Revision, Current: sharedFromPlan(cur),
+			Draft: templates.SharedPlan{Name: draft.Name, Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content}}
+		curEntry := history.Entry{Title: cur.Title, Author: cur.Author, Status: cur.Status, Content: cur.Content, Removed: !ok}
+		c.Current.Removed = !ok
+		c.Diff = plans.Diff(entryLines(curEntry), entryLines(history.Entry{Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content}))
+		v.Conflict = c
+		draft.Revision = cur.Revision // saving again is a deliberate overwrite of what was shown
+	} else {
+		if code == http.StatusInternalServerError {
+			s.log.Error("shared plans: save failed", "plan", draft.Name, "err", err)
+			draft.Error = "Not saved: something went wrong; the server log has the details."
+		} else {
+			draft.Error = "Not saved: " + err.Error()
+		}
+	}
+	if v.Plan.Name == "" {
+		v.Plan = templates.SharedPlan{Name: draft.Name, Removed: true}
+	}
+	v.Editor = draft
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = templates.SharedPlanPageView(v).Render(ctx, w)
+}
+
+// sharedNewPage serves GET /shared/-/new.
+func (s *Server) sharedNewPage(w http.ResponseWriter, r *http.Request) {
+	seq, err := s.sharedHist.Seq(r.Context())
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.page(w, r, templates.SharedNewPageView(templates.SharedEditor{New: true, Author: s.cfg.User, Status: "draft"}, seq))
+}
+
+// sharedCreateForm serves POST /shared/-/new: create only, never over an existing plan.
+func (s *Server) sharedCreateForm(w http.ResponseWriter, r *http.Request) {
+	draft, err := s.sharedForm(w, r)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	draft.New = true
+	p, err := s.sharedWrite(r.Context(), draft, true)
+	if err != nil {
+		var vc *sharedplans.VersionConflictError
+		if errors.As(err, &vc) {
+			draft.Error = fmt.Sprintf("A plan named %q already exists (revision %d): pick another name, or open that plan to edit it.", draft.Name, vc.Current)
+		} else if status(err) == http.StatusInternalServerError {
+			s.log.Error("shared plans: create failed", "plan", draft.Name, "err", err)
+			draft.Error = "Not created: something went wrong; the server log has the details."
+		} else {
+			draft.Error = "Not created: " + err.Error()
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status(err))
+		seq, _ := s.sharedHist.Seq(r.Context())
+		_ = templates.SharedNewPageView(draft, seq).Render(r.Context(), w)
+		return
+	}
+	http.Redirect(w, r, "/shared/"+url.PathEscape(p.Name)+"?saved="+strconv.Itoa(p.Revision), http.StatusSeeOther)
+}
+
+// sharedDeleteForm serves POST /shared/{name}/delete, guarded by the revision shown (a plan
+// whose file is broken is shown without one, and is removed unguarded).
+func (s *Server) sharedDeleteForm(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "name")
+	d, err := s.sharedForm(w, r)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	var guard *int
+	if r.PostForm.Get("revision") != "" {
+		guard = &d.Revision
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
+	defer cancel()
+	deleted, err := s.sharedStore.Delete(ctx, name, guard)
+	if err == nil && !deleted {
+		err = fmt.Errorf("%w: %q", sharedplans.ErrPlanNotFound, name)
+	}
+	if err != nil {
+		v, verr := s.sharedPlanData(r.Context(), name, nil)
+		if verr != nil {
+			s.sharedErrorPage(w, r, verr)
+			return
+		}
+		v.Notice = "Not deleted: " + sharedTimeout(err).Error()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status(err))
+		_ = templates.SharedPlanPageView(v).Render(r.Context(), w)
+		return
+	}
+	s.observeShared(ctx, name, "browser")
+	http.Redirect(w, r, "/shared", http.StatusSeeOther)
+}
+
+// sharedPreview serves POST /shared/-/preview: the editor's markdown rendered exactly as the
+// page will render it, so the preview needs no markdown code in the browser.
+func (s *Server) sharedPreview(w http.ResponseWriter, r *http.Request) {
+	src, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sharedplans.MaxContentSize+1))
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = templates.Markdown(string(src)).Render(r.Context(), w)
+}
