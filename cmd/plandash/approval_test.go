@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plandash/plandash/internal/web"
+)
+
+func TestApprovalRequestCommand(t *testing.T) {
+	srv, err := web.Open(context.Background(), web.Config{DataDir: t.TempDir(), Token: "tok", User: "ann", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	call := func(method, path, body string) []byte {
+		req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer tok")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return b
+	}
+	// pendingID waits until the command has submitted its request.
+	pendingID := func() string {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			var list struct{ Requests []struct{ ID string } }
+			json.Unmarshal(call("GET", "/api/v1/approvals", ""), &list)
+			if len(list.Requests) == 1 {
+				return list.Requests[0].ID
+			}
+		}
+		t.Fatal("the command submitted nothing")
+		return ""
+	}
+	file := filepath.Join(t.TempDir(), "deploy.json")
+	os.WriteFile(file, []byte(`{"type":"items","entries":[{"content":"Build"},{"content":"Ship"}]}`), 0o600)
+	runCmd := func() (chan error, *bytes.Buffer) {
+		var out bytes.Buffer
+		done := make(chan error, 1)
+		go func() {
+			done <- run(context.Background(), []string{"approval", "request", "--server", ts.URL, "--token", "tok", file},
+				func(string) string { return "" }, strings.NewReader(""), &out, io.Discard)
+		}()
+		return done, &out
+	}
+
+	done, out := runCmd()
+	id := pendingID()
+	call("POST", "/api/v1/approvals/"+id+"/decision", `{"action":"reject","comment":"not on Friday"}`)
+	var ec exitCode
+	if err := <-done; !errors.As(err, &ec) || ec != 3 {
+		t.Fatalf("rejected: err = %v, want exit 3", err)
+	}
+	if s := out.String(); !strings.HasPrefix(s, "rejected by ann") || !strings.Contains(s, "not on Friday") {
+		t.Fatalf("output:\n%s", s)
+	}
+
+	done, out = runCmd()
+	pendingID()
+	var list struct{ Requests []struct{ ID, Title string } }
+	json.Unmarshal(call("GET", "/api/v1/approvals", ""), &list)
+	if list.Requests[0].Title != "deploy" {
+		t.Fatalf("a bare plan's request is titled %q, want the file's name", list.Requests[0].Title)
+	}
+	call("POST", "/api/v1/approvals/"+list.Requests[0].ID+"/decision", `{"action":"modify","plan":{"entries":[{"content":"Build"},{"content":"Test"},{"content":"Ship"}]}}`)
+	if err := <-done; err != nil {
+		t.Fatalf("modified: %v", err)
+	}
+	if s := out.String(); !strings.HasPrefix(s, "modified by ann") || !strings.Contains(s, "[pending] Test (medium)") {
+		t.Fatalf("output:\n%s", s)
+	}
+}
+
+// TestMCPStdioApproval: `plandash mcp` on stdio offers request_plan_approval and forwards it to
+// the running server's gate.
+func TestMCPStdioApproval(t *testing.T) {
+	srv, err := web.Open(context.Background(), web.Config{DataDir: t.TempDir(), Token: "tok", User: "ann", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	inR, inW := io.Pipe()   // client → server
+	outR, outW := io.Pipe() // server → client
+	go run(ctx, []string{"mcp", "--server", ts.URL, "--token", "tok", "--plans-dir", t.TempDir()},
+		func(string) string { return "" }, inR, outW, io.Discard)
+	client := mcp.NewClient(&mcp.Implementation{Name: "ide", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "request_plan_approval", Arguments: map[string]any{
+			"title": "Ship it", "plan": map[string]any{"type": "markdown", "markdown": "# Ship"}}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	var id string
+	for id == "" && ctx.Err() == nil {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/approvals", nil)
+		req.Header.Set("Authorization", "Bearer tok")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct{ Requests []struct{ ID string } }
+		json.NewDecoder(resp.Body).Decode(&list)
+		resp.Body.Close()
+		if len(list.Requests) == 1 {
+			id = list.Requests[0].ID
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/approvals/"+id+"/decision", strings.NewReader(`{"action":"reject","comment":"not today"}`))
+	req.Header.Set("Authorization", "Bearer tok")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("decide: %v %v", err, resp.Status)
+	}
+	res := <-done
+	b, _ := json.Marshal(res.StructuredContent)
+	if res == nil || res.IsError || !strings.Contains(string(b), `"decision":"rejected"`) || !strings.Contains(string(b), `"comment":"not today"`) {
+		t.Fatalf("tool result over stdio: %s %+v", b, res)
+	}
+}

@@ -1,0 +1,282 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// Config tunes the Gate.
+type Config struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// DefaultTimeout is the deadline of a request that names none; one hour when zero.
+	DefaultTimeout time.Duration
+	// MaxTimeout bounds how far away a deadline may be; seven days when zero.
+	MaxTimeout time.Duration
+	// ValidateDAG checks a tool-call plan ({"calls": […]}) beyond its JSON shape; nil checks
+	// the shape only.
+	ValidateDAG func(json.RawMessage) error
+	// Log receives errors of the deadline loop; slog.Default when nil.
+	Log *slog.Logger
+}
+
+// Change is what one write changed, for listeners that show it.
+type Change struct {
+	Request *Request // the created or decided request, or nil
+	Rule    *Rule    // the added or revoked rule, or nil
+	Pending int      // pending requests after the change
+	Seq     uint64
+}
+
+// Gate holds plans until a person decides. It is safe for concurrent use.
+type Gate struct {
+	store Store
+	cfg   Config
+
+	// mu is held across every read-check-write, so a request is decided once and listeners
+	// see changes in the order they were made.
+	mu        sync.Mutex
+	seq       uint64
+	listeners []func(Change)
+
+	wmu     sync.Mutex
+	waiters map[string]*waiter
+	kick    chan struct{}
+}
+
+// waiter is shared by everyone waiting on one request: closing ch wakes them all, and r is
+// the decided request, so nobody has to read it back from the store.
+type waiter struct {
+	ch chan struct{}
+	r  Request
+	n  int
+}
+
+// New makes a gate over store.
+func New(ctx context.Context, store Store, cfg Config) (*Gate, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.DefaultTimeout <= 0 {
+		cfg.DefaultTimeout = time.Hour
+	}
+	if cfg.MaxTimeout <= 0 {
+		cfg.MaxTimeout = 7 * 24 * time.Hour
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	seq, err := store.Seq(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Gate{store: store, cfg: cfg, seq: seq, waiters: map[string]*waiter{}, kick: make(chan struct{}, 1)}, nil
+}
+
+// OnChange registers fn to be called after every committed change, in order. fn runs while
+// the gate's writer lock is held: it must be quick and must not call back into the gate's
+// writing methods.
+func (g *Gate) OnChange(fn func(Change)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.listeners = append(g.listeners, fn)
+}
+
+// Now is the gate's clock.
+func (g *Gate) Now() time.Time { return g.cfg.Now() }
+
+// Seq is the number of the latest change.
+func (g *Gate) Seq() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.seq
+}
+
+// DecidedError says a decision came too late: the request was already decided, by someone
+// else or by its deadline. It is a conflict and carries the request as it stands.
+type DecidedError struct{ Request Request }
+
+func (e *DecidedError) Error() string {
+	d := e.Request.Decision
+	if d == nil {
+		return "the request is already decided"
+	}
+	if d.Expired {
+		return fmt.Sprintf("the deadline passed at %s with no decision, so the default outcome applied: %s",
+			d.At.UTC().Format(time.RFC3339), e.Request.Status)
+	}
+	return fmt.Sprintf("already %s by %s at %s", e.Request.Status, d.By, d.At.UTC().Format(time.RFC3339))
+}
+
+// Unwrap makes the error a domain conflict, so it maps to 409 with everything else.
+func (e *DecidedError) Unwrap() error { return &plans.Error{Kind: plans.Conflict, Msg: e.Error()} }
+
+// Submit validates and stores a new request, deciding it at once when an active rule approves
+// it. A submission with the ID of an existing request returns that request and false, or a
+// conflict when the submissions differ.
+func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error) {
+	r, err := g.newRequest(sub)
+	if err != nil {
+		return Request{}, false, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if sub.ID != "" {
+		old, err := g.store.Get(ctx, r.ID)
+		switch {
+		case err == nil && old.Fingerprint != r.Fingerprint:
+			return Request{}, false, plans.Errorf(plans.Conflict, "the id %q belongs to a different request", r.ID)
+		case err == nil:
+			return old, false, nil
+		case plans.KindOf(err) != plans.NotFound:
+			return Request{}, false, err
+		}
+	}
+	rules, err := g.store.Rules(ctx, false)
+	if err != nil {
+		return Request{}, false, err
+	}
+	events := []AuditEvent{g.audit(EventRequested, r, r.Agent)}
+	for _, rule := range rules {
+		if rule.Matches(r) && r.Allows(Approve) {
+			p := r.Plan
+			r.Status = Approved
+			r.Decision = &Decision{Action: Approve, By: "rule " + rule.ID, At: r.Created, Plan: &p, Rule: rule.ID,
+				Comment: "approved by the rule for " + rule.Describe()}
+			ev := g.audit(EventAutoApproved, r, r.Decision.By)
+			ev.RuleID, ev.Comment = rule.ID, r.Decision.Comment
+			events = append(events, ev)
+			break
+		}
+	}
+	g.seq++
+	r.Seq = g.seq
+	stored, created, err := g.store.Create(ctx, r, events)
+	if err != nil || !created {
+		return stored, false, err
+	}
+	g.changed(ctx, Change{Request: &stored})
+	select {
+	case g.kick <- struct{}{}: // a new deadline may be the nearest
+	default:
+	}
+	return stored, true, nil
+}
+
+// Decide records a person's decision. Exactly one decision wins: every later one gets a
+// *DecidedError (a conflict) carrying the winner, unless it repeats the winner's Key.
+func (g *Gate) Decide(ctx context.Context, id string, in DecisionInput) (Request, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.store.Get(ctx, id)
+	if err != nil {
+		return Request{}, err
+	}
+	if r.Decided() {
+		if d := r.Decision; in.Key != "" && d != nil && d.Key == in.Key && d.By == in.By {
+			return r, nil
+		}
+		return r, &DecidedError{r}
+	}
+	now := g.cfg.Now()
+	if !now.Before(r.Deadline) {
+		if r, err = g.expireLocked(ctx, r); err != nil {
+			return r, err
+		}
+		return r, &DecidedError{r}
+	}
+	if err := g.checkDecision(r, &in); err != nil {
+		return r, err
+	}
+	action, plan := in.Action, in.Plan
+	switch {
+	case action == Approve:
+		p := r.Plan
+		plan = &p
+	case action == Modify && plan.Equal(r.Plan):
+		action = Approve // nothing changed: the agent runs its own plan
+	case action == Reject:
+		plan = nil
+	}
+	return g.decideLocked(ctx, r, &Decision{Action: action, By: in.By, At: now, Comment: strings.TrimSpace(in.Comment), Plan: plan, Key: in.Key})
+}
+
+// decideLocked stores r with decision d; g.mu is held.
+func (g *Gate) decideLocked(ctx context.Context, r Request, d *Decision) (Request, error) {
+	before := r.Plan
+	r.Status, r.Decision = d.Action.Status(), d
+	g.seq++
+	r.Seq = g.seq
+	ev := g.audit(string(r.Status), r, d.By)
+	ev.Comment = d.Comment
+	if d.Expired {
+		ev.Event = EventExpired
+	}
+	if r.Status == Modified {
+		ev.Before, ev.After = &before, d.Plan
+	}
+	ok, err := g.store.Decide(ctx, r, []AuditEvent{ev})
+	if err != nil {
+		return r, err
+	}
+	if !ok {
+		cur, err := g.store.Get(ctx, r.ID)
+		if err != nil {
+			return cur, err
+		}
+		return cur, &DecidedError{cur}
+	}
+	g.changed(ctx, Change{Request: &r})
+	return r, nil
+}
+
+// expireLocked applies the default outcome to r if its deadline has passed; g.mu is held.
+func (g *Gate) expireLocked(ctx context.Context, r Request) (Request, error) {
+	r, err := g.store.Get(ctx, r.ID)
+	now := g.cfg.Now()
+	if err != nil || r.Decided() || now.Before(r.Deadline) {
+		return r, err
+	}
+	d := &Decision{Action: r.Default, By: "deadline", At: now, Expired: true,
+		Comment: fmt.Sprintf("nobody decided before the deadline (%s), so the default outcome applies", r.Deadline.UTC().Format(time.RFC3339))}
+	if d.Action == Approve {
+		p := r.Plan
+		d.Plan = &p
+	}
+	return g.decideLocked(ctx, r, d)
+}
+
+// changed wakes the request's waiters, then tells listeners; g.mu is held.
+func (g *Gate) changed(ctx context.Context, c Change) {
+	if c.Request != nil && c.Request.Decided() {
+		g.wmu.Lock()
+		if w := g.waiters[c.Request.ID]; w != nil {
+			delete(g.waiters, c.Request.ID)
+			w.r = *c.Request
+			close(w.ch)
+		}
+		g.wmu.Unlock()
+	}
+	if len(g.listeners) == 0 {
+		return
+	}
+	n, err := g.store.CountPending(ctx)
+	if err != nil {
+		g.cfg.Log.Error("approval: count pending", "err", err)
+	}
+	c.Pending, c.Seq = n, g.seq
+	for _, fn := range g.listeners {
+		fn(c)
+	}
+}
+
+func (g *Gate) audit(event string, r Request, by string) AuditEvent {
+	return AuditEvent{At: g.cfg.Now(), Event: event, RequestID: r.ID, SessionID: r.SessionID, Agent: r.Agent, Title: r.Title, By: by}
+}

@@ -1,0 +1,379 @@
+// Package sqlite stores the gate's requests, rules and audit trail in SQLite. It shares the
+// dashboard's database file (its own tables, its own connections): WAL lets both write in turn
+// and busy_timeout makes each wait for the other instead of failing.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/plans"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store implements approval.Store on SQLite.
+type Store struct {
+	w *sql.DB // one connection: SQLite has one writer at a time anyway
+	r *sql.DB
+}
+
+var _ approval.Store = (*Store)(nil)
+
+// Times are Unix nanoseconds; bodies are the domain values as JSON, with the columns that
+// queries filter and sort on, and what the inbox lists, copied out of them: a long inbox is
+// then read without decoding a plan.
+const schema = `
+CREATE TABLE IF NOT EXISTS approval_requests (
+	id TEXT PRIMARY KEY,
+	status TEXT NOT NULL,
+	created INTEGER NOT NULL,
+	deadline INTEGER NOT NULL,
+	decided INTEGER,
+	seq INTEGER NOT NULL,
+	title TEXT NOT NULL,
+	agent TEXT NOT NULL,
+	session_id TEXT NOT NULL,
+	plan_type TEXT NOT NULL,
+	plan_size INTEGER NOT NULL,
+	options TEXT NOT NULL,
+	default_outcome TEXT NOT NULL,
+	body BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS approval_requests_pending ON approval_requests(created) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS approval_requests_deadline ON approval_requests(deadline) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS approval_requests_decided ON approval_requests(decided) WHERE decided IS NOT NULL;
+CREATE TABLE IF NOT EXISTS approval_rules (
+	id TEXT PRIMARY KEY,
+	created INTEGER NOT NULL,
+	revoked INTEGER,
+	seq INTEGER NOT NULL,
+	body BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS approval_audit (
+	id INTEGER PRIMARY KEY AUTOINCREMENT,
+	at INTEGER NOT NULL,
+	request_id TEXT NOT NULL,
+	session_id TEXT NOT NULL,
+	agent TEXT NOT NULL,
+	body BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS approval_audit_session ON approval_audit(session_id, id);
+CREATE INDEX IF NOT EXISTS approval_audit_agent ON approval_audit(agent, id);
+`
+
+// Open opens (creating if needed) the gate's tables in the database file at path.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	// synchronous(FULL): a decision an agent has been told about must survive a power cut.
+	dsn := func(extra string) string {
+		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+			"&_pragma=synchronous(FULL)" + extra
+	}
+	w, err := sql.Open("sqlite", dsn("&_txlock=immediate"))
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	if _, err := w.ExecContext(ctx, schema); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn("&_pragma=query_only(1)"))
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(4)
+	return &Store{w: w, r: r}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return errors.Join(s.r.Close(), s.w.Close()) }
+
+// Create stores r unless its id is taken.
+func (s *Store) Create(ctx context.Context, r approval.Request, events []approval.AuditEvent) (approval.Request, bool, error) {
+	var stored approval.Request
+	created := false
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		sum := r.Summary()
+		res, err := tx.ExecContext(ctx, `INSERT INTO approval_requests(id, status, created, deadline, decided, seq,
+			title, agent, session_id, plan_type, plan_size, options, default_outcome, body)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`,
+			r.ID, string(r.Status), r.Created.UnixNano(), r.Deadline.UnixNano(), decidedAt(r), r.Seq,
+			sum.Title, sum.Agent, sum.SessionID, sum.PlanType, sum.PlanSize, joinOptions(sum.Options), string(sum.Default), mustJSON(r))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			stored, err = get(ctx, tx, r.ID)
+			return err
+		}
+		stored, created = r, true
+		return audit(ctx, tx, events)
+	})
+	return stored, created, err
+}
+
+// Decide stores r if the stored request is still pending.
+func (s *Store) Decide(ctx context.Context, r approval.Request, events []approval.AuditEvent) (bool, error) {
+	ok := false
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE approval_requests SET status=?, decided=?, seq=?, body=? WHERE id=? AND status='pending'`,
+			string(r.Status), decidedAt(r), r.Seq, mustJSON(r), r.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		ok = true
+		return audit(ctx, tx, events)
+	})
+	return ok, err
+}
+
+// Get returns one request.
+func (s *Store) Get(ctx context.Context, id string) (approval.Request, error) {
+	return get(ctx, s.r, id)
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+func get(ctx context.Context, q querier, id string) (approval.Request, error) {
+	var body []byte
+	err := q.QueryRowContext(ctx, `SELECT body FROM approval_requests WHERE id=?`, id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return approval.Request{}, plans.Errorf(plans.NotFound, "no approval request %q", id)
+	}
+	if err != nil {
+		return approval.Request{}, err
+	}
+	return decode[approval.Request](body)
+}
+
+// Pending lists pending requests, oldest first.
+func (s *Store) Pending(ctx context.Context, limit int) ([]approval.Request, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	return list[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' ORDER BY created, rowid LIMIT ?`, limit)
+}
+
+// PendingSummaries lists pending requests without their plans, oldest first.
+func (s *Store) PendingSummaries(ctx context.Context) ([]approval.Summary, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created, deadline, seq
+		FROM approval_requests WHERE status='pending' ORDER BY created, rowid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []approval.Summary
+	for rows.Next() {
+		var m approval.Summary
+		var opts, def string
+		var created, deadline int64
+		if err := rows.Scan(&m.ID, &m.Title, &m.Agent, &m.SessionID, &m.PlanType, &m.PlanSize, &opts, &def, &created, &deadline, &m.Seq); err != nil {
+			return nil, err
+		}
+		for _, o := range strings.Split(opts, ",") {
+			m.Options = append(m.Options, approval.Action(o))
+		}
+		m.Default, m.Created, m.Deadline = approval.Action(def), time.Unix(0, created), time.Unix(0, deadline)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+func joinOptions(as []approval.Action) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ",")
+}
+
+// Decided lists decided requests, most recently decided first.
+func (s *Store) Decided(ctx context.Context, limit int) ([]approval.Request, error) {
+	return list[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE decided IS NOT NULL ORDER BY decided DESC, rowid DESC LIMIT ?`, limit)
+}
+
+// CountPending counts pending requests.
+func (s *Store) CountPending(ctx context.Context) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM approval_requests WHERE status='pending'`).Scan(&n)
+	return n, err
+}
+
+// Due lists pending requests whose deadline has come.
+func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]approval.Request, error) {
+	return list[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' AND deadline <= ? ORDER BY deadline LIMIT ?`, now.UnixNano(), limit)
+}
+
+// NextDeadline is the earliest pending deadline.
+func (s *Store) NextDeadline(ctx context.Context) (time.Time, bool, error) {
+	var d sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT MIN(deadline) FROM approval_requests WHERE status='pending'`).Scan(&d); err != nil || !d.Valid {
+		return time.Time{}, false, err
+	}
+	return time.Unix(0, d.Int64), true, nil
+}
+
+// PutRule stores a rule and its audit event.
+func (s *Store) PutRule(ctx context.Context, r approval.Rule, ev approval.AuditEvent) error {
+	var revoked any
+	if !r.Active() {
+		revoked = r.Revoked.UnixNano()
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO approval_rules(id, created, revoked, seq, body) VALUES(?,?,?,?,?)
+			ON CONFLICT(id) DO UPDATE SET revoked=excluded.revoked, seq=excluded.seq, body=excluded.body`,
+			r.ID, r.Created.UnixNano(), revoked, r.Seq, mustJSON(r)); err != nil {
+			return err
+		}
+		return audit(ctx, tx, []approval.AuditEvent{ev})
+	})
+}
+
+// Rule returns one rule.
+func (s *Store) Rule(ctx context.Context, id string) (approval.Rule, error) {
+	var body []byte
+	err := s.r.QueryRowContext(ctx, `SELECT body FROM approval_rules WHERE id=?`, id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return approval.Rule{}, plans.Errorf(plans.NotFound, "no rule %q", id)
+	}
+	if err != nil {
+		return approval.Rule{}, err
+	}
+	return decode[approval.Rule](body)
+}
+
+// Rules lists rules, newest first.
+func (s *Store) Rules(ctx context.Context, withRevoked bool) ([]approval.Rule, error) {
+	q := `SELECT body FROM approval_rules WHERE revoked IS NULL ORDER BY created DESC LIMIT ?`
+	if withRevoked {
+		q = `SELECT body FROM approval_rules ORDER BY created DESC LIMIT ?`
+	}
+	return list[approval.Rule](ctx, s.r, q, -1)
+}
+
+// Audit lists audit events, newest first.
+func (s *Store) Audit(ctx context.Context, f approval.AuditFilter) ([]approval.AuditEvent, error) {
+	var where []string
+	var args []any
+	if f.SessionID != "" {
+		where, args = append(where, "session_id = ?"), append(args, f.SessionID)
+	}
+	if f.Agent != "" {
+		where, args = append(where, "agent = ?"), append(args, f.Agent)
+	}
+	q := `SELECT id, body FROM approval_audit`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := s.r.QueryContext(ctx, q+" ORDER BY id DESC LIMIT ?", append(args, f.Limit)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []approval.AuditEvent
+	for rows.Next() {
+		var id int64
+		var body []byte
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, err
+		}
+		ev, err := decode[approval.AuditEvent](body)
+		if err != nil {
+			return nil, err
+		}
+		ev.ID = id
+		out = append(out, ev)
+	}
+	return out, rows.Err()
+}
+
+// Seq is the largest change number stored.
+func (s *Store) Seq(ctx context.Context) (uint64, error) {
+	var n sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT MAX(m) FROM (SELECT MAX(seq) AS m FROM approval_requests UNION ALL SELECT MAX(seq) FROM approval_rules)`).Scan(&n)
+	return uint64(n.Int64), err
+}
+
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func audit(ctx context.Context, tx *sql.Tx, events []approval.AuditEvent) error {
+	for _, ev := range events {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO approval_audit(at, request_id, session_id, agent, body) VALUES(?,?,?,?,?)`,
+			ev.At.UnixNano(), ev.RequestID, ev.SessionID, ev.Agent, mustJSON(ev)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func decidedAt(r approval.Request) any {
+	if r.Decision == nil {
+		return nil
+	}
+	return r.Decision.At.UnixNano()
+}
+
+func list[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return nil, err
+		}
+		v, err := decode[T](body)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// mustJSON encodes domain values, which always encode.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("sqlite: encode %T: %v", v, err))
+	}
+	return b
+}
+
+func decode[T any](body []byte) (T, error) {
+	var v T
+	err := json.Unmarshal(body, &v)
+	return v, err
+}

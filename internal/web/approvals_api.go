@@ -1,0 +1,251 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// maxWait bounds a long poll; clients poll again. Proxies and load balancers commonly cut idle
+// connections at a few minutes.
+const maxWait = 5 * time.Minute
+
+// approvalJSON is a request as the API returns it, with the page where a person decides it.
+type approvalJSON struct {
+	approval.Request
+	PageURL string `json:"pageUrl"`
+}
+
+// approvalProblem is a problem body that carries the request as it stands: a client that lost
+// the race sees who won and how.
+type approvalProblem struct {
+	Problem
+	Request *approval.Request `json:"request,omitempty"`
+}
+
+func (s *Server) approvalOut(r *http.Request, a approval.Request) approvalJSON {
+	a.Fingerprint = ""
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	return approvalJSON{Request: a, PageURL: scheme + r.Host + "/approvals/" + a.ID}
+}
+
+// approvalError answers err as a problem; a late decision carries the winning one.
+func (s *Server) approvalError(w http.ResponseWriter, r *http.Request, err error) {
+	var de *approval.DecidedError
+	if errors.As(err, &de) {
+		req := de.Request
+		req.Fingerprint = ""
+		writeJSONStatus(w, http.StatusConflict, "application/problem+json", approvalProblem{
+			Problem: Problem{Title: "Conflict", Status: http.StatusConflict, Detail: err.Error()}, Request: &req})
+		return
+	}
+	writeProblem(w, r, s.log, err)
+}
+
+// decodeJSON reads a bounded JSON body into v; what is wrong with it is the client's to fix.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxApprovalBody)).Decode(v)
+	var mbe *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &mbe):
+		return plans.Errorf(plans.TooLarge, "the body is larger than %d bytes", mbe.Limit)
+	}
+	return plans.Errorf(plans.Invalid, "the body is not the JSON expected: %v", err)
+}
+
+// apiCreateApproval serves POST /api/v1/approvals: 201 with the new request, or 200 with the
+// existing one when the client's id was used before for the same submission.
+func (s *Server) apiCreateApproval(w http.ResponseWriter, r *http.Request) {
+	var sub approval.Submission
+	if err := decodeJSON(w, r, &sub); err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	req, created, err := s.gate.Submit(r.Context(), sub)
+	if err != nil {
+		s.approvalError(w, r, err)
+		return
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	w.Header().Set("Location", "/api/v1/approvals/"+req.ID)
+	writeJSON(w, code, s.approvalOut(r, req))
+}
+
+// apiGetApproval serves GET /api/v1/approvals/{id}?wait=60s: at once, or when decided, or when
+// the wait ends (still pending), whichever is first.
+func (s *Server) apiGetApproval(w http.ResponseWriter, r *http.Request) {
+	wait, err := parseWait(r.URL.Query().Get("wait"))
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	req, err := s.gate.Wait(r.Context(), chi.URLParam(r, "id"), wait)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client left
+		}
+		s.approvalError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.approvalOut(r, req))
+}
+
+func parseWait(v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		secs, nerr := strconv.ParseFloat(v, 64)
+		if nerr != nil {
+			return 0, plans.Errorf(plans.Invalid, "wait must be a duration such as 60s, or seconds")
+		}
+		d = time.Duration(secs * float64(time.Second))
+	}
+	if d < 0 {
+		return 0, plans.Errorf(plans.Invalid, "wait must not be negative")
+	}
+	return min(d, maxWait), nil
+}
+
+// apiListApprovals serves GET /api/v1/approvals?status=pending|decided.
+func (s *Server) apiListApprovals(w http.ResponseWriter, r *http.Request) {
+	var list []approval.Request
+	var err error
+	switch st := r.URL.Query().Get("status"); st {
+	case "", "pending":
+		list, err = s.gate.Pending(r.Context())
+	case "decided":
+		list, err = s.gate.Decided(r.Context(), 200)
+	default:
+		err = plans.Errorf(plans.Invalid, "status must be pending or decided, not %q", st)
+	}
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	out := make([]approvalJSON, len(list))
+	for i, a := range list {
+		out[i] = s.approvalOut(r, a)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"requests": out})
+}
+
+// apiDecideApproval serves POST /api/v1/approvals/{id}/decision.
+func (s *Server) apiDecideApproval(w http.ResponseWriter, r *http.Request) {
+	var in approval.DecisionInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	if k := r.Header.Get("Idempotency-Key"); k != "" && in.Key == "" {
+		in.Key = k
+	}
+	in.By = s.decider(r)
+	req, err := s.gate.Decide(r.Context(), chi.URLParam(r, "id"), in)
+	if err != nil {
+		s.approvalError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.approvalOut(r, req))
+}
+
+// apiApprovalCount serves GET /api/v1/approvals/count: what the navigation shows on every page.
+func (s *Server) apiApprovalCount(w http.ResponseWriter, r *http.Request) {
+	seq := s.gate.Seq()
+	n, err := s.gate.CountPending(r.Context())
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"pending": n, "seq": seq})
+}
+
+// apiApprovalAudit serves GET /api/v1/approvals/audit?session=&agent=&limit=.
+func (s *Server) apiApprovalAudit(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := approval.AuditFilter{SessionID: q.Get("session"), Agent: q.Get("agent")}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			writeProblem(w, r, s.log, plans.Errorf(plans.Invalid, "limit must be a positive number"))
+			return
+		}
+		f.Limit = n
+	}
+	ev, err := s.gate.Audit(r.Context(), f)
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	if ev == nil {
+		ev = []approval.AuditEvent{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": ev})
+}
+
+// apiApprovalRules serves GET /api/v1/approvals/rules?revoked=1.
+func (s *Server) apiApprovalRules(w http.ResponseWriter, r *http.Request) {
+	rules, err := s.gate.Rules(r.Context(), r.URL.Query().Get("revoked") != "")
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	if rules == nil {
+		rules = []approval.Rule{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"rules": rules})
+}
+
+// apiAddApprovalRule serves POST /api/v1/approvals/rules.
+func (s *Server) apiAddApprovalRule(w http.ResponseWriter, r *http.Request) {
+	var in approval.Rule
+	if err := decodeJSON(w, r, &in); err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	rule, err := s.gate.AddRule(r.Context(), in, s.decider(r))
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, rule)
+}
+
+// apiRevokeApprovalRule serves DELETE /api/v1/approvals/rules/{rule}.
+func (s *Server) apiRevokeApprovalRule(w http.ResponseWriter, r *http.Request) {
+	rule, err := s.gate.RevokeRule(r.Context(), chi.URLParam(r, "rule"), s.decider(r))
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rule)
+}
+
+// apiValidatePlan serves POST /api/v1/approvals/validate: the plan editor's live check.
+func (s *Server) apiValidatePlan(w http.ResponseWriter, r *http.Request) {
+	var p approval.PlanBody
+	if err := decodeJSON(w, r, &p); err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	if err := s.gate.CheckPlan(&p); err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "plan": p})
+}

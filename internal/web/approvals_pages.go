@@ -1,0 +1,242 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/web/templates"
+)
+
+// recentDecisions is how many decisions the inbox lists under the pending requests.
+const recentDecisions = 50
+
+// pageStatus renders a page with a status other than 200: a refused form shown again.
+func (s *Server) pageStatus(w http.ResponseWriter, r *http.Request, code int, c templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	if err := c.Render(r.Context(), w); err != nil {
+		s.log.Error("render page", "path", r.URL.Path, "err", err)
+	}
+}
+
+func (s *Server) inboxData(ctx context.Context) (templates.ApprovalsPage, error) {
+	// The seq is read first: anything that changes while the lists are read is sent again on
+	// the socket, never missed.
+	p := templates.ApprovalsPage{Seq: s.gate.Seq(), Now: s.gate.Now()}
+	var err error
+	if p.Pending, err = s.gate.PendingSummaries(ctx); err != nil {
+		return p, err
+	}
+	if p.Decided, err = s.gate.Decided(ctx, recentDecisions); err != nil {
+		return p, err
+	}
+	p.Rules, err = s.gate.Rules(ctx, false)
+	return p, err
+}
+
+// approvalsInbox serves GET /approvals.
+func (s *Server) approvalsInbox(w http.ResponseWriter, r *http.Request) {
+	s.inbox(w, r, http.StatusOK, templates.Notice{})
+}
+
+func (s *Server) inbox(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
+	p, err := s.inboxData(r.Context())
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	p.Notice = n
+	s.pageStatus(w, r, code, templates.ApprovalsInbox(p))
+}
+
+func (s *Server) approvalData(ctx context.Context, id string) (templates.ApprovalPage, error) {
+	p := templates.ApprovalPage{Seq: s.gate.Seq(), Now: s.gate.Now(), Key: newKey()}
+	var err error
+	if p.Request, err = s.gate.Get(ctx, id); err != nil {
+		return p, err
+	}
+	pending, err := s.gate.PendingSummaries(ctx)
+	if err != nil {
+		return p, err
+	}
+	// j and k walk the inbox's order; from a decided request, j goes to the oldest waiting one.
+	i := -1
+	for k, q := range pending {
+		if q.ID == id {
+			i = k
+		}
+	}
+	if i > 0 {
+		p.Prev = pending[i-1].ID
+	}
+	switch {
+	case i >= 0 && i+1 < len(pending):
+		p.Next = pending[i+1].ID
+	case i < 0 && len(pending) > 0:
+		p.Next = pending[0].ID
+	}
+	return p, nil
+}
+
+// approvalPage serves GET /approvals/{id}.
+func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
+	p, err := s.approvalData(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.page(w, r, templates.ApprovalView(p))
+}
+
+// approvalDecideForm serves POST /approvals/{id}/decide: the page's decision. Success goes back
+// to where the person was; a refusal shows the page again with what happened and what they typed.
+func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
+	ctx, id := r.Context(), chi.URLParam(r, "id")
+	form, err := readForm(w, r)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	in := approval.DecisionInput{Action: approval.Action(form.Get("action")), Comment: strings.ReplaceAll(form.Get("comment"), "\r\n", "\n"),
+		Key: form.Get("key"), By: s.decider(r)}
+	fromInbox := form.Get("back") == "inbox"
+	var edit *approval.PlanBody
+	if in.Action == approval.Modify {
+		req, err := s.gate.Get(ctx, id)
+		if err != nil {
+			s.errorPage(w, r, err)
+			return
+		}
+		p, err := planFromForm(form, req.Plan.Type)
+		if err != nil {
+			s.approvalRefused(w, r, id, in, nil, err)
+			return
+		}
+		shown := p
+		in.Plan, edit = &p, &shown
+	}
+	if _, err := s.gate.Decide(ctx, id, in); err != nil {
+		if plans.KindOf(err) == plans.NotFound {
+			s.errorPage(w, r, err)
+			return
+		}
+		if fromInbox {
+			s.inbox(w, r, status(err), refusal(in.Action, err))
+			return
+		}
+		s.approvalRefused(w, r, id, in, edit, err)
+		return
+	}
+	target := "/approvals/" + url.PathEscape(id)
+	if fromInbox {
+		target = "/approvals"
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+func refusal(a approval.Action, err error) templates.Notice {
+	var de *approval.DecidedError
+	if errors.As(err, &de) && de.Request.Decision != nil {
+		r, d := de.Request, de.Request.Decision
+		why := d.By + " " + string(r.Status) + " it first, at " + d.At.Local().Format("15:04:05") + "."
+		switch {
+		case d.Expired:
+			why = "the deadline passed with no decision, so the default outcome applied: " + string(r.Status) + "."
+		case d.Rule != "":
+			why = "an auto-approve rule approved it when it arrived."
+		}
+		return templates.Notice{Kind: "conflict", Text: "Your " + string(a) + " was not recorded: " + why}
+	}
+	return templates.Notice{Kind: "error", Text: "Not recorded: " + err.Error() + "."}
+}
+
+// approvalRefused shows the request again with why the decision was refused, keeping the
+// person's comment and edit unless the request is decided and they no longer matter.
+func (s *Server) approvalRefused(w http.ResponseWriter, r *http.Request, id string, in approval.DecisionInput, edit *approval.PlanBody, err error) {
+	p, perr := s.approvalData(r.Context(), id)
+	if perr != nil {
+		s.errorPage(w, r, perr)
+		return
+	}
+	p.Notice, p.Edit, p.Comment = refusal(in.Action, err), edit, in.Comment
+	s.pageStatus(w, r, status(err), templates.ApprovalView(p))
+}
+
+func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxApprovalBody)
+	if err := r.ParseForm(); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, plans.Errorf(plans.TooLarge, "the form is larger than %d bytes", mbe.Limit)
+		}
+		return nil, plans.Errorf(plans.Invalid, "the form could not be read: %v", err)
+	}
+	return r.PostForm, nil
+}
+
+// planFromForm reads the editor's fields. Browsers send fields in document order, so the order
+// of the rows on the page is the order of the entries.
+func planFromForm(form url.Values, typ string) (approval.PlanBody, error) {
+	p := approval.PlanBody{Type: typ}
+	switch typ {
+	case approval.TypeItems:
+		content, prio, st := form["content"], form["priority"], form["status"]
+		if len(prio) != len(content) || len(st) != len(content) {
+			return p, plans.Errorf(plans.Invalid, "the editor sent %d entries but %d priorities and %d statuses", len(content), len(prio), len(st))
+		}
+		for i := range content {
+			p.Entries = append(p.Entries, plans.Entry{Content: strings.TrimSpace(content[i]), Priority: prio[i], Status: st[i]})
+		}
+	case approval.TypeMarkdown:
+		// Browsers send a textarea's line breaks as CRLF; the agent wrote LF.
+		p.Markdown = strings.ReplaceAll(form.Get("markdown"), "\r\n", "\n")
+	case approval.TypeDAG:
+		p.Calls = []byte(strings.TrimSpace(form.Get("calls")))
+	}
+	return p, nil
+}
+
+// approvalRuleForm serves POST /approvals/rules.
+func (s *Server) approvalRuleForm(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(w, r)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	in := approval.Rule{Agent: form.Get("agent"), SessionID: form.Get("session"), Kind: form.Get("kind"), Note: form.Get("note")}
+	if _, err := s.gate.AddRule(r.Context(), in, s.decider(r)); err != nil {
+		s.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "The rule was not added: " + err.Error() + "."})
+		return
+	}
+	http.Redirect(w, r, "/approvals#rules-h", http.StatusSeeOther)
+}
+
+// approvalRevokeForm serves POST /approvals/rules/{rule}/revoke.
+func (s *Server) approvalRevokeForm(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.gate.RevokeRule(r.Context(), chi.URLParam(r, "rule"), s.decider(r)); err != nil {
+		s.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "Not revoked: " + err.Error() + "."})
+		return
+	}
+	http.Redirect(w, r, "/approvals#rules-h", http.StatusSeeOther)
+}
+
+// approvalsAudit serves GET /approvals/audit?session=&agent=.
+func (s *Server) approvalsAudit(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p := templates.AuditPage{SessionID: q.Get("session"), Agent: q.Get("agent"), Now: s.gate.Now(), Seq: s.gate.Seq()}
+	var err error
+	p.Events, err = s.gate.Audit(r.Context(), approval.AuditFilter{SessionID: p.SessionID, Agent: p.Agent, Limit: 500})
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.page(w, r, templates.AuditLog(p))
+}
