@@ -46,6 +46,7 @@ Usage:
                                    run AGENT behind a transparent ACP proxy that feeds the dashboard
   plandash mcp    [flags]          serve plandash's MCP tools (shared plans, approval) on stdio
   plandash approval request FILE   submit a plan for approval and wait for the decision
+  plandash dag check FILE          validate a tool-call plan and print its dry run
   plandash plans  list|show|write|status|delete
                                    read and write docker-agent's shared plans
   plandash version
@@ -77,6 +78,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return approvalCmd(ctx, rest, getenv, stdin, stdout, stderr)
 	case "plans":
 		return plansCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "dag":
+		return dagCmd(rest, stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "plandash", version)
 		return nil

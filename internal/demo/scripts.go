@@ -9,7 +9,7 @@ import (
 // script plays one session.
 type script func(r *run) error
 
-var scripts = []script{claudeTodo, planModeAgent, opencodeRefactor}
+var scripts = []script{claudeTodo, planModeAgent, opencodeRefactor, dagAgent}
 
 type step struct{ content, priority string }
 
@@ -165,5 +165,42 @@ func opencodeRefactor(r *run) error {
 		status[i] = "completed"
 		send()
 	}
+	return r.err
+}
+
+// dagAgent plans as a graph of tool calls wired through shared state, sent the recommended way:
+// an items plan (a checklist for clients that know nothing of graphs) carrying the calls in
+// _meta. Each node follows its ACP tool call live.
+func dagAgent(r *run) error {
+	r.start("toolsmith", "Toolsmith agent", "/home/dev/crm", "Brief me on Alice before the call", true)
+	calls := []msg{
+		{"_id": "profile", "_title": "Fetch profile", "_tool": "fetchUserProfile", "userName": "Alice", "_outputPath": "†state.profile", "_toolCallId": "dag_1"},
+		{"_id": "orders", "_title": "Fetch orders", "_tool": "listOrders", "customer": "Alice", "since": "2026-01-01", "_outputPath": "†state.orders", "_toolCallId": "dag_2"},
+		{"_id": "tickets", "_title": "Open tickets", "_tool": "searchTickets", "query": "requester:alice status:open", "_outputPath": "†state.tickets", "_toolCallId": "dag_3"},
+		{"_id": "summary", "_title": "Summarise profile", "_tool": "summarize", "text": "†state.profile.bio", "_outputPath": "†state.summary", "_toolCallId": "dag_4"},
+		{"_id": "brief", "_title": "Write the brief", "_tool": "composeBrief", "summary": "†state.summary", "orders": "†state.orders", "tickets": "†state.tickets", "_outputPath": "†state.brief", "_toolCallId": "dag_5"},
+	}
+	entries := make([]any, len(calls))
+	for i, c := range calls {
+		entries[i] = msg{"content": c["_title"], "priority": "medium", "status": "pending"}
+	}
+	r.update(msg{"sessionUpdate": "plan_update", "plan": msg{"type": "items", "planId": "briefing", "entries": entries,
+		"_meta": msg{"plandash": msg{"calls": calls}}}})
+	order := [][]int{{0, 1, 2}, {3}, {4}}
+	for _, level := range order {
+		if !r.pause(1500 * time.Millisecond) {
+			return r.err
+		}
+		for _, i := range level {
+			r.tool(fmt.Sprintf("dag_%d", i+1), calls[i]["_title"].(string), "fetch", calls[i])
+		}
+		if !r.pause(2 * time.Second) {
+			return r.err
+		}
+		for _, i := range level {
+			r.toolDone(fmt.Sprintf("dag_%d", i+1), "ok")
+		}
+	}
+	r.say("The brief is ready.")
 	return r.err
 }

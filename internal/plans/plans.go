@@ -193,3 +193,22 @@ type SessionPlans struct {
 	Session Session
 	Plans   []Plan
 }
+
+// DAGSource is what a dag plan's graph is parsed from: the plan object of a "_dag" or "_graph"
+// plan, or the "plandash" object in the _meta of an items plan that carries calls. generic is
+// true for "_graph" plans (maps that may have cycles, not executable calls).
+func (p Plan) DAGSource() (raw json.RawMessage, generic bool) {
+	if p.Kind != KindDAG {
+		return nil, false
+	}
+	if p.Type == "_dag" || p.Type == "_graph" {
+		return p.Raw, p.Type == "_graph"
+	}
+	var m struct {
+		Plandash json.RawMessage `json:"plandash"`
+	}
+	if json.Unmarshal(p.Meta, &m) != nil {
+		return nil, false
+	}
+	return m.Plandash, false
+}

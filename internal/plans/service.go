@@ -153,3 +153,8 @@ func (s *Service) SessionOnly(ctx context.Context, id string) (Session, error) {
 
 // Seq is the store's newest change number.
 func (s *Service) Seq() uint64 { return s.store.Seq() }
+
+// ToolCalls lists a session's tool calls.
+func (s *Service) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
+	return s.store.ToolCalls(ctx, sessionID)
+}

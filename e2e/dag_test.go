@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+const dagPlan = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-dag","update":{"sessionUpdate":"plan_update","plan":{"type":"_dag","planId":"profile","calls":[` +
+	`{"_id":"fetch","_title":"Fetch the profile","_tool":"fetchUserProfile","userName":"Alice","_outputPath":"†state.user","_toolCallId":"tc-fetch"},` +
+	`{"_id":"sum","_tool":"summarizeProfile","profile":"†state.user","_outputPath":"†state.summary"}]}}}}`
+
+func toolCall(status string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-dag","update":{"sessionUpdate":"tool_call_update","toolCallId":"tc-fetch","status":"` + status + `"}}}`
+}
+
+func TestDAGPlanDrawnAndLive(t *testing.T) {
+	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	p := openPage(t, a, "/")
+	p.markNoReload()
+	a.ingest(dagPlan, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-dag","update":{"sessionUpdate":"tool_call","toolCallId":"tc-fetch","title":"fetch","status":"in_progress"}}}`)
+
+	node := func(id, status string) string {
+		return `document.querySelector('` + card("sess-dag", "profile") + ` [data-testid="dag-node"][data-node-id="` + id + `"][data-status="` + status + `"]')`
+	}
+	p.wait("the diagram with the running fetch node", node("fetch", "in_progress")+` && `+node("sum", "pending"))
+	p.wait("the data-flow edge", `document.querySelector('[data-testid="dag-edge"][data-from="fetch"][data-to="sum"]')`)
+
+	// The node follows its ACP tool call live.
+	a.ingest(toolCall("completed"))
+	p.wait("the fetch node to complete", node("fetch", "completed"))
+	p.requireNoReload()
+
+	// A click on a node shows its arguments.
+	p.eval(`document.querySelector('[data-testid="dag-node"][data-node-id="fetch"]').dispatchEvent(new MouseEvent("click", {bubbles: true})); "ok"`)
+	p.wait("the node's details to open", `document.querySelector('[data-testid="dag-node-details"][data-node-id="fetch"]').open`)
+	if args := p.eval(`document.querySelector('[data-testid="dag-node-details"][data-node-id="fetch"] [data-testid="dag-node-args"]').textContent`); !strings.Contains(args, "Alice") {
+		t.Fatalf("the fetch node's arguments do not show: %q", args)
+	}
+}
+
+func TestDAGCycleShownAsError(t *testing.T) {
+	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	p := openPage(t, a, "/")
+	a.ingest(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-dag","update":{"sessionUpdate":"plan_update","plan":{"type":"_dag","planId":"loop","calls":[` +
+		`{"_id":"a","_tool":"x","in":"†state.b","_outputPath":"†state.a"},{"_id":"b","_tool":"y","in":"†state.a","_outputPath":"†state.b"}]}}}}`)
+	p.wait("the cycle problem", `[...document.querySelectorAll('`+card("sess-dag", "loop")+` [data-testid="dag-problem"]')].some(e => /cycle/i.test(e.textContent))`)
+	p.wait("the diagram despite the problem", `document.querySelectorAll('`+card("sess-dag", "loop")+` [data-testid="dag-node"]').length === 2`)
+}
+

@@ -1,0 +1,138 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/plandash/plandash/internal/dag"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/web/templates"
+	"github.com/plandash/plandash/web/templates/dagview"
+)
+
+// dagInlineLimit is the largest graph drawn inside a card on the overview; bigger plans show a
+// summary there and are drawn on their session's page, so a page with many plans stays light.
+const dagInlineLimit = 150
+
+// dagCache keeps laid-out views by plan revision: layout is the expensive part, and a plan's
+// graph only changes with its revision while node statuses change with its tool calls.
+type dagCache struct {
+	mu    sync.Mutex
+	views map[dagKey]dagview.View
+	order []dagKey
+}
+
+type dagKey struct {
+	sessionID, planID string
+	revision          int
+}
+
+const dagCacheSize = 256
+
+func (c *dagCache) get(p plans.Plan) (dagview.View, error) {
+	k := dagKey{p.SessionID, p.ID, p.Revision}
+	c.mu.Lock()
+	v, ok := c.views[k]
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	raw, generic := p.DAGSource()
+	id := "dag-" + templates.PlanID(p)
+	if generic {
+		g, err := dag.ParseGraph(raw)
+		if err != nil {
+			return v, err
+		}
+		v = dagview.NewGraphView(id, g)
+	} else {
+		dp, err := dag.Parse(raw)
+		if err != nil {
+			return v, err
+		}
+		v = dagview.NewPlanView(id, dp)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.views == nil {
+		c.views = map[dagKey]dagview.View{}
+	}
+	if len(c.order) >= dagCacheSize {
+		delete(c.views, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.views[k] = v
+	c.order = append(c.order, k)
+	return v, nil
+}
+
+// dagView fills a dag plan's drawing, with node statuses following the ACP tool calls named by
+// each call's _toolCallId.
+func (r *renderer) dagView(pv *templates.PlanView, calls func() []plans.ToolCall, inline bool) {
+	v, err := r.dags.get(pv.Plan)
+	if err != nil {
+		pv.DAGErr = err.Error()
+		return
+	}
+	if v.Plan != nil {
+		var byID map[string]string
+		for _, c := range v.Plan.Calls {
+			if c.ToolCallID == "" {
+				continue
+			}
+			if byID == nil {
+				byID = map[string]string{}
+				for _, t := range calls() {
+					byID[t.ID] = t.Status
+				}
+			}
+			if st, ok := byID[c.ToolCallID]; ok {
+				if v.Statuses == nil {
+					v.Statuses = map[string]dag.Status{}
+				}
+				v.Statuses[c.ID] = toolStatus(st)
+			}
+		}
+	}
+	pv.DAG = &v
+	pv.DAGSummaryOnly = inline && len(v.Graph.Nodes) > dagInlineLimit
+}
+
+// toolStatus maps an ACP tool call status to a node status.
+func toolStatus(s string) dag.Status {
+	switch s {
+	case "in_progress":
+		return dag.StatusInProgress
+	case "completed":
+		return dag.StatusCompleted
+	case "failed":
+		return dag.StatusFailed
+	case "cancelled":
+		return dag.StatusSkipped
+	}
+	return dag.StatusPending
+}
+
+// dagCSS serves the diagram stylesheet, its colours tied to the page's theme.
+func dagCSS(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	fmt.Fprint(w, ":root { --dag-bg: var(--panel); --dag-border: var(--border); --dag-node-fill: var(--panel); "+
+		"--dag-node-stroke: var(--border); --dag-text: var(--text); }\n")
+	w.Write(dagview.CSS)
+}
+
+// toolCallsOnce loads a session's tool calls at most once, and only if a plan needs them.
+func (r *renderer) toolCallsOnce(ctx context.Context, sessionID string, have []plans.ToolCall) func() []plans.ToolCall {
+	var once sync.Once
+	return func() []plans.ToolCall {
+		once.Do(func() {
+			if have == nil {
+				have, _ = r.svc.ToolCalls(ctx, sessionID)
+			}
+		})
+		return have
+	}
+}
