@@ -61,6 +61,6 @@ func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	v := templates.SessionPage{Detail: d, Plans: s.render.views(d.Plans), Now: s.svc.Now()}
+	v := templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, true), Now: s.svc.Now()}
 	s.page(w, r, templates.EmbedSession(v, s.embedOrigins()))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -82,7 +83,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	s.page(w, r, templates.SessionPageView(templates.SessionPage{Detail: d, Plans: s.render.views(d.Plans), Now: s.svc.Now()}))
+	s.page(w, r, templates.SessionPageView(templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, false), Now: s.svc.Now()}))
 }
 
 // apiSession serves GET /api/v1/sessions/{id}.
@@ -157,6 +158,15 @@ func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
 		}
 	}
 	// Revisions are numbered from 1 and stored densely, so revision n is revs[n-1].
-	h.Diff = plans.Diff(revs[h.From-1].Plan.Lines(), revs[h.To-1].Plan.Lines())
+	from, to := revs[h.From-1].Plan, revs[h.To-1].Plan
+	h.Diff = plans.Diff(from.Lines(), to.Lines())
+	if from.Kind == plans.KindDAG && to.Kind == plans.KindDAG {
+		a, errA := s.render.dags.get(from)
+		b, errB := s.render.dags.get(to)
+		if errA == nil && errB == nil && a.Plan != nil && b.Plan != nil {
+			d := dag.Diff(a.Plan, b.Plan)
+			h.DAGDiff = &d
+		}
+	}
 	return h, nil
 }

@@ -23,6 +23,9 @@ func status(err error) int {
 	if errors.As(err, &mbe) {
 		return http.StatusRequestEntityTooLarge
 	}
+	if code, ok := sharedStatus(err); ok {
+		return code
+	}
 	switch plans.KindOf(err) {
 	case plans.Invalid:
 		return http.StatusBadRequest

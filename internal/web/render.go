@@ -31,14 +31,26 @@ type frame struct {
 type renderer struct {
 	svc   *plans.Service
 	files *FileRoots
+	dags  dagCache
 }
 
-func (r *renderer) views(ps []plans.Plan) []templates.PlanView {
+// views prepares plans for drawing: file contents under the allowed roots, dag plans laid out.
+// calls are the session's tool calls when the caller has them (nil: loaded if a dag needs them);
+// inline says the plans go on a page of many, where big graphs are summarised.
+func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.ToolCall, inline bool) []templates.PlanView {
 	out := make([]templates.PlanView, len(ps))
+	var load func() []plans.ToolCall
 	for i, p := range ps {
 		out[i] = templates.PlanView{Plan: p}
-		if p.Kind == plans.KindFile && !p.Removed {
+		switch {
+		case p.Removed:
+		case p.Kind == plans.KindFile:
 			out[i].File = r.files.View(p.URI)
+		case p.Kind == plans.KindDAG:
+			if load == nil {
+				load = r.toolCallsOnce(ctx, p.SessionID, calls)
+			}
+			r.dagView(&out[i], load, inline)
 		}
 	}
 	return out
@@ -51,7 +63,7 @@ func (r *renderer) overview(ctx context.Context) (templates.Overview, error) {
 	}
 	o := templates.Overview{Seq: seq, Now: r.svc.Now(), Groups: make([]templates.Group, len(groups))}
 	for i, g := range groups {
-		o.Groups[i] = templates.Group{Session: g.Session, Plans: r.views(g.Plans)}
+		o.Groups[i] = templates.Group{Session: g.Session, Plans: r.views(ctx, g.Plans, nil, true)}
 	}
 	return o, nil
 }
@@ -71,7 +83,7 @@ func (r *renderer) overviewFragment(ctx context.Context, d plans.SessionDetail, 
 	if len(active) == 0 {
 		return encode(id, "", d.Session.Seq, nil), false, nil
 	}
-	g := templates.Group{Session: d.Session, Plans: r.views(active)}
+	g := templates.Group{Session: d.Session, Plans: r.views(ctx, active, d.ToolCalls, true)}
 	return encode(id, "sessions", d.Session.Seq, templates.SessionGroup(g, now)), true, nil
 }
 
@@ -83,7 +95,7 @@ func (r *renderer) sessionFragments(ctx context.Context, d plans.SessionDetail, 
 		encode(templates.ToolCallsID(s.ID), "", s.Seq, templates.ToolCalls(s.ID, d.ToolCalls)),
 		encode(templates.ActivityID(s.ID), "", s.Seq, templates.ActivityList(s.ID, d.Activity)),
 	}
-	for _, p := range r.views(d.Plans) {
+	for _, p := range r.views(ctx, d.Plans, d.ToolCalls, false) {
 		out = append(out, encode("w"+templates.PlanID(p.Plan), "plans", p.Seq, templates.SessionPlan(p)))
 	}
 	return out

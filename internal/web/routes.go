@@ -20,6 +20,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "seq": s.svc.Seq()})
 	})
+	r.Get("/static/dag.css", dagCSS)
 	r.Handle("/static/*", http.StripPrefix("/static/", staticFiles()))
 
 	r.Group(func(r chi.Router) {

@@ -128,17 +128,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err := <-errc:
 		s.store.Close()
+		cancel() // stops the background work closeSharedPlans waits for
+		s.closeSharedPlans()
 		return err
 	case <-ctx.Done():
 	}
 	shut, cancelShut := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancelShut()
 	err := srv.Shutdown(shut)
-	if cerr := s.store.Close(); cerr != nil && err == nil {
+	if cerr := errors.Join(s.store.Close(), s.closeSharedPlans()); cerr != nil && err == nil {
 		err = fmt.Errorf("close store: %w", cerr)
 	}
 	return err
 }
 
 // Close closes the store of a server that was never served.
-func (s *Server) Close() error { return s.store.Close() }
+func (s *Server) Close() error { return errors.Join(s.store.Close(), s.closeSharedPlans()) }

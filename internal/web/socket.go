@@ -19,8 +19,8 @@ const maxCatchUp = 200
 func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	topic := r.URL.Query().Get("topic")
 	sessionID, isSession := strings.CutPrefix(topic, "session:")
-	if topic != topicAll && (!isSession || sessionID == "") {
-		http.Error(w, `topic must be "all" or "session:<id>"`, http.StatusBadRequest)
+	if topic != topicAll && !isSharedTopic(topic) && !isGateTopic(topic) && (!isSession || sessionID == "") {
+		http.Error(w, `topic must be "all", "session:<id>", "shared", "shared:<name>", "approvals" or "approval:<id>"`, http.StatusBadRequest)
 		return
 	}
 	catchUp := r.URL.Query().Has("since")
@@ -36,7 +36,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	defer c.CloseNow()
 	ctx := c.CloseRead(r.Context()) // the page sends nothing; this notices when it goes away
 
-	sub := s.hub.Subscribe(topic)
+	sub := s.hub.Subscribe(topic, topicGate) // every page shows the gate's pending count
 	defer sub.Close()
 	// Subscribed first, then caught up: nothing published in between is missed, and pages drop
 	// any fragment older than what they already have.
@@ -77,6 +77,12 @@ func write(ctx context.Context, c *websocket.Conn, b []byte) error {
 // catchUp sends what changed after since for this topic. since=0 (a page rendered from an
 // empty store) means everything.
 func (s *Server) catchUp(ctx context.Context, c *websocket.Conn, topic, sessionID string, since uint64) error {
+	if isSharedTopic(topic) {
+		return s.sharedCatchUp(ctx, c, topic, since)
+	}
+	if isGateTopic(topic) {
+		return s.gateCatchUp(ctx, c, topic, since)
+	}
 	ids, _, err := s.svc.ChangedSince(ctx, since)
 	if err != nil {
 		return err

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/web/templates/dagview"
 )
 
 // PlanView is a plan with what the server read for it: a file plan's content when the file is
@@ -15,6 +17,11 @@ import (
 type PlanView struct {
 	plans.Plan
 	File *FileView
+	// DAG is a dag plan's drawing; DAGErr says why there is none. DAGSummaryOnly asks for a
+	// summary instead of the drawing (a big graph on a page of many plans).
+	DAG            *dagview.View
+	DAGErr         string
+	DAGSummaryOnly bool
 }
 
 // FileView is what a file plan shows.
@@ -68,6 +75,7 @@ type HistoryPage struct {
 	Revisions []plans.Revision
 	From, To  int
 	Diff      []plans.DiffLine
+	DAGDiff   *dag.PlanDiff // calls added, removed and changed, for tool-call plans
 }
 
 // Element ids shared by pages and the socket.
