@@ -46,4 +46,3 @@ func TestDAGCycleShownAsError(t *testing.T) {
 	p.wait("the cycle problem", `[...document.querySelectorAll('`+card("sess-dag", "loop")+` [data-testid="dag-problem"]')].some(e => /cycle/i.test(e.textContent))`)
 	p.wait("the diagram despite the problem", `document.querySelectorAll('`+card("sess-dag", "loop")+` [data-testid="dag-node"]').length === 2`)
 }
-

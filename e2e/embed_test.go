@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -130,6 +131,49 @@ func TestEmbedInHostPage(t *testing.T) {
 	shot(t, host, "embed-300-light.png")
 }
 
+func TestEmbedApprovals(t *testing.T) {
+	a := startEmbedApp(t, "http://localhost:*")
+	host := hostTab(t, hostPage(t, "localhost", a.url("/embed/approvals#token="+token), 320))
+	host.inFrame("the empty inbox", `[data-testid="approvals-inbox"]`)
+	host.wait("the pending count 0", `window.msgs.some(m => m.data.type === "plandash:pending" && m.data.pending === 0)`)
+
+	// A request arrives: the frame shows it live and tells the host.
+	req, _ := http.NewRequest("POST", a.url("/api/v1/approvals"), strings.NewReader(`{"title":"Deploy the rate limiter","agent":"claude-code",`+
+		`"plan":{"type":"items","entries":[{"content":"Roll out to 5%","priority":"high","status":"pending"}]}}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := a.client.Do(req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create approval: %v %v", err, resp.Status)
+	}
+	var created struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	host.inFrame("the request", `[data-testid="approval-row"]`)
+	host.wait("the host to hear of it", `window.msgs.some(m => m.data.type === "plandash:approval-arrived" && m.data.pending === 1)`)
+
+	// A cross-site form post, as another site would send it, is refused.
+	host.eval(`(function () {
+		var f = document.createElement("form");
+		f.method = "post"; f.target = "sink";
+		f.action = document.getElementById("panel").src.split("/embed")[0] + "/approvals/` + created.ID + `/decide";
+		var a = document.createElement("input"); a.name = "action"; a.value = "approve"; f.append(a);
+		var i = document.createElement("iframe"); i.name = "sink"; i.id = "sink"; document.body.append(i);
+		i.addEventListener("load", function () { window.sinkLoaded = true; });
+		document.body.append(f); f.submit(); return "ok"; })()`)
+	host.wait("the cross-site post to be answered", `window.sinkLoaded === true`)
+	if st := approvalStatus(t, a, created.ID); st != "pending" {
+		t.Fatalf("a cross-site form post decided the request: %s", st)
+	}
+
+	// Approving from inside the panel works and keeps the panel's view.
+	host.clickInFrame(`[data-testid="quick-approve"]`)
+	host.inFrame("the decision", `[data-testid="approvals-empty"]`)
+	host.wait("the host to hear the count drop", `window.msgs.some(m => m.data.type === "plandash:pending" && m.data.pending === 0 && window.msgs.indexOf(m) > 2)`)
+	if loc := host.frameURL(); !strings.HasSuffix(loc, "/embed/approvals") {
+		t.Fatalf("after deciding, the panel shows %s", loc)
+	}
+}
+
 func TestEmbedRefusedByOtherHosts(t *testing.T) {
 	// Only a host on port 1 may embed; the host page below runs on another port.
 	a := startEmbedApp(t, "http://localhost:1")
@@ -155,6 +199,45 @@ func TestEmbedRefusedByOtherHosts(t *testing.T) {
 	if n := evalAs[int](host, `window.msgs.length`); n != 0 {
 		t.Fatalf("a refused frame still posted %d messages", n)
 	}
+}
+
+// approvalStatus reads a request's status through the API.
+func approvalStatus(t *testing.T, a *app, id string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", a.url("/api/v1/approvals/"+id), nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := a.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct{ Status string }
+	json.NewDecoder(resp.Body).Decode(&r)
+	return r.Status
+}
+
+// clickInFrame clicks the first element matching sel inside the panel iframe.
+func (p *page) clickInFrame(sel string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, waitFor)
+	defer cancel()
+	frames, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS("#panel")))
+	if err != nil || len(frames) == 0 {
+		p.fail("no panel iframe: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.CSS(sel), chromedp.FromNode(frames[0]))); err != nil {
+		p.fail("click %s in the panel: %v", sel, err)
+	}
+}
+
+// frameURL is the address the panel iframe shows now.
+func (p *page) frameURL() string {
+	p.t.Helper()
+	tree, err := chromedp.Call(p.ctx, cdppage.GetFrameTree, cdp.Empty{})
+	if err != nil || tree.FrameTree == nil || len(tree.FrameTree.ChildFrames) == 0 {
+		p.fail("no child frame: %v", err)
+	}
+	return tree.FrameTree.ChildFrames[0].Frame.URL
 }
 
 // shot saves a screenshot into docs/ (kept in the repository, looked at by people).

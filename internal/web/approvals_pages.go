@@ -136,7 +136,10 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target := "/approvals/" + url.PathEscape(id)
-	if fromInbox {
+	switch {
+	case fromInbox && r.Header.Get("Sec-Fetch-Dest") == "iframe":
+		target = "/embed/approvals" // decided from an IDE panel: stay in the panel's view
+	case fromInbox:
 		target = "/approvals"
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)

@@ -15,6 +15,7 @@ func (s *Server) embedRoutes(r chi.Router) {
 		r.Use(s.requireEmbed)
 		r.Get("/embed", s.embedOverview)
 		r.Get("/embed/sessions/{id}", s.embedSession)
+		r.Get("/embed/approvals", s.embedApprovals)
 	})
 	r.With(s.auth.RequireAPI).Post("/api/v1/embed/login", func(w http.ResponseWriter, r *http.Request) {
 		s.auth.SetEmbedCookie(w)
@@ -63,4 +64,13 @@ func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
 	}
 	v := templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, true), Now: s.svc.Now()}
 	s.page(w, r, templates.EmbedSession(v, s.embedOrigins()))
+}
+
+func (s *Server) embedApprovals(w http.ResponseWriter, r *http.Request) {
+	p, err := s.inboxData(r.Context())
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.page(w, r, templates.EmbedApprovals(p, s.embedOrigins()))
 }
