@@ -29,6 +29,10 @@ func TestDAGPlanDrawnAndLive(t *testing.T) {
 	a.ingest(toolCall("completed"))
 	p.wait("the fetch node to complete", node("fetch", "completed"))
 	p.requireNoReload()
+	// Only what changed is animated: the completed node, not its neighbour.
+	if got := p.eval(`[...document.querySelectorAll('[data-testid="dag-node"].dag-changed')].map(n => n.dataset.nodeId).join(",")`); got != "fetch" {
+		t.Fatalf("nodes marked as changed: %q, want just fetch", got)
+	}
 
 	// A click on a node shows its arguments.
 	p.eval(`document.querySelector('[data-testid="dag-node"][data-node-id="fetch"]').dispatchEvent(new MouseEvent("click", {bubbles: true})); "ok"`)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -39,21 +40,11 @@ func (c *dagCache) get(p plans.Plan) (dagview.View, error) {
 	if ok {
 		return v, nil
 	}
-	raw, generic := p.DAGSource()
-	id := "dag-" + templates.PlanID(p)
-	if generic {
-		g, err := dag.ParseGraph(raw)
-		if err != nil {
-			return v, err
-		}
-		v = dagview.NewGraphView(id, g)
-	} else {
-		dp, err := dag.Parse(raw)
-		if err != nil {
-			return v, err
-		}
-		v = dagview.NewPlanView(id, dp)
+	pv := templates.WithDAG(templates.PlanView{Plan: p})
+	if pv.DAG == nil {
+		return v, errors.New(pv.DAGErr)
 	}
+	v = *pv.DAG
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.views == nil {

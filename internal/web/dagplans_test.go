@@ -1,6 +1,8 @@
 package web
 
 import (
+	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -52,5 +54,22 @@ func TestDAGHistoryShowsCallChanges(t *testing.T) {
 		if n := all(doc, sel); len(n) != 1 || text(n[0]) != want {
 			t.Errorf("%s: %d matches", sel, len(n))
 		}
+	}
+}
+
+func TestDAGUnderReviewIsDrawn(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/approvals", strings.NewReader(`{"title":"Run the briefing","plan":{"type":"_dag","calls":`+dagCalls+`}}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %v %v", err, resp.Status)
+	}
+	var created struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	_, doc := ts.page(t, "/approvals/"+created.ID)
+	if n := len(all(doc, `[data-testid=dag-node]`)); n != 2 {
+		t.Fatalf("the plan under review draws %d nodes", n)
 	}
 }

@@ -38,11 +38,17 @@
     if (!el) return;
     if (old) {
       // Flash only the cards whose revision changed, not everything the fragment replaced.
-      var before = {};
+      var before = {}, nodes = {};
       old.querySelectorAll("[data-revision]").forEach(function (c) { before[c.id] = c.dataset.revision; });
+      old.querySelectorAll("[data-testid=dag-node]").forEach(function (n) { nodes[n.id || n.dataset.details] = n.dataset.status; });
       old.replaceWith(el);
       var cards = el.matches("[data-revision]") ? [el] : el.querySelectorAll("[data-revision]");
       cards.forEach(function (c) { if (before[c.id] !== c.dataset.revision) flash(c); });
+      // In a diagram, only the nodes that changed status (or appeared) pulse.
+      el.querySelectorAll("[data-testid=dag-node]").forEach(function (n) {
+        var k = n.id || n.dataset.details;
+        if (nodes[k] !== n.dataset.status) n.classList.add("dag-changed");
+      });
       return;
     } else {
       var parent = f.parent && document.getElementById(f.parent);

@@ -207,3 +207,31 @@ func pageTitle(inProgress int, base string) string {
 }
 
 func urlPath(s string) string { return url.PathEscape(s) }
+
+// WithDAG lays out a dag plan that reached a template without its drawing (a plan under review
+// at the gate, say). The web layer normally supplies a cached drawing with live statuses.
+func WithDAG(p PlanView) PlanView {
+	if p.Kind != plans.KindDAG || p.DAG != nil || p.DAGErr != "" {
+		return p
+	}
+	raw, generic := p.DAGSource()
+	id := "dag-" + PlanID(p.Plan)
+	if generic {
+		g, err := dag.ParseGraph(raw)
+		if err != nil {
+			p.DAGErr = err.Error()
+			return p
+		}
+		v := dagview.NewGraphView(id, g)
+		p.DAG = &v
+		return p
+	}
+	dp, err := dag.Parse(raw)
+	if err != nil {
+		p.DAGErr = err.Error()
+		return p
+	}
+	v := dagview.NewPlanView(id, dp)
+	p.DAG = &v
+	return p
+}
