@@ -42,6 +42,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o.Ingest = "http://" + r.Host + "/api/v1/ingest"
+	o.Shared, o.SharedTotal = s.sharedStrip(r.Context())
 	s.page(w, r, templates.OverviewPage(o))
 }
 

@@ -31,6 +31,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sessions/{id}/plans/{plan}/history", s.history)
 		s.approvalPages(r)
 		s.sharedPlanPages(r)
+		s.sharedApprovalRoutes(r)
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth.RequireAPI)

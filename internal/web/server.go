@@ -98,6 +98,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	s.linkSharedToGate()
 	s.handler = s.routes()
 	return s, nil
 }

@@ -37,6 +37,7 @@ func (s *Server) publishShared(ctx context.Context, e history.Entry) {
 	} else {
 		s.hub.Publish(sharedTopic, encode(id, templates.SharedListID, seq, templates.SharedCard(p, now)))
 	}
+	s.publishSharedRow(p, e.Removed)
 	if topic := sharedPlanTopic(e.Name); s.hub.Subscribers(topic) > 0 {
 		s.hub.Publish(topic, s.sharedPlanFragments(ctx, p, seq, now)...)
 	}

@@ -46,6 +46,9 @@ type Overview struct {
 	Now     time.Time
 	Recent  []plans.Session
 	Version string
+	// Shared are the most recently updated shared plans (docker-agent's), of SharedTotal.
+	Shared      []SharedPlan
+	SharedTotal int
 }
 
 // InProgressCount is how many plans are being worked on, for the page title.
