@@ -97,6 +97,10 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	demoDir := filepath.Join(f.data, "plans")
 	if isDemo {
+		// The demo's shared plans stay out of docker-agent's real directory.
+		if f.plansDir == "" {
+			f.plansDir = filepath.Join(f.data, "shared-plans")
+		}
 		f.allowRoots = append(f.allowRoots, demoDir)
 		if err := mkdir(demoDir); err != nil {
 			return err
@@ -122,7 +126,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, f.data, base, url.QueryEscape(srv.Token()))
 	if isDemo {
 		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
-		agent := &demo.Agent{Server: base, Token: srv.Token(), Dir: demoDir}
+		agent := &demo.Agent{Server: base, Token: srv.Token(), Dir: demoDir, PlansDir: f.plansDir}
 		go func() {
 			if err := agent.Run(ctx); err != nil {
 				log.Error("demo agent stopped", "err", err)

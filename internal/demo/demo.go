@@ -21,6 +21,8 @@ type Agent struct {
 	Server string // base URL, e.g. http://127.0.0.1:7420
 	Token  string
 	Dir    string  // where file plans are written (an allowed root of the server)
+	// PlansDir is the shared plans directory the demo's "architect" writes to; "" writes none.
+	PlansDir string
 	Speed  float64 // 1 is real-time-ish; larger is faster
 	Client *http.Client
 	Log    io.Writer
@@ -37,6 +39,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
 		return err
 	}
+	go a.sharedRelease(ctx)
 	errc := make(chan error, len(scripts))
 	for i, sc := range scripts {
 		go func() { errc <- a.loop(ctx, i, sc) }()
@@ -194,4 +197,11 @@ func splitKeep(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+func (a *Agent) logOut() io.Writer {
+	if a.Log != nil {
+		return a.Log
+	}
+	return io.Discard
 }

@@ -105,6 +105,18 @@ func planModeAgent(r *run) error {
 	if !r.pause(1500 * time.Millisecond) {
 		return r.err
 	}
+	// The agent asks a person before it leaves plan mode.
+	r.say("Waiting for your approval on the dashboard before I start.")
+	decision, _, comment := r.askApproval("Migrate sessions to Redis", map[string]any{"type": "markdown", "markdown": planMarkdown})
+	switch decision {
+	case "rejected":
+		r.say("Understood, not starting. Reason given: " + comment)
+		return r.err
+	case "modified":
+		r.say("Going ahead with your edited plan.")
+	default:
+		r.say("Approved. Starting.")
+	}
 	r.update(msg{"sessionUpdate": "current_mode_update", "currentModeId": "code"})
 	progress(r, "redis-migration", []step{
 		{"Add the SessionStore interface", "high"},

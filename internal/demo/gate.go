@@ -1,0 +1,90 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/plandash/plandash/internal/sharedplans"
+)
+
+// askApproval submits plan to the gate and waits for the decision, as an agent that wants a
+// human to look before it acts would. It returns the decision ("approved", "modified",
+// "rejected"), the plan to run and the comment. Nobody deciding within the deadline approves, so
+// an unattended demo keeps moving.
+func (r *run) askApproval(title string, plan map[string]any) (decision string, result json.RawMessage, comment string) {
+	if r.err != nil {
+		return "", nil, ""
+	}
+	body, _ := json.Marshal(map[string]any{"title": title, "agent": "claude-agent-acp", "sessionId": r.session,
+		"context": "Plan mode finished: the agent waits for your go-ahead before editing code.",
+		"plan":    plan, "timeout": "2m", "default": "approve"})
+	var created struct{ ID string }
+	if err := r.api(http.MethodPost, "/api/v1/approvals", body, &created); err != nil {
+		return "", nil, ""
+	}
+	for r.ctx.Err() == nil {
+		var got struct {
+			Status   string
+			Decision *struct {
+				Comment string
+				Plan    json.RawMessage
+			}
+		}
+		if err := r.api(http.MethodGet, "/api/v1/approvals/"+created.ID+"?wait=30s", nil, &got); err != nil {
+			return "", nil, ""
+		}
+		if got.Status != "pending" && got.Decision != nil {
+			return got.Status, got.Decision.Plan, got.Decision.Comment
+		}
+	}
+	return "", nil, ""
+}
+
+// api calls the server's JSON API with the token.
+func (r *run) api(method, path string, body []byte, out any) error {
+	ctx, cancel := context.WithTimeout(r.ctx, 40*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, method, r.a.Server+path, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+r.a.Token)
+	req.Header.Set("Content-Type", "application/json")
+	client := *r.a.Client
+	client.Timeout = 0 // long polls
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("demo: %s %s answered %s", method, path, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// sharedRelease keeps a docker-agent style shared plan moving through its statuses, written on
+// disk with the lock as another agent process would.
+func (a *Agent) sharedRelease(ctx context.Context) {
+	if a.PlansDir == "" {
+		return
+	}
+	st := sharedplans.New(a.PlansDir)
+	steps := []struct{ status, content string }{
+		{"drafting", "# Release 1.4\n\n- [ ] Freeze the API\n- [ ] Cut the branch\n- [ ] Publish notes"},
+		{"ready-for-build", "# Release 1.4\n\n- [x] Freeze the API\n- [ ] Cut the branch\n- [ ] Publish notes"},
+		{"in-progress", "# Release 1.4\n\n- [x] Freeze the API\n- [x] Cut the branch\n- [ ] Publish notes"},
+		{"done", "# Release 1.4\n\n- [x] Freeze the API\n- [x] Cut the branch\n- [x] Publish notes"},
+	}
+	author, title := "architect", "Release 1.4"
+	for i := 0; ; i++ {
+		s := steps[i%len(steps)]
+		if _, err := st.Upsert(ctx, sharedplans.UpsertRequest{Name: "release-1-4", Title: &title, Author: &author, Status: &s.status, Content: &s.content}); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(a.logOut(), "demo: shared plan: %v\n", err)
+		}
+		if !a.sleep(ctx, 7*time.Second) {
+			return
+		}
+	}
+}
