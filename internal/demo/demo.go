@@ -20,12 +20,12 @@ import (
 type Agent struct {
 	Server string // base URL, e.g. http://127.0.0.1:7420
 	Token  string
-	Dir    string  // where file plans are written (an allowed root of the server)
+	Dir    string // where file plans are written (an allowed root of the server)
 	// PlansDir is the shared plans directory the demo's "architect" writes to; "" writes none.
 	PlansDir string
-	Speed  float64 // 1 is real-time-ish; larger is faster
-	Client *http.Client
-	Log    io.Writer
+	Speed    float64 // 1 is real-time-ish; larger is faster
+	Client   *http.Client
+	Log      io.Writer
 }
 
 // Run plays the three scripted agents side by side, over and over.
