@@ -125,6 +125,7 @@ type batch struct {
 	toolOrder    []PlanKey
 	lastAct      map[string]*Activity
 	queued       map[*Activity]bool
+	revised      map[PlanKey]bool
 	activity     []*Activity
 }
 
@@ -134,7 +135,10 @@ func (b *batch) changes() *Changes {
 		c.Sessions = append(c.Sessions, b.sessions[id])
 	}
 	for _, k := range b.planOrder {
-		c.Plans = append(c.Plans, b.plans[k])
+		// A plan only looked at (a removal of a plan never seen, say) is not written.
+		if b.revised[k] {
+			c.Plans = append(c.Plans, b.plans[k])
+		}
 	}
 	for _, k := range b.toolOrder {
 		c.ToolCalls = append(c.ToolCalls, b.tools[k])

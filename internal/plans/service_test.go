@@ -352,3 +352,14 @@ func TestLargePlan(t *testing.T) {
 		t.Fatalf("entries = %d", len(p.Entries))
 	}
 }
+
+func TestRemovingAnUnknownPlanStoresNothing(t *testing.T) {
+	e := newEnv(t)
+	e.apply(upd("s", `{"sessionUpdate":"plan_removed","planId":"never-seen"}`), upd("s", `{"sessionUpdate":"plan","entries":[]}`))
+	if _, err := e.store.Plan(context.Background(), "s", "never-seen"); err == nil {
+		t.Fatal("a removal of an unknown plan stored a plan")
+	}
+	if ps, _ := e.store.SessionPlans(context.Background(), "s"); len(ps) != 0 {
+		t.Fatalf("session has %d plans", len(ps))
+	}
+}

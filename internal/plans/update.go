@@ -85,6 +85,10 @@ func (b *batch) revise(sess *Session, p *Plan) {
 	p.Replayed = b.st.loading[sess.ID]
 	rev := *p
 	b.revisions = append(b.revisions, &rev)
+	if b.revised == nil {
+		b.revised = map[PlanKey]bool{}
+	}
+	b.revised[p.Key()] = true
 }
 
 func (b *batch) putPlan(sess *Session, c *acp.PlanContent, warnings []string) error {
