@@ -3,10 +3,209 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/web"
 )
 
-// acpCmd runs an agent behind the ACP proxy. (Owned by the proxy work.)
+// acpCmd runs an agent behind the transparent ACP proxy, feeding the dashboard on the side.
+// Nothing about the dashboard (down, slow, no token) stops the agent from starting or the IDE
+// from talking to it; problems are logged to stderr, which IDEs show as the agent's log.
 func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return errors.New("plandash acp: not built yet")
+	fs := flag.NewFlagSet("plandash acp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: plandash acp [flags] -- AGENT [ARGS…]\n\nRuns AGENT behind a transparent ACP proxy that feeds the dashboard.\n\n")
+		fs.PrintDefaults()
+	}
+	var f clientFlags
+	f.register(fs, getenv)
+	serve := fs.Bool("serve", false, "start an embedded dashboard server in this process when none answers at --server")
+	record := fs.String("record", "", "also write the transcript to this file (NDJSON envelopes; replay with plandash ingest)")
+	planUpdates := fs.Bool("plan-updates", false, "advertise the plan capability to the agent for an IDE without it, and translate plan updates back to v1 plans for that IDE")
+	approvals := fs.String("approvals", "ide", "who answers permission requests: ide, both (first answer wins) or dashboard")
+	stream := fs.String("stream", "", "the dashboard's name for this connection (default: one per run)")
+	agentName := fs.String("agent", "", "agent name until the agent's initialize names it (default: the command's name)")
+	flush := fs.Duration("flush", 3*time.Second, "how long to keep delivering to the dashboard after the agent exits")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "plandash acp: name the agent to run: plandash acp -- AGENT [ARGS…]")
+		return errUsage
+	}
+	mode, err := acp.ParseApprovals(*approvals)
+	if err != nil {
+		fmt.Fprintln(stderr, "plandash acp:", err)
+		return errUsage
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("from", "plandash acp")
+	if *stream == "" {
+		*stream = fmt.Sprintf("acp-%d-%d", os.Getpid(), time.Now().UnixNano())
+	}
+	if *agentName == "" {
+		*agentName = filepath.Base(fs.Arg(0))
+	}
+
+	// The dashboard side lives on after a signal: it must still take the agent's last frames.
+	base := context.WithoutCancel(ctx)
+	srvCtx, stopServer := context.WithCancel(base)
+	defer stopServer()
+	if *serve {
+		go superviseServer(srvCtx, f.server, f.data, log)
+	}
+
+	var rec *acp.Recorder
+	if *record != "" {
+		fh, err := os.Create(*record)
+		if err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+		rec = acp.NewRecorder(fh)
+	}
+	tap := acp.NewTap(acp.TapOptions{Record: rec})
+	sink := &acp.Sink{Server: f.server, Token: tokenReader(f), Stream: *stream, Agent: *agentName, Log: log}
+	sinkCtx, stopSink := context.WithCancel(base)
+	defer stopSink()
+	sinkDone := make(chan error, 1)
+	go func() { sinkDone <- sink.Run(sinkCtx, tap) }()
+
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	// Asking for SIGPIPE turns a write to a closed stdout into an error the proxy handles (it
+	// ends the agent) instead of a silent death that would orphan it.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
+
+	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
+	cmd.Stderr = stderr
+	p := &acp.Proxy{ClientIn: stdin, ClientOut: stdout, Tap: tap, PlanUpdates: *planUpdates, Approvals: mode, Log: log}
+	if mode != acp.ApprovalsIDE {
+		broker := &acp.RemoteBroker{Server: f.server, Token: tokenReader(f), Stream: *stream, Log: log}
+		go broker.Run(sinkCtx)
+		p.Broker = broker
+	}
+	code, runErr := (&acp.Agent{Cmd: cmd, Signals: sigs}).Run(p)
+
+	tap.Close()
+	select {
+	case <-sinkDone:
+	case <-time.After(*flush):
+		stopSink()
+		<-sinkDone
+		if st := tap.Stats(); st.Queued > 0 {
+			log.Warn("the dashboard did not take the last frames in time", "frames", st.Queued)
+		}
+	}
+	if rec != nil {
+		if err := rec.Close(); err != nil {
+			log.Error("recording failed", "file", *record, "err", err)
+		}
+	}
+	if runErr != nil {
+		if code == 127 {
+			fmt.Fprintf(stderr, "plandash acp: %v\n", runErr)
+			return exitCode(127)
+		}
+		log.Error("proxy", "err", runErr)
+	}
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+// tokenReader reads the token when it is needed: a server started after the proxy (or by
+// another proxy's --serve) creates the token file later.
+func tokenReader(f clientFlags) func() string {
+	return func() string {
+		t, err := f.resolveToken()
+		if err != nil {
+			return ""
+		}
+		return t
+	}
+}
+
+// superviseServer runs an embedded server whenever none answers at server: at start, and again
+// if the server this proxy relied on (another proxy's) goes away. Only one process can listen
+// on the address, so concurrent proxies take turns rather than fight.
+func superviseServer(ctx context.Context, server, data string, log *slog.Logger) {
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" {
+		log.Error("--serve: cannot serve at --server", "server", server)
+		return
+	}
+	for {
+		if !healthy(ctx, server) {
+			if done := serveEmbedded(ctx, u.Host, data, log); done != nil {
+				<-done
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+func healthy(ctx context.Context, server string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(server, "/")+"/healthz", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// serveEmbedded serves the dashboard at addr until ctx ends; the returned channel closes then.
+// It returns nil when it could not start (someone else got the address first).
+func serveEmbedded(ctx context.Context, addr, data string, log *slog.Logger) <-chan struct{} {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil
+	}
+	if err := mkdir(data); err != nil {
+		ln.Close()
+		log.Error("--serve", "err", err)
+		return nil
+	}
+	srv, err := web.Open(ctx, web.Config{DataDir: data, Log: log, Version: version})
+	if err != nil {
+		ln.Close()
+		log.Error("--serve: cannot open the dashboard", "err", err)
+		return nil
+	}
+	log.Warn("serving the dashboard in this process; it stops when this agent does", "url", "http://"+ln.Addr().String())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ctx, ln); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("embedded dashboard stopped", "err", err)
+		}
+	}()
+	return done
 }

@@ -1,0 +1,262 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+)
+
+// transcript is n ACP frames of one long session: the Go SDK example's opening (initialize,
+// session/new) once, then its turn over and over (prompt, message chunks, tool calls, a
+// permission request and its answer), with a plan update in every turn.
+func transcript(tb testing.TB, n int) []byte {
+	raw, err := os.ReadFile("testdata/gosdk_exchange.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	frames := bytes.SplitAfter(bytes.TrimSpace(raw), []byte("\n"))
+	frames[len(frames)-1] = append(frames[len(frames)-1], '\n')
+	opening, turn := frames[:4], append(frames[4:], append(planUpdateLine(8), '\n'))
+	var b bytes.Buffer
+	for _, f := range opening {
+		b.Write(f)
+	}
+	for i := range n - len(opening) {
+		b.Write(turn[i%len(turn)])
+	}
+	return b.Bytes()
+}
+
+// discardServer is a dashboard that takes everything and does nothing with it.
+func discardServer(tb testing.TB) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, `{"applied":0,"errors":[]}`)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// pipeThroughCat sends data through a cat process and returns how long until the last byte
+// came out.
+func pipeThroughCat(tb testing.TB, data []byte) time.Duration {
+	cmd := exec.Command("cat")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	start := time.Now()
+	go func() {
+		in.Write(data)
+		in.Close()
+	}()
+	n, _ := io.Copy(io.Discard, out)
+	d := time.Since(start)
+	cmd.Wait()
+	if n != int64(len(data)) {
+		tb.Fatalf("cat passed %d of %d bytes", n, len(data))
+	}
+	return d
+}
+
+// pipeThroughProxy sends data through the proxy's IDE→agent direction, over OS pipes as cat
+// gets them, with the tap on and a sink posting to server.
+func pipeThroughProxy(tb testing.TB, data []byte, server string, p Proxy) (time.Duration, QueueStats) {
+	cinR, cinW, _ := os.Pipe()
+	ainR, ainW, _ := os.Pipe()
+	aoutR, aoutW, _ := os.Pipe()
+	aoutW.Close()
+	tap := NewTap(TapOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	sinkDone := make(chan struct{})
+	go func() {
+		(&Sink{Server: server, Stream: "bench"}).Run(ctx, tap)
+		close(sinkDone)
+	}()
+	p.ClientIn, p.ClientOut, p.AgentIn, p.AgentOut, p.Tap = cinR, io.Discard, ainW, aoutR, tap
+	go p.Run()
+	start := time.Now()
+	go func() {
+		cinW.Write(data)
+		cinW.Close()
+	}()
+	n, _ := io.Copy(io.Discard, ainR)
+	d := time.Since(start)
+	st := tap.Stats()
+	cancel()
+	<-sinkDone
+	for _, f := range []*os.File{cinR, ainR, aoutR} {
+		f.Close()
+	}
+	// The bridge adds the plan capability to each initialize; otherwise not a byte changes.
+	if n < int64(len(data)) || !p.PlanUpdates && n != int64(len(data)) {
+		tb.Fatalf("the proxy passed %d of %d bytes", n, len(data))
+	}
+	return d, st
+}
+
+// pipeThroughProxiedCat is the whole round trip an IDE sees: the transcript goes through the
+// proxy to a cat agent and back through the proxy, tapped both ways.
+func pipeThroughProxiedCat(tb testing.TB, data []byte, server string) (time.Duration, QueueStats) {
+	cinR, cinW, _ := os.Pipe()
+	coutR, coutW, _ := os.Pipe()
+	tap := NewTap(TapOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	sinkDone := make(chan struct{})
+	go func() {
+		(&Sink{Server: server, Stream: "bench"}).Run(ctx, tap)
+		close(sinkDone)
+	}()
+	p := &Proxy{ClientIn: cinR, ClientOut: coutW, Tap: tap}
+	done := make(chan struct{})
+	go func() {
+		(&Agent{Cmd: exec.Command("cat")}).Run(p)
+		coutW.Close()
+		close(done)
+	}()
+	start := time.Now()
+	go func() {
+		cinW.Write(data)
+		cinW.Close()
+	}()
+	n, _ := io.Copy(io.Discard, coutR)
+	d := time.Since(start)
+	<-done
+	st := tap.Stats()
+	cancel()
+	<-sinkDone
+	cinR.Close()
+	coutR.Close()
+	if n != int64(len(data)) {
+		tb.Fatalf("the proxied cat passed %d of %d bytes", n, len(data))
+	}
+	return d, st
+}
+
+// BenchmarkProxyVsCat passes a 100k-message transcript through cat and through the proxy (tap
+// on, sink posting), in the same iteration, and reports each one's throughput and their ratio.
+// raw and lines are one hop each (the proxy in place of cat: forwarding as it reads, or line by
+// line as with --plan-updates); agent is the IDE's whole round trip, proxy → cat → proxy, against
+// cat alone.
+func BenchmarkProxyVsCat(b *testing.B) {
+	data := transcript(b, 100_000)
+	server := discardServer(b)
+	for _, mode := range []struct {
+		name string
+		p    Proxy
+	}{{"raw", Proxy{}}, {"lines", Proxy{PlanUpdates: true}}, {"agent", Proxy{}}} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			var cat, proxy time.Duration
+			var dropped uint64
+			for b.Loop() {
+				cat += pipeThroughCat(b, data)
+				var d time.Duration
+				var st QueueStats
+				if mode.name == "agent" {
+					d, st = pipeThroughProxiedCat(b, data, server)
+				} else {
+					d, st = pipeThroughProxy(b, data, server, mode.p)
+				}
+				proxy += d
+				dropped += st.Dropped
+			}
+			mb := float64(len(data)) * float64(b.N) / 1e6
+			b.ReportMetric(mb/cat.Seconds(), "cat-MB/s")
+			b.ReportMetric(mb/proxy.Seconds(), "proxy-MB/s")
+			b.ReportMetric(cat.Seconds()/proxy.Seconds(), "proxy/cat")
+			b.ReportMetric(float64(dropped)/float64(b.N), "tap-dropped/op")
+		})
+	}
+}
+
+// BenchmarkProxyLatency sends one message at a time and waits for it at the other end, through
+// a bare pipe and through the proxy (tap on), and reports the proxy's added latency.
+func BenchmarkProxyLatency(b *testing.B) {
+	line := append(planUpdateLine(3), '\n')
+	chunk := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_b0c39167111088253d25ea18","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"I'll help you with that."}}}}` + "\n")
+	server := discardServer(b)
+	for _, mode := range []struct {
+		name string
+		p    Proxy
+	}{{"raw", Proxy{}}, {"lines", Proxy{PlanUpdates: true}}} {
+		b.Run(mode.name, func(b *testing.B) {
+			// The bare pipe: what any process in between costs at least.
+			dr, dw, _ := os.Pipe()
+			defer dr.Close()
+			defer dw.Close()
+			// The proxy, agent→IDE direction, as plans travel.
+			aoutR, aoutW, _ := os.Pipe()
+			coutR, coutW, _ := os.Pipe()
+			cinR, cinW, _ := os.Pipe()
+			_, ainW, _ := os.Pipe()
+			tap := NewTap(TapOptions{})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go (&Sink{Server: server, Stream: "bench"}).Run(ctx, tap)
+			p := mode.p
+			p.ClientIn, p.ClientOut, p.AgentIn, p.AgentOut, p.Tap = cinR, coutW, ainW, aoutR, tap
+			go p.Run()
+			defer func() { aoutW.Close(); cinW.Close(); coutR.Close() }()
+			direct, via := bufio.NewReader(dr), bufio.NewReader(coutR)
+			var bare, proxied []time.Duration
+			for i := 0; b.Loop(); i++ {
+				msg := chunk
+				if i%10 == 0 {
+					msg = line
+				}
+				bare = append(bare, roundTrip(b, dw, direct, msg))
+				proxied = append(proxied, roundTrip(b, aoutW, via, msg))
+			}
+			slices.Sort(bare)
+			slices.Sort(proxied)
+			q := func(d []time.Duration, p float64) float64 {
+				return float64(d[int(float64(len(d)-1)*p)].Nanoseconds()) / 1e3
+			}
+			b.ReportMetric(q(bare, 0.5), "pipe-p50-µs")
+			b.ReportMetric(q(bare, 0.99), "pipe-p99-µs")
+			b.ReportMetric(q(proxied, 0.5), "proxy-p50-µs")
+			b.ReportMetric(q(proxied, 0.99), "proxy-p99-µs")
+			b.ReportMetric(q(proxied, 0.99)-q(bare, 0.99), "added-p99-µs")
+		})
+	}
+}
+
+func roundTrip(b *testing.B, w io.Writer, r *bufio.Reader, msg []byte) time.Duration {
+	start := time.Now()
+	if _, err := w.Write(msg); err != nil {
+		b.Fatal(err)
+	}
+	got, err := r.ReadSlice('\n')
+	d := time.Since(start)
+	if err != nil || len(got) != len(msg) {
+		b.Fatalf("read %d bytes, %v", len(got), err)
+	}
+	return d
+}
+
+// BenchmarkTapFeed is the tap's cost on the forwarding path per 64 KiB read.
+func BenchmarkTapFeed(b *testing.B) {
+	data := transcript(b, 2000)[:64<<10]
+	tap := NewTap(TapOptions{MaxFrames: 1 << 30, MaxBytes: 1 << 40})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		tap.Feed(AgentToClient, data)
+		if i%64 == 0 {
+			for tap.q.take(1<<20, 1<<30) != nil {
+				tap.q.done()
+			}
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package acp
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Agent runs the real agent process behind a Proxy: its stdin and stdout are the proxy's agent
+// side, its stderr is whatever Cmd.Stderr is (the proxy's own stderr, passed straight through),
+// and it gets the signals the proxy gets.
+type Agent struct {
+	Cmd *exec.Cmd
+	// Signals are forwarded to the agent as they arrive. The proxy does not stop on them: it
+	// ends when the agent does, with its exit code.
+	Signals <-chan os.Signal
+	// StopGrace is how long the agent may run on after the IDE closed its input (and again after
+	// SIGTERM) before it is stopped harder. Default 5 s.
+	StopGrace time.Duration
+	// Drain is how long output is still read after the agent exited, for a child of the agent
+	// that holds its stdout open. Default 2 s.
+	Drain time.Duration
+}
+
+// Run starts the agent, proxies p to it until it has exited and its output is drained, and
+// returns its exit code: the code it exited with, or 128+N when signal N ended it, as a shell
+// reports it.
+func (a *Agent) Run(p *Proxy) (int, error) {
+	if a.StopGrace <= 0 {
+		a.StopGrace = 5 * time.Second
+	}
+	if a.Drain <= 0 {
+		a.Drain = 2 * time.Second
+	}
+	// Pipes of our own rather than StdinPipe/StdoutPipe: Wait then never closes the read end
+	// under the forwarding goroutine, and the child gets real files, so exec adds no copying
+	// goroutine of its own.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return 1, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return 1, err
+	}
+	a.Cmd.Stdin, a.Cmd.Stdout = inR, outW
+	ownProcessGroup(a.Cmd)
+	if err := a.Cmd.Start(); err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW} {
+			f.Close()
+		}
+		return 127, err
+	}
+	inR.Close()
+	outW.Close()
+
+	exited := make(chan struct{})
+	go func() {
+		a.Cmd.Wait()
+		close(exited)
+	}()
+	go a.forwardSignals(exited)
+
+	stdinClosed := make(chan struct{})
+	agentIn := &closeNotifier{Writer: inW, c: inW, closed: stdinClosed}
+	p.AgentIn, p.AgentOut = agentIn, outR
+	// An IDE that stops reading is gone: end the agent's input so it ends too.
+	gone := p.OnClientGone
+	p.OnClientGone = func() {
+		agentIn.Close()
+		if gone != nil {
+			gone()
+		}
+	}
+	go a.stopAfterInputEnds(stdinClosed, exited)
+
+	done := make(chan error, 1)
+	go func() { done <- p.Run() }()
+	var runErr error
+	select {
+	case runErr = <-done:
+		// The agent closed its output: it can never answer again. Closing its input tells it so;
+		// if it lingers, stopAfterInputEnds ends it.
+		agentIn.Close()
+		<-exited
+	case <-exited:
+		select {
+		case runErr = <-done:
+		case <-time.After(a.Drain):
+			outR.Close() // a grandchild holds the pipe open; stop reading it
+			runErr = <-done
+		}
+	}
+	outR.Close()
+	agentIn.Close()
+	return exitStatus(a.Cmd.ProcessState), runErr
+}
+
+func (a *Agent) forwardSignals(exited <-chan struct{}) {
+	for {
+		select {
+		case <-exited:
+			return
+		case s, ok := <-a.Signals:
+			if !ok {
+				return
+			}
+			a.Cmd.Process.Signal(s)
+		}
+	}
+}
+
+// stopAfterInputEnds ends an agent that keeps running after its input closed: without input it
+// can never be asked anything again.
+func (a *Agent) stopAfterInputEnds(stdinClosed, exited <-chan struct{}) {
+	select {
+	case <-exited:
+		return
+	case <-stdinClosed:
+	}
+	for _, stop := range []func() error{a.terminate, a.Cmd.Process.Kill} {
+		select {
+		case <-exited:
+			return
+		case <-time.After(a.StopGrace):
+		}
+		stop()
+	}
+}
+
+// closeNotifier closes the agent's stdin once and says so.
+type closeNotifier struct {
+	io.Writer
+	c      io.Closer
+	once   sync.Once
+	closed chan struct{}
+}
+
+// Close closes the pipe the first time; later calls do nothing.
+func (n *closeNotifier) Close() error {
+	var err error
+	n.once.Do(func() {
+		err = n.c.Close()
+		close(n.closed)
+	})
+	return err
+}

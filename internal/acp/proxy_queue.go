@@ -1,0 +1,293 @@
+package acp
+
+import (
+	"sync"
+	"time"
+)
+
+// frame is one tapped line on its way to the dashboard. It is kept small and nearly free of
+// pointers: the queue holds thousands, and the forwarding path appends one per line.
+type frame struct {
+	seq    uint64
+	at     int64  // Unix nanoseconds
+	line   []byte // without its terminator
+	key    string // session and plan id of a plan frame; "" for any other frame
+	a2c    bool   // sent by the agent
+	pinned bool   // a connection's opening frames: never dropped
+}
+
+func newFrame(dir Direction, at time.Time, line []byte) frame {
+	a2c := dir == AgentToClient
+	f := frame{at: at.UnixNano(), line: line, a2c: a2c}
+	if a2c { // only the agent sends plans
+		f.key = planKey(line)
+	}
+	return f
+}
+
+func (f *frame) dir() Direction {
+	if f.a2c {
+		return AgentToClient
+	}
+	return ClientToAgent
+}
+
+func (f *frame) time() time.Time { return time.Unix(0, f.at) }
+
+// QueueStats counts what the tap's queue did with frames.
+type QueueStats struct {
+	Queued    int    // frames waiting now
+	Dropped   uint64 // frames dropped because the queue was full
+	Coalesced uint64 // plan frames replaced by a newer state of the same plan
+	Oversize  uint64 // lines too long to send to the dashboard
+}
+
+// frameQueue is bounded, and built for a dashboard that may be away for a long time: plans are
+// replaced whole on every update, so of each (session, plan) only the newest frame is kept, and
+// when the queue is full the oldest other frames go first. The dashboard therefore always
+// catches up with the latest state of every plan, whatever it missed in between.
+//
+// One batch at a time is taken out for posting; it is either done or put back in front.
+type frameQueue struct {
+	mu       sync.Mutex
+	seq      uint64
+	pinned   fifo
+	others   fifo
+	plans    []frame // oldest first; one per key
+	bytes    int
+	inflight bool
+	closed   bool
+	stats    QueueStats
+	notify   chan struct{}
+
+	maxFrames, maxBytes, maxPlans, maxPinned int
+}
+
+func newFrameQueue(maxFrames, maxBytes int) *frameQueue {
+	return &frameQueue{
+		maxFrames: maxFrames, maxBytes: maxBytes, maxPlans: 4096, maxPinned: 32,
+		notify: make(chan struct{}, 1),
+	}
+}
+
+// push queues frames (in order) and wakes the poster; it never blocks.
+func (q *frameQueue) push(fs []frame) {
+	q.mu.Lock()
+	for _, f := range fs {
+		q.seq++
+		f.seq = q.seq
+		q.bytes += len(f.line)
+		switch {
+		case f.key != "":
+			q.addPlan(f)
+		case q.seq <= uint64(q.maxPinned):
+			f.pinned = true
+			q.pinned.push(f)
+		default:
+			q.others.push(f)
+		}
+	}
+	q.trim()
+	q.mu.Unlock()
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+// addPlan keeps only the newest frame of each plan. A frame already taken out for posting is not
+// in q.plans, so it still goes out; the newer one follows it.
+func (q *frameQueue) addPlan(f frame) {
+	for i := range q.plans {
+		if q.plans[i].key == f.key {
+			q.bytes -= len(q.plans[i].line)
+			q.plans = append(q.plans[:i], q.plans[i+1:]...)
+			q.stats.Coalesced++
+			break
+		}
+	}
+	q.plans = append(q.plans, f)
+}
+
+// trim drops the oldest non-plan frames while the queue is over its bounds. Plan frames are
+// bounded only by the number of distinct plans.
+func (q *frameQueue) trim() {
+	for q.others.len() > 0 && (q.bytes > q.maxBytes || q.pinned.len()+q.others.len()+len(q.plans) > q.maxFrames) {
+		f := q.others.pop()
+		q.bytes -= len(f.line)
+		q.stats.Dropped++
+	}
+	for len(q.plans) > q.maxPlans {
+		q.bytes -= len(q.plans[0].line)
+		q.plans = q.plans[1:]
+		q.stats.Dropped++
+	}
+}
+
+// take removes up to maxFrames frames (at least one, if any wait) holding up to about maxBytes,
+// oldest first, for posting. It returns nil while a batch is out.
+func (q *frameQueue) take(maxFrames, maxBytes int) []frame {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.inflight {
+		return nil
+	}
+	var out []frame
+	size := 0
+	for len(out) < maxFrames {
+		f, ok := q.popOldest(maxBytes-size, len(out) == 0)
+		if !ok {
+			break
+		}
+		size += len(f.line)
+		out = append(out, f)
+	}
+	q.inflight = len(out) > 0
+	return out
+}
+
+// popOldest removes the frame with the lowest seq among the three lists, if it fits in room.
+func (q *frameQueue) popOldest(room int, first bool) (frame, bool) {
+	var best *frame
+	src := -1
+	if f := q.pinned.front(); f != nil {
+		best, src = f, 0
+	}
+	if f := q.others.front(); f != nil && (best == nil || f.seq < best.seq) {
+		best, src = f, 1
+	}
+	if len(q.plans) > 0 && (best == nil || q.plans[0].seq < best.seq) {
+		best, src = &q.plans[0], 2
+	}
+	if best == nil || !first && len(best.line) > room {
+		return frame{}, false
+	}
+	var f frame
+	switch src {
+	case 0:
+		f = q.pinned.pop()
+	case 1:
+		f = q.others.pop()
+	default:
+		f = q.plans[0]
+		q.plans = q.plans[1:]
+	}
+	q.bytes -= len(f.line)
+	return f, true
+}
+
+// done ends the batch taken out: it was delivered (or refused for good).
+func (q *frameQueue) done() {
+	q.mu.Lock()
+	q.inflight = false
+	q.mu.Unlock()
+}
+
+// requeue puts a batch that could not be delivered back in front, except plan frames that a
+// newer state of the same plan has replaced in the meantime.
+func (q *frameQueue) requeue(batch []frame) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.inflight = false
+	var pinned, others, plans []frame
+	for _, f := range batch {
+		switch {
+		case f.key != "":
+			if q.hasPlan(f.key) {
+				q.stats.Coalesced++
+				continue
+			}
+			plans = append(plans, f)
+		case f.pinned:
+			pinned = append(pinned, f)
+		default:
+			others = append(others, f)
+		}
+		q.bytes += len(f.line)
+	}
+	q.pinned.pushFront(pinned)
+	q.others.pushFront(others)
+	q.plans = append(plans, q.plans...)
+	q.trim()
+}
+
+func (q *frameQueue) hasPlan(key string) bool {
+	for i := range q.plans {
+		if q.plans[i].key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// empty reports whether nothing waits and nothing is out.
+func (q *frameQueue) empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return !q.inflight && q.pinned.len()+q.others.len()+len(q.plans) == 0
+}
+
+func (q *frameQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (q *frameQueue) isClosed() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closed
+}
+
+func (q *frameQueue) snapshot() QueueStats {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s := q.stats
+	s.Queued = q.pinned.len() + q.others.len() + len(q.plans)
+	return s
+}
+
+// fifo is a queue of frames in a slice; popping from the front is O(1) and the slice is
+// compacted once half of it is dead.
+type fifo struct {
+	items []frame
+	head  int
+}
+
+func (f *fifo) len() int { return len(f.items) - f.head }
+
+func (f *fifo) push(fr frame) { f.items = append(f.items, fr) }
+
+func (f *fifo) front() *frame {
+	if f.head >= len(f.items) {
+		return nil
+	}
+	return &f.items[f.head]
+}
+
+func (f *fifo) pop() frame {
+	fr := f.items[f.head]
+	f.items[f.head] = frame{} // let the line be collected
+	f.head++
+	switch {
+	case f.head == len(f.items):
+		f.items, f.head = f.items[:0], 0
+	case f.head > 1024 && f.head*2 > len(f.items):
+		n := copy(f.items, f.items[f.head:])
+		clear(f.items[n:])
+		f.items, f.head = f.items[:n], 0
+	}
+	return fr
+}
+
+func (f *fifo) pushFront(frs []frame) {
+	if len(frs) == 0 {
+		return
+	}
+	f.items = append(append([]frame(nil), frs...), f.items[f.head:]...)
+	f.head = 0
+}

@@ -1,0 +1,112 @@
+package acp
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testPlanFrame(session, plan string, version int) frame {
+	line := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":%q,"content":"v%d"}}}}`, session, plan, version)
+	return newFrame(AgentToClient, time.Time{}, []byte(line))
+}
+
+func chunkFrame(i int) frame {
+	return newFrame(AgentToClient, time.Time{}, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%d"}}}}`, i)))
+}
+
+// contents lists what a batch carries: "plan:v3" or "chunk:12".
+func contents(fs []frame) string {
+	var out []string
+	for _, f := range fs {
+		s := string(f.line)
+		switch {
+		case f.key != "":
+			i := strings.Index(s, `"content":"`)
+			out = append(out, strings.SplitN(f.key, "\x00", 2)[1]+":"+s[i+11:i+13])
+		default:
+			i := strings.Index(s, `"text":"`)
+			out = append(out, "chunk:"+strings.TrimRight(s[i+8:], `"}`))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func TestPlanKey(t *testing.T) {
+	for _, tc := range []struct{ line, key string }{
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}}`, "s\x00main"},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p","entries":[]}}}}`, "s\x00p"},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","id":"old","entries":[]}}}}`, "s\x00old"},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan_removed","planId":"p"}}}`, "s\x00p"},
+		{`{ "jsonrpc": "2.0", "method": "session/update", "params": { "sessionId": "s", "update": { "sessionUpdate": "plan", "entries": [] } } }`, "s\x00main"},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"t","title":"plan","rawInput":{"plan":"x"}}}}`, ""},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","entries":[]}}}}`, ""},
+		{`{"sessionUpdate":"plan" not json`, ""},
+	} {
+		if got := planKey([]byte(tc.line)); got != tc.key {
+			t.Errorf("planKey(%s) = %q, want %q", tc.line, got, tc.key)
+		}
+	}
+}
+
+func TestFrameQueueKeepsLatestPlans(t *testing.T) {
+	q := newFrameQueue(10, 1<<20)
+	q.maxPinned = 0
+	var fs []frame
+	for i := range 50 {
+		fs = append(fs, chunkFrame(i))
+		if i%10 == 0 {
+			fs = append(fs, testPlanFrame("s", "a", i/10), testPlanFrame("s", "b", i/10))
+		}
+	}
+	q.push(fs)
+	batch := q.take(100, 1<<20)
+	// Eight chunks fit beside the two plans; the oldest chunks went; each plan is at its latest.
+	if got, want := contents(batch), "a:v4 b:v4 chunk:42 chunk:43 chunk:44 chunk:45 chunk:46 chunk:47 chunk:48 chunk:49"; got != want {
+		t.Errorf("queue holds\n %s\nwant\n %s", got, want)
+	}
+	if st := q.snapshot(); st.Dropped != 42 || st.Coalesced != 8 {
+		t.Errorf("stats %+v, want 42 dropped and 8 coalesced", st)
+	}
+}
+
+func TestFrameQueueRequeue(t *testing.T) {
+	q := newFrameQueue(100, 1<<20)
+	q.push([]frame{chunkFrame(1), testPlanFrame("s", "a", 1), chunkFrame(2)})
+	batch := q.take(2, 1<<20)
+	if q.take(10, 1<<20) != nil {
+		t.Fatal("a second batch was handed out while one is out")
+	}
+	q.push([]frame{testPlanFrame("s", "a", 2), chunkFrame(3)})
+	q.requeue(batch) // the post failed; a:v1 has been superseded meanwhile
+	if got, want := contents(q.take(10, 1<<20)), "chunk:1 chunk:2 a:v2 chunk:3"; got != want {
+		t.Errorf("after requeue: %s, want %s", got, want)
+	}
+}
+
+func TestFrameQueuePinsOpeningFrames(t *testing.T) {
+	q := newFrameQueue(5, 1<<20)
+	q.maxPinned = 2
+	var fs []frame
+	for i := range 20 {
+		fs = append(fs, chunkFrame(i))
+	}
+	q.push(fs)
+	if got, want := contents(q.take(100, 1<<20)), "chunk:0 chunk:1 chunk:17 chunk:18 chunk:19"; got != want {
+		t.Errorf("got %s, want %s: the opening frames (initialize, session/new) are kept", got, want)
+	}
+}
+
+func TestFrameQueueBatchBytes(t *testing.T) {
+	q := newFrameQueue(100, 1<<20)
+	q.push([]frame{chunkFrame(1), chunkFrame(2), chunkFrame(3)})
+	one := len(chunkFrame(1).line)
+	if got := q.take(100, one+1); len(got) != 1 {
+		t.Errorf("took %d frames in %d bytes, want 1", len(got), one+1)
+	}
+	q.done()
+	if got := q.take(100, 1); len(got) != 1 {
+		t.Errorf("a frame bigger than the batch must still go alone; took %d", len(got))
+	}
+}

@@ -1,0 +1,251 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Sink posts what a Tap queued to a plandash server's ingest API, as recorded-transcript
+// envelopes (so the server knows each frame's direction), all under one stream id so the server
+// pairs requests and responses across posts. It runs on its own goroutine: a dashboard that is
+// down, slow or restarting only makes the queue coalesce, never the proxy wait.
+type Sink struct {
+	Server string        // base URL, e.g. http://127.0.0.1:7420
+	Token  func() string // read before each post: a server started later may create the token
+	Stream string        // the server's name for this connection
+	Agent  string        // agent name until the agent's initialize response names it
+	Client *http.Client  // default: 10 s timeout per post
+	Log    *slog.Logger
+
+	MinBackoff, MaxBackoff time.Duration // retry delays; default 100 ms doubling to 5 s
+	BatchFrames            int           // frames per post; default 1000
+	BatchBytes             int           // bytes per post, about; default 2 MiB
+	// Interval is the least time between posts while frames keep coming (default 50 ms): a
+	// burst becomes a few large posts instead of a stream of small ones, which keeps the tap's
+	// CPU away from the forwarding path and the server's transactions few. A frame after a quiet
+	// spell goes at once.
+	Interval time.Duration
+
+	// The poster's view of the connection, for what the frames themselves do not say.
+	session string           // the last session id seen: violations are attached to it
+	early   map[uint64]frame // violations seen before any session, by frame seq
+	down    bool             // the last post failed (for logging changes only)
+}
+
+// maxEarly bounds the violations kept while no session is known (an agent printing a banner).
+const maxEarly = 16
+
+// Run posts until the tap is closed and its queue is empty, or until ctx ends.
+func (s *Sink) Run(ctx context.Context, t *Tap) error {
+	s.defaults()
+	backoff := s.MinBackoff
+	var last time.Time
+	for {
+		if wait := s.Interval - time.Since(last); wait > 0 && !t.q.isClosed() {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+		}
+		batch := t.q.take(s.BatchFrames, s.BatchBytes)
+		if batch == nil {
+			if t.q.isClosed() && t.q.empty() {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.q.notify:
+			}
+			continue
+		}
+		last = time.Now()
+		body, earlyUsed := s.encode(batch)
+		err := s.post(ctx, body)
+		if err == nil || isPermanent(err) {
+			if err != nil {
+				s.Log.Warn("plandash: the dashboard refused tapped frames; they are dropped", "frames", len(batch), "err", err)
+			} else if s.down {
+				s.Log.Info("plandash: dashboard reachable again; catching up")
+			}
+			for _, seq := range earlyUsed {
+				delete(s.early, seq)
+			}
+			s.down = false
+			t.q.done()
+			backoff = s.MinBackoff
+			continue
+		}
+		t.q.requeue(batch)
+		if !s.down {
+			s.Log.Warn("plandash: dashboard unreachable; keeping the latest plans and retrying", "server", s.Server, "err", err)
+			s.down = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, s.MaxBackoff)
+	}
+}
+
+func (s *Sink) defaults() {
+	if s.Client == nil {
+		s.Client = &http.Client{Timeout: 10 * time.Second}
+	}
+	if s.Log == nil {
+		s.Log = slog.New(slog.DiscardHandler)
+	}
+	if s.MinBackoff <= 0 {
+		s.MinBackoff = 100 * time.Millisecond
+	}
+	if s.MaxBackoff <= 0 {
+		s.MaxBackoff = 5 * time.Second
+	}
+	if s.BatchFrames <= 0 {
+		s.BatchFrames = 1000
+	}
+	if s.Interval == 0 {
+		s.Interval = 50 * time.Millisecond
+	}
+	if s.BatchBytes <= 0 {
+		s.BatchBytes = 2 << 20
+	}
+	if s.Token == nil {
+		s.Token = func() string { return "" }
+	}
+	if s.early == nil {
+		s.early = map[uint64]frame{}
+	}
+}
+
+// encode turns a batch into an NDJSON body of envelopes. earlyUsed lists the held violations it
+// included, to forget once the post succeeds.
+func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
+	for _, f := range batch {
+		b := trimSpace(f.line)
+		valid := (isObject(b) || isArray(b)) && json.Valid(b)
+		if valid {
+			s.observe(b)
+			if s.session != "" && len(s.early) > 0 && earlyUsed == nil {
+				var used []uint64
+				body, used = s.flushEarly(body)
+				earlyUsed = append(earlyUsed, used...)
+			}
+		}
+		var msg []byte
+		switch {
+		case valid:
+			msg = b
+		case s.session != "":
+			msg = violationMsg(f.dir(), f.line, s.session)
+		default:
+			if len(s.early) < maxEarly {
+				s.early[f.seq] = f
+			}
+			continue
+		}
+		body = appendEnvelope(body, f.dir(), f.time(), msg)
+	}
+	return body, earlyUsed
+}
+
+// flushEarly writes the held violations, now that there is a session to show them in.
+func (s *Sink) flushEarly(body []byte) ([]byte, []uint64) {
+	seqs := slices.Sorted(maps.Keys(s.early))
+	for _, seq := range seqs {
+		f := s.early[seq]
+		body = appendEnvelope(body, f.dir(), f.time(), violationMsg(f.dir(), f.line, s.session))
+	}
+	return body, seqs
+}
+
+// observe notes the session a frame belongs to and the agent's name, when it says them.
+func (s *Sink) observe(b []byte) {
+	if !isObject(b) || !bytes.Contains(b, []byte("sessionId")) && !bytes.Contains(b, []byte("agentInfo")) {
+		return
+	}
+	var top [2][]byte
+	lookup(b, top[:], "params", "result")
+	for _, v := range top {
+		if !isObject(v) {
+			continue
+		}
+		var f [2][]byte
+		lookup(v, f[:], "sessionId", "agentInfo")
+		if id, ok := unquote(f[0]); ok && id != "" {
+			s.session = id
+		}
+		if isObject(f[1]) {
+			if im := implementation(f[1]); im.Name != "" {
+				s.Agent = im.Name
+			}
+		}
+	}
+}
+
+// appendEnvelope wraps one message the way DecodeLine reads recorded transcripts.
+func appendEnvelope(b []byte, dir Direction, at time.Time, msg []byte) []byte {
+	b = append(b, `{"dir":"`...)
+	b = append(b, dir...)
+	b = append(b, `","ts":"`...)
+	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","msg":`...)
+	b = append(b, msg...)
+	return append(b, "}\n"...)
+}
+
+// postError is a failed post; permanent ones are not retried.
+type postError struct {
+	status    int
+	permanent bool
+	msg       string
+}
+
+func (e *postError) Error() string { return e.msg }
+
+func isPermanent(err error) bool {
+	pe, ok := err.(*postError)
+	return ok && pe.permanent
+}
+
+func (s *Sink) post(ctx context.Context, body []byte) error {
+	if len(body) == 0 {
+		return nil
+	}
+	q := url.Values{"stream": {s.Stream}}
+	if s.Agent != "" {
+		q.Set("agent", s.Agent)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(s.Server, "/")+"/api/v1/ingest?"+q.Encode(), bytes.NewReader(body))
+	if err != nil {
+		return &postError{permanent: true, msg: err.Error()}
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Token())
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	detail, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if resp.StatusCode/100 == 2 {
+		return nil
+	}
+	// 400: nothing in the batch could be applied, 413: too big. Sending the same bytes again
+	// cannot help. Anything else (401 before the token exists, 5xx, a proxy's 502) may pass later.
+	perm := resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge
+	return &postError{status: resp.StatusCode, permanent: perm, msg: fmt.Sprintf("%s: %s", resp.Status, bytes.TrimSpace(detail))}
+}

@@ -1,0 +1,296 @@
+package acp
+
+import (
+	"bytes"
+	"time"
+)
+
+// TapOptions bound what the tap holds while the dashboard is away.
+type TapOptions struct {
+	MaxFrames int // frames queued at most (plan frames aside); default 10000
+	MaxBytes  int // bytes queued at most; default 32 MiB
+	// MaxLine is the longest line sent to the dashboard; longer ones (huge tool output) are
+	// forwarded to the peer as always but not sent. Default 4 MiB, the server's line limit.
+	MaxLine int
+	// Record, when set, receives the transcript as NDJSON envelopes (see Recorder).
+	Record *Recorder
+	Now    func() time.Time
+}
+
+// Tap copies the frames of a proxied connection off the forwarding path. Feed is called by the
+// forwarding goroutines with whatever they forward; it splits lines, notes which frames carry a
+// plan, and queues copies without ever blocking. A Sink posts the queue to the dashboard.
+type Tap struct {
+	q     *frameQueue
+	rec   *Recorder
+	now   func() time.Time
+	split [2]splitter // per direction; each is used by one writer at a time (peerWriter's lock)
+	batch [2][]frame
+}
+
+// NewTap returns a tap with the given bounds.
+func NewTap(o TapOptions) *Tap {
+	if o.MaxFrames <= 0 {
+		o.MaxFrames = 10000
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 32 << 20
+	}
+	if o.MaxLine <= 0 {
+		o.MaxLine = 4<<20 - 512 // room for the envelope around the line
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	t := &Tap{q: newFrameQueue(o.MaxFrames, o.MaxBytes), rec: o.Record, now: o.Now}
+	t.split[0].max, t.split[1].max = o.MaxLine, o.MaxLine
+	return t
+}
+
+// Stats reports what the queue holds and what it had to drop.
+func (t *Tap) Stats() QueueStats { return t.q.snapshot() }
+
+// Close says no more frames will come; a Sink posts what is left and stops.
+func (t *Tap) Close() { t.q.close() }
+
+func dirSlot(d Direction) int {
+	if d == AgentToClient {
+		return 1
+	}
+	return 0
+}
+
+// Feed takes bytes travelling in direction dir: any chunk, not necessarily whole lines. Calls
+// for one direction must not overlap.
+func (t *Tap) Feed(dir Direction, b []byte) {
+	at := t.now()
+	if t.rec != nil {
+		t.rec.feed(dir, at, b)
+	}
+	i := dirSlot(dir)
+	fs := t.batch[i][:0]
+	// One copy of the chunk holds every line that lies in it; the frames share it. append does
+	// not zero what it copies over, as make would.
+	var slab []byte
+	t.split[i].feed(b, func(line []byte, over bool, off int) {
+		if over {
+			t.q.mu.Lock()
+			t.q.stats.Oversize++
+			t.q.mu.Unlock()
+			return
+		}
+		var key string
+		if dir == AgentToClient { // only the agent sends plans
+			key = planKey(line)
+		}
+		var own []byte
+		switch {
+		case off < 0: // it began in an earlier chunk
+			own = bytes.Clone(line)
+		case key != "":
+			// A plan frame may stay queued long after its neighbours are dropped; it must not
+			// keep their whole chunk alive.
+			own = bytes.Clone(line)
+		default:
+			if slab == nil {
+				slab = append([]byte(nil), b...)
+			}
+			own = slab[off : off+len(line) : off+len(line)]
+		}
+		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == AgentToClient})
+	})
+	if len(fs) > 0 {
+		t.q.push(fs)
+	}
+	clear(fs)
+	t.batch[i] = fs[:0]
+}
+
+// End flushes a last line that had no terminator when the stream in direction dir ended.
+func (t *Tap) End(dir Direction) {
+	at := t.now()
+	if t.rec != nil {
+		t.rec.end(dir, at)
+	}
+	t.split[dirSlot(dir)].end(func(line []byte, over bool, _ int) {
+		if !over {
+			t.q.push([]frame{newFrame(dir, at, bytes.Clone(line))})
+		}
+	})
+}
+
+// planKey is "sessionId\x00planId" for a session/update that sets or removes a plan, and "" for
+// anything else. It runs on the forwarding path for every line the agent sends: one substring
+// search turns away lines that cannot be plan updates, and the rest are read only as far as the
+// members it needs (find), so a plan's entries, or megabytes of tool output that mention a plan,
+// are not walked.
+func planKey(line []byte) string {
+	if !bytes.Contains(line, []byte(`"plan`)) {
+		return ""
+	}
+	// No json.Valid here either: the scanner stays in bounds on any input, and a garbled line
+	// that happens to yield a key only competes with its own plan's frames.
+	b := trimSpace(line)
+	if !isObject(b) {
+		return ""
+	}
+	var top [2][]byte
+	find(b, top[:], "method", "params")
+	if m, _ := unquote(top[0]); m != MethodSessionUpdate || !isObject(top[1]) {
+		return ""
+	}
+	var p [2][]byte
+	find(top[1], p[:], "sessionId", "update")
+	sid, ok := unquote(p[0])
+	if !ok || !isObject(p[1]) {
+		return ""
+	}
+	upd := p[1]
+	var id string
+	switch kind, _ := unquote(member(upd, "sessionUpdate")); kind {
+	case "plan":
+		id = "main" // v1's single plan, under the synthetic id the plans room uses too
+	case "plan_update":
+		pl := member(upd, "plan")
+		if !isObject(pl) {
+			return ""
+		}
+		id, ok = idMember(pl)
+	case "plan_removed":
+		id, ok = idMember(upd)
+	default:
+		return ""
+	}
+	if !ok {
+		return ""
+	}
+	return sid + "\x00" + id
+}
+
+// idMember reads planId, or the old spelling id (spec §10.2).
+func idMember(obj []byte) (string, bool) {
+	if s, ok := unquote(member(obj, "planId")); ok {
+		return s, true
+	}
+	return unquote(member(obj, "id"))
+}
+
+// member is find for one key.
+func member(obj []byte, key string) []byte {
+	var v [1][]byte
+	find(obj, v[:], key)
+	return v[0]
+}
+
+// find is lookup that stops as soon as every key has been seen (the first occurrence counts),
+// and returns the last object or array it needs open-ended, running to the end of obj: the
+// caller descends into it, and walking it to its end first would be wasted.
+func find(obj []byte, out [][]byte, keys ...string) {
+	left := len(keys)
+	i := skipSpace(obj, 0) + 1
+	for left > 0 {
+		i = skipSpace(obj, i)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+		if i >= len(obj) || obj[i] != '"' {
+			return
+		}
+		ke := stringEnd(obj, i)
+		if ke-i < 2 {
+			return
+		}
+		key := obj[i+1 : ke-1]
+		i = skipSpace(obj, ke)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		vs := skipSpace(obj, i+1)
+		if vs >= len(obj) {
+			return
+		}
+		k := -1
+		for j, want := range keys {
+			if out[j] == nil && string(key) == want {
+				k = j
+				break
+			}
+		}
+		if k >= 0 {
+			left--
+			if left == 0 && (obj[vs] == '{' || obj[vs] == '[') {
+				out[k] = obj[vs:]
+				return
+			}
+		}
+		ve := valueEnd(obj, vs)
+		if ve == vs {
+			return
+		}
+		if k >= 0 {
+			out[k] = obj[vs:ve]
+		}
+		i = ve
+	}
+}
+
+// splitter cuts a byte stream into lines (without "\n" or "\r\n"; blank lines skipped) and
+// holds a line that spans chunks. A line over max is reported once, as over, without its bytes;
+// max <= 0 means no limit. fn gets the line's offset in the chunk fed, or -1 when the line began
+// in an earlier chunk (it then lies in the splitter's own buffer).
+type splitter struct {
+	buf  []byte
+	max  int
+	over bool
+}
+
+func (s *splitter) feed(b []byte, fn func(line []byte, over bool, off int)) {
+	pos := 0
+	for pos < len(b) {
+		i := bytes.IndexByte(b[pos:], '\n')
+		if i < 0 {
+			s.hold(b[pos:])
+			return
+		}
+		seg, off := b[pos:pos+i], pos
+		pos += i + 1
+		if len(s.buf) > 0 || s.over {
+			s.hold(seg)
+			seg, off = s.buf, -1
+		} else if s.max > 0 && len(seg) > s.max+1 {
+			s.over = true
+		}
+		s.emit(seg, off, fn)
+	}
+}
+
+func (s *splitter) hold(b []byte) {
+	switch {
+	case s.over:
+	case s.max > 0 && len(s.buf)+len(b) > s.max+1: // one byte of slack for a "\r"
+		s.over, s.buf = true, s.buf[:0]
+	default:
+		s.buf = append(s.buf, b...)
+	}
+}
+
+func (s *splitter) emit(line []byte, off int, fn func([]byte, bool, int)) {
+	over := s.over
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if over || !isBlank(line) {
+		fn(line, over, off)
+	}
+	s.over = false
+	s.buf = s.buf[:0]
+	if cap(s.buf) > 1<<20 {
+		s.buf = nil
+	}
+}
+
+func (s *splitter) end(fn func([]byte, bool, int)) {
+	if len(s.buf) > 0 || s.over {
+		s.emit(s.buf, -1, fn)
+	}
+}
