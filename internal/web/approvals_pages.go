@@ -30,7 +30,7 @@ func (s *Server) pageStatus(w http.ResponseWriter, r *http.Request, code int, c 
 func (s *Server) inboxData(ctx context.Context) (templates.ApprovalsPage, error) {
 	// The seq is read first: anything that changes while the lists are read is sent again on
 	// the socket, never missed.
-	p := templates.ApprovalsPage{Seq: s.gate.Seq(), Now: s.gate.Now()}
+	p := templates.ApprovalsPage{Seq: s.gate.Seq(), Now: s.gate.Now(), Acp: s.acpPermissionViews()}
 	var err error
 	if p.Pending, err = s.gate.PendingSummaries(ctx); err != nil {
 		return p, err

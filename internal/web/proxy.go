@@ -85,6 +85,14 @@ func (s *Server) ProxyPermissions() []ProxyPermission {
 // AnswerProxyPermission queues the dashboard's answer for the proxy that offered the request.
 // The first answer wins: a request already answered or ended is a conflict.
 func (s *Server) AnswerProxyPermission(stream string, id json.RawMessage, o acp.PermissionOutcome, by string) error {
+	err := s.answerProxyPermission(stream, id, o, by)
+	if err == nil {
+		s.publishAcpPermissions()
+	}
+	return err
+}
+
+func (s *Server) answerProxyPermission(stream string, id json.RawMessage, o acp.PermissionOutcome, by string) error {
 	key := permKey{stream, string(compactJSON(id))}
 	s.permMu.Lock()
 	defer s.permMu.Unlock()
@@ -166,6 +174,7 @@ func (s *Server) apiProxyOffer(w http.ResponseWriter, r *http.Request) {
 	}
 	s.perms[permKey{p.Stream, string(p.ID)}] = &p
 	s.permMu.Unlock()
+	s.publishAcpPermissions()
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -192,6 +201,7 @@ func (s *Server) apiProxyResolved(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.permMu.Unlock()
+	s.publishAcpPermissions()
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -32,6 +32,7 @@ func (s *Server) routes() http.Handler {
 		s.approvalPages(r)
 		s.sharedPlanPages(r)
 		s.sharedApprovalRoutes(r)
+		s.proxyInboxPages(r)
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth.RequireAPI)

@@ -13,6 +13,7 @@ import (
 
 // ApprovalsPage is the gate's inbox.
 type ApprovalsPage struct {
+	Acp     []AcpPermission // relayed by `plandash acp`
 	Pending []approval.Summary
 	Decided []approval.Request
 	Rules   []approval.Rule

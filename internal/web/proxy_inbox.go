@@ -1,0 +1,94 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/web/templates"
+)
+
+// The approval inbox also holds the permission requests agents send through `plandash acp`.
+
+func (s *Server) proxyInboxPages(r chi.Router) {
+	r.Post("/approvals/acp/answer", s.acpAnswerForm)
+}
+
+// acpPermissionViews turns the relayed requests into what the inbox draws.
+func (s *Server) acpPermissionViews() []templates.AcpPermission {
+	perms := s.ProxyPermissions()
+	out := make([]templates.AcpPermission, 0, len(perms))
+	for _, p := range perms {
+		v := templates.AcpPermission{Stream: p.Stream, ID: string(p.ID), SessionID: p.SessionID, Offered: p.Offered,
+			Answered: p.Answered, ResolvedBy: p.ResolvedBy, Resolved: p.Resolved, Title: "Permission requested"}
+		if p.Outcome != nil {
+			v.Outcome = p.Outcome.Outcome
+			if p.Outcome.OptionID != "" {
+				v.Outcome = p.Outcome.OptionID
+			}
+		}
+		if req, err := acp.DecodeRequestPermissionParams(p.Params); err == nil {
+			v.Options = req.Options
+			tc := req.ToolCall
+			if tc.Title != nil && *tc.Title != "" {
+				v.Title = *tc.Title
+			}
+			if tc.Kind != nil {
+				v.Kind = *tc.Kind
+			}
+			v.Plan = exitPlanText(tc.RawInput)
+			var detail []string
+			for _, raw := range []json.RawMessage{tc.RawInput, tc.Content} {
+				if len(raw) > 0 {
+					var x any
+					if json.Unmarshal(raw, &x) == nil {
+						b, _ := json.MarshalIndent(x, "", "  ")
+						detail = append(detail, string(b))
+					}
+				}
+			}
+			v.Detail = strings.Join(detail, "\n")
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// exitPlanText is the plan a plan-mode agent asks to leave plan mode with (rawInput.plan).
+func exitPlanText(raw json.RawMessage) string {
+	var in struct {
+		Plan string `json:"plan"`
+	}
+	if json.Unmarshal(raw, &in) != nil {
+		return ""
+	}
+	return in.Plan
+}
+
+// publishAcpPermissions refreshes the inbox section on every open inbox.
+func (s *Server) publishAcpPermissions() {
+	if s.hub.Subscribers(topicApprovals) == 0 {
+		return
+	}
+	s.hub.Publish(topicApprovals, encode(templates.AcpPermissionsID, "", 0, templates.AcpPermissions(s.acpPermissionViews(), s.svc.Now())))
+}
+
+// acpAnswerForm serves POST /approvals/acp/answer: a person picks one of the agent's options.
+func (s *Server) acpAnswerForm(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	o := acp.PermissionOutcome{Outcome: "selected", OptionID: r.PostForm.Get("option")}
+	if err := s.AnswerProxyPermission(r.PostForm.Get("stream"), json.RawMessage(r.PostForm.Get("id")), o, s.decider(r)); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	target := "/approvals"
+	if r.Header.Get("Sec-Fetch-Dest") == "iframe" {
+		target = "/embed/approvals"
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
