@@ -9,15 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"github.com/plandash/plandash/internal/sqlitedb"
 )
 
 // Store implements approval.Store on SQLite.
@@ -72,29 +69,10 @@ CREATE INDEX IF NOT EXISTS approval_audit_agent ON approval_audit(agent, id);
 
 // Open opens (creating if needed) the gate's tables in the database file at path.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	// synchronous(FULL): a decision an agent has been told about must survive a power cut.
-	dsn := func(extra string) string {
-		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
-			"&_pragma=synchronous(FULL)" + extra
-	}
-	w, err := sql.Open("sqlite", dsn("&_txlock=immediate"))
+	w, r, err := sqlitedb.Open(ctx, path, schema)
 	if err != nil {
 		return nil, err
 	}
-	w.SetMaxOpenConns(1)
-	if _, err := w.ExecContext(ctx, schema); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	r, err := sql.Open("sqlite", dsn("&_pragma=query_only(1)"))
-	if err != nil {
-		w.Close()
-		return nil, err
-	}
-	r.SetMaxOpenConns(4)
 	return &Store{w: w, r: r}, nil
 }
 

@@ -8,14 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/plandash/plandash/internal/plans"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"github.com/plandash/plandash/internal/sqlitedb"
 )
 
 // Store implements plans.Store on SQLite.
@@ -69,28 +66,10 @@ CREATE INDEX IF NOT EXISTS activity_session ON activity(session_id, id);
 
 // Open opens (creating if needed) the database file at path.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	dsn := func(extra string) string {
-		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
-			"&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)" + extra
-	}
-	w, err := sql.Open("sqlite", dsn("&_txlock=immediate"))
+	w, r, err := sqlitedb.Open(ctx, path, schema)
 	if err != nil {
 		return nil, err
 	}
-	w.SetMaxOpenConns(1)
-	if _, err := w.ExecContext(ctx, schema); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	r, err := sql.Open("sqlite", dsn("&_pragma=query_only(1)"))
-	if err != nil {
-		w.Close()
-		return nil, err
-	}
-	r.SetMaxOpenConns(4)
 	s := &Store{w: w, r: r}
 	var seq sql.NullInt64
 	if err := w.QueryRowContext(ctx, `SELECT MAX(seq) FROM sessions`).Scan(&seq); err != nil {
