@@ -235,10 +235,12 @@ func (ps *permissions) answerer(key string) func(PermissionOutcome) error {
 		}
 		ps.updateBusy()
 		ps.mu.Unlock()
-		ps.toAgent.inject(resultFrame(pp.req.ID, o))
+		// The IDE hears that its copy is moot before the agent can react to the answer: what the
+		// agent sends next must not reach the IDE ahead of the $/cancel_request.
 		if pp.req.InIDE {
 			ps.toClient.inject(cancelRequestFrame(pp.req.ID))
 		}
+		ps.toAgent.inject(resultFrame(pp.req.ID, o))
 		ps.resolved(pp, Resolution{By: ByDashboard, Outcome: o})
 		return nil
 	}
