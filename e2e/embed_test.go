@@ -240,14 +240,24 @@ func (p *page) frameURL() string {
 	return tree.FrameTree.ChildFrames[0].Frame.URL
 }
 
-// shot saves a screenshot into docs/ (kept in the repository, looked at by people).
+// shot saves a screenshot of the panel for people to look at: into e2e/screenshots, and into
+// docs/ (kept in the repository, shown in the README) when PLANDASH_DOCS_SCREENSHOTS=1.
 func shot(t *testing.T, p *page, name string) {
 	t.Helper()
 	png, err := chromedp.Run(p.ctx, chromedp.Screenshot(chromedp.CSS("#panel")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("..", "docs", name), png, 0o644); err != nil {
-		t.Fatal(err)
+	dirs := []string{screenshotDir}
+	if os.Getenv("PLANDASH_DOCS_SCREENSHOTS") == "1" {
+		dirs = append(dirs, filepath.Join("..", "docs"))
+	}
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
