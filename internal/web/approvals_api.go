@@ -164,7 +164,8 @@ func (s *Server) apiDecideApproval(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.approvalOut(r, req))
 }
 
-// apiApprovalCount serves GET /api/v1/approvals/count: what the navigation shows on every page.
+// apiApprovalCount serves GET /api/v1/approvals/count: what the navigation shows on every page,
+// the gate's waiting requests and the agents' open permission requests together.
 func (s *Server) apiApprovalCount(w http.ResponseWriter, r *http.Request) {
 	seq := s.gate.Seq()
 	n, err := s.gate.CountPending(r.Context())
@@ -172,7 +173,7 @@ func (s *Server) apiApprovalCount(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pending": n, "seq": seq})
+	writeJSON(w, http.StatusOK, map[string]any{"pending": n + s.openAcpPermissions(), "seq": seq})
 }
 
 // apiApprovalAudit serves GET /api/v1/approvals/audit?session=&agent=&limit=.

@@ -87,7 +87,7 @@ func (s *Server) ProxyPermissions() []ProxyPermission {
 func (s *Server) AnswerProxyPermission(stream string, id json.RawMessage, o acp.PermissionOutcome, by string) error {
 	err := s.answerProxyPermission(stream, id, o, by)
 	if err == nil {
-		s.publishAcpPermissions()
+		s.publishAcpPermissions("")
 	}
 	return err
 }
@@ -174,7 +174,7 @@ func (s *Server) apiProxyOffer(w http.ResponseWriter, r *http.Request) {
 	}
 	s.perms[permKey{p.Stream, string(p.ID)}] = &p
 	s.permMu.Unlock()
-	s.publishAcpPermissions()
+	s.publishAcpPermissions(permissionTitle(p.Params))
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -201,7 +201,7 @@ func (s *Server) apiProxyResolved(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.permMu.Unlock()
-	s.publishAcpPermissions()
+	s.publishAcpPermissions("")
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -268,4 +268,13 @@ func (s *Server) apiProxyAnswers(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// permissionTitle names a permission request for a notification: its tool call's title.
+func permissionTitle(params json.RawMessage) string {
+	p, err := acp.DecodeRequestPermissionParams(params)
+	if err != nil || p.ToolCall.Title == nil {
+		return "An agent asks for permission"
+	}
+	return *p.ToolCall.Title
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -67,8 +68,26 @@ func exitPlanText(raw json.RawMessage) string {
 	return in.Plan
 }
 
-// publishAcpPermissions refreshes the inbox section on every open inbox.
-func (s *Server) publishAcpPermissions() {
+// openAcpPermissions counts the relayed requests still waiting for someone to answer: an agent
+// is blocked on each, so they count in every page's pending badge like the gate's requests.
+func (s *Server) openAcpPermissions() int {
+	s.permMu.Lock()
+	defer s.permMu.Unlock()
+	n := 0
+	for _, p := range s.perms {
+		if p.ResolvedBy == "" && !p.Answered {
+			n++
+		}
+	}
+	return n
+}
+
+// publishAcpPermissions refreshes the inbox section on every open inbox, and the pending badge
+// (with its notification) on every page.
+func (s *Server) publishAcpPermissions(latest string) {
+	if n, err := s.gate.CountPending(context.Background()); err == nil {
+		s.hub.Publish(topicGate, encode(templates.PendingCountID, "", 0, templates.PendingCount(n+s.openAcpPermissions(), latest, s.gate.Seq())))
+	}
 	if s.hub.Subscribers(topicApprovals) == 0 {
 		return
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,6 +16,9 @@ func TestAcpPermissionInInbox(t *testing.T) {
 		`"options":[{"optionId":"exit-plan-default","name":"Yes, manually approve edits","kind":"allow_once"},{"optionId":"reject","name":"No, keep planning","kind":"reject_once"}]}}`
 	if code := ts.post(t, "/api/v1/proxy/permissions", offer); code != http.StatusNoContent {
 		t.Fatalf("offer: %d", code)
+	}
+	if n := pendingCount(t, ts); n != 1 {
+		t.Fatalf("the pending badge counts %d, want the waiting agent", n)
 	}
 	_, doc := ts.page(t, "/approvals")
 	perms := all(doc, `[data-testid=acp-permission]`)
@@ -40,6 +44,9 @@ func TestAcpPermissionInInbox(t *testing.T) {
 	if n := len(all(doc, `[data-testid=acp-answered]`)); n != 1 {
 		t.Fatal("the answered request does not say so")
 	}
+	if n := pendingCount(t, ts); n != 0 {
+		t.Fatalf("the pending badge still counts %d after the answer", n)
+	}
 	// Answering twice is a conflict, and an option the agent did not offer is refused.
 	for opt, want := range map[string]int{"exit-plan-default": http.StatusConflict} {
 		resp, _ := ts.client.PostForm(ts.URL+"/approvals/acp/answer", url.Values{"stream": {"st"}, "id": {"7"}, "option": {opt}})
@@ -48,4 +55,18 @@ func TestAcpPermissionInInbox(t *testing.T) {
 			t.Errorf("second answer: %d, want %d", resp.StatusCode, want)
 		}
 	}
+}
+
+func pendingCount(t *testing.T, ts *testServer) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", ts.URL+"/api/v1/approvals/count", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var c struct{ Pending int }
+	json.NewDecoder(resp.Body).Decode(&c)
+	return c.Pending
 }
