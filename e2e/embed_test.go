@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/plandash/plandash/internal/web"
@@ -172,6 +173,27 @@ func TestEmbedApprovals(t *testing.T) {
 	if loc := host.frameURL(); !strings.HasSuffix(loc, "/embed/approvals") {
 		t.Fatalf("after deciding, the panel shows %s", loc)
 	}
+}
+
+// Where the browser keeps no third-party cookies, the panel carries the token itself: page
+// fetches send it as a header and the socket as a subprotocol.
+func TestEmbedWithoutThirdPartyCookies(t *testing.T) {
+	a := startEmbedApp(t, "http://127.0.0.1:*")
+	a.ingest(planV1("sess-3p", entry{"Read the router", "high", "completed"}))
+	// The host runs on 127.0.0.1 and plandash on localhost: another site, so its cookies are
+	// third-party ones, and this tab blocks those.
+	ctx, cancel := chromedp.NewContext(startBrowser(t), chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if _, err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetCookieControls, network.SetCookieControlsParams{EnableThirdPartyCookieRestriction: true}); err != nil {
+		t.Fatalf("block third-party cookies: %v", err)
+	}
+	host := &page{t: t, ctx: ctx, name: "TestEmbedWithoutThirdPartyCookies"}
+	host.do(chromedp.Navigate(hostPage(t, "127.0.0.1", a.url("/embed#token="+token), 300)))
+	host.wait("the panel to go live on its own token", `window.msgs.some(m => m.data.type === "plandash:connection" && m.data.state === "live" && m.data.via === "token")`)
+	host.wait("the panel's pending count", `window.msgs.some(m => m.data.type === "plandash:pending")`)
 }
 
 func TestEmbedRefusedByOtherHosts(t *testing.T) {

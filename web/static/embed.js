@@ -68,6 +68,18 @@
     post({ type: "plandash:pending", pending: n });
   }
   new MutationObserver(reportPending).observe(body, { subtree: true, childList: true, characterData: true });
+
+  // The host learns whether the panel is live, and how it signed in: "cookie", or "token" where
+  // the browser keeps no third-party cookies and the page carries the token itself.
+  var conn = document.getElementById("conn"), lastState = "";
+  function reportConnection() {
+    if (!conn || conn.dataset.state === lastState) return;
+    lastState = conn.dataset.state;
+    var token = window.__plandashToken;
+    try { token = token || sessionStorage.getItem("plandash.token"); } catch (e) { /* no storage */ }
+    post({ type: "plandash:connection", state: lastState, via: token ? "token" : "cookie" });
+  }
+  if (conn) new MutationObserver(reportConnection).observe(conn, { attributes: true, attributeFilter: ["data-state"] });
   document.addEventListener("DOMContentLoaded", function () {
     reportPending();
     post({ type: "plandash:ready", path: location.pathname });
