@@ -173,6 +173,30 @@ func TestEmbedApprovals(t *testing.T) {
 	if loc := host.frameURL(); !strings.HasSuffix(loc, "/embed/approvals") {
 		t.Fatalf("after deciding, the panel shows %s", loc)
 	}
+
+	// A request opened from the panel stays in the panel, and is decided there.
+	req, _ = http.NewRequest("POST", a.url("/api/v1/approvals"), strings.NewReader(`{"title":"Rotate the keys","plan":{"type":"markdown","markdown":"# Rotate"}}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err = a.client.Do(req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create approval: %v %v", err, resp.Status)
+	}
+	json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	host.inFrame("the second request", `[data-testid="approval-title"]`)
+	host.clickInFrame(`[data-testid="approval-title"]`)
+	host.inFrame("the request's page", `[data-testid="decide-form"]`)
+	if loc := host.frameURL(); !strings.HasSuffix(loc, "/embed/approvals/"+created.ID) {
+		t.Fatalf("the request opened at %s, outside the panel's views", loc)
+	}
+	host.clickInFrame(`[data-testid="approve"]`)
+	host.inFrame("the decision on the panel's page", `[data-testid="decision-status"]`)
+	if st := approvalStatus(t, a, created.ID); st != "approved" {
+		t.Fatalf("approving from the panel's request page left it %s", st)
+	}
+	if loc := host.frameURL(); !strings.HasSuffix(loc, "/embed/approvals/"+created.ID) {
+		t.Fatalf("after deciding, the panel shows %s", loc)
+	}
 }
 
 // Where the browser keeps no third-party cookies, the panel carries the token itself: page

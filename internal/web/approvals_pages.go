@@ -136,11 +136,11 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target := "/approvals/" + url.PathEscape(id)
-	switch {
-	case fromInbox && r.Header.Get("Sec-Fetch-Dest") == "iframe":
-		target = "/embed/approvals" // decided from an IDE panel: stay in the panel's view
-	case fromInbox:
+	if fromInbox {
 		target = "/approvals"
+	}
+	if r.Header.Get("Sec-Fetch-Dest") == "iframe" {
+		target = "/embed" + target // decided from an IDE panel: stay in the panel's views
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }

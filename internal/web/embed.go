@@ -16,6 +16,7 @@ func (s *Server) embedRoutes(r chi.Router) {
 		r.Get("/embed", s.embedOverview)
 		r.Get("/embed/sessions/{id}", s.embedSession)
 		r.Get("/embed/approvals", s.embedApprovals)
+		r.Get("/embed/approvals/{id}", s.embedApproval)
 	})
 	r.With(s.auth.RequireAPI).Post("/api/v1/embed/login", func(w http.ResponseWriter, r *http.Request) {
 		s.auth.SetEmbedCookie(w)
@@ -73,4 +74,13 @@ func (s *Server) embedApprovals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.page(w, r, templates.EmbedApprovals(p, s.embedOrigins()))
+}
+
+func (s *Server) embedApproval(w http.ResponseWriter, r *http.Request) {
+	p, err := s.approvalData(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.page(w, r, templates.EmbedApprovalView(p, s.embedOrigins()))
 }

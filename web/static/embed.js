@@ -43,6 +43,19 @@
     });
   }
 
+  // Links to the dashboard's pages that have a panel view stay in the panel.
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest && ev.target.closest("a[href]");
+    if (!a || a.target || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+    var u = new URL(a.href, location.href);
+    if (u.origin !== location.origin || /^\/embed(\/|$)/.test(u.pathname)) return;
+    var panel = u.pathname === "/" ? "/embed" :
+      /^\/(sessions\/[^/]+|approvals(\/[^/]+)?)$/.test(u.pathname) && !/^\/approvals\/audit$/.test(u.pathname) ? "/embed" + u.pathname : null;
+    if (!panel) return;
+    ev.preventDefault();
+    location.href = panel + u.search + u.hash;
+  });
+
   window.addEventListener("message", function (ev) {
     if (!allowed(ev.origin) || !ev.data || typeof ev.data !== "object") return;
     var msg = ev.data;
