@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 const dagPlan = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-dag","update":{"sessionUpdate":"plan_update","plan":{"type":"_dag","planId":"profile","calls":[` +
@@ -49,4 +52,23 @@ func TestDAGCycleShownAsError(t *testing.T) {
 		`{"_id":"a","_tool":"x","in":"†state.b","_outputPath":"†state.a"},{"_id":"b","_tool":"y","in":"†state.a","_outputPath":"†state.b"}]}}}}`)
 	p.wait("the cycle problem", `[...document.querySelectorAll('`+card("sess-dag", "loop")+` [data-testid="dag-problem"]')].some(e => /cycle/i.test(e.textContent))`)
 	p.wait("the diagram despite the problem", `document.querySelectorAll('`+card("sess-dag", "loop")+` [data-testid="dag-node"]').length === 2`)
+}
+
+// A session page with a diagram fits a 320 px panel: the diagram scales, nothing scrolls sideways.
+func TestDAGSessionPageNarrow(t *testing.T) {
+	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	// Six calls side by side feeding a seventh: a graph far wider than the panel.
+	var calls, reads []string
+	for i := range 6 {
+		calls = append(calls, fmt.Sprintf(`{"_id":"fetch%d","_title":"Fetch source number %d","_tool":"fetch","_outputPath":"†state.s%d"}`, i, i, i))
+		reads = append(reads, fmt.Sprintf(`"in%d":"†state.s%d"`, i, i))
+	}
+	calls = append(calls, `{"_id":"merge","_tool":"merge",`+strings.Join(reads, ",")+`}`)
+	a.ingest(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-wide","update":{"sessionUpdate":"plan_update","plan":{"type":"_dag","planId":"wide","calls":[` + strings.Join(calls, ",") + `]}}}}`)
+	p := openPage(t, a, "/sessions/sess-wide")
+	p.do(chromedp.EmulateViewport(320, 800))
+	p.wait("the diagram", `document.querySelectorAll('[data-testid="dag-node"]').length === 7`)
+	if sw, cw := evalAs[int](p, `document.documentElement.scrollWidth`), evalAs[int](p, `document.documentElement.clientWidth`); sw > cw {
+		p.fail("at 320 px the session page is %d px wide (clientWidth %d)", sw, cw)
+	}
 }
