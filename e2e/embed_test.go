@@ -27,18 +27,11 @@ func startEmbedApp(t *testing.T, ancestors ...string) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := web.Open(ctx, web.Config{DataDir: t.TempDir(), Token: token, Log: testLogger(t), FrameAncestors: ancestors})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
+	a := serveConfig(t, ln, web.Config{FrameAncestors: ancestors})
 	// Pages are addressed as localhost:PORT so a host on another port is another origin of the
 	// same site, which keeps the frame in-process where DevTools queries can reach it.
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	a := &app{t: t, dir: t.TempDir(), addr: "localhost:" + port, srv: srv, cancel: cancel, done: make(chan error, 1), client: &http.Client{Timeout: waitFor}}
-	go func() { a.done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(a.stop)
+	_, port, _ := net.SplitHostPort(a.addr)
+	a.addr = "localhost:" + port
 	return a
 }
 

@@ -130,14 +130,25 @@ func startApp(t *testing.T, dir, addr string) *app {
 // serveOn starts the real server on ln with its store in dir.
 func serveOn(t *testing.T, dir string, ln net.Listener) *app {
 	t.Helper()
+	return serveConfig(t, ln, web.Config{DataDir: dir})
+}
+
+// serveConfig starts the real server on ln with cfg; the token and the test logger are filled
+// in, and DataDir defaults to a temp dir.
+func serveConfig(t *testing.T, ln net.Listener, cfg web.Config) *app {
+	t.Helper()
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	cfg.Token, cfg.Log = token, testLogger(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := web.Open(ctx, web.Config{DataDir: dir, Token: token, Log: testLogger(t)})
+	srv, err := web.Open(ctx, cfg)
 	if err != nil {
 		cancel()
 		ln.Close()
 		t.Fatalf("open server: %v", err)
 	}
-	a := &app{t: t, dir: dir, addr: ln.Addr().String(), srv: srv, cancel: cancel, done: make(chan error, 1),
+	a := &app{t: t, dir: cfg.DataDir, addr: ln.Addr().String(), srv: srv, cancel: cancel, done: make(chan error, 1),
 		client: &http.Client{Timeout: waitFor}}
 	go func() { a.done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(a.stop)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,19 +24,7 @@ func startSharedApp(t *testing.T, plansDir string) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	dir := t.TempDir()
-	srv, err := web.Open(ctx, web.Config{DataDir: dir, Token: token, Log: testLogger(t), PlansDir: plansDir, User: "e2e-user"})
-	if err != nil {
-		cancel()
-		ln.Close()
-		t.Fatalf("open server: %v", err)
-	}
-	a := &app{t: t, dir: dir, addr: ln.Addr().String(), srv: srv, cancel: cancel, done: make(chan error, 1),
-		client: &http.Client{Timeout: waitFor}}
-	go func() { a.done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(a.stop)
-	return a
+	return serveConfig(t, ln, web.Config{PlansDir: plansDir, User: "e2e-user"})
 }
 
 // The plandash binary is built once per test binary: the other process that writes plans.
