@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/errs"
 )
 
 // Config tunes the Gate.
@@ -116,7 +116,7 @@ func (e *DecidedError) Error() string {
 }
 
 // Unwrap makes the error a domain conflict, so it maps to 409 with everything else.
-func (e *DecidedError) Unwrap() error { return &plans.Error{Kind: plans.Conflict, Msg: e.Error()} }
+func (e *DecidedError) Unwrap() error { return &errs.Error{Kind: errs.Conflict, Msg: e.Error()} }
 
 // Submit validates and stores a new request, deciding it at once when an active rule approves
 // it. A submission with the ID of an existing request returns that request and false, or a
@@ -132,10 +132,10 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 		old, err := g.store.Get(ctx, r.ID)
 		switch {
 		case err == nil && old.Fingerprint != r.Fingerprint:
-			return Request{}, false, plans.Errorf(plans.Conflict, "the id %q belongs to a different request", r.ID)
+			return Request{}, false, errs.Errorf(errs.Conflict, "the id %q belongs to a different request", r.ID)
 		case err == nil:
 			return old, false, nil
-		case plans.KindOf(err) != plans.NotFound:
+		case errs.KindOf(err) != errs.NotFound:
 			return Request{}, false, err
 		}
 	}

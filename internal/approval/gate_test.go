@@ -13,6 +13,7 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/approval/sqlite"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -78,33 +79,33 @@ func TestSubmitRefusesBadInput(t *testing.T) {
 	tests := []struct {
 		name string
 		sub  approval.Submission
-		kind plans.ErrorKind
+		kind errs.Kind
 		want string
 	}{
-		{"no title", approval.Submission{Plan: items("a")}, plans.Invalid, "no title"},
-		{"empty plan", approval.Submission{Title: "t"}, plans.Invalid, "plan is empty"},
-		{"unknown type", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "file"}}, plans.Invalid, "items, markdown or dag"},
-		{"blank entry", approval.Submission{Title: "t", Plan: items("a", "  ")}, plans.Invalid, "entry 2 has no text"},
-		{"bad priority", approval.Submission{Title: "t", Plan: approval.PlanBody{Entries: []plans.Entry{{Content: "a", Priority: "urgent"}}}}, plans.Invalid, "priority \"urgent\""},
-		{"bad status", approval.Submission{Title: "t", Plan: approval.PlanBody{Entries: []plans.Entry{{Content: "a", Status: "done"}}}}, plans.Invalid, "status \"done\""},
-		{"blank markdown", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "markdown", Markdown: " \n"}}, plans.Invalid, "no text"},
-		{"dag not array", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "dag", Calls: json.RawMessage(`{"a":1}`)}}, plans.Invalid, "array of tool calls"},
-		{"dag call not object", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "dag", Calls: json.RawMessage(`[1]`)}}, plans.Invalid, "call 0 is not an object"},
-		{"long title", approval.Submission{Title: long, Plan: items("a")}, plans.TooLarge, "limit is 200"},
-		{"huge plan", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "markdown", Markdown: strings.Repeat("x", approval.MaxPlanBytes)}}, plans.TooLarge, "limit is"},
-		{"too many entries", approval.Submission{Title: "t", Plan: items(make([]string, approval.MaxEntries+1)...)}, plans.TooLarge, "limit is 1000"},
-		{"bad option", approval.Submission{Title: "t", Plan: items("a"), Options: []approval.Action{"ignore"}}, plans.Invalid, "option \"ignore\""},
-		{"bad default", approval.Submission{Title: "t", Plan: items("a"), Default: approval.Modify}, plans.Invalid, "default outcome"},
-		{"deadline too close", approval.Submission{Title: "t", Plan: items("a"), Timeout: approval.Duration(time.Millisecond)}, plans.Invalid, "between 1s"},
-		{"deadline and timeout", approval.Submission{Title: "t", Plan: items("a"), Timeout: approval.Duration(time.Minute), Deadline: time.Now().Add(time.Hour)}, plans.Invalid, "not both"},
-		{"reserved id", approval.Submission{ID: "audit", Title: "t", Plan: items("a")}, plans.Invalid, "reserved"},
-		{"id with slash", approval.Submission{ID: "a/b", Title: "t", Plan: items("a")}, plans.Invalid, "letters, digits"},
+		{"no title", approval.Submission{Plan: items("a")}, errs.Invalid, "no title"},
+		{"empty plan", approval.Submission{Title: "t"}, errs.Invalid, "plan is empty"},
+		{"unknown type", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "file"}}, errs.Invalid, "items, markdown or dag"},
+		{"blank entry", approval.Submission{Title: "t", Plan: items("a", "  ")}, errs.Invalid, "entry 2 has no text"},
+		{"bad priority", approval.Submission{Title: "t", Plan: approval.PlanBody{Entries: []plans.Entry{{Content: "a", Priority: "urgent"}}}}, errs.Invalid, "priority \"urgent\""},
+		{"bad status", approval.Submission{Title: "t", Plan: approval.PlanBody{Entries: []plans.Entry{{Content: "a", Status: "done"}}}}, errs.Invalid, "status \"done\""},
+		{"blank markdown", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "markdown", Markdown: " \n"}}, errs.Invalid, "no text"},
+		{"dag not array", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "dag", Calls: json.RawMessage(`{"a":1}`)}}, errs.Invalid, "array of tool calls"},
+		{"dag call not object", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "dag", Calls: json.RawMessage(`[1]`)}}, errs.Invalid, "call 0 is not an object"},
+		{"long title", approval.Submission{Title: long, Plan: items("a")}, errs.TooLarge, "limit is 200"},
+		{"huge plan", approval.Submission{Title: "t", Plan: approval.PlanBody{Type: "markdown", Markdown: strings.Repeat("x", approval.MaxPlanBytes)}}, errs.TooLarge, "limit is"},
+		{"too many entries", approval.Submission{Title: "t", Plan: items(make([]string, approval.MaxEntries+1)...)}, errs.TooLarge, "limit is 1000"},
+		{"bad option", approval.Submission{Title: "t", Plan: items("a"), Options: []approval.Action{"ignore"}}, errs.Invalid, "option \"ignore\""},
+		{"bad default", approval.Submission{Title: "t", Plan: items("a"), Default: approval.Modify}, errs.Invalid, "default outcome"},
+		{"deadline too close", approval.Submission{Title: "t", Plan: items("a"), Timeout: approval.Duration(time.Millisecond)}, errs.Invalid, "between 1s"},
+		{"deadline and timeout", approval.Submission{Title: "t", Plan: items("a"), Timeout: approval.Duration(time.Minute), Deadline: time.Now().Add(time.Hour)}, errs.Invalid, "not both"},
+		{"reserved id", approval.Submission{ID: "audit", Title: "t", Plan: items("a")}, errs.Invalid, "reserved"},
+		{"id with slash", approval.Submission{ID: "a/b", Title: "t", Plan: items("a")}, errs.Invalid, "letters, digits"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := g.Submit(context.Background(), tt.sub)
-			if err == nil || plans.KindOf(err) != tt.kind || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v (kind %d), want kind %d containing %q", err, plans.KindOf(err), tt.kind, tt.want)
+			if err == nil || errs.KindOf(err) != tt.kind || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v (kind %d), want kind %d containing %q", err, errs.KindOf(err), tt.kind, tt.want)
 			}
 		})
 	}
@@ -156,7 +157,7 @@ func TestDeadlineAppliesDefaultOutcome(t *testing.T) {
 	// Deciding an expired request is a conflict that carries the default outcome.
 	_, err := g.Decide(ctx, closed.ID, approval.DecisionInput{Action: approval.Approve, By: "ann"})
 	var de *approval.DecidedError
-	if !errors.As(err, &de) || plans.KindOf(err) != plans.Conflict || de.Request.Status != approval.Rejected || !strings.Contains(err.Error(), "default outcome") {
+	if !errors.As(err, &de) || errs.KindOf(err) != errs.Conflict || de.Request.Status != approval.Rejected || !strings.Contains(err.Error(), "default outcome") {
 		t.Fatalf("decide after deadline: %v", err)
 	}
 	if r, _ := g.Get(ctx, later.ID); r.Status != approval.Pending {
@@ -239,7 +240,7 @@ func TestExactlyOneOfFiftyDecidersWins(t *testing.T) {
 			switch {
 			case err == nil:
 				wins = append(wins, got)
-			case errors.As(err, &de) && plans.KindOf(err) == plans.Conflict:
+			case errors.As(err, &de) && errs.KindOf(err) == errs.Conflict:
 				conflicts++
 			default:
 				t.Errorf("decider %d: %v", i, err)
@@ -269,7 +270,7 @@ func TestExactlyOneOfFiftyDecidersWins(t *testing.T) {
 		t.Fatalf("winner's retry: %v", err)
 	}
 	again.By = "someone else"
-	if _, err := g.Decide(ctx, r.ID, again); plans.KindOf(err) != plans.Conflict {
+	if _, err := g.Decide(ctx, r.ID, again); errs.KindOf(err) != errs.Conflict {
 		t.Fatalf("another person's retry with the winner's key: %v", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/errs"
 )
 
 func TestRestartKeepsPendingAndDecided(t *testing.T) {
@@ -83,7 +83,7 @@ func TestSubmitIsIdempotentByID(t *testing.T) {
 		t.Fatalf("resubmission = %+v, created=%v, %v", again, created, err)
 	}
 	sub.Title = "Deploy something else"
-	if _, _, err := g.Submit(ctx, sub); plans.KindOf(err) != plans.Conflict {
+	if _, _, err := g.Submit(ctx, sub); errs.KindOf(err) != errs.Conflict {
 		t.Fatalf("different request under a used id: %v", err)
 	}
 }
@@ -95,34 +95,34 @@ func TestDecisionRules(t *testing.T) {
 	tests := []struct {
 		name string
 		in   approval.DecisionInput
-		kind plans.ErrorKind
+		kind errs.Kind
 		want string
 	}{
-		{"unknown action", approval.DecisionInput{Action: "maybe"}, plans.Invalid, "not one"},
-		{"modify forbidden", approval.DecisionInput{Action: approval.Modify, Plan: &approval.PlanBody{}}, plans.Invalid, "does not allow modify"},
-		{"reject without reason", approval.DecisionInput{Action: approval.Reject, Comment: "  "}, plans.Invalid, "needs a reason"},
-		{"long comment", approval.DecisionInput{Action: approval.Approve, Comment: strings.Repeat("é", approval.MaxComment+1)}, plans.TooLarge, "limit is 4000"},
+		{"unknown action", approval.DecisionInput{Action: "maybe"}, errs.Invalid, "not one"},
+		{"modify forbidden", approval.DecisionInput{Action: approval.Modify, Plan: &approval.PlanBody{}}, errs.Invalid, "does not allow modify"},
+		{"reject without reason", approval.DecisionInput{Action: approval.Reject, Comment: "  "}, errs.Invalid, "needs a reason"},
+		{"long comment", approval.DecisionInput{Action: approval.Approve, Comment: strings.Repeat("é", approval.MaxComment+1)}, errs.TooLarge, "limit is 4000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.in.By = "ann"
 			_, err := g.Decide(ctx, r.ID, tt.in)
-			if plans.KindOf(err) != tt.kind || !strings.Contains(err.Error(), tt.want) {
+			if errs.KindOf(err) != tt.kind || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want kind %d containing %q", err, tt.kind, tt.want)
 			}
 		})
 	}
-	if _, err := g.Decide(ctx, "nope", approval.DecisionInput{Action: approval.Approve}); plans.KindOf(err) != plans.NotFound {
+	if _, err := g.Decide(ctx, "nope", approval.DecisionInput{Action: approval.Approve}); errs.KindOf(err) != errs.NotFound {
 		t.Fatalf("unknown id: %v", err)
 	}
 
 	m := submit(t, g, approval.Submission{})
 	bad := approval.PlanBody{Type: approval.TypeMarkdown, Markdown: "x"}
-	if _, err := g.Decide(ctx, m.ID, approval.DecisionInput{Action: approval.Modify, Plan: &bad, By: "ann"}); plans.KindOf(err) != plans.Invalid {
+	if _, err := g.Decide(ctx, m.ID, approval.DecisionInput{Action: approval.Modify, Plan: &bad, By: "ann"}); errs.KindOf(err) != errs.Invalid {
 		t.Fatalf("modify to another plan type: %v", err)
 	}
 	empty := approval.PlanBody{Type: approval.TypeItems}
-	if _, err := g.Decide(ctx, m.ID, approval.DecisionInput{Action: approval.Modify, Plan: &empty, By: "ann"}); plans.KindOf(err) != plans.Invalid {
+	if _, err := g.Decide(ctx, m.ID, approval.DecisionInput{Action: approval.Modify, Plan: &empty, By: "ann"}); errs.KindOf(err) != errs.Invalid {
 		t.Fatalf("modify to an empty checklist: %v", err)
 	}
 	// A "modification" that changes nothing is recorded as what it is: an approval.
@@ -136,7 +136,7 @@ func TestDecisionRules(t *testing.T) {
 func TestAutoApproveRules(t *testing.T) {
 	ctx := context.Background()
 	g := newGate(t, approval.Config{})
-	if _, err := g.AddRule(ctx, approval.Rule{}, "ann"); plans.KindOf(err) != plans.Invalid {
+	if _, err := g.AddRule(ctx, approval.Rule{}, "ann"); errs.KindOf(err) != errs.Invalid {
 		t.Fatalf("a rule matching everything: %v", err)
 	}
 	rule, err := g.AddRule(ctx, approval.Rule{Agent: "linter-bot", Kind: approval.TypeItems}, "ann")
@@ -160,7 +160,7 @@ func TestAutoApproveRules(t *testing.T) {
 	if _, err := g.RevokeRule(ctx, rule.ID, "bob"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.RevokeRule(ctx, rule.ID, "bob"); plans.KindOf(err) != plans.Conflict {
+	if _, err := g.RevokeRule(ctx, rule.ID, "bob"); errs.KindOf(err) != errs.Conflict {
 		t.Fatalf("revoking twice: %v", err)
 	}
 	if r := submit(t, g, approval.Submission{Agent: "linter-bot"}); r.Status != approval.Pending {

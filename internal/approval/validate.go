@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -41,9 +42,9 @@ func Priorities() []string { return priorities }
 // Statuses are the entry statuses the editor offers.
 func Statuses() []string { return statuses }
 
-func invalid(format string, args ...any) error { return plans.Errorf(plans.Invalid, format, args...) }
+func invalid(format string, args ...any) error { return errs.Errorf(errs.Invalid, format, args...) }
 
-func tooLarge(format string, args ...any) error { return plans.Errorf(plans.TooLarge, format, args...) }
+func tooLarge(format string, args ...any) error { return errs.Errorf(errs.TooLarge, format, args...) }
 
 // checkText refuses text over max characters or that is not UTF-8.
 func checkText(what, s string, max int) error {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/errs"
 )
 
 // Get returns a request. A pending request whose deadline has passed is decided by its default
@@ -189,7 +189,7 @@ func (g *Gate) RevokeRule(ctx context.Context, id, by string) (Rule, error) {
 		return Rule{}, err
 	}
 	if !r.Active() {
-		return r, plans.Errorf(plans.Conflict, "the rule was already revoked by %s at %s", r.RevokedBy, r.Revoked.UTC().Format(time.RFC3339))
+		return r, errs.Errorf(errs.Conflict, "the rule was already revoked by %s at %s", r.RevokedBy, r.Revoked.UTC().Format(time.RFC3339))
 	}
 	g.seq++
 	r.Seq, r.Revoked, r.RevokedBy = g.seq, g.cfg.Now(), by

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/errs"
 )
 
 // Stream is the state of one ACP connection (a proxied stdio session, or a series of ingest
@@ -64,7 +65,7 @@ func (s *Service) Apply(ctx context.Context, st *Stream, items []Item) (Result, 
 	for _, it := range items {
 		warns, err := b.apply(it.Msg)
 		if err != nil {
-			if _, isDecode := err.(interface{ Code() int }); KindOf(err) == Internal && !isDecode {
+			if _, isDecode := err.(interface{ Code() int }); errs.KindOf(err) == errs.Internal && !isDecode {
 				return Result{}, err // the store failed: nothing of the batch is kept
 			}
 			res.Errors = append(res.Errors, ItemError{Line: it.Line, Code: codeOf(err), Message: err.Error()})
@@ -105,7 +106,7 @@ func codeOf(err error) int {
 }
 
 func refuse(code int, format string, args ...any) error {
-	return &Error{Kind: Invalid, Msg: fmt.Sprintf(format, args...), Err: &rpcError{code, fmt.Sprintf(format, args...)}}
+	return &errs.Error{Kind: errs.Invalid, Msg: fmt.Sprintf(format, args...), Err: &rpcError{code, fmt.Sprintf(format, args...)}}
 }
 
 // batch caches what one Apply touches so each row is read once and written once, however many

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/plandash/plandash/internal/errs"
 )
 
 // Config tunes the Service.
@@ -144,7 +146,9 @@ func (s *Service) EndSession(ctx context.Context, id string) (Session, error) {
 }
 
 // isNotFound reports whether err says a thing does not exist.
-func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) || KindOf(err) == NotFound }
+func isNotFound(err error) bool {
+	return errors.Is(err, ErrNotFound) || errs.KindOf(err) == errs.NotFound
+}
 
 // SessionOnly loads a session without its plans.
 func (s *Service) SessionOnly(ctx context.Context, id string) (Session, error) {

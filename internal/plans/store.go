@@ -2,56 +2,13 @@ package plans
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
+
+	"github.com/plandash/plandash/internal/errs"
 )
-
-// ErrorKind classifies domain errors so the web layer can map them in one place.
-type ErrorKind int
-
-// Error kinds.
-const (
-	Internal ErrorKind = iota
-	Invalid
-	NotFound
-	Conflict
-	Unauthorized
-	TooLarge
-)
-
-// Error is a domain error with a kind and a message fit for users.
-type Error struct {
-	Kind ErrorKind
-	Msg  string
-	Err  error // the cause, for logs
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil && e.Msg == "" {
-		return e.Err.Error()
-	}
-	return e.Msg
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Errorf makes a domain error of the given kind.
-func Errorf(kind ErrorKind, format string, args ...any) error {
-	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
-}
-
-// KindOf returns the kind of err, Internal when it carries none.
-func KindOf(err error) ErrorKind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return Internal
-}
 
 // ErrNotFound is returned by stores for a missing session or plan.
-var ErrNotFound = &Error{Kind: NotFound, Msg: "not found"}
+var ErrNotFound = errs.New(errs.NotFound, "not found")
 
 // Changes is what one applied batch writes, committed atomically.
 type Changes struct {

@@ -3,6 +3,8 @@ package sharedplans
 import (
 	"errors"
 	"fmt"
+
+	"github.com/plandash/plandash/internal/errs"
 )
 
 // Kind sentinels. Every error this package returns for a caller's mistake or a plan's state
@@ -11,15 +13,15 @@ import (
 var (
 	// ErrPlanNotFound: the named plan does not exist. Its own text, "plan not found", is
 	// docker-agent's sentinel and appears in set_plan_status's `plan not found: "<name>"`.
-	ErrPlanNotFound = errors.New("plan not found")
+	ErrPlanNotFound = errs.New(errs.NotFound, "plan not found")
 	// ErrConflict: a last_known_revision guard did not match (see *VersionConflictError).
-	ErrConflict = errors.New("version conflict")
+	ErrConflict = errs.New(errs.Conflict, "version conflict")
 	// ErrCorrupt: the plan file exists but cannot be decoded (see *CorruptPlanError).
-	ErrCorrupt = errors.New("corrupt plan file")
+	ErrCorrupt = errs.New(errs.Conflict, "corrupt plan file")
 	// ErrInvalid: the arguments are wrong (bad name, empty content, oversized file, ...).
-	ErrInvalid = errors.New("invalid argument")
+	ErrInvalid = errs.New(errs.Unprocessable, "invalid argument")
 	// ErrPathDenied: a file tool's path is outside what the PathPolicy allows.
-	ErrPathDenied = errors.New("path not allowed")
+	ErrPathDenied = errs.New(errs.Forbidden, "path not allowed")
 )
 
 // VersionConflictError reports a last_known_revision that does not match the stored revision.
@@ -39,6 +41,9 @@ func (e *VersionConflictError) Error() string {
 // Is makes errors.Is(err, ErrConflict) true.
 func (e *VersionConflictError) Is(target error) bool { return target == ErrConflict }
 
+// ErrorKind is errs.Conflict.
+func (e *VersionConflictError) ErrorKind() errs.Kind { return errs.Conflict }
+
 // CorruptPlanError reports a plan file that exists but is not a readable plan: bad JSON, a
 // directory, a FIFO or device, or a file over MaxEncodedSize. It matches ErrCorrupt.
 type CorruptPlanError struct {
@@ -57,6 +62,9 @@ func (e *CorruptPlanError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrCorrupt) true.
 func (e *CorruptPlanError) Is(target error) bool { return target == ErrCorrupt }
 
+// ErrorKind is errs.Conflict: the file must be repaired or rewritten before it can be used.
+func (e *CorruptPlanError) ErrorKind() errs.Kind { return errs.Conflict }
+
 // Reasons a .json entry is corrupt without being decoded. errIsDirectory is distinct so the
 // watcher can skip directories, as docker-agent's listing rule does.
 var (
@@ -70,17 +78,19 @@ type notFoundError struct{ name string }
 
 func (e *notFoundError) Error() string        { return fmt.Sprintf("plan %q not found", e.name) }
 func (e *notFoundError) Is(target error) bool { return target == ErrPlanNotFound }
+func (e *notFoundError) ErrorKind() errs.Kind { return errs.NotFound }
 
 func notFound(name string) error { return &notFoundError{name: name} }
 
 // kindError carries a docker-agent message and a kind sentinel.
 type kindError struct {
-	kind error
+	kind *errs.Error
 	msg  string
 }
 
 func (e *kindError) Error() string        { return e.msg }
 func (e *kindError) Is(target error) bool { return target == e.kind }
+func (e *kindError) ErrorKind() errs.Kind { return e.kind.Kind }
 
 func invalidf(format string, args ...any) error {
 	return &kindError{kind: ErrInvalid, msg: fmt.Sprintf(format, args...)}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/errs"
 )
 
 // maxWait bounds a long poll; clients poll again. Proxies and load balancers commonly cut idle
@@ -59,9 +59,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &mbe):
-		return plans.Errorf(plans.TooLarge, "the body is larger than %d bytes", mbe.Limit)
+		return errs.Errorf(errs.TooLarge, "the body is larger than %d bytes", mbe.Limit)
 	}
-	return plans.Errorf(plans.Invalid, "the body is not the JSON expected: %v", err)
+	return errs.Errorf(errs.Invalid, "the body is not the JSON expected: %v", err)
 }
 
 // apiCreateApproval serves POST /api/v1/approvals: 201 with the new request, or 200 with the
@@ -112,12 +112,12 @@ func parseWait(v string) (time.Duration, error) {
 	if err != nil {
 		secs, nerr := strconv.ParseFloat(v, 64)
 		if nerr != nil {
-			return 0, plans.Errorf(plans.Invalid, "wait must be a duration such as 60s, or seconds")
+			return 0, errs.Errorf(errs.Invalid, "wait must be a duration such as 60s, or seconds")
 		}
 		d = time.Duration(secs * float64(time.Second))
 	}
 	if d < 0 {
-		return 0, plans.Errorf(plans.Invalid, "wait must not be negative")
+		return 0, errs.Errorf(errs.Invalid, "wait must not be negative")
 	}
 	return min(d, maxWait), nil
 }
@@ -132,7 +132,7 @@ func (s *Server) apiListApprovals(w http.ResponseWriter, r *http.Request) {
 	case "decided":
 		list, err = s.gate.Decided(r.Context(), 200)
 	default:
-		err = plans.Errorf(plans.Invalid, "status must be pending or decided, not %q", st)
+		err = errs.Errorf(errs.Invalid, "status must be pending or decided, not %q", st)
 	}
 	if err != nil {
 		writeProblem(w, r, s.log, err)
@@ -183,7 +183,7 @@ func (s *Server) apiApprovalAudit(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			writeProblem(w, r, s.log, plans.Errorf(plans.Invalid, "limit must be a positive number"))
+			writeProblem(w, r, s.log, errs.Errorf(errs.Invalid, "limit must be a positive number"))
 			return
 		}
 		f.Limit = n

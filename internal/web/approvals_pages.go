@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -124,7 +125,7 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 		in.Plan, edit = &p, &shown
 	}
 	if _, err := s.gate.Decide(ctx, id, in); err != nil {
-		if plans.KindOf(err) == plans.NotFound {
+		if errs.KindOf(err) == errs.NotFound {
 			s.errorPage(w, r, err)
 			return
 		}
@@ -178,9 +179,9 @@ func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 	if err := r.ParseForm(); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, plans.Errorf(plans.TooLarge, "the form is larger than %d bytes", mbe.Limit)
+			return nil, errs.Errorf(errs.TooLarge, "the form is larger than %d bytes", mbe.Limit)
 		}
-		return nil, plans.Errorf(plans.Invalid, "the form could not be read: %v", err)
+		return nil, errs.Errorf(errs.Invalid, "the form could not be read: %v", err)
 	}
 	return r.PostForm, nil
 }
@@ -193,7 +194,7 @@ func planFromForm(form url.Values, typ string) (approval.PlanBody, error) {
 	case approval.TypeItems:
 		content, prio, st := form["content"], form["priority"], form["status"]
 		if len(prio) != len(content) || len(st) != len(content) {
-			return p, plans.Errorf(plans.Invalid, "the editor sent %d entries but %d priorities and %d statuses", len(content), len(prio), len(st))
+			return p, errs.Errorf(errs.Invalid, "the editor sent %d entries but %d priorities and %d statuses", len(content), len(prio), len(st))
 		}
 		for i := range content {
 			p.Entries = append(p.Entries, plans.Entry{Content: strings.TrimSpace(content[i]), Priority: prio[i], Status: st[i]})

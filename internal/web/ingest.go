@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -29,7 +30,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			err = plans.Errorf(plans.TooLarge, "the request body is over the %s limit (--max-body); split the transcript into several posts", sizeText(s.cfg.MaxBody))
+			err = errs.Errorf(errs.TooLarge, "the request body is over the %s limit (--max-body); split the transcript into several posts", sizeText(s.cfg.MaxBody))
 		}
 		writeProblem(w, r, s.log, err)
 		return
@@ -65,11 +66,11 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 // body, so nothing is half-applied.
 func decodeBody(body []byte, maxLine int) ([]plans.Item, []plans.ItemError, error) {
 	var items []plans.Item
-	var errs []plans.ItemError
+	var bad []plans.ItemError
 	add := func(line int, b []byte) {
 		msgs, err := acp.DecodeLine(b)
 		if err != nil {
-			errs = append(errs, lineError(line, err))
+			bad = append(bad, lineError(line, err))
 			return
 		}
 		for _, m := range msgs {
@@ -80,18 +81,18 @@ func decodeBody(body []byte, maxLine int) ([]plans.Item, []plans.ItemError, erro
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, t); err == nil {
 			add(1, buf.Bytes())
-			return items, errs, nil
+			return items, bad, nil
 		}
 	}
 	lr := acp.NewLineReader(bytes.NewReader(body), maxLine)
 	for {
 		line, n, err := lr.Next()
 		if err == io.EOF {
-			return items, errs, nil
+			return items, bad, nil
 		}
 		var le *acp.LineError
 		if errors.As(err, &le) {
-			return nil, nil, plans.Errorf(plans.TooLarge, "line %d is over the %s line limit (--max-line)", le.Line, sizeText(int64(maxLine)))
+			return nil, nil, errs.Errorf(errs.TooLarge, "line %d is over the %s line limit (--max-line)", le.Line, sizeText(int64(maxLine)))
 		}
 		if err != nil {
 			return nil, nil, err

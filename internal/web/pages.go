@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/dag"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -153,7 +154,7 @@ func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
 		if v := r.URL.Query().Get(p.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > len(revs) {
-				return h, plans.Errorf(plans.Invalid, "%s must be a revision between 1 and %d", p.name, len(revs))
+				return h, errs.Errorf(errs.Invalid, "%s must be a revision between 1 and %d", p.name, len(revs))
 			}
 			*p.dst = n
 		}

@@ -6,50 +6,83 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/sharedplans"
 )
 
-// Problem is an RFC 9457 problem details body: every JSON error has this shape.
+// This file is the one place where errors become HTTP answers: every handler, page or API,
+// hands its error to writeProblem or errorPage, which ask status and code.
+
+// Problem is an RFC 9457 problem details body: every JSON error has this shape. Code is the
+// error's kind in words scripts can match; the shared-plan members say which revision lost.
 type Problem struct {
-	Type   string `json:"type,omitempty"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail,omitempty"`
+	Type             string `json:"type,omitempty"`
+	Title            string `json:"title"`
+	Status           int    `json:"status"`
+	Detail           string `json:"detail,omitempty"`
+	Code             string `json:"code,omitempty"`
+	Name             string `json:"name,omitempty"`
+	ExpectedRevision *int   `json:"expected_revision,omitempty"`
+	CurrentRevision  *int   `json:"current_revision,omitempty"`
 }
 
-// status maps a domain error to its HTTP status, the one place that does.
+var kindStatus = map[errs.Kind]int{
+	errs.Invalid:       http.StatusBadRequest,
+	errs.NotFound:      http.StatusNotFound,
+	errs.Conflict:      http.StatusConflict,
+	errs.Unauthorized:  http.StatusUnauthorized,
+	errs.Forbidden:     http.StatusForbidden,
+	errs.TooLarge:      http.StatusRequestEntityTooLarge,
+	errs.Unprocessable: http.StatusUnprocessableEntity,
+	errs.Unavailable:   http.StatusServiceUnavailable,
+}
+
+// status maps an error to its HTTP status by its kind.
 func status(err error) int {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return http.StatusRequestEntityTooLarge
 	}
-	if code, ok := sharedStatus(err); ok {
+	if code, ok := kindStatus[errs.KindOf(err)]; ok {
 		return code
-	}
-	switch plans.KindOf(err) {
-	case plans.Invalid:
-		return http.StatusBadRequest
-	case plans.NotFound:
-		return http.StatusNotFound
-	case plans.Conflict:
-		return http.StatusConflict
-	case plans.Unauthorized:
-		return http.StatusUnauthorized
-	case plans.TooLarge:
-		return http.StatusRequestEntityTooLarge
 	}
 	return http.StatusInternalServerError
 }
 
+// code is the machine-readable kind in problem bodies, the same words the CLI's --json errors
+// use for shared plans.
+func code(err error) string {
+	switch k := errs.KindOf(err); {
+	case errors.Is(err, sharedplans.ErrCorrupt):
+		return "corrupt"
+	case k == errs.Forbidden:
+		return "path_denied"
+	case k == errs.Invalid || k == errs.Unprocessable:
+		return "invalid_argument"
+	default:
+		return k.String()
+	}
+}
+
 // writeProblem answers with a problem body; internal errors are logged and not shown.
 func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
-	code := status(err)
+	writeProblemStatus(w, r, log, err, status(err))
+}
+
+// writeProblemStatus is writeProblem with the status decided by the caller (a failed
+// precondition header turns a conflict into 412).
+func writeProblemStatus(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error, status int) {
 	detail := err.Error()
-	if code == http.StatusInternalServerError {
+	if status == http.StatusInternalServerError {
 		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		detail = "internal error; the server log has the details"
 	}
-	writeJSONStatus(w, code, "application/problem+json", Problem{Title: http.StatusText(code), Status: code, Detail: detail})
+	p := Problem{Title: http.StatusText(status), Status: status, Detail: detail, Code: code(err)}
+	var vc *sharedplans.VersionConflictError
+	if errors.As(err, &vc) {
+		p.Name, p.ExpectedRevision, p.CurrentRevision = vc.Name, &vc.Expected, &vc.Current
+	}
+	writeJSONStatus(w, status, "application/problem+json", p)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

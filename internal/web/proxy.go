@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/acp"
-	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/errs"
 )
 
 // proxyState is where `plandash acp --approvals=both|dashboard` meets the dashboard: the
@@ -99,11 +99,11 @@ func (s *Server) answerProxyPermission(stream string, id json.RawMessage, o acp.
 	p := s.perms[key]
 	switch {
 	case p == nil:
-		return plans.Errorf(plans.NotFound, "no permission request %s on stream %q", id, stream)
+		return errs.Errorf(errs.NotFound, "no permission request %s on stream %q", id, stream)
 	case p.ResolvedBy != "":
-		return plans.Errorf(plans.Conflict, "the request was already resolved by the %s", p.ResolvedBy)
+		return errs.Errorf(errs.Conflict, "the request was already resolved by the %s", p.ResolvedBy)
 	case p.Answered:
-		return plans.Errorf(plans.Conflict, "the request was already answered")
+		return errs.Errorf(errs.Conflict, "the request was already answered")
 	}
 	if err := checkOffered(p.Params, o); err != nil {
 		return err
@@ -127,16 +127,16 @@ func checkOffered(params json.RawMessage, o acp.PermissionOutcome) error {
 	case "selected":
 		p, err := acp.DecodeRequestPermissionParams(params)
 		if err != nil {
-			return plans.Errorf(plans.Invalid, "the request cannot be answered: %v", err)
+			return errs.Errorf(errs.Invalid, "the request cannot be answered: %v", err)
 		}
 		for _, opt := range p.Options {
 			if opt.OptionID == o.OptionID {
 				return nil
 			}
 		}
-		return plans.Errorf(plans.Invalid, "option %q was not offered", o.OptionID)
+		return errs.Errorf(errs.Invalid, "option %q was not offered", o.OptionID)
 	}
-	return plans.Errorf(plans.Invalid, `outcome must be "selected" or "cancelled", not %q`, o.Outcome)
+	return errs.Errorf(errs.Invalid, `outcome must be "selected" or "cancelled", not %q`, o.Outcome)
 }
 
 func compactJSON(b []byte) []byte {
@@ -149,7 +149,7 @@ func compactJSON(b []byte) []byte {
 
 func readJSONBody(w http.ResponseWriter, r *http.Request, v any) error {
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(v); err != nil {
-		return plans.Errorf(plans.Invalid, "the body is not the JSON expected: %v", err)
+		return errs.Errorf(errs.Invalid, "the body is not the JSON expected: %v", err)
 	}
 	return nil
 }
@@ -163,7 +163,7 @@ func (s *Server) apiProxyOffer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.Stream == "" || len(p.ID) == 0 {
-		writeProblem(w, r, s.log, plans.Errorf(plans.Invalid, "stream and id are required"))
+		writeProblem(w, r, s.log, errs.Errorf(errs.Invalid, "stream and id are required"))
 		return
 	}
 	p.ID = compactJSON(p.ID)
@@ -235,7 +235,7 @@ func (s *Server) apiProxyAnswers(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("wait"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			writeProblem(w, r, s.log, plans.Errorf(plans.Invalid, "wait must be a duration such as 20s"))
+			writeProblem(w, r, s.log, errs.Errorf(errs.Invalid, "wait must be a duration such as 20s"))
 			return
 		}
 		wait = min(d, time.Minute)

@@ -111,7 +111,7 @@ func TestSharedAPI(t *testing.T) {
 				}
 				return
 			}
-			var p sharedProblem
+			var p Problem
 			if err := json.Unmarshal(body, &p); err != nil || h.Get("Content-Type") != "application/problem+json" {
 				t.Fatalf("not a problem (%s): %s", h.Get("Content-Type"), body)
 			}

@@ -60,7 +60,7 @@ func (s *Server) sharedRequestApproval(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	rev, err := strconv.Atoi(r.FormValue("revision"))
 	if err != nil {
-		s.errorPage(w, r, &sharedInvalid{"the form lacks the plan's revision"})
+		s.errorPage(w, r, invalid("the form lacks the plan's revision"))
 		return
 	}
 	p, ok, err := s.sharedStore.Get(r.Context(), name)
@@ -72,7 +72,7 @@ func (s *Server) sharedRequestApproval(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, sharedplans.ErrPlanNotFound)
 		return
 	case p.Revision != rev:
-		s.errorPage(w, r, &sharedInvalid{fmt.Sprintf("the plan changed since you opened it (revision %d, now %d): reload and look again before asking for approval", rev, p.Revision)})
+		s.errorPage(w, r, invalid(fmt.Sprintf("the plan changed since you opened it (revision %d, now %d): reload and look again before asking for approval", rev, p.Revision)))
 		return
 	}
 	title := p.Title

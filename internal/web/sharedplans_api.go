@@ -20,7 +20,7 @@ import (
 func (s *Server) sharedName(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := chi.URLParam(r, "name")
 	if err := sharedplans.ValidateName(name); err != nil {
-		s.badRequest(w, r, &sharedBadRequest{err.Error()})
+		s.writeSharedProblem(w, r, badRequest(err.Error()), false)
 		return "", false
 	}
 	return name, true
@@ -35,7 +35,7 @@ func decodeSharedBody(w http.ResponseWriter, r *http.Request, dst any) error {
 		if errors.As(err, &mbe) {
 			return err
 		}
-		return &sharedBadRequest{"the body must be a JSON object: " + err.Error()}
+		return badRequest("the body must be a JSON object: " + err.Error())
 	}
 	return nil
 }
@@ -90,16 +90,16 @@ func (s *Server) apiSharedWrite(w http.ResponseWriter, r *http.Request) {
 	}
 	var b sharedWriteBody
 	if err := decodeSharedBody(w, r, &b); err != nil {
-		s.badRequest(w, r, err)
+		s.writeSharedProblem(w, r, err, false)
 		return
 	}
 	if b.Name != "" && b.Name != name {
-		s.badRequest(w, r, &sharedBadRequest{fmt.Sprintf("the body names plan %q but the address names %q", b.Name, name)})
+		s.writeSharedProblem(w, r, badRequest(fmt.Sprintf("the body names plan %q but the address names %q", b.Name, name)), false)
 		return
 	}
 	g, err := parseSharedGuard(r, b.LastKnownRevision)
 	if err != nil {
-		s.badRequest(w, r, err)
+		s.writeSharedProblem(w, r, err, false)
 		return
 	}
 	s.sharedUpsert(w, r, name, b, g)
@@ -109,7 +109,7 @@ func (s *Server) apiSharedWrite(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiSharedCreate(w http.ResponseWriter, r *http.Request) {
 	var b sharedWriteBody
 	if err := decodeSharedBody(w, r, &b); err != nil {
-		s.badRequest(w, r, err)
+		s.writeSharedProblem(w, r, err, false)
 		return
 	}
 	s.sharedUpsert(w, r, b.Name, b, sharedGuard{mustNotExist: true})
@@ -117,7 +117,7 @@ func (s *Server) apiSharedCreate(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) sharedUpsert(w http.ResponseWriter, r *http.Request, name string, b sharedWriteBody, g sharedGuard) {
 	if b.Content == nil || *b.Content == "" {
-		s.writeSharedProblem(w, r, &sharedInvalid{"content must not be empty"}, false)
+		s.writeSharedProblem(w, r, invalid("content must not be empty"), false)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
@@ -169,12 +169,12 @@ func (s *Server) apiSharedSetStatus(w http.ResponseWriter, r *http.Request) {
 		LastKnownRevision *int   `json:"last_known_revision,omitempty"`
 	}
 	if err := decodeSharedBody(w, r, &b); err != nil {
-		s.badRequest(w, r, err)
+		s.writeSharedProblem(w, r, err, false)
 		return
 	}
 	g, err := parseSharedGuard(r, b.LastKnownRevision)
 	if err != nil {
-		s.badRequest(w, r, err)
+		s.writeSharedProblem(w, r, err, false)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
@@ -198,7 +198,7 @@ func (s *Server) apiSharedDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	g, err := parseSharedGuard(r, nil)
 	if err != nil {
-		s.badRequest(w, r, err)
+		s.writeSharedProblem(w, r, err, false)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
@@ -222,7 +222,7 @@ func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("seq"); v != "" {
 		seq, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			s.badRequest(w, r, &sharedBadRequest{"seq must be a history sequence number"})
+			s.writeSharedProblem(w, r, badRequest("seq must be a history sequence number"), false)
 			return
 		}
 		e, found, err := s.sharedHist.Entry(r.Context(), name, seq)

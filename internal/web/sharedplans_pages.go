@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/sharedplans/history"
@@ -63,10 +64,10 @@ func (s *Server) sharedPlanPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // errSharedUnknown is a plan that is neither on disk nor in the history.
-var errSharedUnknown = errors.New("there is no shared plan by that name, and plandash has never seen one")
+var errSharedUnknown = errs.New(errs.NotFound, "there is no shared plan by that name, and plandash has never seen one")
 
 func (s *Server) sharedErrorPage(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, errSharedUnknown) || errors.Is(err, sharedplans.ErrInvalid) {
+	if errs.KindOf(err) == errs.NotFound || errs.KindOf(err) == errs.Unprocessable {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
 		_ = templates.ErrorPage(http.StatusNotFound, err.Error()).Render(r.Context(), w)
@@ -151,7 +152,7 @@ func (s *Server) sharedForm(w http.ResponseWriter, r *http.Request) (templates.S
 	if rev := f.Get("revision"); rev != "" {
 		n, err := strconv.Atoi(rev)
 		if err != nil || n < 0 {
-			return e, plans.Errorf(plans.Invalid, "revision must be a revision number")
+			return e, errs.Errorf(errs.Invalid, "revision must be a revision number")
 		}
 		e.Revision = n
 	}
@@ -180,7 +181,7 @@ func (s *Server) sharedSaveForm(w http.ResponseWriter, r *http.Request) {
 // existing plan; otherwise the draft's revision guards the write.
 func (s *Server) sharedWrite(ctx context.Context, d templates.SharedEditor, create bool) (sharedplans.Plan, error) {
 	if d.Content == "" {
-		return sharedplans.Plan{}, &sharedInvalid{"content must not be empty"}
+		return sharedplans.Plan{}, invalid("content must not be empty")
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.sharedWait)
 	defer cancel()

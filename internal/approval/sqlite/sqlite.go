@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/sqlitedb"
 )
 
@@ -135,7 +135,7 @@ func get(ctx context.Context, q querier, id string) (approval.Request, error) {
 	var body []byte
 	err := q.QueryRowContext(ctx, `SELECT body FROM approval_requests WHERE id=?`, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return approval.Request{}, plans.Errorf(plans.NotFound, "no approval request %q", id)
+		return approval.Request{}, errs.Errorf(errs.NotFound, "no approval request %q", id)
 	}
 	if err != nil {
 		return approval.Request{}, err
@@ -231,7 +231,7 @@ func (s *Store) Rule(ctx context.Context, id string) (approval.Rule, error) {
 	var body []byte
 	err := s.r.QueryRowContext(ctx, `SELECT body FROM approval_rules WHERE id=?`, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return approval.Rule{}, plans.Errorf(plans.NotFound, "no rule %q", id)
+		return approval.Rule{}, errs.Errorf(errs.NotFound, "no rule %q", id)
 	}
 	if err != nil {
 		return approval.Rule{}, err
