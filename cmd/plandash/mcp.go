@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/mcpserver"
 	"github.com/plandash/plandash/internal/sharedplans"
 )
@@ -24,7 +25,7 @@ func mcpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	srv := mcpserver.New(mcpserver.Options{
 		Version:     version,
-		SharedPlans: sharedplans.NewToolset(sharedplans.New(*plansDir), sharedplans.WorkingDir("")),
+		SharedPlans: sharedplans.NewToolset(sharedplans.New(*plansDir), files.WorkingDir("")),
 		Approvals:   approvalClient(f),
 	})
 	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})

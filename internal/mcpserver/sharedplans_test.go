@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/mcpserver"
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/web"
@@ -190,7 +191,7 @@ func normalize(v any) any {
 // TestSharedPlanToolsInMemory runs the conversation against the server in process.
 func TestSharedPlanToolsInMemory(t *testing.T) {
 	plansDir, root := t.TempDir(), t.TempDir()
-	roots, err := sharedplans.NewAllowedRoots(root)
+	roots, err := files.NewRoots(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 // noHang fails the test instead of wedging the run if fn blocks (a FIFO opened without
@@ -126,7 +128,7 @@ func TestBadSourceFiles(t *testing.T) {
 	}
 	huge.Close()
 	mustWriteFile(t, filepath.Join(scratch, "exact.md"), strings.Repeat("a", MaxContentSize))
-	ts := NewToolset(newTestStore(t), WorkingDir(scratch))
+	ts := NewToolset(newTestStore(t), files.WorkingDir(scratch))
 	tests := []struct{ path, want string }{
 		{"fifo", `path "fifo" is not a regular file (e.g. a device or named pipe)`},
 		{"zero", `path "zero" is not a regular file (e.g. a device or named pipe)`},
@@ -150,7 +152,7 @@ func TestReadBoundedCatchesGrowth(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { _, _ = w.Write(make([]byte, 100)); w.Close() }()
-	if _, err := readBounded(r, 10, 50); !errors.Is(err, errTooLarge) {
+	if _, err := files.ReadBounded(r, 10, 50); !errors.Is(err, files.ErrTooLarge) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/files"
 )
 
 // Kind sentinels. Every error this package returns for a caller's mistake or a plan's state
@@ -20,8 +21,8 @@ var (
 	ErrCorrupt = errs.New(errs.Conflict, "corrupt plan file")
 	// ErrInvalid: the arguments are wrong (bad name, empty content, oversized file, ...).
 	ErrInvalid = errs.New(errs.Unprocessable, "invalid argument")
-	// ErrPathDenied: a file tool's path is outside what the PathPolicy allows.
-	ErrPathDenied = errs.New(errs.Forbidden, "path not allowed")
+	// ErrPathDenied: a file tool's path is outside what the files.Policy allows.
+	ErrPathDenied = files.ErrDenied
 )
 
 // VersionConflictError reports a last_known_revision that does not match the stored revision.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 // LockFileName is the sentinel docker-agent flocks during every mutation. It is never deleted.
@@ -197,7 +199,7 @@ func (s *Store) save(path string, p Plan) error {
 	if len(data) > MaxEncodedSize {
 		return invalidf("plan %q is too large to store (%d bytes; max %d)", p.Name, len(data), MaxEncodedSize)
 	}
-	if err := writeAtomic(osOps{}, path, data); err != nil {
+	if err := files.WriteAtomic(files.OSOps{}, path, data); err != nil {
 		return fmt.Errorf("writing plan: %w", err)
 	}
 	return nil

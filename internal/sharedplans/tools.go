@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 // Toolset is docker-agent's eight plan tools over a Store. Each method returns docker-agent's
@@ -14,13 +16,13 @@ import (
 // (stdio MCP versus remote surfaces).
 type Toolset struct {
 	store *Store
-	files PathPolicy
+	files files.Policy
 }
 
 // NewToolset returns the tools over store. files resolves the paths of the two file tools; nil
 // disables them (every call fails with ErrPathDenied), the safe default for a surface that has
 // not decided which files a caller may touch.
-func NewToolset(store *Store, files PathPolicy) *Toolset {
+func NewToolset(store *Store, files files.Policy) *Toolset {
 	return &Toolset{store: store, files: files}
 }
 
@@ -180,9 +182,9 @@ func (t *Toolset) DeletePlan(ctx context.Context, a DeletePlanArgs) (DeleteResul
 	return DeleteResult{Deleted: a.Name}, nil
 }
 
-func (t *Toolset) resolve(path string) (Location, error) {
+func (t *Toolset) resolve(path string) (files.Location, error) {
 	if t.files == nil {
-		return Location{}, deniedf("file tools are disabled: no path policy is configured")
+		return files.Location{}, deniedf("file tools are disabled: no path policy is configured")
 	}
 	return t.files.Resolve(path)
 }
@@ -196,8 +198,8 @@ func (t *Toolset) readSource(path string) (string, error) {
 		return "", err
 	}
 	var content string
-	err = withLocation(loc, path, true, func(ops fileOps, name string) error {
-		f, err := openNoHang(ops, filepath.Clean(name))
+	err = files.With(loc, path, true, func(ops files.Ops, name string) error {
+		f, err := files.OpenNoHang(ops, filepath.Clean(name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return invalidf("file %q does not exist", path)
 		}
@@ -216,8 +218,8 @@ func (t *Toolset) readSource(path string) (string, error) {
 		case info.Size() > MaxContentSize:
 			return invalidf("file %q is too large (%d bytes; max %d)", path, info.Size(), MaxContentSize)
 		}
-		data, err := readBounded(f, info.Size(), MaxContentSize)
-		if errors.Is(err, errTooLarge) {
+		data, err := files.ReadBounded(f, info.Size(), MaxContentSize)
+		if errors.Is(err, files.ErrTooLarge) {
 			return invalidf("file %q is too large (max %d bytes)", path, MaxContentSize)
 		}
 		if err != nil {
@@ -235,15 +237,15 @@ func (t *Toolset) writeDest(path, content string) error {
 	if err != nil {
 		return err
 	}
-	return withLocation(loc, path, false, func(ops fileOps, name string) error {
+	return files.With(loc, path, false, func(ops files.Ops, name string) error {
 		name = filepath.Clean(name)
-		if info, err := ops.stat(name); err == nil && info.IsDir() {
+		if info, err := ops.Stat(name); err == nil && info.IsDir() {
 			return invalidf("path %q is a directory, not a file", path)
 		}
-		if err := ops.mkdirAll(filepath.Dir(name), 0o700); err != nil {
+		if err := ops.MkdirAll(filepath.Dir(name), 0o700); err != nil {
 			return fmt.Errorf("creating directory for plan file: %w", err)
 		}
-		if err := writeAtomic(ops, name, []byte(content)); err != nil {
+		if err := files.WriteAtomic(ops, name, []byte(content)); err != nil {
 			return fmt.Errorf("writing plan file: %w", err)
 		}
 		return nil

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 // toolCase runs one tool call against a fresh store and a scratch directory (the working
@@ -61,7 +63,7 @@ func runToolCases(t *testing.T, tool string, cases []toolCase) {
 			if tc.setup != nil {
 				tc.setup(t, s, scratch)
 			}
-			tl, ok := NewToolset(s, WorkingDir(scratch)).Tool(tool)
+			tl, ok := NewToolset(s, files.WorkingDir(scratch)).Tool(tool)
 			if !ok {
 				t.Fatalf("no tool %s", tool)
 			}
@@ -180,7 +182,7 @@ func TestExportWritesFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(filepath.Dir(dest)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ts := NewToolset(s, WorkingDir(scratch))
+	ts := NewToolset(s, files.WorkingDir(scratch))
 	for range 2 { // the second export overwrites the first
 		if _, err := ts.ExportPlanToFile(context.Background(), ExportPlanToFileArgs{Name: "p", Path: "a/b/p.md"}); err != nil {
 			t.Fatal(err)

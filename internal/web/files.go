@@ -1,14 +1,14 @@
 package web
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -16,26 +16,22 @@ import (
 const maxFileShown = 1 << 20
 
 // FileRoots reads file plans, but only files under the configured roots: a plan's URI comes
-// from an agent, and the page must never become a way to read arbitrary files.
+// from an agent, and the page must never become a way to read arbitrary files. nil roots show
+// nothing.
 type FileRoots struct {
-	roots []string // absolute, symlinks resolved
+	roots *files.Roots
 }
 
 // NewFileRoots resolves the allowed roots once.
 func NewFileRoots(dirs []string) (*FileRoots, error) {
-	f := &FileRoots{}
-	for _, d := range dirs {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return nil, fmt.Errorf("--allow-root %q: %w", d, err)
-		}
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			return nil, fmt.Errorf("--allow-root %q: %w", d, err)
-		}
-		f.roots = append(f.roots, real)
+	if len(dirs) == 0 {
+		return &FileRoots{}, nil
 	}
-	return f, nil
+	r, err := files.NewRoots(dirs...)
+	if err != nil {
+		return nil, fmt.Errorf("--allow-root: %w", err)
+	}
+	return &FileRoots{roots: r}, nil
 }
 
 // View returns what a file plan may show for uri.
@@ -47,49 +43,35 @@ func (f *FileRoots) View(uri string) *templates.FileView {
 		return v
 	}
 	v.Path = path
-	if len(f.roots) == 0 {
+	if f.roots == nil {
 		v.Err = "Content not shown: start plandash with --allow-root DIR to show plan files under DIR."
 		return v
 	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil || !f.allowed(real) {
+	b, err := f.roots.Read(path, maxFileShown)
+	switch {
+	case errors.Is(err, files.ErrNotRegular):
+		v.Err = "Content not shown: not a regular file."
+	case errors.Is(err, files.ErrTooLarge):
+		v.Err = "Content not shown: the file is over 1 MiB."
+	case err != nil:
 		// The same words whether the file is missing or forbidden: they must not reveal which.
 		v.Err = "Content not shown: the file is not readable under the allowed roots (--allow-root)."
-		return v
-	}
-	fh, err := os.Open(real)
-	if err != nil {
-		v.Err = "Content not shown: the file could not be opened."
-		return v
-	}
-	defer fh.Close()
-	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
-		v.Err = "Content not shown: not a regular file."
-		return v
-	}
-	b, err := io.ReadAll(io.LimitReader(fh, maxFileShown+1))
-	switch {
-	case err != nil:
-		v.Err = "Content not shown: the file could not be read."
-	case len(b) > maxFileShown:
-		v.Err = "Content not shown: the file is over 1 MiB."
 	case !utf8.Valid(b):
 		v.Err = "Content not shown: the file is not UTF-8 text."
 	default:
 		v.Content = string(b)
-		ext := strings.ToLower(filepath.Ext(real))
+		ext := strings.ToLower(filepath.Ext(path))
 		v.Markdown = ext == ".md" || ext == ".markdown"
 	}
 	return v
 }
 
-func (f *FileRoots) allowed(path string) bool {
-	for _, r := range f.roots {
-		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return true
-		}
+// Policy is the roots as the shared-plan file tools use them; nil when there are none.
+func (f *FileRoots) Policy() files.Policy {
+	if f.roots == nil {
+		return nil
 	}
-	return false
+	return f.roots
 }
 
 // filePath turns a plan's uri (file:///abs/path, or a bare absolute path) into a clean path.

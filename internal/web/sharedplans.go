@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -42,15 +41,7 @@ type sharedState struct {
 // history table in plandash.db.
 func (s *Server) openSharedPlans(ctx context.Context) error {
 	s.sharedStore = sharedplans.New(s.cfg.PlansDir)
-	var files sharedplans.PathPolicy // nil: the file tools refuse every path
-	if len(s.cfg.AllowRoots) > 0 {
-		roots, err := sharedplans.NewAllowedRoots(s.cfg.AllowRoots...)
-		if err != nil {
-			return fmt.Errorf("shared plans: %w", err)
-		}
-		files = roots
-	}
-	s.sharedTools = sharedplans.NewToolset(s.sharedStore, files)
+	s.sharedTools = sharedplans.NewToolset(s.sharedStore, s.render.files.Policy()) // nil: the file tools refuse every path
 	h, err := history.Open(ctx, filepath.Join(s.cfg.DataDir, "plandash.db"))
 	if err != nil {
 		return err

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sharedplans
+package files
 
 import (
 	"os"

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 func TestAllowedRoots(t *testing.T) {
@@ -26,7 +28,7 @@ func TestAllowedRoots(t *testing.T) {
 	rootLink := filepath.Join(base, "link-to-work")
 	mustLink(t, root, rootLink)
 
-	policy, err := NewAllowedRoots(rootLink)
+	policy, err := files.NewRoots(rootLink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +58,8 @@ func TestAllowedRoots(t *testing.T) {
 		switch {
 		case err == nil && p.Content != r.want:
 			t.Errorf("read %s: content %q, want %q", r.path, p.Content, r.want)
-		case err != nil && (err.Error() != r.want || errors.Is(err, ErrPathDenied) != r.deny):
-			t.Errorf("read %s: %v (denied=%v), want %q (denied=%v)", r.path, err, errors.Is(err, ErrPathDenied), r.want, r.deny)
+		case err != nil && (err.Error() != r.want || errors.Is(err, files.ErrDenied) != r.deny):
+			t.Errorf("read %s: %v (denied=%v), want %q (denied=%v)", r.path, err, errors.Is(err, files.ErrDenied), r.want, r.deny)
 		}
 	}
 
@@ -81,7 +83,7 @@ func TestAllowedRoots(t *testing.T) {
 			}
 			continue
 		}
-		if err == nil || err.Error() != w.deny || !errors.Is(err, ErrPathDenied) {
+		if err == nil || err.Error() != w.deny || !errors.Is(err, files.ErrDenied) {
 			t.Errorf("write %s: %v, want %q", w.path, err, w.deny)
 		}
 	}
@@ -98,22 +100,22 @@ func TestAllowedRoots(t *testing.T) {
 }
 
 func TestNewAllowedRootsRejectsBadRoots(t *testing.T) {
-	if _, err := NewAllowedRoots(); err == nil {
+	if _, err := files.NewRoots(); err == nil {
 		t.Error("no roots")
 	}
-	if _, err := NewAllowedRoots(filepath.Join(t.TempDir(), "missing")); err == nil {
+	if _, err := files.NewRoots(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("missing root")
 	}
 	f := filepath.Join(t.TempDir(), "file")
 	mustWriteText(t, f, "")
-	if _, err := NewAllowedRoots(f); err == nil {
+	if _, err := files.NewRoots(f); err == nil {
 		t.Error("file as root")
 	}
 }
 
 func TestWorkingDir(t *testing.T) {
 	tests := []struct {
-		wd   WorkingDir
+		wd   files.WorkingDir
 		in   string
 		want string
 	}{

@@ -1,4 +1,4 @@
-package sharedplans
+package files
 
 import (
 	"errors"
@@ -6,13 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/plandash/plandash/internal/errs"
 )
 
-// PathPolicy decides which files update_plan_from_file and export_plan_to_file may touch. The
+// Policy decides which files update_plan_from_file and export_plan_to_file may touch. The
 // tools ask it once per call, with the path exactly as the caller gave it.
-type PathPolicy interface {
+type Policy interface {
 	// Resolve maps a caller's path to a Location, or fails with an error matching
-	// ErrPathDenied when the caller may not use it.
+	// ErrDenied when the caller may not use it.
 	Resolve(path string) (Location, error)
 }
 
@@ -29,7 +31,7 @@ type Location struct {
 // touch these files anyway. The empty WorkingDir means the process's working directory.
 type WorkingDir string
 
-// Resolve implements PathPolicy.
+// Resolve implements Policy.
 func (w WorkingDir) Resolve(path string) (Location, error) {
 	p := filepath.Clean(path)
 	if !filepath.IsAbs(p) && w != "" {
@@ -38,26 +40,26 @@ func (w WorkingDir) Resolve(path string) (Location, error) {
 	return Location{Name: p}, nil
 }
 
-// AllowedRoots confines the file tools to a set of directories, for remote callers (MCP over
+// Roots confines the file tools to a set of directories, for remote callers (MCP over
 // HTTP, the HTTP API) who must not read or write arbitrary files. Relative paths resolve against
 // the first root; absolute paths must lie under one of them; ".." and symlinks may not leave
 // the root (enforced by os.Root at use, not just checked here).
-type AllowedRoots struct {
-	roots []allowedRoot
+type Roots struct {
+	roots []root
 }
 
-type allowedRoot struct {
+type root struct {
 	given string // absolute, as configured
 	real  string // with symlinks resolved: what os.Root opens
 }
 
-// NewAllowedRoots checks that each root is an existing directory and remembers it both as
+// NewRoots checks that each root is an existing directory and remembers it both as
 // given and with symlinks resolved, so callers may name paths through either spelling.
-func NewAllowedRoots(roots ...string) (*AllowedRoots, error) {
+func NewRoots(roots ...string) (*Roots, error) {
 	if len(roots) == 0 {
 		return nil, errors.New("no allowed roots given")
 	}
-	a := &AllowedRoots{}
+	a := &Roots{}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
@@ -70,13 +72,13 @@ func NewAllowedRoots(roots ...string) (*AllowedRoots, error) {
 		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("allowed root %q is not a directory", r)
 		}
-		a.roots = append(a.roots, allowedRoot{given: abs, real: real})
+		a.roots = append(a.roots, root{given: abs, real: real})
 	}
 	return a, nil
 }
 
 // Roots returns the allowed directories with symlinks resolved.
-func (a *AllowedRoots) Roots() []string {
+func (a *Roots) Roots() []string {
 	out := make([]string, len(a.roots))
 	for i, r := range a.roots {
 		out[i] = r.real
@@ -84,8 +86,8 @@ func (a *AllowedRoots) Roots() []string {
 	return out
 }
 
-// Resolve implements PathPolicy.
-func (a *AllowedRoots) Resolve(path string) (Location, error) {
+// Resolve implements Policy.
+func (a *Roots) Resolve(path string) (Location, error) {
 	p := filepath.Clean(path)
 	if !filepath.IsAbs(p) {
 		if !local(p) {
@@ -108,25 +110,25 @@ func local(rel string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// withLocation runs fn with the file operations for loc. os.Root refuses every absolute
+// With runs fn with the file operations for loc. os.Root refuses every absolute
 // symlink, even one pointing back inside the root, so on an escape the path is resolved once by
 // hand and, if it really stays inside, fn runs again on the resolved path, still within the
 // os.Root. followFinal says whether the last element is followed (reads) or is itself the
-// target (writes replace a link there). A real escape comes back as a clear ErrPathDenied error
+// target (writes replace a link there). A real escape comes back as a clear ErrDenied error
 // naming the caller's path.
-func withLocation(loc Location, shown string, followFinal bool, fn func(ops fileOps, name string) error) error {
+func With(loc Location, shown string, followFinal bool, fn func(ops Ops, name string) error) error {
 	if loc.Root == "" {
-		return fn(osOps{}, loc.Name)
+		return fn(OSOps{}, loc.Name)
 	}
 	r, err := os.OpenRoot(loc.Root)
 	if err != nil {
 		return fmt.Errorf("opening allowed root: %w", err)
 	}
 	defer r.Close()
-	err = fn(rootOps{r}, loc.Name)
+	err = fn(RootOps{r}, loc.Name)
 	if isEscape(err) {
 		if alt, ok := resolveInside(loc.Root, loc.Name, followFinal); ok && alt != loc.Name {
-			err = fn(rootOps{r}, alt)
+			err = fn(RootOps{r}, alt)
 		}
 	}
 	if isEscape(err) {
@@ -162,4 +164,18 @@ func resolveInside(root, name string, followFinal bool) (string, bool) {
 		tail = append([]string{filepath.Base(full)}, tail...)
 		full = parent
 	}
+}
+
+// ErrDenied is a path outside what a Policy allows; every refusal matches it with errors.Is.
+var ErrDenied = errs.New(errs.Forbidden, "path not allowed")
+
+// deniedError carries the refusal's own words and matches ErrDenied.
+type deniedError struct{ msg string }
+
+func (e *deniedError) Error() string        { return e.msg }
+func (e *deniedError) Is(target error) bool { return target == ErrDenied }
+func (e *deniedError) ErrorKind() errs.Kind { return errs.Forbidden }
+
+func deniedf(format string, args ...any) error {
+	return &deniedError{msg: fmt.Sprintf(format, args...)}
 }
