@@ -173,7 +173,7 @@ func (s *Server) apiApprovalCount(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pending": n + s.openAcpPermissions(), "seq": seq})
+	writeJSON(w, http.StatusOK, map[string]any{"pending": n + s.perms.OpenCount(), "seq": seq})
 }
 
 // apiApprovalAudit serves GET /api/v1/approvals/audit?session=&agent=&limit=.

@@ -36,7 +36,7 @@ func (s *Server) announceApproval(c approval.Change) {
 	if r := c.Request; r != nil && !r.Decided() {
 		latest = r.Title
 	}
-	s.hub.Publish(topicGate, encode(templates.PendingCountID, "", 0, templates.PendingCount(c.Pending+s.openAcpPermissions(), latest, c.Seq)))
+	s.hub.Publish(topicGate, encode(templates.PendingCountID, "", 0, templates.PendingCount(c.Pending+s.perms.OpenCount(), latest, c.Seq)))
 	if c.Rule != nil {
 		if s.hub.Subscribers(topicApprovals) > 0 {
 			if f, err := s.rulesFragment(context.Background(), c.Seq); err == nil {

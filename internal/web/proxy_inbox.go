@@ -19,7 +19,7 @@ func (s *Server) proxyInboxPages(r chi.Router) {
 
 // acpPermissionViews turns the relayed requests into what the inbox draws.
 func (s *Server) acpPermissionViews() []templates.AcpPermission {
-	perms := s.ProxyPermissions()
+	perms := s.perms.List()
 	out := make([]templates.AcpPermission, 0, len(perms))
 	for _, p := range perms {
 		v := templates.AcpPermission{Stream: p.Stream, ID: string(p.ID), SessionID: p.SessionID, Offered: p.Offered,
@@ -68,25 +68,11 @@ func exitPlanText(raw json.RawMessage) string {
 	return in.Plan
 }
 
-// openAcpPermissions counts the relayed requests still waiting for someone to answer: an agent
-// is blocked on each, so they count in every page's pending badge like the gate's requests.
-func (s *Server) openAcpPermissions() int {
-	s.permMu.Lock()
-	defer s.permMu.Unlock()
-	n := 0
-	for _, p := range s.perms {
-		if p.ResolvedBy == "" && !p.Answered {
-			n++
-		}
-	}
-	return n
-}
-
 // publishAcpPermissions refreshes the inbox section on every open inbox, and the pending badge
 // (with its notification) on every page.
 func (s *Server) publishAcpPermissions(latest string) {
 	if n, err := s.gate.CountPending(context.Background()); err == nil {
-		s.hub.Publish(topicGate, encode(templates.PendingCountID, "", 0, templates.PendingCount(n+s.openAcpPermissions(), latest, s.gate.Seq())))
+		s.hub.Publish(topicGate, encode(templates.PendingCountID, "", 0, templates.PendingCount(n+s.perms.OpenCount(), latest, s.gate.Seq())))
 	}
 	if s.hub.Subscribers(topicApprovals) == 0 {
 		return
@@ -101,7 +87,7 @@ func (s *Server) acpAnswerForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o := acp.PermissionOutcome{Outcome: "selected", OptionID: r.PostForm.Get("option")}
-	if err := s.AnswerProxyPermission(r.PostForm.Get("stream"), json.RawMessage(r.PostForm.Get("id")), o, s.decider(r)); err != nil {
+	if err := s.perms.Answer(r.PostForm.Get("stream"), json.RawMessage(r.PostForm.Get("id")), o, s.decider(r)); err != nil {
 		s.errorPage(w, r, err)
 		return
 	}

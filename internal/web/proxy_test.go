@@ -38,7 +38,7 @@ func TestProxyPermissionsRoundTrip(t *testing.T) {
 	b.Offer(acp.PermissionRequest{ID: json.RawMessage(`"p-1"`), SessionID: "s1", Params: params, InIDE: true},
 		func(o acp.PermissionOutcome) error { answered <- o; return nil })
 
-	list := ts.srv.ProxyPermissions()
+	list := ts.srv.perms.List()
 	if len(list) != 1 || list[0].Stream != "st" || string(list[0].ID) != `"p-1"` || !list[0].InIDE || list[0].SessionID != "s1" {
 		t.Fatalf("listed %+v", list)
 	}
@@ -65,7 +65,7 @@ func TestProxyPermissionsRoundTrip(t *testing.T) {
 		t.Fatal("the answer never reached the proxy")
 	}
 	b.Resolved(json.RawMessage(`"p-1"`), acp.Resolution{By: acp.ByDashboard, Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: "allow"}})
-	list = ts.srv.ProxyPermissions()
+	list = ts.srv.perms.List()
 	if len(list) != 1 || list[0].ResolvedBy != "dashboard" || list[0].Outcome == nil || list[0].Outcome.OptionID != "allow" {
 		t.Errorf("after the end: %+v", list)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/hub"
+	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/plans/sqlite"
 )
@@ -47,11 +48,11 @@ type Server struct {
 	streams *streams
 	handler http.Handler
 	token   string
+	perms   *permissions.Inbox
 
 	// Each capability keeps its state in its own file.
 	approvalState
 	sharedState
-	proxyState
 }
 
 // Open opens the store in cfg.DataDir and builds the server.
@@ -90,6 +91,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		auth: NewAuth(token), streams: newStreams(1024), token: token,
 	}
 	s.render = &renderer{svc: svc, files: files}
+	s.perms = permissions.New(cfg.Now, s.publishAcpPermissions)
 	s.ann = newAnnouncer(s.render, s.hub, s.log)
 	svc.OnChange(s.ann.mark)
 	for _, open := range []func(context.Context) error{s.openApprovals, s.openSharedPlans} {
