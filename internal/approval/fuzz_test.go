@@ -23,7 +23,7 @@ func FuzzSubmit(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	st := openStore(f, f.TempDir())
-	g, err := approval.New(context.Background(), st, approval.Config{ValidateDAG: func(raw json.RawMessage) error {
+	g, err := approval.New(context.Background(), st.Approvals(), approval.Config{ValidateDAG: func(raw json.RawMessage) error {
 		_, err := dag.Parse(raw)
 		return err
 	}})

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/approval/sqlite"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/store/sqlite"
 )
 
 // clock is a settable time source, so deadlines are tested without sleeping.
@@ -30,7 +30,8 @@ func (c *clock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func openStore(t testing.TB, dir string) *sqlite.Store {
+// openStore opens the one database handle in dir; its Approvals is the gate's store.
+func openStore(t testing.TB, dir string) *sqlite.DB {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "plandash.db"))
 	if err != nil {
@@ -43,7 +44,7 @@ func newGate(t testing.TB, cfg approval.Config) *approval.Gate {
 	t.Helper()
 	st := openStore(t, t.TempDir())
 	t.Cleanup(func() { st.Close() })
-	g, err := approval.New(context.Background(), st, cfg)
+	g, err := approval.New(context.Background(), st.Approvals(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

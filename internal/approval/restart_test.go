@@ -14,7 +14,7 @@ func TestRestartKeepsPendingAndDecided(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := openStore(t, dir)
-	g, err := approval.New(ctx, st, approval.Config{})
+	g, err := approval.New(ctx, st.Approvals(), approval.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestRestartKeepsPendingAndDecided(t *testing.T) {
 	clk := &clock{t: time.Now().Add(2 * time.Second)}
 	st = openStore(t, dir)
 	defer st.Close()
-	g, err = approval.New(ctx, st, approval.Config{Now: clk.Now})
+	g, err = approval.New(ctx, st.Approvals(), approval.Config{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 // Store persists requests, rules and the audit trail. Each write is one transaction with its
 // audit events, so the trail never disagrees with the state. The Gate serialises writers; the
 // conditional Decide is what makes a decision exactly-once even beyond one Gate.
+// internal/approval/approvaltest states this contract as tests that every implementation
+// passes. The store does not own its lifetime: whoever opened the database closes it.
 type Store interface {
 	// Create stores r and events unless a request with r.ID exists; it then returns the stored
 	// request and false.
@@ -41,5 +43,4 @@ type Store interface {
 	Audit(ctx context.Context, f AuditFilter) ([]AuditEvent, error)
 	// Seq is the largest change number stored.
 	Seq(ctx context.Context) (uint64, error)
-	Close() error
 }

@@ -10,14 +10,15 @@ import (
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/plans"
-	"github.com/plandash/plandash/internal/plans/sqlite"
+	"github.com/plandash/plandash/internal/store/sqlite"
 )
 
 // env is a Service on a real SQLite file with a clock the test moves.
 type env struct {
 	t     *testing.T
 	dir   string
-	store *sqlite.Store
+	db    *sqlite.DB
+	store plans.Store
 	svc   *plans.Service
 	now   time.Time
 	st    *plans.Stream
@@ -32,13 +33,13 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) open() {
 	e.t.Helper()
-	s, err := sqlite.Open(context.Background(), filepath.Join(e.dir, "plandash.db"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(e.dir, "plandash.db"))
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.t.Cleanup(func() { s.Close() })
-	e.store = s
-	e.svc = plans.NewService(s, plans.Config{Idle: time.Hour, Now: func() time.Time { return e.now }})
+	e.t.Cleanup(func() { db.Close() })
+	e.db, e.store = db, db.Plans()
+	e.svc = plans.NewService(e.store, plans.Config{Idle: time.Hour, Now: func() time.Time { return e.now }})
 }
 
 // apply posts NDJSON lines and fails on errors unless the test expects them.
@@ -298,7 +299,9 @@ func TestRestartKeepsEverything(t *testing.T) {
 	e := newEnv(t)
 	e.apply(upd("s1", v1("pending:a")), upd("s2", `{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"m","content":"x"}}`))
 	before, seq, _ := e.svc.Overview(context.Background())
-	e.store.Close()
+	if err := e.db.Close(); err != nil {
+		t.Fatal(err)
+	}
 	e.open()
 	after, seq2, err := e.svc.Overview(context.Background())
 	if err != nil || seq != seq2 || len(before) != 2 || len(after) != 2 {

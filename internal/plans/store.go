@@ -26,9 +26,14 @@ func (c *Changes) Empty() bool {
 
 // Store persists sessions and plans. Commit is the only writer; the Service serialises calls to
 // it, so implementations need not guard against concurrent Commits reading stale state.
+// internal/plans/planstest states this contract as tests that every implementation passes.
+// Lookups of one thing that is not there fail with an error of kind NotFound; lists of nothing
+// are empty. The store does not own its lifetime: whoever opened the database closes it.
 type Store interface {
-	// Commit writes c in one transaction and assigns change sequence numbers: every session in
-	// c gets a new Seq greater than any before it. It returns only once the data is durable.
+	// Commit writes c in one transaction and assigns change sequence numbers: every session,
+	// plan and revision in c gets the batch's Seq, greater than any before it, and new activity
+	// gets its ID (activity with an ID replaces that one). It returns only once the data is
+	// durable.
 	Commit(ctx context.Context, c *Changes) error
 
 	Session(ctx context.Context, id string) (Session, error)
@@ -51,5 +56,4 @@ type Store interface {
 	ChangedSince(ctx context.Context, seq uint64) ([]string, uint64, error)
 	// Seq is the newest change sequence number.
 	Seq() uint64
-	Close() error
 }

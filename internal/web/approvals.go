@@ -6,18 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/approval"
-	approvalsqlite "github.com/plandash/plandash/internal/approval/sqlite"
 	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/mcpserver"
-	"github.com/plandash/plandash/internal/plans"
 )
 
 // approvalState is the gate's part of the Server.
@@ -25,32 +21,17 @@ type approvalState struct {
 	gate *approval.Gate
 }
 
-// openApprovals opens the gate's tables in the dashboard's database file and starts announcing
-// its changes.
+// openApprovals builds the gate on the database's approval store and starts announcing its
+// changes.
 func (s *Server) openApprovals(ctx context.Context) error {
-	st, err := approvalsqlite.Open(ctx, filepath.Join(s.cfg.DataDir, "plandash.db"))
+	g, err := approval.New(ctx, s.db.Approvals(), approval.Config{Now: s.cfg.Now, Log: s.log, ValidateDAG: validateDAG})
 	if err != nil {
-		return err
-	}
-	g, err := approval.New(ctx, st, approval.Config{Now: s.cfg.Now, Log: s.log, ValidateDAG: validateDAG})
-	if err != nil {
-		st.Close()
 		return err
 	}
 	s.gate = g
 	g.OnChange(s.announceApproval)
-	// The server closes its store on the way out; the gate's connections go with it.
-	s.store = closeAlso{Store: s.store, also: st}
 	return nil
 }
-
-// closeAlso is the dashboard's store, closing the gate's store with it.
-type closeAlso struct {
-	plans.Store
-	also io.Closer
-}
-
-func (c closeAlso) Close() error { return errors.Join(c.Store.Close(), c.also.Close()) }
 
 // runApprovals applies default outcomes as deadlines pass.
 func (s *Server) runApprovals(ctx context.Context) { s.gate.Run(ctx) }

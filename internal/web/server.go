@@ -14,7 +14,7 @@ import (
 	"github.com/plandash/plandash/internal/hub"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
-	"github.com/plandash/plandash/internal/plans/sqlite"
+	"github.com/plandash/plandash/internal/store/sqlite"
 )
 
 // Config is everything the server is told at start-up.
@@ -39,6 +39,7 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
+	db      *sqlite.DB // the one database handle; the stores below are its
 	store   plans.Store
 	svc     *plans.Service
 	hub     *hub.Hub
@@ -81,13 +82,14 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, "plandash.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, "plandash.db"))
 	if err != nil {
 		return nil, err
 	}
+	store := db.Plans()
 	svc := plans.NewService(store, plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log})
 	s := &Server{
-		cfg: cfg, log: cfg.Log, store: store, svc: svc, hub: hub.New(hub.Options{}),
+		cfg: cfg, log: cfg.Log, db: db, store: store, svc: svc, hub: hub.New(hub.Options{}),
 		auth: NewAuth(token), streams: newStreams(1024), token: token,
 	}
 	s.render = &renderer{svc: svc, files: files}
@@ -96,7 +98,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	svc.OnChange(s.ann.mark)
 	for _, open := range []func(context.Context) error{s.openApprovals, s.openSharedPlans} {
 		if err := open(ctx); err != nil {
-			store.Close()
+			db.Close()
 			return nil, err
 		}
 	}
@@ -130,20 +132,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		s.store.Close()
 		cancel() // stops the background work closeSharedPlans waits for
 		s.closeSharedPlans()
+		s.db.Close()
 		return err
 	case <-ctx.Done():
 	}
 	shut, cancelShut := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancelShut()
 	err := srv.Shutdown(shut)
-	if cerr := errors.Join(s.store.Close(), s.closeSharedPlans()); cerr != nil && err == nil {
+	if cerr := errors.Join(s.closeSharedPlans(), s.db.Close()); cerr != nil && err == nil {
 		err = fmt.Errorf("close store: %w", cerr)
 	}
 	return err
 }
 
 // Close closes the store of a server that was never served.
-func (s *Server) Close() error { return errors.Join(s.store.Close(), s.closeSharedPlans()) }
+func (s *Server) Close() error { return errors.Join(s.closeSharedPlans(), s.db.Close()) }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/mcpserver"
 	"github.com/plandash/plandash/internal/sharedplans"
-	"github.com/plandash/plandash/internal/sharedplans/history"
 )
 
 // sharedState is the shared-plans part of the Server: docker-agent's plans directory, the
@@ -19,7 +17,7 @@ import (
 type sharedState struct {
 	sharedStore *sharedplans.Store
 	sharedTools *sharedplans.Toolset // file tools confined to cfg.AllowRoots
-	sharedHist  *history.Store
+	sharedHist  sharedplans.HistoryStore
 
 	// sharedMu serializes observations (read the file, record, publish), so history and the
 	// fragments pages receive follow the order of states on disk whoever noticed them first.
@@ -37,22 +35,19 @@ type sharedState struct {
 	}
 }
 
-// openSharedPlans opens the plans directory (nothing is created until the first write) and the
-// history table in plandash.db.
+// openSharedPlans opens the plans directory (nothing is created until the first write) and
+// takes the history from the database.
 func (s *Server) openSharedPlans(ctx context.Context) error {
 	s.sharedStore = sharedplans.New(s.cfg.PlansDir)
 	s.sharedTools = sharedplans.NewToolset(s.sharedStore, s.render.files.Policy()) // nil: the file tools refuse every path
-	h, err := history.Open(ctx, filepath.Join(s.cfg.DataDir, "plandash.db"))
-	if err != nil {
-		return err
-	}
-	s.sharedHist = h
+	s.sharedHist = s.db.SharedHistory()
 	s.sharedBad = map[string]string{}
 	s.sharedWait = 5 * time.Second
 	return nil
 }
 
-// closeSharedPlans waits for the watcher to stop and closes the history.
+// closeSharedPlans waits for the watcher to stop, so nothing records history once the database
+// closes. It returns no error since the history is the database's to close.
 func (s *Server) closeSharedPlans() error {
 	s.sharedLife.Lock()
 	s.sharedLife.closed = true
@@ -61,10 +56,7 @@ func (s *Server) closeSharedPlans() error {
 	if done != nil {
 		<-done
 	}
-	if s.sharedHist == nil {
-		return nil
-	}
-	return s.sharedHist.Close()
+	return nil
 }
 
 // runSharedPlans watches the plans directory until ctx ends: every change, by any process, is
@@ -151,9 +143,9 @@ func (s *Server) observeShared(ctx context.Context, name, source string) {
 	}
 	_, wasBad := s.sharedBad[name]
 	delete(s.sharedBad, name)
-	e := history.Entry{Name: name, Removed: !ok, Source: source}
+	e := sharedplans.HistoryEntry{Name: name, Removed: !ok, Source: source}
 	if ok {
-		e = history.Entry{Name: name, Revision: p.Revision, Title: p.Title, Author: p.Author, Status: p.Status,
+		e = sharedplans.HistoryEntry{Name: name, Revision: p.Revision, Title: p.Title, Author: p.Author, Status: p.Status,
 			Content: p.Content, UpdatedAt: p.UpdatedAt, Source: source}
 	}
 	rec, added, err := s.sharedHist.Record(ctx, e)

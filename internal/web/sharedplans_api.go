@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/sharedplans"
-	"github.com/plandash/plandash/internal/sharedplans/history"
 )
 
 // sharedName reads and validates the {name} of the route.
@@ -242,8 +241,8 @@ func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {
-		Name    string          `json:"name"`
-		Entries []history.Entry `json:"entries"`
+		Name    string                     `json:"name"`
+		Entries []sharedplans.HistoryEntry `json:"entries"`
 	}{name, emptyIfNil(hist)})
 }
 

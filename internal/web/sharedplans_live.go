@@ -8,7 +8,6 @@ import (
 	"github.com/coder/websocket"
 	"github.com/plandash/plandash/internal/hub"
 	"github.com/plandash/plandash/internal/sharedplans"
-	"github.com/plandash/plandash/internal/sharedplans/history"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -27,7 +26,7 @@ func isSharedTopic(topic string) bool {
 const sharedHistoryLimit = 50
 
 // publishShared sends a newly recorded state to the list and to the plan's page.
-func (s *Server) publishShared(ctx context.Context, e history.Entry) {
+func (s *Server) publishShared(ctx context.Context, e sharedplans.HistoryEntry) {
 	now := time.Now()
 	p := sharedFromEntry(e)
 	seq := uint64(e.Seq)
@@ -100,17 +99,17 @@ func sharedFromPlan(p sharedplans.Plan) templates.SharedPlan {
 		Content: p.Content, UpdatedAt: p.UpdatedAt, Revision: p.Revision}
 }
 
-func sharedFromEntry(e history.Entry) templates.SharedPlan {
+func sharedFromEntry(e sharedplans.HistoryEntry) templates.SharedPlan {
 	return templates.SharedPlan{Name: e.Name, Title: e.Title, Author: e.Author, Status: e.Status,
 		Content: e.Content, UpdatedAt: e.UpdatedAt, Revision: e.Revision, Removed: e.Removed}
 }
 
-func revisionView(e history.Entry) templates.SharedRevision {
+func revisionView(e sharedplans.HistoryEntry) templates.SharedRevision {
 	return templates.SharedRevision{Seq: e.Seq, Revision: e.Revision, Removed: e.Removed, Title: e.Title,
 		Author: e.Author, Status: e.Status, UpdatedAt: e.UpdatedAt, SeenAt: e.SeenAt, Source: e.Source}
 }
 
-func revisionViews(es []history.Entry) []templates.SharedRevision {
+func revisionViews(es []sharedplans.HistoryEntry) []templates.SharedRevision {
 	out := make([]templates.SharedRevision, len(es))
 	for i, e := range es {
 		out[i] = revisionView(e)

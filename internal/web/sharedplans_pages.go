@@ -15,7 +15,6 @@ import (
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
-	"github.com/plandash/plandash/internal/sharedplans/history"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -131,7 +130,7 @@ func (s *Server) sharedPlanData(ctx context.Context, name string, q url.Values) 
 }
 
 // entryLines is a recorded state as the lines a person compares: the metadata, then the text.
-func entryLines(e history.Entry) []string {
+func entryLines(e sharedplans.HistoryEntry) []string {
 	if e.Removed {
 		return []string{"(plan deleted)"}
 	}
@@ -212,9 +211,9 @@ func (s *Server) sharedEditorFailed(w http.ResponseWriter, r *http.Request, draf
 		cur, ok, _ := s.sharedStore.Get(ctx, draft.Name)
 		c := &templates.SharedConflict{Opened: draft.Revision, Current: sharedFromPlan(cur),
 			Draft: templates.SharedPlan{Name: draft.Name, Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content}}
-		curEntry := history.Entry{Title: cur.Title, Author: cur.Author, Status: cur.Status, Content: cur.Content, Removed: !ok}
+		curEntry := sharedplans.HistoryEntry{Title: cur.Title, Author: cur.Author, Status: cur.Status, Content: cur.Content, Removed: !ok}
 		c.Current.Removed = !ok
-		c.Diff = plans.Diff(entryLines(curEntry), entryLines(history.Entry{Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content}))
+		c.Diff = plans.Diff(entryLines(curEntry), entryLines(sharedplans.HistoryEntry{Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content}))
 		v.Conflict = c
 		draft.Revision = cur.Revision // saving again is a deliberate overwrite of what was shown
 	} else {

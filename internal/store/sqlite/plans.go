@@ -1,30 +1,28 @@
-// Package sqlite is plandash's embedded default store: one SQLite file in WAL mode, one writer
-// connection and a pool of readers.
 package sqlite
 
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/plandash/plandash/internal/plans"
-	"github.com/plandash/plandash/internal/sqlitedb"
 )
 
-// Store implements plans.Store on SQLite.
-type Store struct {
-	w   *sql.DB // one connection: SQLite has one writer at a time anyway
+// plansStore implements plans.Store.
+type plansStore struct {
+	w   *sql.DB // the DB's writer
 	r   *sql.DB
 	seq atomic.Uint64
 }
 
-var _ plans.Store = (*Store)(nil)
+var _ plans.Store = (*plansStore)(nil)
 
-const schema = `
+// plansSchema is the sessions store's tables: each value is its domain JSON, with the columns
+// queries filter and sort on copied out of it.
+const plansSchema = `
 CREATE TABLE IF NOT EXISTS sessions (
 	id TEXT PRIMARY KEY,
 	body BLOB NOT NULL,
@@ -64,32 +62,22 @@ CREATE TABLE IF NOT EXISTS activity (
 CREATE INDEX IF NOT EXISTS activity_session ON activity(session_id, id);
 `
 
-// Open opens (creating if needed) the database file at path.
-func Open(ctx context.Context, path string) (*Store, error) {
-	w, r, err := sqlitedb.Open(ctx, path, schema)
-	if err != nil {
-		return nil, err
-	}
-	s := &Store{w: w, r: r}
+// openPlans makes the store, resuming the change sequence where the file left it.
+func openPlans(ctx context.Context, w, r *sql.DB) (*plansStore, error) {
+	s := &plansStore{w: w, r: r}
 	var seq sql.NullInt64
 	if err := w.QueryRowContext(ctx, `SELECT MAX(seq) FROM sessions`).Scan(&seq); err != nil {
-		s.Close()
 		return nil, err
 	}
 	s.seq.Store(uint64(seq.Int64))
 	return s, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error {
-	return errors.Join(s.r.Close(), s.w.Close())
-}
-
 // Seq is the newest change sequence number.
-func (s *Store) Seq() uint64 { return s.seq.Load() }
+func (s *plansStore) Seq() uint64 { return s.seq.Load() }
 
 // Commit writes one batch of changes in a single transaction.
-func (s *Store) Commit(ctx context.Context, c *plans.Changes) (err error) {
+func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 	seq := s.seq.Load() + 1
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -163,21 +151,6 @@ func exec(ctx context.Context, tx *sql.Tx, q string, args ...any) error {
 	return err
 }
 
-// mustJSON encodes domain values, which always encode.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("sqlite: encode %T: %v", v, err))
-	}
-	return b
-}
-
-func decode[T any](body []byte) (T, error) {
-	var v T
-	err := json.Unmarshal(body, &v)
-	return v, err
-}
-
 func one[T any](ctx context.Context, db *sql.DB, q string, args ...any) (T, error) {
 	var body []byte
 	err := db.QueryRowContext(ctx, q, args...).Scan(&body)
@@ -192,44 +165,23 @@ func one[T any](ctx context.Context, db *sql.DB, q string, args ...any) (T, erro
 	return decode[T](body)
 }
 
-func many[T any](ctx context.Context, db *sql.DB, q string, args ...any) ([]T, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var body []byte
-		if err := rows.Scan(&body); err != nil {
-			return nil, err
-		}
-		v, err := decode[T](body)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 // Session loads one session. Reads during a batch go to the writer so they see its own state.
-func (s *Store) Session(ctx context.Context, id string) (plans.Session, error) {
+func (s *plansStore) Session(ctx context.Context, id string) (plans.Session, error) {
 	return one[plans.Session](ctx, s.w, `SELECT body FROM sessions WHERE id=?`, id)
 }
 
 // Plan loads a plan's current revision.
-func (s *Store) Plan(ctx context.Context, sessionID, planID string) (plans.Plan, error) {
+func (s *plansStore) Plan(ctx context.Context, sessionID, planID string) (plans.Plan, error) {
 	return one[plans.Plan](ctx, s.w, `SELECT body FROM plans WHERE session_id=? AND plan_id=?`, sessionID, planID)
 }
 
 // ToolCall loads one tool call.
-func (s *Store) ToolCall(ctx context.Context, sessionID, id string) (plans.ToolCall, error) {
+func (s *plansStore) ToolCall(ctx context.Context, sessionID, id string) (plans.ToolCall, error) {
 	return one[plans.ToolCall](ctx, s.w, `SELECT body FROM tool_calls WHERE session_id=? AND id=?`, sessionID, id)
 }
 
 // LastActivity loads a session's newest activity.
-func (s *Store) LastActivity(ctx context.Context, sessionID string) (plans.Activity, error) {
+func (s *plansStore) LastActivity(ctx context.Context, sessionID string) (plans.Activity, error) {
 	var id int64
 	var body []byte
 	err := s.w.QueryRowContext(ctx, `SELECT id, body FROM activity WHERE session_id=? ORDER BY id DESC LIMIT 1`, sessionID).Scan(&id, &body)
@@ -245,7 +197,7 @@ func (s *Store) LastActivity(ctx context.Context, sessionID string) (plans.Activ
 }
 
 // Overview lists active sessions with their active plans.
-func (s *Store) Overview(ctx context.Context, now time.Time, idle time.Duration) ([]plans.SessionPlans, uint64, error) {
+func (s *plansStore) Overview(ctx context.Context, now time.Time, idle time.Duration) ([]plans.SessionPlans, uint64, error) {
 	seq := s.seq.Load()
 	rows, err := s.r.QueryContext(ctx, `SELECT s.body, p.body FROM sessions s JOIN plans p ON p.session_id = s.id
 		WHERE s.ended = 0 AND s.last_seen > ? AND p.removed = 0
@@ -278,28 +230,28 @@ func (s *Store) Overview(ctx context.Context, now time.Time, idle time.Duration)
 }
 
 // Sessions lists recent sessions.
-func (s *Store) Sessions(ctx context.Context, limit int) ([]plans.Session, error) {
+func (s *plansStore) Sessions(ctx context.Context, limit int) ([]plans.Session, error) {
 	return many[plans.Session](ctx, s.r, `SELECT body FROM sessions ORDER BY last_seen DESC LIMIT ?`, limit)
 }
 
 // SessionPlans lists all plans of a session, newest first.
-func (s *Store) SessionPlans(ctx context.Context, sessionID string) ([]plans.Plan, error) {
+func (s *plansStore) SessionPlans(ctx context.Context, sessionID string) ([]plans.Plan, error) {
 	return many[plans.Plan](ctx, s.r, `SELECT body FROM plans WHERE session_id=? ORDER BY removed, updated DESC, plan_id`, sessionID)
 }
 
 // ToolCalls lists a session's tool calls in the order they started.
-func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]plans.ToolCall, error) {
+func (s *plansStore) ToolCalls(ctx context.Context, sessionID string) ([]plans.ToolCall, error) {
 	return many[plans.ToolCall](ctx, s.r, `SELECT body FROM tool_calls WHERE session_id=? ORDER BY created, id`, sessionID)
 }
 
 // Activity lists a session's newest activity, oldest first.
-func (s *Store) Activity(ctx context.Context, sessionID string, limit int) ([]plans.Activity, error) {
+func (s *plansStore) Activity(ctx context.Context, sessionID string, limit int) ([]plans.Activity, error) {
 	return many[plans.Activity](ctx, s.r, `SELECT body FROM (SELECT id, body FROM activity WHERE session_id=?
 		ORDER BY id DESC LIMIT ?) ORDER BY id`, sessionID, limit)
 }
 
 // History lists all revisions of a plan, oldest first.
-func (s *Store) History(ctx context.Context, sessionID, planID string) ([]plans.Revision, error) {
+func (s *plansStore) History(ctx context.Context, sessionID, planID string) ([]plans.Revision, error) {
 	ps, err := many[plans.Plan](ctx, s.r, `SELECT body FROM plan_revisions WHERE session_id=? AND plan_id=? ORDER BY revision`, sessionID, planID)
 	if err != nil {
 		return nil, err
@@ -312,7 +264,7 @@ func (s *Store) History(ctx context.Context, sessionID, planID string) ([]plans.
 }
 
 // ChangedSince lists sessions changed after seq.
-func (s *Store) ChangedSince(ctx context.Context, seq uint64) ([]string, uint64, error) {
+func (s *plansStore) ChangedSince(ctx context.Context, seq uint64) ([]string, uint64, error) {
 	cur := s.seq.Load()
 	rows, err := s.r.QueryContext(ctx, `SELECT id FROM sessions WHERE seq > ? ORDER BY seq`, seq)
 	if err != nil {

@@ -1,34 +1,28 @@
-// Package sqlite stores the gate's requests, rules and audit trail in SQLite. It shares the
-// dashboard's database file (its own tables, its own connections): WAL lets both write in turn
-// and busy_timeout makes each wait for the other instead of failing.
 package sqlite
 
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/sqlitedb"
 )
 
-// Store implements approval.Store on SQLite.
-type Store struct {
-	w *sql.DB // one connection: SQLite has one writer at a time anyway
+// approvalStore implements approval.Store.
+type approvalStore struct {
+	w *sql.DB // the DB's writer
 	r *sql.DB
 }
 
-var _ approval.Store = (*Store)(nil)
+var _ approval.Store = (*approvalStore)(nil)
 
 // Times are Unix nanoseconds; bodies are the domain values as JSON, with the columns that
 // queries filter and sort on, and what the inbox lists, copied out of them: a long inbox is
 // then read without decoding a plan.
-const schema = `
+const approvalsSchema = `
 CREATE TABLE IF NOT EXISTS approval_requests (
 	id TEXT PRIMARY KEY,
 	status TEXT NOT NULL,
@@ -67,20 +61,8 @@ CREATE INDEX IF NOT EXISTS approval_audit_session ON approval_audit(session_id, 
 CREATE INDEX IF NOT EXISTS approval_audit_agent ON approval_audit(agent, id);
 `
 
-// Open opens (creating if needed) the gate's tables in the database file at path.
-func Open(ctx context.Context, path string) (*Store, error) {
-	w, r, err := sqlitedb.Open(ctx, path, schema)
-	if err != nil {
-		return nil, err
-	}
-	return &Store{w: w, r: r}, nil
-}
-
-// Close closes the database.
-func (s *Store) Close() error { return errors.Join(s.r.Close(), s.w.Close()) }
-
 // Create stores r unless its id is taken.
-func (s *Store) Create(ctx context.Context, r approval.Request, events []approval.AuditEvent) (approval.Request, bool, error) {
+func (s *approvalStore) Create(ctx context.Context, r approval.Request, events []approval.AuditEvent) (approval.Request, bool, error) {
 	var stored approval.Request
 	created := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -104,7 +86,7 @@ func (s *Store) Create(ctx context.Context, r approval.Request, events []approva
 }
 
 // Decide stores r if the stored request is still pending.
-func (s *Store) Decide(ctx context.Context, r approval.Request, events []approval.AuditEvent) (bool, error) {
+func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events []approval.AuditEvent) (bool, error) {
 	ok := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE approval_requests SET status=?, decided=?, seq=?, body=? WHERE id=? AND status='pending'`,
@@ -122,13 +104,8 @@ func (s *Store) Decide(ctx context.Context, r approval.Request, events []approva
 }
 
 // Get returns one request.
-func (s *Store) Get(ctx context.Context, id string) (approval.Request, error) {
+func (s *approvalStore) Get(ctx context.Context, id string) (approval.Request, error) {
 	return get(ctx, s.r, id)
-}
-
-type querier interface {
-	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 }
 
 func get(ctx context.Context, q querier, id string) (approval.Request, error) {
@@ -144,15 +121,15 @@ func get(ctx context.Context, q querier, id string) (approval.Request, error) {
 }
 
 // Pending lists pending requests, oldest first.
-func (s *Store) Pending(ctx context.Context, limit int) ([]approval.Request, error) {
+func (s *approvalStore) Pending(ctx context.Context, limit int) ([]approval.Request, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	return list[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' ORDER BY created, rowid LIMIT ?`, limit)
+	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' ORDER BY created, rowid LIMIT ?`, limit)
 }
 
 // PendingSummaries lists pending requests without their plans, oldest first.
-func (s *Store) PendingSummaries(ctx context.Context) ([]approval.Summary, error) {
+func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summary, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created, deadline, seq
 		FROM approval_requests WHERE status='pending' ORDER BY created, rowid`)
 	if err != nil {
@@ -185,24 +162,24 @@ func joinOptions(as []approval.Action) string {
 }
 
 // Decided lists decided requests, most recently decided first.
-func (s *Store) Decided(ctx context.Context, limit int) ([]approval.Request, error) {
-	return list[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE decided IS NOT NULL ORDER BY decided DESC, rowid DESC LIMIT ?`, limit)
+func (s *approvalStore) Decided(ctx context.Context, limit int) ([]approval.Request, error) {
+	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE decided IS NOT NULL ORDER BY decided DESC, rowid DESC LIMIT ?`, limit)
 }
 
 // CountPending counts pending requests.
-func (s *Store) CountPending(ctx context.Context) (int, error) {
+func (s *approvalStore) CountPending(ctx context.Context) (int, error) {
 	var n int
 	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM approval_requests WHERE status='pending'`).Scan(&n)
 	return n, err
 }
 
 // Due lists pending requests whose deadline has come.
-func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]approval.Request, error) {
-	return list[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' AND deadline <= ? ORDER BY deadline LIMIT ?`, now.UnixNano(), limit)
+func (s *approvalStore) Due(ctx context.Context, now time.Time, limit int) ([]approval.Request, error) {
+	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' AND deadline <= ? ORDER BY deadline LIMIT ?`, now.UnixNano(), limit)
 }
 
 // NextDeadline is the earliest pending deadline.
-func (s *Store) NextDeadline(ctx context.Context) (time.Time, bool, error) {
+func (s *approvalStore) NextDeadline(ctx context.Context) (time.Time, bool, error) {
 	var d sql.NullInt64
 	if err := s.r.QueryRowContext(ctx, `SELECT MIN(deadline) FROM approval_requests WHERE status='pending'`).Scan(&d); err != nil || !d.Valid {
 		return time.Time{}, false, err
@@ -211,7 +188,7 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, bool, error) {
 }
 
 // PutRule stores a rule and its audit event.
-func (s *Store) PutRule(ctx context.Context, r approval.Rule, ev approval.AuditEvent) error {
+func (s *approvalStore) PutRule(ctx context.Context, r approval.Rule, ev approval.AuditEvent) error {
 	var revoked any
 	if !r.Active() {
 		revoked = r.Revoked.UnixNano()
@@ -227,7 +204,7 @@ func (s *Store) PutRule(ctx context.Context, r approval.Rule, ev approval.AuditE
 }
 
 // Rule returns one rule.
-func (s *Store) Rule(ctx context.Context, id string) (approval.Rule, error) {
+func (s *approvalStore) Rule(ctx context.Context, id string) (approval.Rule, error) {
 	var body []byte
 	err := s.r.QueryRowContext(ctx, `SELECT body FROM approval_rules WHERE id=?`, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -240,16 +217,16 @@ func (s *Store) Rule(ctx context.Context, id string) (approval.Rule, error) {
 }
 
 // Rules lists rules, newest first.
-func (s *Store) Rules(ctx context.Context, withRevoked bool) ([]approval.Rule, error) {
+func (s *approvalStore) Rules(ctx context.Context, withRevoked bool) ([]approval.Rule, error) {
 	q := `SELECT body FROM approval_rules WHERE revoked IS NULL ORDER BY created DESC LIMIT ?`
 	if withRevoked {
 		q = `SELECT body FROM approval_rules ORDER BY created DESC LIMIT ?`
 	}
-	return list[approval.Rule](ctx, s.r, q, -1)
+	return many[approval.Rule](ctx, s.r, q, -1)
 }
 
 // Audit lists audit events, newest first.
-func (s *Store) Audit(ctx context.Context, f approval.AuditFilter) ([]approval.AuditEvent, error) {
+func (s *approvalStore) Audit(ctx context.Context, f approval.AuditFilter) ([]approval.AuditEvent, error) {
 	var where []string
 	var args []any
 	if f.SessionID != "" {
@@ -285,13 +262,13 @@ func (s *Store) Audit(ctx context.Context, f approval.AuditFilter) ([]approval.A
 }
 
 // Seq is the largest change number stored.
-func (s *Store) Seq(ctx context.Context) (uint64, error) {
+func (s *approvalStore) Seq(ctx context.Context) (uint64, error) {
 	var n sql.NullInt64
 	err := s.r.QueryRowContext(ctx, `SELECT MAX(m) FROM (SELECT MAX(seq) AS m FROM approval_requests UNION ALL SELECT MAX(seq) FROM approval_rules)`).Scan(&n)
 	return uint64(n.Int64), err
 }
 
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+func (s *approvalStore) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -318,40 +295,4 @@ func decidedAt(r approval.Request) any {
 		return nil
 	}
 	return r.Decision.At.UnixNano()
-}
-
-func list[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var body []byte
-		if err := rows.Scan(&body); err != nil {
-			return nil, err
-		}
-		v, err := decode[T](body)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
-// mustJSON encodes domain values, which always encode.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("sqlite: encode %T: %v", v, err))
-	}
-	return b
-}
-
-func decode[T any](body []byte) (T, error) {
-	var v T
-	err := json.Unmarshal(body, &v)
-	return v, err
 }

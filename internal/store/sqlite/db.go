@@ -1,0 +1,100 @@
+// Package sqlite is plandash's embedded store: one SQLite file, opened once per process, holding
+// the sessions and plans, the approval gate and the shared-plan history. One DB hands out the
+// three stores; they share its writer connection and its readers, so writers queue in one
+// place instead of three pools contending for the file's lock.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/sharedplans"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// readers is the size of the read-only pool: enough for a few pages and sockets catching up at
+// once; WAL lets them all read while the writer writes.
+const readers = 4
+
+// DB is the one handle on plandash's database file. Its stores live as long as it does.
+type DB struct {
+	w *sql.DB // one connection: SQLite has one writer at a time anyway
+	r *sql.DB // read-only connections
+
+	plans     *plansStore
+	approvals *approvalStore
+	history   *historyStore
+}
+
+// Open opens the database file at path, creating it (mode 0600) and its directory (0700) if
+// needed, and brings its schema up to date. It refuses a database whose schema is newer than
+// this binary knows (a SchemaError): a downgrade must not half-understand its data.
+//
+// Every connection runs in WAL mode with a long busy timeout (other processes, such as a second
+// plandash on the same data directory, make it wait rather than fail), synchronous=FULL (what was
+// acknowledged must survive a power cut) and foreign keys on. The one writer connection begins
+// its transactions IMMEDIATE, so writers queue instead of failing with SQLITE_BUSY when a read
+// transaction would have to upgrade.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	// SQLite would create the file with 0644 less the umask; the database holds what agents
+	// planned and who decided what, so it is created private first. SQLite gives its -wal and
+	// -shm files the database file's mode.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	w, err := sql.Open("sqlite", dsn(path, "&_txlock=immediate"))
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	if err := migrate(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn(path, "&_pragma=query_only(1)"))
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(readers)
+	db := &DB{w: w, r: r, approvals: &approvalStore{w: w, r: r}, history: &historyStore{w: w, r: r}}
+	if db.plans, err = openPlans(ctx, w, r); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// dsn is the connection string of every connection to path, with extra parameters appended.
+// The pragmas are in the string, not run once, so that each connection the pools open gets them.
+func dsn(path, extra string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+		"&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)" + extra
+}
+
+// Plans is the store of sessions, plans, tool calls and activity.
+func (db *DB) Plans() plans.Store { return db.plans }
+
+// Approvals is the approval gate's store.
+func (db *DB) Approvals() approval.Store { return db.approvals }
+
+// SharedHistory is the history of docker-agent's shared plans.
+func (db *DB) SharedHistory() sharedplans.HistoryStore { return db.history }
+
+// Close closes the database. The stores must not be used afterwards.
+func (db *DB) Close() error { return errors.Join(db.r.Close(), db.w.Close()) }

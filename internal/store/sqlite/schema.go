@@ -1,0 +1,63 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are the schema's steps in order: applying steps[0:n] brings a database to version
+// n, recorded in PRAGMA user_version. A new table or column is a new step at the end; a step
+// never changes once released.
+//
+// The first three steps are the schemas the three stores created on their own before the
+// version was recorded. They are idempotent (IF NOT EXISTS) because such a database (version 0)
+// may already hold any of their tables, with the same names and columns.
+func migrations() []string {
+	return []string{plansSchema, approvalsSchema, historySchema}
+}
+
+// SchemaError is returned by Open for a database written by a newer plandash.
+type SchemaError struct {
+	Found, Known int // the database's schema version, and the newest this binary knows
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("the database's schema is version %d, newer than this plandash knows (%d): "+
+		"it was written by a newer plandash; run that version, or use another data directory", e.Found, e.Known)
+}
+
+// migrate applies the steps the database lacks, in one immediate transaction: two processes
+// opening the same file at once take turns, and the second finds nothing left to do.
+func migrate(ctx context.Context, w *sql.DB) (err error) {
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	var version int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	steps := migrations()
+	if version > len(steps) {
+		return &SchemaError{Found: version, Known: len(steps)}
+	}
+	if version == len(steps) {
+		return tx.Commit()
+	}
+	for i := version; i < len(steps); i++ {
+		if _, err := tx.ExecContext(ctx, steps[i]); err != nil {
+			return fmt.Errorf("schema step %d: %w", i+1, err)
+		}
+	}
+	// PRAGMA takes no parameters; the number is ours.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, len(steps))); err != nil {
+		return fmt.Errorf("record schema version: %w", err)
+	}
+	return tx.Commit()
+}
