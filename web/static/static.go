@@ -1,9 +1,10 @@
-// Package static embeds the stylesheet, script and icons served under /static/.
+// Package static embeds the stylesheet, the page script (ES modules under js/) and the icons
+// served under /static/.
 package static
 
 import "embed"
 
 // FS holds the static files.
 //
-//go:embed *.css *.js *.svg
+//go:embed *.css *.svg js
 var FS embed.FS

@@ -1,0 +1,104 @@
+package web
+
+import (
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plandash/plandash/web/static"
+	"golang.org/x/net/html"
+)
+
+// importRe finds the static imports of a module ("import … from './x.js'"); the page script
+// uses no dynamic imports.
+var importRe = regexp.MustCompile(`(?m)^\s*import\s[^;]*?from\s+"(\./[^"]+)"`)
+
+// Every page loads its script as ES modules from /static; each module and everything it imports
+// is served as JavaScript (browsers refuse modules of any other type), and every module in
+// web/static/js is reached from some page.
+func TestPageModulesAreServed(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	tests := []struct {
+		name, path string
+		login      bool
+		want       string // the module the page loads
+	}{
+		{"overview", "/", true, "/static/js/main.js"},
+		{"approvals", "/approvals", true, "/static/js/main.js"},
+		{"shared", "/shared", true, "/static/js/main.js"},
+		{"embed", "/embed", true, "/static/js/main.js"},
+		{"embed boot", "/embed", false, "/static/js/boot.js"},
+	}
+	reached := map[string]bool{}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var doc *html.Node
+			if tc.login {
+				_, doc = ts.page(t, tc.path)
+			} else {
+				resp, err := http.Get(ts.URL + tc.path) // no cookie: the boot page
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				if doc, err = html.Parse(resp.Body); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var srcs []string
+			for _, s := range all(doc, "script") {
+				if attr(s, "type") != "module" {
+					t.Errorf("%s has a classic script %q: every script is a module", tc.path, attr(s, "src"))
+				}
+				srcs = append(srcs, attr(s, "src"))
+			}
+			if !slices.Equal(srcs, []string{tc.want}) {
+				t.Fatalf("%s loads %q, want only %s", tc.path, srcs, tc.want)
+			}
+			walkModules(t, ts, tc.want, reached)
+		})
+	}
+	files, err := fs.Glob(static.FS, "js/*.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !reached["/static/"+f] {
+			t.Errorf("web/static/%s is not loaded by any page: delete it or import it", f)
+		}
+	}
+}
+
+// walkModules fetches the module at p and, once each, everything it imports.
+func walkModules(t *testing.T, ts *testServer, p string, seen map[string]bool) {
+	t.Helper()
+	if seen[p] {
+		return
+	}
+	seen[p] = true
+	resp, err := ts.client.Get(ts.URL + p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != http.StatusOK || ct != "text/javascript" {
+		t.Fatalf("GET %s: %d %q, want 200 text/javascript", p, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+		t.Errorf("GET %s: CSP %q", p, csp)
+	}
+	for _, m := range importRe.FindAllStringSubmatch(string(body), -1) {
+		walkModules(t, ts, path.Join(path.Dir(p), m[1]), seen)
+	}
+}

@@ -1,0 +1,99 @@
+// The embed's conversation with the host page that frames it (README "Embedding in an IDE
+// panel"). It accepts messages only from the configured frame ancestors (data-embed-origins):
+// plandash:theme and plandash:focus-session. It tells the host plandash:ready,
+// plandash:connection, plandash:pending and plandash:approval-arrived. Links to pages that have
+// a panel view stay in the panel.
+import { pageToken } from "./token.js";
+
+// VS Code's colours, and the names they take in plandash's stylesheet.
+const VSCODE = {
+  "--vscode-editor-background": "--bg", "--vscode-sideBar-background": "--panel",
+  "--vscode-foreground": "--text", "--vscode-descriptionForeground": "--muted",
+  "--vscode-panel-border": "--border", "--vscode-focusBorder": "--accent",
+  "--vscode-textCodeBlock-background": "--code",
+};
+const OWN = ["--bg", "--panel", "--text", "--muted", "--border", "--accent", "--accent-soft", "--done", "--doing", "--fail", "--code"];
+
+// startEmbed talks to the host about socket's state and pending's count.
+export function startEmbed({ socket, pending }) {
+  const patterns = (document.body.dataset.embedOrigins || "").split(/\s+/).filter(Boolean);
+  const post = (msg) => {
+    const to = hostOrigin(patterns);
+    if (to && window.parent !== window) window.parent.postMessage(msg, to);
+  };
+
+  window.addEventListener("message", (ev) => {
+    if (!allowed(patterns, ev.origin) || !ev.data || typeof ev.data !== "object") return;
+    const msg = ev.data;
+    if (msg.type === "plandash:theme") setTheme(msg);
+    if (msg.type === "plandash:focus-session" && typeof msg.session === "string") {
+      location.href = "/embed/sessions/" + encodeURIComponent(msg.session);
+    }
+  });
+  document.addEventListener("click", keepInPanel);
+
+  // The host hears the count once the page is ready (0 while it is not known yet), then each
+  // change; a rise is also an arrival.
+  let last = -1;
+  const report = (n) => {
+    if (n === last) return;
+    if (last >= 0 && n > last) post({ type: "plandash:approval-arrived", pending: n });
+    last = n;
+    post({ type: "plandash:pending", pending: n });
+  };
+  // The host learns whether the panel is live, and how it signed in: "cookie", or "token" where
+  // the browser keeps no third-party cookies and the page carries the token itself.
+  socket.onState((state) => post({ type: "plandash:connection", state, via: pageToken() ? "token" : "cookie" }));
+  whenReady(() => {
+    report(pending.count() || 0);
+    pending.subscribe(report);
+    post({ type: "plandash:ready", path: location.pathname });
+  });
+}
+
+function whenReady(fn) {
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fn);
+  else fn();
+}
+
+// An origin matches "http://localhost:*", "vscode-webview:" (any origin of that scheme) or an
+// exact origin.
+function allowed(patterns, origin) {
+  if (origin === location.origin) return true;
+  return patterns.some((p) => {
+    if (/^[a-z][a-z0-9+.-]*:$/i.test(p)) return origin.indexOf(p) === 0;
+    if (p.slice(-2) === ":*") return origin.indexOf(p.slice(0, -1)) === 0 && /^\d+$/.test(origin.slice(p.length - 1));
+    return origin === p;
+  });
+}
+
+// Where to send news: the origin that framed us, when the browser tells and it is allowed.
+function hostOrigin(patterns) {
+  const a = location.ancestorOrigins;
+  if (a && a.length && allowed(patterns, a[0])) return a[0];
+  const exact = patterns.filter((p) => /^https?:\/\/[^*]+$/.test(p));
+  return exact.length === 1 ? exact[0] : null;
+}
+
+function setTheme(msg) {
+  const root = document.documentElement;
+  if (msg.theme === "light" || msg.theme === "dark") root.dataset.theme = msg.theme;
+  else if (msg.theme === "system") delete root.dataset.theme;
+  const vars = msg.vars || {};
+  Object.keys(vars).forEach((k) => {
+    const name = VSCODE[k] || (OWN.includes(k) ? k : null);
+    if (name && typeof vars[k] === "string" && vars[k].length < 100) root.style.setProperty(name, vars[k]);
+  });
+}
+
+function keepInPanel(ev) {
+  const a = ev.target.closest && ev.target.closest("a[href]");
+  if (!a || a.target || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+  const u = new URL(a.href, location.href);
+  if (u.origin !== location.origin || /^\/embed(\/|$)/.test(u.pathname)) return;
+  const panel = u.pathname === "/" ? "/embed" :
+    /^\/(sessions\/[^/]+|approvals(\/[^/]+)?)$/.test(u.pathname) && !/^\/approvals\/audit$/.test(u.pathname) ? "/embed" + u.pathname : null;
+  if (!panel) return;
+  ev.preventDefault();
+  location.href = panel + u.search + u.hash;
+}

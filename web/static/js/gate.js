@@ -1,0 +1,74 @@
+// The decision forms of the human gate: an idempotency key per form, a reason before a
+// rejection, one submission only; and the actions the keyboard shortcuts (keys.js) and the
+// page's address (#modify, #reject) share: open the plan editor, start a rejection, press a
+// decision button.
+
+// startGate binds the decision forms (by delegation: rows and panels arrive over the socket)
+// and follows #modify or #reject in the address.
+export function startGate() {
+  document.addEventListener("submit", guardDecision);
+  document.addEventListener("click", (ev) => {
+    if (ev.target.closest && ev.target.closest("[data-open-editor]")) openEditor();
+  });
+  if (location.hash === "#modify") openEditor();
+  if (location.hash === "#reject") startReject();
+}
+
+// The key is made here because rows arrive over the socket, shared by every viewer.
+function guardDecision(ev) {
+  const form = ev.target;
+  if (!form.matches || !form.matches('form[action$="/decide"]')) return;
+  const key = form.querySelector('input[name="key"]');
+  if (key && !key.value) key.value = randomKey();
+  const action = ev.submitter && ev.submitter.value;
+  const comment = form.querySelector('textarea[name="comment"]');
+  if (action === "reject" && comment && !comment.value.trim()) {
+    ev.preventDefault();
+    showError(form, "Give a reason: the agent reads it to know what to do instead.");
+    comment.focus();
+    return;
+  }
+  if (form.dataset.busy) { ev.preventDefault(); return; }
+  form.dataset.busy = "1";
+}
+
+function randomKey() {
+  const a = new Uint8Array(12);
+  crypto.getRandomValues(a);
+  return Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function showError(form, msg) {
+  const p = form.querySelector('[data-testid="form-error"]');
+  if (!p) return;
+  p.textContent = msg;
+  p.hidden = !msg;
+}
+
+/** submitWith presses the decision button with this data-testid, if it is there and enabled. */
+export function submitWith(testid) {
+  const b = document.querySelector('[data-testid="' + testid + '"]');
+  if (b && b.form && !b.disabled) b.form.requestSubmit(b);
+}
+
+/** openEditor opens the plan editor and puts the cursor where a person adds to the plan. */
+export function openEditor() {
+  const ed = document.getElementById("editor");
+  if (!ed) return;
+  ed.open = true;
+  const f = ed.querySelector("input, textarea");
+  if (!f) return;
+  f.focus();
+  if (f.tagName === "TEXTAREA") f.setSelectionRange(f.value.length, f.value.length); // to add at the end
+}
+
+/** startReject focuses the comment, ready for a reason; Ctrl+Enter then rejects (keys.js). */
+export function startReject() {
+  const form = document.getElementById("decide-form");
+  const c = form && form.querySelector('textarea[name="comment"]');
+  if (!c) return;
+  form.dataset.mode = "reject";
+  showError(form, "");
+  c.placeholder = "Why not? Then press Reject (or Ctrl+Enter).";
+  c.focus();
+}

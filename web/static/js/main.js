@@ -1,0 +1,46 @@
+// The page script of every plandash page: it builds each part once and hands it what it needs.
+// Each shared thing has one owner: socket.js the live socket and #conn, swap.js the fragments'
+// way into the page, pending.js the pending count, title.js document.title, favicon.js the
+// icon. The others hear of changes through the owners' hooks, never by watching the DOM.
+import { createSocket } from "./socket.js";
+import { createSwap } from "./swap.js";
+import { createPending } from "./pending.js";
+import { startTitle } from "./title.js";
+import { startFavicon } from "./favicon.js";
+import { startNotify } from "./notify.js";
+import { startTimes } from "./times.js";
+import { startCountdown } from "./countdown.js";
+import { startKeys } from "./keys.js";
+import { startGate } from "./gate.js";
+import { startEditor } from "./editor.js";
+import { startShared } from "./shared.js";
+import { startDag } from "./dag.js";
+import { startEmbed } from "./embed.js";
+
+const body = document.body;
+const topic = body.dataset.topic || "";
+const gatePage = /^approvals?(:|$)/.test(topic);
+
+const socket = createSocket({ topic, since: Number(body.dataset.seq || 0), conn: document.getElementById("conn") });
+// First hook: every later one sees the page with the fragment already in it.
+socket.onFragment(createSwap());
+const pending = createPending(socket);
+
+// Document listeners run in the order they are added: the diagram's first, so a focused node
+// takes its Enter before the gate's shortcuts look at it.
+startDag();
+if (body.classList.contains("embed")) startEmbed({ socket, pending });
+startTitle({ socket, pending });
+startFavicon(pending);
+startNotify(pending, gatePage);
+startTimes();
+if (gatePage) startCountdown();
+startShared(socket);
+startGate();
+startKeys(gatePage);
+startEditor();
+
+// window.plandash.disconnect(ms) and .seq() let a test (or a curious person) see how the page
+// behaves on a flaky network without breaking the network.
+window.plandash = { disconnect: socket.disconnect, seq: socket.seq };
+socket.start();
