@@ -29,7 +29,7 @@ func (s *Server) openApprovals(ctx context.Context) error {
 		return err
 	}
 	s.gate = g
-	g.OnChange(s.announceApproval)
+	g.OnChange(s.gateChanged)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func (s *Server) pageStatus(w http.ResponseWriter, r *http.Request, code int, c 
 func (s *Server) inboxData(ctx context.Context) (templates.ApprovalsPage, error) {
 	// The seq is read first: anything that changes while the lists are read is sent again on
 	// the socket, never missed.
-	p := templates.ApprovalsPage{Seq: s.gate.Seq(), Now: s.gate.Now(), Acp: s.acpPermissionViews()}
+	p := templates.ApprovalsPage{Seq: s.live.Seq(), Now: s.gate.Now(), Acp: s.acpPermissionViews()}
 	var err error
 	if p.Pending, err = s.gate.PendingSummaries(ctx); err != nil {
 		return p, err
@@ -59,7 +59,7 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, code int, n templ
 }
 
 func (s *Server) approvalData(ctx context.Context, id string) (templates.ApprovalPage, error) {
-	p := templates.ApprovalPage{Seq: s.gate.Seq(), Now: s.gate.Now(), Key: newKey()}
+	p := templates.ApprovalPage{Seq: s.live.Seq(), Now: s.gate.Now(), Key: newKey()}
 	var err error
 	if p.Request, err = s.gate.Get(ctx, id); err != nil {
 		return p, err
@@ -235,7 +235,7 @@ func (s *Server) approvalRevokeForm(w http.ResponseWriter, r *http.Request) {
 // approvalsAudit serves GET /approvals/audit?session=&agent=.
 func (s *Server) approvalsAudit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	p := templates.AuditPage{SessionID: q.Get("session"), Agent: q.Get("agent"), Now: s.gate.Now(), Seq: s.gate.Seq()}
+	p := templates.AuditPage{SessionID: q.Get("session"), Agent: q.Get("agent"), Now: s.gate.Now(), Seq: s.live.Seq()}
 	var err error
 	p.Events, err = s.gate.Audit(r.Context(), approval.AuditFilter{SessionID: p.SessionID, Agent: p.Agent, Limit: 500})
 	if err != nil {

@@ -58,7 +58,7 @@ func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
-	d, err := s.svc.Session(r.Context(), chi.URLParam(r, "id"))
+	d, err := s.sessionDetail(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return

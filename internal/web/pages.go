@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -80,7 +81,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 
 // session serves GET /sessions/{id}.
 func (s *Server) session(w http.ResponseWriter, r *http.Request) {
-	d, err := s.svc.Session(r.Context(), chi.URLParam(r, "id"))
+	d, err := s.sessionDetail(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
@@ -171,4 +172,13 @@ func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
 		}
 	}
 	return h, nil
+}
+
+// sessionDetail loads a session for its page, numbered in the live sequence: the number is read
+// before the store, so anything that changes after reaches the page live or by catch-up.
+func (s *Server) sessionDetail(ctx context.Context, id string) (plans.SessionDetail, error) {
+	seq := s.live.Seq()
+	d, err := s.svc.Session(ctx, id)
+	d.Seq = seq
+	return d, err
 }

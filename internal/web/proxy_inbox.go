@@ -1,13 +1,13 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -68,16 +68,15 @@ func exitPlanText(raw json.RawMessage) string {
 	return in.Plan
 }
 
-// publishAcpPermissions refreshes the inbox section on every open inbox, and the pending badge
-// (with its notification) on every page.
-func (s *Server) publishAcpPermissions(latest string) {
-	if n, err := s.gate.CountPending(context.Background()); err == nil {
-		s.hub.Publish(topicGate, encode(templates.PendingCountID, "", 0, templates.PendingCount(n+s.perms.OpenCount(), latest, s.gate.Seq())))
+// newestPermissionTitle names the newest request an agent is blocked on, for the notification.
+func (s *Server) newestPermissionTitle() string {
+	title := ""
+	for _, p := range s.perms.List() {
+		if p.Open() {
+			title = permissions.Title(p.Params)
+		}
 	}
-	if s.hub.Subscribers(topicApprovals) == 0 {
-		return
-	}
-	s.hub.Publish(topicApprovals, encode(templates.AcpPermissionsID, "", 0, templates.AcpPermissions(s.acpPermissionViews(), s.svc.Now())))
+	return title
 }
 
 // acpAnswerForm serves POST /approvals/acp/answer: a person picks one of the agent's options.

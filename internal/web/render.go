@@ -1,34 +1,17 @@
 package web
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"time"
 
-	"github.com/a-h/templ"
-	"github.com/plandash/plandash/internal/hub"
+	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
 
-// Topics the socket subscribes to.
-const topicAll = "all"
-
-func sessionTopic(id string) string { return "session:" + id }
-
-// frame is what the socket sends: replace element ID with HTML (remove it when HTML is empty),
-// or insert it into Parent when the page does not have it yet.
-type frame struct {
-	T      string `json:"t"`
-	ID     string `json:"id"`
-	Parent string `json:"parent,omitempty"`
-	Seq    uint64 `json:"seq"`
-	HTML   string `json:"html"`
-}
-
 // renderer turns stored state into the fragments pages are made of.
 type renderer struct {
+	live  *live.Live
 	svc   *plans.Service
 	files *FileRoots
 	dags  dagCache
@@ -57,7 +40,8 @@ func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.Too
 }
 
 func (r *renderer) overview(ctx context.Context) (templates.Overview, error) {
-	groups, seq, err := r.svc.Overview(ctx)
+	seq := r.live.Seq() // before the store is read: anything newer reaches the page live
+	groups, _, err := r.svc.Overview(ctx)
 	if err != nil {
 		return templates.Overview{}, err
 	}
@@ -70,7 +54,7 @@ func (r *renderer) overview(ctx context.Context) (templates.Overview, error) {
 
 // overviewFragment renders a session's group for the overview, or its removal when the session
 // has nothing active to show.
-func (r *renderer) overviewFragment(ctx context.Context, d plans.SessionDetail, now time.Time) (hub.Fragment, bool, error) {
+func (r *renderer) overviewFragment(ctx context.Context, d plans.SessionDetail, now time.Time) live.Fragment {
 	var active []plans.Plan
 	if d.Session.Active(now, r.svc.Idle()) {
 		for _, p := range d.Plans {
@@ -81,34 +65,22 @@ func (r *renderer) overviewFragment(ctx context.Context, d plans.SessionDetail, 
 	}
 	id := templates.GroupID(d.Session.ID)
 	if len(active) == 0 {
-		return encode(id, "", d.Session.Seq, nil), false, nil
+		return live.Remove(id)
 	}
 	g := templates.Group{Session: d.Session, Plans: r.views(ctx, active, d.ToolCalls, true)}
-	return encode(id, "sessions", d.Session.Seq, templates.SessionGroup(g, now)), true, nil
+	return live.Fragment{ID: id, Parent: "sessions", View: templates.SessionGroup(g, now)}
 }
 
 // sessionFragments renders every live part of a session's page.
-func (r *renderer) sessionFragments(ctx context.Context, d plans.SessionDetail, now time.Time) []hub.Fragment {
+func (r *renderer) sessionFragments(ctx context.Context, d plans.SessionDetail, now time.Time) []live.Fragment {
 	s := d.Session
-	out := []hub.Fragment{
-		encode(templates.SessionHeadID(s.ID), "", s.Seq, templates.SessionHead(s, now)),
-		encode(templates.ToolCallsID(s.ID), "", s.Seq, templates.ToolCalls(s.ID, d.ToolCalls)),
-		encode(templates.ActivityID(s.ID), "", s.Seq, templates.ActivityList(s.ID, d.Activity)),
+	out := []live.Fragment{
+		{ID: templates.SessionHeadID(s.ID), View: templates.SessionHead(s, now)},
+		{ID: templates.ToolCallsID(s.ID), View: templates.ToolCalls(s.ID, d.ToolCalls)},
+		{ID: templates.ActivityID(s.ID), View: templates.ActivityList(s.ID, d.Activity)},
 	}
 	for _, p := range r.views(ctx, d.Plans, d.ToolCalls, false) {
-		out = append(out, encode("w"+templates.PlanID(p.Plan), "plans", p.Seq, templates.SessionPlan(p)))
+		out = append(out, live.Fragment{ID: "w" + templates.PlanID(p.Plan), Parent: "plans", View: templates.SessionPlan(p)})
 	}
 	return out
-}
-
-// encode renders c once into the bytes every subscriber is sent.
-func encode(id, parent string, seq uint64, c templ.Component) hub.Fragment {
-	var html bytes.Buffer
-	if c != nil {
-		if err := c.Render(context.Background(), &html); err != nil {
-			html.Reset()
-		}
-	}
-	b, _ := json.Marshal(frame{T: "f", ID: id, Parent: parent, Seq: seq, HTML: html.String()})
-	return hub.Fragment{Key: id, Seq: seq, Data: b}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/hub"
+	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/store/sqlite"
@@ -44,7 +45,7 @@ type Server struct {
 	svc     *plans.Service
 	hub     *hub.Hub
 	render  *renderer
-	ann     *announcer
+	live    *live.Live
 	auth    *Auth
 	streams *streams
 	handler http.Handler
@@ -93,9 +94,11 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		auth: NewAuth(token), streams: newStreams(1024), token: token,
 	}
 	s.render = &renderer{svc: svc, files: files}
-	s.perms = permissions.New(cfg.Now, s.publishAcpPermissions)
-	s.ann = newAnnouncer(s.render, s.hub, s.log)
-	svc.OnChange(s.ann.mark)
+	s.perms = permissions.New(cfg.Now, func(string) { s.live.Announce(live.Change{Kind: changePermissions}) })
+	s.live = live.New(s.hub, live.Options{Log: cfg.Log, Now: cfg.Now})
+	s.render.live = s.live
+	s.registerTopics()
+	svc.OnChange(s.sessionsChanged)
 	for _, open := range []func(context.Context) error{s.openApprovals, s.openSharedPlans} {
 		if err := open(ctx); err != nil {
 			db.Close()
@@ -120,7 +123,8 @@ func (s *Server) Service() *plans.Service { return s.svc }
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go s.ann.run(ctx)
+	go s.live.Run(ctx)
+	go s.sweepIdle(ctx)
 	s.runBackground(ctx)
 	srv := &http.Server{
 		Handler:           s.handler,
@@ -149,3 +153,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // Close closes the store of a server that was never served.
 func (s *Server) Close() error { return errors.Join(s.closeSharedPlans(), s.db.Close()) }
+
+// now is the server's clock.
+func (s *Server) now() time.Time { return s.svc.Now() }

@@ -161,14 +161,3 @@ func (s *Server) sharedStrip(ctx context.Context) ([]templates.SharedPlan, int) 
 	}
 	return out, len(sums)
 }
-
-// publishSharedRow keeps the overview's shared-plan rows live. The rows carry no Seq: shared
-// plans are numbered apart from sessions, and a page's catch-up counts sessions.
-func (s *Server) publishSharedRow(p templates.SharedPlan, removed bool) {
-	id := templates.SharedRowID(p.Name)
-	if removed {
-		s.hub.Publish(topicAll, encode(id, "", 0, nil))
-		return
-	}
-	s.hub.Publish(topicAll, encode(id, templates.SharedStripID, 0, templates.SharedRow(p, time.Now())))
-}

@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/plandash/plandash/web/templates"
 )
 
 // sharedSocket opens the page socket on topic with the token.
@@ -82,7 +84,7 @@ func TestSharedLive(t *testing.T) {
 
 	// A file that cannot be read is shown as such; deleting a plan takes its card away.
 	os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{"), 0o600)
-	if f := next(t, list, "sp-broken"); f.Seq != 0 || !strings.Contains(f.HTML, "is corrupt") {
+	if f := next(t, list, "sp-broken"); f.Seq == 0 || !strings.Contains(f.HTML, "is corrupt") {
 		t.Fatalf("corrupt frame %+v", f)
 	}
 	if err := os.Remove(filepath.Join(ts.dir, "release.json")); err != nil {
@@ -127,4 +129,18 @@ func TestSharedCatchesUpAtStart(t *testing.T) {
 		g, k := ts.historyRevisions(t, "gone"), ts.historyRevisions(t, "kept")
 		return len(g) == 2 && g[0] == -1 && len(k) == 1 && k[0] == 2
 	})
+}
+
+// TestOverviewCatchesUpSharedStrip: a page of the overview that was away while a shared plan
+// was created gets the plan's row when it reconnects (the strip is part of the overview's
+// catch-up, numbered in the same sequence as sessions).
+func TestOverviewCatchesUpSharedStrip(t *testing.T) {
+	ts := newSharedServer(t, true, Config{})
+	since := ts.srv.live.Seq() // what a page rendered now carries
+	ts.write(t, "away", "# Made while the page was away")
+	eventually(t, "the plan recorded", func() bool { return len(ts.historyRevisions(t, "away")) == 1 })
+	c := ts.socket(t, "topic=all&since="+strconv.FormatUint(since, 10))
+	if f := next(t, c, templates.SharedRowID("away")); f.Seq <= since || f.Parent != templates.SharedStripID || !strings.Contains(f.HTML, "away") {
+		t.Fatalf("catch-up row %+v", f)
+	}
 }

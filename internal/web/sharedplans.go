@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/mcpserver"
 	"github.com/plandash/plandash/internal/sharedplans"
 )
@@ -137,7 +138,7 @@ func (s *Server) observeShared(ctx context.Context, name, source string) {
 		}
 		if s.sharedBad[name] != err.Error() {
 			s.sharedBad[name] = err.Error()
-			s.publishSharedBad(name, err)
+			s.live.Announce(live.Change{Kind: changeShared, ID: name})
 		}
 		return
 	}
@@ -148,7 +149,7 @@ func (s *Server) observeShared(ctx context.Context, name, source string) {
 		e = sharedplans.HistoryEntry{Name: name, Revision: p.Revision, Title: p.Title, Author: p.Author, Status: p.Status,
 			Content: p.Content, UpdatedAt: p.UpdatedAt, Source: source}
 	}
-	rec, added, err := s.sharedHist.Record(ctx, e)
+	_, added, err := s.sharedHist.Record(ctx, e)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
 			s.log.Error("shared plans: recording history", "plan", name, "err", err)
@@ -156,10 +157,7 @@ func (s *Server) observeShared(ctx context.Context, name, source string) {
 		return
 	}
 	if added || wasBad {
-		if !added {
-			rec.Seq = 0 // unchanged since before the file broke: a Seq-less fragment always applies
-		}
-		s.publishShared(ctx, rec)
+		s.live.Announce(live.Change{Kind: changeShared, ID: name})
 	}
 }
 

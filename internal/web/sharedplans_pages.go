@@ -23,11 +23,7 @@ func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	// The Seq is read before the directory, so anything recorded after it is caught up by the
 	// socket even if the listing already shows it.
-	seq, err := s.sharedHist.Seq(ctx)
-	if err != nil {
-		s.errorPage(w, r, err)
-		return
-	}
+	seq := int64(s.live.Seq())
 	list, err := s.sharedStore.List(ctx)
 	if err != nil {
 		s.errorPage(w, r, err)
@@ -79,11 +75,7 @@ func (s *Server) sharedPlanData(ctx context.Context, name string, q url.Values) 
 	if err := sharedplans.ValidateName(name); err != nil {
 		return templates.SharedPlanPage{}, err
 	}
-	seq, err := s.sharedHist.Seq(ctx)
-	if err != nil {
-		return templates.SharedPlanPage{}, err
-	}
-	v := templates.SharedPlanPage{Seq: seq, Now: time.Now()}
+	v := templates.SharedPlanPage{Seq: int64(s.live.Seq()), Now: s.now()}
 	p, ok, err := s.sharedStore.Get(ctx, name)
 	switch {
 	case err != nil && !errors.Is(err, sharedplans.ErrCorrupt):
@@ -236,12 +228,7 @@ func (s *Server) sharedEditorFailed(w http.ResponseWriter, r *http.Request, draf
 
 // sharedNewPage serves GET /shared/-/new.
 func (s *Server) sharedNewPage(w http.ResponseWriter, r *http.Request) {
-	seq, err := s.sharedHist.Seq(r.Context())
-	if err != nil {
-		s.errorPage(w, r, err)
-		return
-	}
-	s.page(w, r, templates.SharedNewPageView(templates.SharedEditor{New: true, Author: s.cfg.User, Status: "draft"}, seq))
+	s.page(w, r, templates.SharedNewPageView(templates.SharedEditor{New: true, Author: s.cfg.User, Status: "draft"}, int64(s.live.Seq())))
 }
 
 // sharedCreateForm serves POST /shared/-/new: create only, never over an existing plan.
@@ -265,7 +252,7 @@ func (s *Server) sharedCreateForm(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(status(err))
-		seq, _ := s.sharedHist.Seq(r.Context())
+		seq := int64(s.live.Seq())
 		_ = templates.SharedNewPageView(draft, seq).Render(r.Context(), w)
 		return
 	}

@@ -40,7 +40,7 @@ func newTestServer(t testing.TB, cfg Config) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go srv.ann.run(ctx)
+	go srv.live.Run(ctx)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); cancel(); srv.Close() })
 	jar, _ := cookiejar.New(nil)

@@ -1,0 +1,364 @@
+// Package live is plandash's one live layer: the registry of socket topics, each declaring which
+// changes it shows and how it renders them, one sequence space for every page, and the catch-up a
+// reconnecting page gets. It is the only publisher to the hub.
+//
+// Writers announce what changed (a session, an approval request, a shared plan…) once it is
+// stored; announcing never blocks. Workers render each change once per topic that has
+// subscribers, with the page's own components, and publish the bytes every subscriber shares. A
+// change announced again before it was rendered is rendered once, so a burst costs one render,
+// and changes are taken in the order they were first announced, so one busy session cannot
+// starve the others.
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/plandash/plandash/internal/hub"
+)
+
+// Change names something that changed in the store.
+type Change struct {
+	Kind string // what changed: "session", "approval", "shared", …
+	ID   string // which one; "" for kinds that are one thing
+}
+
+// Fragment is one element a page replaces, inserts into Parent when it does not have it yet, or
+// removes (View nil).
+type Fragment struct {
+	ID     string
+	Parent string
+	View   templ.Component
+}
+
+// Remove is a fragment that removes element id.
+func Remove(id string) Fragment { return Fragment{ID: id} }
+
+// Topic is one kind of live page. An unkeyed topic is subscribed to by its name ("all"); a keyed
+// one by name:key ("session:<id>") and shows only the changes whose ID is its key.
+type Topic struct {
+	Name  string
+	Keyed bool
+	Kinds []string // the changes it shows
+	// Render returns what a page of the topic shows of change c now. An error is logged and
+	// nothing is sent: a page keeps what it has rather than lose an element.
+	Render func(ctx context.Context, key string, c Change) ([]Fragment, error)
+}
+
+// Options tunes a Live.
+type Options struct {
+	Log     *slog.Logger
+	Now     func() time.Time
+	Workers int // renders at once; default 2
+	// History is how many announced changes are kept for catching up; a page further behind
+	// reloads. Default 4096.
+	History int
+	// MaxCatchUp is how many changed elements a reconnecting page is sent before it is told to
+	// reload instead: past that, one page load is cheaper. Default 200.
+	MaxCatchUp int
+}
+
+type entry struct {
+	seq uint64
+	c   Change
+}
+
+// Live is the registry and its render queue. Create one with New, register topics, then Run.
+type Live struct {
+	hub  *hub.Hub
+	log  *slog.Logger
+	opts Options
+
+	unkeyed, keyed map[string]*Topic
+	byKind         map[string][]*Topic
+
+	mu    sync.Mutex
+	seq   uint64
+	first uint64  // the oldest seq history still holds
+	hist  []entry // ring, oldest first once full
+	head  int     // next slot of hist to overwrite once it is full
+	dirty map[Change]uint64
+	queue []Change
+	wake  chan struct{}
+}
+
+// New returns a Live publishing to h. Its sequence starts at the clock's microseconds, so a page
+// rendered by an earlier process is always behind this one's history and reloads instead of
+// trusting a sequence number from another space.
+func New(h *hub.Hub, opts Options) *Live {
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 2
+	}
+	if opts.History <= 0 {
+		opts.History = 4096
+	}
+	if opts.MaxCatchUp <= 0 {
+		opts.MaxCatchUp = 200
+	}
+	start := uint64(opts.Now().UnixMicro())
+	return &Live{
+		hub: h, log: opts.Log, opts: opts,
+		unkeyed: map[string]*Topic{}, keyed: map[string]*Topic{}, byKind: map[string][]*Topic{},
+		seq: start, first: start + 1, dirty: map[Change]uint64{}, wake: make(chan struct{}, 1),
+	}
+}
+
+// Register adds a topic. Call it before Run; adding a live page is registering its topic.
+func (l *Live) Register(t Topic) {
+	if t.Keyed {
+		l.keyed[t.Name] = &t
+	} else {
+		l.unkeyed[t.Name] = &t
+	}
+	for _, k := range t.Kinds {
+		l.byKind[k] = append(l.byKind[k], &t)
+	}
+}
+
+// Seq is the newest sequence number. A page reads it before it reads the store, so whatever
+// changes after is announced with a larger number and reaches it live or by catch-up.
+func (l *Live) Seq() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.seq
+}
+
+// Valid reports whether topic names a registered topic.
+func (l *Live) Valid(topic string) bool {
+	_, _, ok := l.parse(topic)
+	return ok
+}
+
+// Topics lists the subscribable topic forms, for error messages.
+func (l *Live) Topics() []string {
+	var out []string
+	for n := range l.unkeyed {
+		out = append(out, fmt.Sprintf("%q", n))
+	}
+	for n := range l.keyed {
+		out = append(out, fmt.Sprintf("%q", n+":<id>"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (l *Live) parse(topic string) (*Topic, string, bool) {
+	if t, ok := l.unkeyed[topic]; ok {
+		return t, "", true
+	}
+	name, key, ok := strings.Cut(topic, ":")
+	if t, found := l.keyed[name]; ok && found && key != "" {
+		return t, key, true
+	}
+	return nil, "", false
+}
+
+func (t *Topic) shows(key string, c Change) bool {
+	return slices.Contains(t.Kinds, c.Kind) && (!t.Keyed || c.ID == key)
+}
+
+func (t *Topic) subscription(c Change) string {
+	if t.Keyed {
+		return t.Name + ":" + c.ID
+	}
+	return t.Name
+}
+
+// Announce records stored changes and queues them for rendering. It never blocks.
+func (l *Live) Announce(cs ...Change) {
+	l.mu.Lock()
+	for _, c := range cs {
+		l.seq++
+		l.remember(entry{l.seq, c})
+		if _, queued := l.dirty[c]; !queued {
+			l.queue = append(l.queue, c)
+		}
+		l.dirty[c] = l.seq
+	}
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (l *Live) remember(e entry) {
+	if len(l.hist) < l.opts.History {
+		l.hist = append(l.hist, e)
+		return
+	}
+	l.hist[l.head] = e
+	l.head = (l.head + 1) % len(l.hist)
+	l.first = l.hist[l.head].seq
+}
+
+// take returns the next change to render and its newest seq.
+func (l *Live) take() (Change, uint64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.queue) == 0 {
+		return Change{}, 0, false
+	}
+	c := l.queue[0]
+	l.queue[0] = Change{}
+	l.queue = l.queue[1:]
+	seq := l.dirty[c]
+	delete(l.dirty, c)
+	if len(l.queue) > 0 {
+		// More work: wake another worker, if one is idle.
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+	return c, seq, true
+}
+
+// Run renders and publishes announced changes until ctx ends.
+func (l *Live) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for range l.opts.Workers {
+		wg.Go(func() { l.work(ctx) })
+	}
+	wg.Wait()
+}
+
+func (l *Live) work(ctx context.Context) {
+	for {
+		c, seq, ok := l.take()
+		if !ok {
+			select {
+			case <-ctx.Done():
+				return
+			case <-l.wake:
+				continue
+			}
+		}
+		for _, t := range l.byKind[c.Kind] {
+			sub := t.subscription(c)
+			if l.hub.Subscribers(sub) == 0 {
+				continue
+			}
+			if fs, ok := l.render(ctx, t, c.ID, c, seq); ok {
+				l.hub.Publish(sub, fs...)
+			}
+		}
+	}
+}
+
+// render renders c for topic t and encodes it; false when rendering failed (logged).
+func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, seq uint64) ([]hub.Fragment, bool) {
+	frags, err := t.Render(ctx, key, c)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "kind", c.Kind, "id", c.ID, "err", err)
+		}
+		return nil, false
+	}
+	out := make([]hub.Fragment, 0, len(frags))
+	for _, f := range frags {
+		b, err := Encode(f, seq)
+		if err != nil {
+			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
+			return nil, false
+		}
+		out = append(out, hub.Fragment{Key: f.ID, Seq: seq, Data: b})
+	}
+	return out, true
+}
+
+// frame is what the socket sends: replace element ID with HTML (remove it when HTML is empty),
+// or insert it into Parent when the page does not have it yet.
+type frame struct {
+	T      string `json:"t"`
+	ID     string `json:"id"`
+	Parent string `json:"parent,omitempty"`
+	Seq    uint64 `json:"seq"`
+	HTML   string `json:"html"`
+}
+
+// Encode renders f into the frame pages receive.
+func Encode(f Fragment, seq uint64) ([]byte, error) {
+	var html bytes.Buffer
+	if f.View != nil {
+		if err := f.View.Render(context.Background(), &html); err != nil {
+			return nil, err
+		}
+		if html.Len() == 0 {
+			return nil, fmt.Errorf("element %s rendered empty", f.ID)
+		}
+	}
+	return json.Marshal(frame{T: "f", ID: f.ID, Parent: f.Parent, Seq: seq, HTML: html.String()})
+}
+
+// Resync is the frame that tells a page to reload.
+var Resync = []byte(`{"t":"resync"}`)
+
+// Subscribe subscribes to topic and the extra topics every page also follows.
+func (l *Live) Subscribe(topic string, also ...string) *hub.Subscription {
+	return l.hub.Subscribe(append([]string{topic}, also...)...)
+}
+
+// CatchUp sends a page subscribed to topic what changed after since, rendered as it is now. A
+// page whose since this process cannot vouch for (older than the history, or from another
+// process) is told to reload; so is one that missed more than MaxCatchUp elements.
+func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send func([]byte) error) error {
+	t, key, ok := l.parse(topic)
+	if !ok {
+		return fmt.Errorf("no topic %q", topic)
+	}
+	l.mu.Lock()
+	if since+1 < l.first || since > l.seq {
+		l.mu.Unlock()
+		return send(Resync)
+	}
+	newest := map[Change]uint64{}
+	var order []Change
+	for _, e := range l.ordered() {
+		if e.seq <= since || !t.shows(key, e.c) {
+			continue
+		}
+		if _, seen := newest[e.c]; !seen {
+			order = append(order, e.c)
+		}
+		newest[e.c] = e.seq
+	}
+	l.mu.Unlock()
+	if len(order) > l.opts.MaxCatchUp {
+		return send(Resync)
+	}
+	for _, c := range order {
+		frags, ok := l.render(ctx, t, key, c, newest[c])
+		if !ok {
+			continue
+		}
+		for _, f := range frags {
+			if err := send(f.Data); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ordered is the history oldest first; the caller holds mu.
+func (l *Live) ordered() []entry {
+	if len(l.hist) < l.opts.History {
+		return l.hist
+	}
+	return append(slices.Clone(l.hist[l.head:]), l.hist[:l.head]...)
+}

@@ -1,0 +1,223 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/plandash/plandash/internal/hub"
+)
+
+// text is a component that renders s, or fails when s is "fail".
+func text(s string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		if s == "fail" {
+			return errors.New("boom")
+		}
+		_, err := io.WriteString(w, "<p>"+s+"</p>")
+		return err
+	})
+}
+
+type fixture struct {
+	l     *Live
+	h     *hub.Hub
+	logs  *bytes.Buffer
+	mu    sync.Mutex
+	state map[string]string // what each item shows now; "" means gone
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{h: hub.New(hub.Options{}), logs: &bytes.Buffer{}, state: map[string]string{}}
+	f.l = New(f.h, Options{Log: slog.New(slog.NewTextHandler(lockedWriter{&f.mu, f.logs}, nil)), History: 8, MaxCatchUp: 3})
+	render := func(_ context.Context, _ string, c Change) ([]Fragment, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		v := f.state[c.ID]
+		if v == "" {
+			return []Fragment{Remove("el-" + c.ID)}, nil
+		}
+		if v == "error" {
+			return nil, errors.New("store down")
+		}
+		return []Fragment{{ID: "el-" + c.ID, Parent: "list", View: text(v)}}, nil
+	}
+	f.l.Register(Topic{Name: "all", Kinds: []string{"item"}, Render: render})
+	f.l.Register(Topic{Name: "item", Keyed: true, Kinds: []string{"item"}, Render: render})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.l.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return f
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (f *fixture) set(id, v string) {
+	f.mu.Lock()
+	f.state[id] = v
+	f.mu.Unlock()
+	f.l.Announce(Change{Kind: "item", ID: id})
+}
+
+func decode(t *testing.T, b []byte) frame {
+	t.Helper()
+	var fr frame
+	if err := json.Unmarshal(b, &fr); err != nil {
+		t.Fatalf("frame %s: %v", b, err)
+	}
+	return fr
+}
+
+// next waits for the next fragments of sub, with a deadline.
+func next(t *testing.T, sub *hub.Subscription) []frame {
+	t.Helper()
+	select {
+	case <-sub.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no fragment published")
+	}
+	var out []frame
+	for _, fr := range sub.Drain(nil) {
+		out = append(out, decode(t, fr.Data))
+	}
+	return out
+}
+
+func TestAnnouncedChangesArePublished(t *testing.T) {
+	f := newFixture(t)
+	all, one := f.l.Subscribe("all"), f.l.Subscribe("item:a")
+	defer all.Close()
+	defer one.Close()
+	before := f.l.Seq()
+	f.set("a", "hello")
+	got := next(t, all)
+	if len(got) != 1 || got[0].ID != "el-a" || got[0].HTML != "<p>hello</p>" || got[0].Parent != "list" || got[0].Seq <= before {
+		t.Fatalf("overview got %+v", got)
+	}
+	if got := next(t, one); len(got) != 1 || got[0].ID != "el-a" {
+		t.Fatalf("keyed page got %+v", got)
+	}
+	// A change of another item reaches the unkeyed topic only.
+	f.set("b", "other")
+	if got := next(t, all); got[0].ID != "el-b" {
+		t.Fatalf("overview got %+v", got)
+	}
+	f.set("a", "")
+	if got := next(t, one); len(got) != 1 || got[0].HTML != "" {
+		t.Fatalf("a removal must be explicit: %+v", got)
+	}
+}
+
+// A render that fails is logged and sends nothing: the page keeps its element instead of losing it.
+func TestRenderFailureKeepsTheElement(t *testing.T) {
+	f := newFixture(t)
+	all := f.l.Subscribe("all")
+	defer all.Close()
+	f.set("a", "error")
+	f.set("b", "fail") // the component itself fails
+	f.set("c", "fine")
+	got := next(t, all)
+	for _, fr := range got {
+		if fr.ID != "el-c" {
+			t.Fatalf("a failed render was sent: %+v", fr)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(f.logText(), "store down") || !strings.Contains(f.logText(), "boom") {
+		if time.Now().After(deadline) {
+			t.Fatalf("render failures not logged: %s", f.logText())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (f *fixture) logText() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.logs.String()
+}
+
+func collect(t *testing.T, l *Live, topic string, since uint64) []frame {
+	t.Helper()
+	var out []frame
+	err := l.CatchUp(context.Background(), topic, since, func(b []byte) error {
+		out = append(out, decode(t, b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestCatchUp(t *testing.T) {
+	f := newFixture(t)
+	since := f.l.Seq()
+	f.set("a", "one")
+	f.set("a", "two")
+	f.set("b", "bee")
+	got := collect(t, f.l, "all", since)
+	if len(got) != 2 || got[0].ID != "el-a" || got[0].HTML != "<p>two</p>" || got[1].ID != "el-b" || got[0].Seq >= got[1].Seq {
+		t.Fatalf("catch-up %+v", got)
+	}
+	if got := collect(t, f.l, "item:b", since); len(got) != 1 || got[0].ID != "el-b" {
+		t.Fatalf("keyed catch-up %+v", got)
+	}
+	if got := collect(t, f.l, "all", f.l.Seq()); len(got) != 0 {
+		t.Fatalf("nothing changed, yet %+v", got)
+	}
+	// Too many changed elements: reload.
+	for _, id := range []string{"c", "d", "e"} {
+		f.set(id, id)
+	}
+	if got := collect(t, f.l, "all", since); len(got) != 1 || got[0].T != "resync" {
+		t.Fatalf("a long catch-up: %+v", got)
+	}
+	// Older than the history (8 changes), or from another process: reload.
+	for range 10 {
+		f.set("a", "again")
+	}
+	if got := collect(t, f.l, "item:a", since); len(got) != 1 || got[0].T != "resync" {
+		t.Fatalf("since past the history: %+v", got)
+	}
+	if got := collect(t, f.l, "item:a", 5); len(got) != 1 || got[0].T != "resync" {
+		t.Fatalf("since from another process: %+v", got)
+	}
+	if got := collect(t, f.l, "item:a", f.l.Seq()+100); len(got) != 1 || got[0].T != "resync" {
+		t.Fatalf("since from the future: %+v", got)
+	}
+	if err := f.l.CatchUp(context.Background(), "nope", 0, func([]byte) error { return nil }); err == nil {
+		t.Fatal("an unknown topic caught up")
+	}
+}
+
+func TestTopics(t *testing.T) {
+	f := newFixture(t)
+	for topic, want := range map[string]bool{"all": true, "item:x": true, "item:": false, "item": false, "all:x": false, "": false} {
+		if f.l.Valid(topic) != want {
+			t.Errorf("Valid(%q) = %v", topic, !want)
+		}
+	}
+	if got := strings.Join(f.l.Topics(), " "); got != `"all" "item:<id>"` {
+		t.Errorf("Topics = %s", got)
+	}
+}

@@ -1,0 +1,213 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/live"
+	"github.com/plandash/plandash/web/templates"
+)
+
+// What changes: the kinds of live.Change the domain announces.
+const (
+	changeSession     = "session"     // ID: the session
+	changeApproval    = "approval"    // ID: the request
+	changeRules       = "rules"       // the gate's auto-approve rules
+	changePermissions = "permissions" // the relayed ACP permission requests
+	changeShared      = "shared"      // ID: the shared plan's name
+)
+
+// Topics the socket subscribes to. Every page also follows topicGate, the pending count in the
+// navigation.
+const (
+	topicAll       = "all"       // the overview
+	topicSession   = "session"   // session:<id>
+	topicApprovals = "approvals" // the inbox
+	topicApproval  = "approval"  // approval:<id>
+	topicShared    = "shared"    // the shared-plans list, and shared:<name>
+	topicGate      = "gate"
+)
+
+// registerTopics declares every live page: which changes it shows and how it renders them.
+func (s *Server) registerTopics() {
+	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared}, Render: s.renderOverview})
+	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Kinds: []string{changeSession}, Render: s.renderSession})
+	s.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions}, Render: s.renderInbox})
+	s.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: s.renderApprovalPanel})
+	s.live.Register(live.Topic{Name: topicShared, Kinds: []string{changeShared}, Render: s.renderSharedCard})
+	s.live.Register(live.Topic{Name: topicShared, Keyed: true, Kinds: []string{changeShared}, Render: s.renderSharedPlan})
+	s.live.Register(live.Topic{Name: topicGate, Kinds: []string{changeApproval, changePermissions}, Render: s.renderPendingCount})
+}
+
+// sessionsChanged is the plans service's listener.
+func (s *Server) sessionsChanged(ids []string) {
+	cs := make([]live.Change, len(ids))
+	for i, id := range ids {
+		cs[i] = live.Change{Kind: changeSession, ID: id}
+	}
+	s.live.Announce(cs...)
+}
+
+// gateChanged is the gate's listener.
+func (s *Server) gateChanged(c approval.Change) {
+	switch {
+	case c.Rule != nil:
+		s.live.Announce(live.Change{Kind: changeRules})
+	case c.Request != nil:
+		s.live.Announce(live.Change{Kind: changeApproval, ID: c.Request.ID})
+	}
+}
+
+func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
+	if c.Kind == changeShared {
+		return s.sharedRowFragment(ctx, c.ID)
+	}
+	d, err := s.svc.Session(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	return []live.Fragment{s.render.overviewFragment(ctx, d, s.svc.Now())}, nil
+}
+
+func (s *Server) renderSession(ctx context.Context, id string, _ live.Change) ([]live.Fragment, error) {
+	d, err := s.svc.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.render.sessionFragments(ctx, d, s.svc.Now()), nil
+}
+
+func (s *Server) renderInbox(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
+	now := s.gate.Now()
+	switch c.Kind {
+	case changeRules:
+		rules, err := s.gate.Rules(ctx, false)
+		if err != nil {
+			return nil, err
+		}
+		return []live.Fragment{{ID: templates.ApprovalRulesID, View: templates.ApprovalRules(rules, now)}}, nil
+	case changePermissions:
+		return []live.Fragment{{ID: templates.AcpPermissionsID, View: templates.AcpPermissions(s.acpPermissionViews(), now)}}, nil
+	}
+	r, err := s.gate.Get(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !r.Decided() {
+		return []live.Fragment{{ID: templates.ApprovalRowID(r.ID), Parent: templates.ApprovalsPendingID, View: templates.ApprovalRow(r.Summary(), now)}}, nil
+	}
+	return []live.Fragment{
+		live.Remove(templates.ApprovalRowID(r.ID)),
+		{ID: templates.DecidedRowID(r.ID), Parent: templates.ApprovalsDecidedID, View: templates.DecidedRow(r, now)},
+	}, nil
+}
+
+func (s *Server) renderApprovalPanel(ctx context.Context, id string, _ live.Change) ([]live.Fragment, error) {
+	r, err := s.gate.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return []live.Fragment{panelFragment(r, s.gate.Now())}, nil
+}
+
+func panelFragment(r approval.Request, now time.Time) live.Fragment {
+	return live.Fragment{ID: templates.ApprovalPanelID(r.ID), View: templates.ApprovalPanel(templates.ApprovalPage{Request: r, Now: now})}
+}
+
+// renderPendingCount is the navigation's count of what waits for a person, with the title of the
+// request that just arrived for the notification.
+func (s *Server) renderPendingCount(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
+	n, err := s.gate.CountPending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	latest := ""
+	switch c.Kind {
+	case changeApproval:
+		if r, err := s.gate.Get(ctx, c.ID); err == nil && !r.Decided() {
+			latest = r.Title
+		}
+	case changePermissions:
+		latest = s.newestPermissionTitle()
+	}
+	return []live.Fragment{{ID: templates.PendingCountID, View: templates.PendingCount(n+s.perms.OpenCount(), latest, s.gate.Seq())}}, nil
+}
+
+// renderSharedCard is a shared plan's card on the list: as last recorded, or why its file cannot
+// be read, or its removal.
+func (s *Server) renderSharedCard(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
+	id := templates.SharedCardID(c.ID)
+	if why, bad := s.sharedBadReason(c.ID); bad {
+		return []live.Fragment{{ID: id, Parent: templates.SharedListID, View: templates.SharedCard(templates.SharedPlan{Name: c.ID, Err: why}, s.now())}}, nil
+	}
+	e, ok, err := s.sharedHist.Latest(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || e.Removed {
+		return []live.Fragment{live.Remove(id)}, nil
+	}
+	return []live.Fragment{{ID: id, Parent: templates.SharedListID, View: templates.SharedCard(sharedFromEntry(e), s.now())}}, nil
+}
+
+// renderSharedPlan is every live part of a shared plan's page.
+func (s *Server) renderSharedPlan(ctx context.Context, name string, _ live.Change) ([]live.Fragment, error) {
+	if why, bad := s.sharedBadReason(name); bad {
+		return []live.Fragment{{ID: templates.SharedBodyID(name), View: templates.SharedPlanBody(templates.SharedPlan{Name: name, Err: why})}}, nil
+	}
+	e, ok, err := s.sharedHist.Latest(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errs.Errorf(errs.NotFound, "no history of shared plan %q", name)
+	}
+	return s.sharedPlanFragments(ctx, sharedFromEntry(e), s.now())
+}
+
+// sharedRowFragment is a shared plan's row in the overview's strip.
+func (s *Server) sharedRowFragment(ctx context.Context, name string) ([]live.Fragment, error) {
+	id := templates.SharedRowID(name)
+	e, ok, err := s.sharedHist.Latest(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || e.Removed {
+		return []live.Fragment{live.Remove(id)}, nil
+	}
+	p := sharedFromEntry(e)
+	return []live.Fragment{{ID: id, Parent: templates.SharedStripID, View: templates.SharedRow(p, s.now())}}, nil
+}
+
+// sweepIdle announces sessions that went idle: idleness is not a stored change, but it changes
+// what the overview shows, so it takes a sequence number like any change and a page that was
+// away catches up with it.
+func (s *Server) sweepIdle(ctx context.Context) {
+	tick := time.NewTicker(10 * time.Second)
+	defer tick.Stop()
+	shown := map[string]bool{}
+	for {
+		groups, _, err := s.svc.Overview(ctx)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			s.log.Error("overview sweep", "err", err)
+		}
+		now := map[string]bool{}
+		for _, g := range groups {
+			now[g.Session.ID] = true
+		}
+		for id := range shown {
+			if !now[id] {
+				s.live.Announce(live.Change{Kind: changeSession, ID: id})
+			}
+		}
+		shown = now
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
