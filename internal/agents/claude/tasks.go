@@ -54,8 +54,9 @@ func TasksFromEntries(entries []plans.Entry) []Task {
 
 // applyTaskChange merges one change into tasks. Hooks run asynchronously and may arrive out of
 // order, so an update for an unknown id creates the task and a late create only fills in what
-// is missing. deleted removes the task.
+// is missing. deleted removes the task. The caller's slice is left as it was.
 func applyTaskChange(tasks []Task, c TaskChange) []Task {
+	tasks = slices.Clone(tasks)
 	if c.ID == "" {
 		return tasks
 	}
@@ -81,6 +82,7 @@ func applyTaskChange(tasks []Task, c TaskChange) []Task {
 	set(&t.ActiveForm, c.ActiveForm)
 	set(&t.Status, c.Status)
 	set(&t.Owner, c.Owner)
+	t.BlockedBy = slices.Clone(t.BlockedBy)
 	for _, b := range c.BlockedBy {
 		if !slices.Contains(t.BlockedBy, b) {
 			t.BlockedBy = append(t.BlockedBy, b)
