@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -62,6 +63,95 @@ func FuzzDecode(f *testing.F) {
 		}
 		if total > 256<<10+8*len(ev.SessionID)+4*len(ev.Cwd)+4*len(ev.TranscriptPath)+4*len(ev.Host)+4*len(ev.HookEventName)+4*len(ev.ToolName)+len(b)*2 && total > 512<<10 {
 			t.Fatalf("translation is %d bytes for a %d-byte event", total, len(b))
+		}
+	})
+}
+
+// userHooks lists the hook objects of a settings file that are not plandash's, compacted, and
+// how many of plandash's there are. It reads the file as encoding/json does (last key wins).
+func userHooks(t *testing.T, settings []byte) (map[string]int, int) {
+	t.Helper()
+	var s struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	users, ours := map[string]int{}, 0
+	if json.Unmarshal(settings, &s) != nil {
+		return users, 0
+	}
+	for _, raw := range s.Hooks {
+		groups, ok := parseArray(raw)
+		if !ok {
+			continue
+		}
+		for _, g := range groups {
+			_, hs, ok := groupHooks(g)
+			if !ok {
+				continue
+			}
+			for _, h := range hs {
+				if isOurs(h) {
+					ours++
+				} else {
+					users[compact(h)]++
+				}
+			}
+		}
+	}
+	return users, ours
+}
+
+// FuzzMerge installs and removes plandash's hooks in arbitrary settings files: the output is
+// always valid JSON, keeps every hook and top-level key of the user's, a second install
+// changes nothing, and removal leaves no plandash hook behind.
+func FuzzMerge(f *testing.F) {
+	for _, s := range []string{userSettings, ``, `{}`, `{"hooks":null}`, `{"hooks":{"Stop":[1,{"hooks":"x"},{"hooks":[{"command":"plandash hook claude"}]}]}}`,
+		`{"a":1,"a":2}`, `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"x"},{"command":"/p/plandash hook claude --data d"}]}]}}`} {
+		f.Add([]byte(s), true, false)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, gate, all bool) {
+		opts := InstallOptions{Gate: gate, AllTools: all, Server: "http://h:1"}
+		out, rep, err := MergeHooks(in, opts)
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("invalid output %q from %q", out, in)
+		}
+		before, _ := userHooks(t, in)
+		after, ours := userHooks(t, out)
+		for h, n := range before {
+			if after[h] < n {
+				t.Fatalf("lost user hook %s:\n%s\n→\n%s", h, in, out)
+			}
+		}
+		if rep.Changed && ours == 0 {
+			t.Fatalf("changed but installed nothing: %s", out)
+		}
+		if len(bytes.TrimSpace(in)) > 0 {
+			var a, b map[string]json.RawMessage
+			if json.Unmarshal(in, &a) == nil && json.Unmarshal(out, &b) == nil {
+				for k, v := range a {
+					if k != "hooks" && compact(b[k]) != compact(v) {
+						t.Fatalf("key %q changed: %s → %s", k, v, b[k])
+					}
+				}
+			}
+		}
+		if _, rep2, err := MergeHooks(out, opts); err != nil || rep2.Changed {
+			t.Fatalf("second install: %+v %v\n%s", rep2, err, out)
+		}
+		clean, _, err := RemoveHooks(out)
+		if err != nil || !json.Valid(clean) {
+			t.Fatalf("remove: %v %q", err, clean)
+		}
+		left, n := userHooks(t, clean)
+		if n != 0 {
+			t.Fatalf("plandash hooks left: %s", clean)
+		}
+		for h, k := range before {
+			if left[h] < k {
+				t.Fatalf("remove lost user hook %s", h)
+			}
 		}
 	})
 }
