@@ -179,13 +179,13 @@ func TestUninstallKeepsMixedGroups(t *testing.T) {
 
 func TestIsOurs(t *testing.T) {
 	for cmd, want := range map[string]bool{
-		"plandash hook claude":                               true,
-		"/usr/local/bin/plandash hook claude --server x":     true,
-		"'/opt/my tools/plandash' hook claude":               true,
-		"'/opt/it'\\''s/plandash' hook claude":                true,
-		"'/opt/tools/plandash' hook claude --data '/a b'":    true,
-		"plandash hook codex":                                false,
-		"echo plandash hook claude":                          false,
+		"plandash hook claude":                              true,
+		"/usr/local/bin/plandash hook claude --server x":    true,
+		"'/opt/my tools/plandash' hook claude":              true,
+		"'/opt/it'\\''s/plandash' hook claude":              true,
+		"'/opt/tools/plandash' hook claude --data '/a b'":   true,
+		"plandash hook codex":                               false,
+		"echo plandash hook claude":                         false,
 		"curl -s http://localhost:7420/api/v1/hooks/claude": false,
 	} {
 		h, _ := json.Marshal(map[string]string{"type": "command", "command": cmd})
