@@ -81,6 +81,7 @@ type DecodeError struct {
 	Message string
 }
 
+// Error names the problem and its byte offset.
 func (e *DecodeError) Error() string {
 	if e.Offset < 0 {
 		return "claude hook payload: " + e.Message

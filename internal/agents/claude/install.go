@@ -64,9 +64,11 @@ const planTools = "TodoWrite|TaskCreate|TaskUpdate|ExitPlanMode"
 // should not linger.
 const captureTimeout = 30
 
-// hookEvents is the order new events are added in.
-var hookEvents = []string{EventSessionStart, EventUserPromptSubmit, EventPreToolUse, EventPostToolUse, EventPostToolUseFailure,
-	EventPermissionRequest, EventTaskCreated, EventTaskCompleted, EventNotification, EventStop, EventSessionEnd}
+// hookEvents is the order new events are added in (a function, so no package state can change).
+func hookEvents() []string {
+	return []string{EventSessionStart, EventUserPromptSubmit, EventPreToolUse, EventPostToolUse, EventPostToolUseFailure,
+		EventPermissionRequest, EventTaskCreated, EventTaskCompleted, EventNotification, EventStop, EventSessionEnd}
+}
 
 // desired is plandash's one matcher group per event for opts.
 func desired(opts InstallOptions) map[string]json.RawMessage {

@@ -55,7 +55,7 @@ func mergeWith(settings []byte, want map[string]json.RawMessage) ([]byte, Report
 			events, seen[m.Key] = append(events, m.Key), true
 		}
 	}
-	for _, ev := range hookEvents {
+	for _, ev := range hookEvents() {
 		if !seen[ev] && want[ev] != nil {
 			events = append(events, ev)
 		}
