@@ -1,0 +1,157 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// FuzzDecode feeds Decode arbitrary payloads: it never panics, what it accepts marshals back
+// into a payload that decodes to the same known fields, and the translation of any accepted
+// event is a bounded batch of messages that are each valid JSON.
+func FuzzDecode(f *testing.F) {
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) == ".json" {
+			f.Add(fixture(f, e.Name()))
+		}
+	}
+	for _, s := range []string{`{}`, `[]`, `{"session_id":1}`, `{"a":`, "{\"x\":\"\xff\"}", `{"session_id":"s","hook_event_name":"TaskCompleted","taskId":1e3}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ev, err := Decode(b)
+		if err != nil {
+			return
+		}
+		if len(ev.Raw) > len(b) {
+			t.Fatalf("Raw grew: %d > %d", len(ev.Raw), len(b))
+		}
+		again, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		ev2, err := Decode(again)
+		if err != nil {
+			t.Fatalf("round trip does not decode: %v\n%s", err, again)
+		}
+		if a, b := known(ev), known(ev2); !reflect.DeepEqual(a, b) {
+			t.Fatalf("round trip changed the event:\n%+v\n%+v", a, b)
+		}
+		msgs, err := Translate(ev, State{Announce: true, Host: "h"})
+		if ev.SessionID == "" {
+			if err == nil {
+				t.Fatal("an event without a session translated")
+			}
+			return
+		}
+		if err != nil || len(msgs) == 0 || len(msgs) > 8 {
+			t.Fatalf("translate: %d messages, %v", len(msgs), err)
+		}
+		total := 0
+		for _, m := range msgs {
+			if !json.Valid(m) {
+				t.Fatalf("invalid message %s", m)
+			}
+			total += len(m)
+		}
+		if total > 256<<10+8*len(ev.SessionID)+4*len(ev.Cwd)+4*len(ev.TranscriptPath)+4*len(ev.Host)+4*len(ev.HookEventName)+4*len(ev.ToolName)+len(b)*2 && total > 512<<10 {
+			t.Fatalf("translation is %d bytes for a %d-byte event", total, len(b))
+		}
+	})
+}
+
+// userHooks lists the hook objects of a settings file that are not plandash's, compacted, and
+// how many of plandash's there are. It reads the file as encoding/json does (last key wins).
+func userHooks(t *testing.T, settings []byte) (map[string]int, int) {
+	t.Helper()
+	var s struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	users, ours := map[string]int{}, 0
+	if json.Unmarshal(settings, &s) != nil {
+		return users, 0
+	}
+	for _, raw := range s.Hooks {
+		groups, ok := parseArray(raw)
+		if !ok {
+			continue
+		}
+		for _, g := range groups {
+			_, hs, ok := groupHooks(g)
+			if !ok {
+				continue
+			}
+			for _, h := range hs {
+				if isOurs(h) {
+					ours++
+				} else {
+					users[compact(h)]++
+				}
+			}
+		}
+	}
+	return users, ours
+}
+
+// FuzzMerge installs and removes plandash's hooks in arbitrary settings files: the output is
+// always valid JSON, keeps every hook and top-level key of the user's, a second install
+// changes nothing, and removal leaves no plandash hook behind.
+func FuzzMerge(f *testing.F) {
+	for _, s := range []string{userSettings, ``, `{}`, `{"hooks":null}`, `{"hooks":{"Stop":[1,{"hooks":"x"},{"hooks":[{"command":"plandash hook claude"}]}]}}`,
+		`{"a":1,"a":2}`, `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"x"},{"command":"/p/plandash hook claude --data d"}]}]}}`} {
+		f.Add([]byte(s), true, false)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, gate, all bool) {
+		opts := InstallOptions{Gate: gate, AllTools: all, Server: "http://h:1"}
+		out, rep, err := MergeHooks(in, opts)
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("invalid output %q from %q", out, in)
+		}
+		before, _ := userHooks(t, in)
+		after, ours := userHooks(t, out)
+		for h, n := range before {
+			if after[h] < n {
+				t.Fatalf("lost user hook %s:\n%s\n→\n%s", h, in, out)
+			}
+		}
+		if rep.Changed && ours == 0 {
+			t.Fatalf("changed but installed nothing: %s", out)
+		}
+		if len(bytes.TrimSpace(in)) > 0 {
+			var a, b map[string]json.RawMessage
+			if json.Unmarshal(in, &a) == nil && json.Unmarshal(out, &b) == nil {
+				for k, v := range a {
+					if k != "hooks" && compact(b[k]) != compact(v) {
+						t.Fatalf("key %q changed: %s → %s", k, v, b[k])
+					}
+				}
+			}
+		}
+		if _, rep2, err := MergeHooks(out, opts); err != nil || rep2.Changed {
+			t.Fatalf("second install: %+v %v\n%s", rep2, err, out)
+		}
+		clean, _, err := RemoveHooks(out)
+		if err != nil || !json.Valid(clean) {
+			t.Fatalf("remove: %v %q", err, clean)
+		}
+		left, n := userHooks(t, clean)
+		if n != 0 {
+			t.Fatalf("plandash hooks left: %s", clean)
+		}
+		for h, k := range before {
+			if left[h] < k {
+				t.Fatalf("remove lost user hook %s", h)
+			}
+		}
+	})
+}

@@ -1,0 +1,129 @@
+package claude
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+)
+
+// Poster sends one hook payload to plandash (POST /api/v1/hooks/claude) and returns the
+// answer body. wait is true for the plan prompt, whose answer comes only once a person decided:
+// the client must then allow a long response time.
+type Poster interface {
+	Post(ctx context.Context, body []byte, wait bool) ([]byte, error)
+}
+
+// HookOptions tunes RunHook.
+type HookOptions struct {
+	// Host is added to the payload as plandash_host, so a dashboard on another machine knows
+	// where the agent runs. Nothing is added when empty.
+	Host string
+	// CaptureTimeout bounds reading stdin and posting an event nobody waits on; 5s when zero.
+	// Capture hooks run async, but a stuck one still holds a process.
+	CaptureTimeout time.Duration
+	// GateTimeout bounds the wait for a decision on a plan prompt; 12h when zero. Keep it under
+	// the hook's timeout in settings.json, so plandash, not Claude Code, ends the wait.
+	GateTimeout time.Duration
+	// Log notes why nothing was printed; discarded when nil (stderr of a hook shows in Claude
+	// Code's transcript, so the command stays quiet by default).
+	Log *slog.Logger
+}
+
+// RunHook is the core of `plandash hook claude`: it reads one event from stdin, posts it, and
+// for a plan prompt prints the decision. It never fails the agent: on any problem (unreadable
+// event, server down or slow, an answer of the wrong shape) it prints nothing and returns nil,
+// so the hook exits 0 at once and Claude Code goes on as if plandash were not there.
+func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
+	if opts.CaptureTimeout <= 0 {
+		opts.CaptureTimeout = 5 * time.Second
+	}
+	if opts.GateTimeout <= 0 {
+		opts.GateTimeout = 12 * time.Hour
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	body, err := readBounded(ctx, stdin, opts.CaptureTimeout)
+	if err != nil {
+		log.Warn("plandash hook: no event read", "err", err)
+		return nil
+	}
+	ev, err := Decode(body)
+	if err != nil {
+		log.Warn("plandash hook: not a hook event", "err", err)
+		return nil
+	}
+	if opts.Host != "" && ev.Host == "" {
+		body = withHost(body, opts.Host)
+	}
+	gate := IsGateEvent(ev)
+	limit := opts.CaptureTimeout
+	if gate {
+		limit = opts.GateTimeout
+	}
+	pctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	answer, err := post.Post(pctx, body, gate)
+	if err != nil {
+		log.Warn("plandash hook: post failed; the terminal decides", "event", ev.HookEventName, "err", err)
+		return nil
+	}
+	if !gate {
+		return nil
+	}
+	if err := CheckAnswer(answer); err != nil {
+		log.Warn("plandash hook: unusable answer; the terminal decides", "err", err)
+		return nil
+	}
+	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
+		log.Warn("plandash hook: write answer", "err", err)
+	}
+	return nil
+}
+
+// readBounded reads stdin up to MaxEventBytes, giving up after limit: Claude Code closes stdin
+// after writing the event, so anything slower is not Claude Code.
+func readBounded(ctx context.Context, r io.Reader, limit time.Duration) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, MaxEventBytes+1))
+		ch <- result{b, err}
+	}()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case res := <-ch:
+		if res.err == nil && len(res.b) > MaxEventBytes {
+			res.err = fmt.Errorf("the event is over the %d MiB limit", MaxEventBytes>>20)
+		}
+		return res.b, res.err
+	case <-t.C:
+		return nil, fmt.Errorf("stdin was not closed within %s", limit)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// withHost adds plandash_host as the payload's first member. body is a JSON object (Decode
+// accepted it), so splicing after its opening brace keeps it valid.
+func withHost(body []byte, host string) []byte {
+	t := bytes.TrimSpace(body)
+	rest := bytes.TrimSpace(t[1:])
+	h, _ := json.Marshal(host)
+	out := make([]byte, 0, len(t)+len(h)+20)
+	out = append(out, `{"plandash_host":`...)
+	out = append(out, h...)
+	if len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, rest...)
+}

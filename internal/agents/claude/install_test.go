@@ -1,0 +1,196 @@
+package claude
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// userSettings is a settings.json with the user's own keys and hooks, some on the same events.
+const userSettings = `{
+  "model": "sonnet",
+  "permissions": {"allow": ["Bash(npm test)"]},
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "prettier --write"}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]
+  },
+  "env": {"FOO": "1"}
+}
+`
+
+func writeFile(t *testing.T, path, s string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestInstall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	writeFile(t, path, userSettings, 0o600)
+	opts := InstallOptions{Command: "/usr/local/bin/plandash", Server: "http://127.0.0.1:7420", Gate: true}
+	rep, err := Install(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAdded := []string{EventSessionStart, EventUserPromptSubmit, EventPreToolUse, EventPermissionRequest, EventTaskCreated, EventTaskCompleted, EventNotification, EventSessionEnd}
+	if !rep.Changed || rep.Created || !reflect.DeepEqual(rep.Updated, []string(nil)) || len(rep.Added) != len(wantAdded)+2 {
+		t.Errorf("report: %+v", rep)
+	}
+	got := readFile(t, path)
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type, Command string
+				Async         bool
+				Timeout       int
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(got), &s); err != nil {
+		t.Fatal(err)
+	}
+	post := s.Hooks[EventPostToolUse]
+	if len(post) != 2 || post[0].Hooks[0].Command != "prettier --write" || post[1].Matcher != planTools ||
+		post[1].Hooks[0].Command != "/usr/local/bin/plandash hook claude --server http://127.0.0.1:7420" || !post[1].Hooks[0].Async {
+		t.Errorf("PostToolUse: %+v", post)
+	}
+	gate := s.Hooks[EventPermissionRequest]
+	if len(gate) != 1 || gate[0].Matcher != ToolExitPlanMode || gate[0].Hooks[0].Async || gate[0].Hooks[0].Timeout != 86400 {
+		t.Errorf("gate: %+v", gate)
+	}
+	// The user's keys keep their order, hooks stays where it was.
+	if i, j, k := strings.Index(got, `"model"`), strings.Index(got, `"hooks"`), strings.Index(got, `"env"`); !(i < j && j < k) {
+		t.Errorf("key order lost:\n%s", got)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode: %v %v", fi.Mode(), err)
+	}
+
+	again, err := Install(path, opts)
+	if err != nil || again.Changed || readFile(t, path) != got || !strings.Contains(again.String(), "nothing changed") {
+		t.Errorf("second run: %+v %v", again, err)
+	}
+
+	opts.Gate = false
+	less, err := Install(path, opts)
+	if err != nil || !reflect.DeepEqual(less.Removed, []string{EventPermissionRequest}) || len(less.Added)+len(less.Updated) != 0 {
+		t.Errorf("without the gate: %+v %v", less, err)
+	}
+
+	rm, err := Uninstall(path)
+	if err != nil || !rm.Changed {
+		t.Fatalf("uninstall: %+v %v", rm, err)
+	}
+	var before, after any
+	if err := json.Unmarshal([]byte(userSettings), &before); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(readFile(t, path)), &after); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("uninstall did not restore the user's settings:\n%s", readFile(t, path))
+	}
+	if rm2, err := Uninstall(path); err != nil || rm2.Changed {
+		t.Errorf("second uninstall: %+v %v", rm2, err)
+	}
+}
+
+func TestInstallIdempotentWithOddPaths(t *testing.T) {
+	for _, bin := range []string{"/opt/my tools/plandash", "/opt/it's/plandash", "plandash"} {
+		opts := InstallOptions{Command: bin, Data: "/a b", Gate: true}
+		out, rep, err := MergeHooks(nil, opts)
+		if err != nil || !rep.Changed {
+			t.Fatalf("%s: %+v %v", bin, rep, err)
+		}
+		if _, rep, err := MergeHooks(out, opts); err != nil || rep.Changed {
+			t.Errorf("%s: second run changed %+v %v", bin, rep, err)
+		}
+	}
+}
+
+func TestInstallCreatesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "home", ".claude", "settings.json")
+	rep, err := Install(path, InstallOptions{Data: "/data dir"})
+	if err != nil || !rep.Created || !rep.Changed || !strings.Contains(rep.String(), "created") {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	got := readFile(t, path)
+	if !json.Valid([]byte(got)) || !strings.Contains(got, `plandash hook claude --data '/data dir'`) || strings.Contains(got, EventPermissionRequest) {
+		t.Errorf("%s", got)
+	}
+}
+
+func TestInstallRefusesBrokenSettings(t *testing.T) {
+	tests := []struct{ name, body, say string }{
+		{"syntax", "{\n  \"model\": \"x\",\n  \"hooks\": {,}\n}\n", "line 3, column 13"},
+		{"not an object", `["x"]`, "JSON object"},
+		{"hooks not an object", `{"hooks": []}`, `"hooks" is not an object`},
+		{"event not an array", `{"hooks": {"Stop": {}}}`, "hooks.Stop is not an array"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "settings.json")
+			writeFile(t, path, tt.body, 0o644)
+			_, err := Install(path, InstallOptions{})
+			if err == nil || !strings.Contains(err.Error(), tt.say) || !strings.Contains(err.Error(), path) {
+				t.Errorf("got %v, want %q", err, tt.say)
+			}
+			if readFile(t, path) != tt.body {
+				t.Error("the file was changed")
+			}
+			entries, _ := os.ReadDir(filepath.Dir(path))
+			if len(entries) != 1 {
+				t.Errorf("left files behind: %v", entries)
+			}
+		})
+	}
+}
+
+func TestUninstallKeepsMixedGroups(t *testing.T) {
+	in := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"},{"type":"command","command":"plandash hook claude","async":true}]}]}}`
+	out, rep, err := RemoveHooks([]byte(in))
+	if err != nil || !reflect.DeepEqual(rep.Removed, []string{EventStop}) {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if strings.Contains(string(out), "plandash") || !strings.Contains(string(out), "say done") {
+		t.Errorf("%s", out)
+	}
+}
+
+func TestIsOurs(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"plandash hook claude":                              true,
+		"/usr/local/bin/plandash hook claude --server x":    true,
+		"'/opt/my tools/plandash' hook claude":              true,
+		"'/opt/it'\\''s/plandash' hook claude":              true,
+		"'/opt/tools/plandash' hook claude --data '/a b'":   true,
+		"plandash hook codex":                               false,
+		"echo plandash hook claude":                         false,
+		"curl -s http://localhost:7420/api/v1/hooks/claude": false,
+	} {
+		h, _ := json.Marshal(map[string]string{"type": "command", "command": cmd})
+		if got := isOurs(h); got != want {
+			t.Errorf("%q: got %v", cmd, got)
+		}
+	}
+}

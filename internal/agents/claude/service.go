@@ -1,0 +1,289 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// Applier is what the Service uses of plans.Service: applying a batch, and reading a session's
+// plans back (for the incremental tasks plan).
+type Applier interface {
+	Apply(ctx context.Context, st *plans.Stream, items []plans.Item) (plans.Result, error)
+	Session(ctx context.Context, id string) (plans.SessionDetail, error)
+}
+
+// Gate is what the Service uses of approval.Gate.
+type Gate interface {
+	Submit(ctx context.Context, sub approval.Submission) (approval.Request, bool, error)
+	Wait(ctx context.Context, id string, limit time.Duration) (approval.Request, error)
+	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
+	Pending(ctx context.Context) ([]approval.Request, error)
+}
+
+// Config tunes the Service.
+type Config struct {
+	// Host names the machine when the hook did not say (the hook command sends its own).
+	// os.Hostname when empty.
+	Host string
+	// Home is the home directory whose .claude/plans plan files may be read from. None when empty.
+	Home string
+	// Deadline is how long a plan waits at the gate before the terminal alone decides; 12h when
+	// zero. Keep it under the hook's timeout in settings.json.
+	Deadline time.Duration
+	// ApproveMode is the permission mode an approval switches to when the person's comment does
+	// not choose one: ModeDefault when empty.
+	ApproveMode string
+	// Log receives what went wrong without failing the hook; slog.Default when nil.
+	Log *slog.Logger
+}
+
+// TerminalDecider is who decisions that close a request answered in the terminal are recorded
+// under.
+const TerminalDecider = "terminal"
+
+// maxSeen bounds the set of sessions already announced; it is forgotten when full, which only
+// costs one more announcement per session.
+const maxSeen = 4096
+
+// Service handles Claude Code hook events against the real domain: it records them as ACP
+// updates, and holds plan-mode plans at the gate. It is safe for concurrent use.
+type Service struct {
+	plans Applier
+	gate  Gate // nil: no gate, plan prompts are only recorded
+	cfg   Config
+
+	// mu serialises read-translate-apply, because task events change the stored tasks plan
+	// incrementally and hooks run concurrently.
+	mu      sync.Mutex
+	seen    map[string]bool
+	prompts map[string]string // pending request id → the prompt_id it was asked in
+}
+
+// NewService makes a Service. gate may be nil to record plan prompts without holding them.
+func NewService(p Applier, gate Gate, cfg Config) *Service {
+	if cfg.Host == "" {
+		cfg.Host, _ = os.Hostname()
+	}
+	if cfg.Deadline <= 0 {
+		cfg.Deadline = 12 * time.Hour
+	}
+	if cfg.ApproveMode == "" {
+		cfg.ApproveMode = ModeDefault
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}, prompts: map[string]string{}}
+}
+
+// Handle takes one hook payload (the body of POST /api/v1/hooks/claude) and returns the hook's
+// answer: empty for every event but a plan prompt, for which it waits until the person decides,
+// the deadline passes or ctx ends. An error means the payload was unusable or the store failed;
+// the hook then prints nothing and the terminal decides.
+func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
+	ev, err := Decode(body)
+	if err != nil {
+		return nil, plans.Errorf(plans.Invalid, "%v", err)
+	}
+	if ev.SessionID == "" {
+		return nil, plans.Errorf(plans.Invalid, "%v", ErrNoSession)
+	}
+	if err := s.record(ctx, ev); err != nil {
+		return nil, err
+	}
+	if s.gate == nil {
+		return nil, nil
+	}
+	if closed, approved := ClosedInTerminal(ev); closed {
+		s.closeStale(ctx, ev, approved)
+	}
+	if !IsGateEvent(ev) {
+		return nil, nil
+	}
+	return s.hold(ctx, ev)
+}
+
+// record translates ev and applies it.
+func (s *Service) record(ctx context.Context, ev Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := SessionKey(ev.SessionID)
+	st := State{Announce: !s.seen[key], Host: s.cfg.Host}
+	if ev.Host != "" {
+		st.Host = ev.Host
+	}
+	if isTaskEvent(ev) {
+		d, err := s.plans.Session(ctx, key)
+		if err != nil && plans.KindOf(err) != plans.NotFound {
+			return err
+		}
+		for _, p := range d.Plans {
+			if p.ID == PlanTasks && !p.Removed {
+				st.Tasks = TasksFromEntries(p.Entries)
+			}
+		}
+	}
+	msgs, err := Translate(ev, st)
+	if err != nil {
+		return plans.Errorf(plans.Invalid, "%v", err)
+	}
+	items := make([]plans.Item, 0, len(msgs))
+	for i, line := range msgs {
+		decoded, err := acp.DecodeLine(line)
+		if err != nil {
+			return fmt.Errorf("claude: translated message %d does not decode: %w", i+1, err)
+		}
+		for _, m := range decoded {
+			items = append(items, plans.Item{Line: i + 1, Msg: m})
+		}
+	}
+	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	if err != nil {
+		return err
+	}
+	for _, e := range res.Errors {
+		s.cfg.Log.Warn("claude hook: update not applied", "session", key, "event", ev.HookEventName, "line", e.Line, "err", e.Message)
+	}
+	if len(s.seen) >= maxSeen {
+		clear(s.seen)
+	}
+	s.seen[key] = true
+	return nil
+}
+
+func isTaskEvent(ev Event) bool {
+	switch ev.HookEventName {
+	case EventTaskCreated, EventTaskCompleted:
+		return true
+	case EventPostToolUse:
+		return ev.ToolName == ToolTaskCreate || ev.ToolName == ToolTaskUpdate
+	}
+	return false
+}
+
+// closeStale decides the session's pending plan requests as answered in the terminal, so the
+// inbox does not offer a decision that can no longer reach Claude. Failures are logged only:
+// the event itself was recorded.
+func (s *Service) closeStale(ctx context.Context, ev Event, approved bool) {
+	pending, err := s.gate.Pending(ctx)
+	if err != nil {
+		s.cfg.Log.Warn("claude hook: list pending requests", "err", err)
+		return
+	}
+	key := SessionKey(ev.SessionID)
+	for _, r := range pending {
+		if r.SessionID != key || r.Agent != AgentTitle {
+			continue
+		}
+		s.mu.Lock()
+		asked := s.prompts[r.ID]
+		s.mu.Unlock()
+		// An async UserPromptSubmit of the very turn that asked may arrive after the prompt.
+		if ev.HookEventName == EventUserPromptSubmit && ev.PromptID != "" && ev.PromptID == asked {
+			continue
+		}
+		s.closeRequest(ctx, r.ID, approved, "answered in the terminal")
+	}
+}
+
+func (s *Service) closeRequest(ctx context.Context, id string, approved bool, why string) {
+	in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: why + "; plandash's answer no longer reaches Claude"}
+	if approved {
+		in.Action, in.Comment = approval.Approve, why+": Claude Code went ahead with the plan"
+	}
+	_, err := s.gate.Decide(context.WithoutCancel(ctx), id, in)
+	var de *approval.DecidedError
+	if err != nil && !errors.As(err, &de) {
+		s.cfg.Log.Warn("claude hook: close request", "request", id, "err", err)
+	}
+}
+
+// hold submits the plan and waits for its decision.
+func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
+	pr := NewPlanRequest(ev, s.cfg.Home)
+	r, _, err := s.gate.Submit(ctx, s.submission(ev, pr))
+	if err != nil {
+		return nil, err
+	}
+	id := r.ID
+	s.mu.Lock()
+	s.prompts[id] = ev.PromptID
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.prompts, id)
+		s.mu.Unlock()
+	}()
+	for !r.Decided() {
+		r, err = s.gate.Wait(ctx, id, time.Minute)
+		if ctx.Err() != nil {
+			// The hook gave up (Claude Code's timeout, or the terminal answered and the hook
+			// was stopped): close the request so nobody answers into the void.
+			s.closeRequest(ctx, id, false, "the hook stopped waiting")
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return Answer(s.decision(r, pr)), nil
+}
+
+// decision turns the gate's outcome into the hook's: an expired request or one closed in the
+// terminal is no decision, so the terminal decides.
+func (s *Service) decision(r approval.Request, pr PlanRequest) Decision {
+	d := r.Decision
+	if d == nil || d.Expired || d.By == TerminalDecider {
+		return Decision{}
+	}
+	switch r.Status {
+	case approval.Approved:
+		return Decision{Behavior: "allow", Mode: modeFrom(d.Comment, s.cfg.ApproveMode), Input: pr.Input}
+	case approval.Modified:
+		edited := ""
+		if d.Plan != nil {
+			edited = d.Plan.Markdown
+		}
+		return Revise(edited, stripMode(d.Comment))
+	}
+	return Decision{Behavior: "deny", Message: d.Comment}
+}
+
+// modeFrom reads "mode: acceptEdits" or "mode: default" from an approval comment: the gate has
+// no named options yet, so this is how a person picks the terminal's two ways of approving.
+func modeFrom(comment, fallback string) string {
+	for _, line := range strings.Split(comment, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "mode") {
+			continue
+		}
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "acceptedits", "accept-edits", "auto-accept edits", "auto":
+			return ModeAcceptEdits
+		case "default", "manual", "manually approve edits":
+			return ModeDefault
+		}
+	}
+	return fallback
+}
+
+func stripMode(comment string) string {
+	var keep []string
+	for _, line := range strings.Split(comment, "\n") {
+		if k, _, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && strings.EqualFold(strings.TrimSpace(k), "mode") {
+			continue
+		}
+		keep = append(keep, line)
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
+}

@@ -1,0 +1,224 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/internal/approval"
+)
+
+// gateRig runs Service.Handle for a plan prompt in the background and lets the test act as
+// the person (or the terminal) once the request is at the gate.
+type gateRig struct {
+	svc     *Service
+	gate    *approval.Gate
+	created chan approval.Request
+}
+
+type handled struct {
+	answer []byte
+	err    error
+}
+
+func newGateRig(t *testing.T, cfg Config) *gateRig {
+	t.Helper()
+	g := newGate(t)
+	r := &gateRig{gate: g, created: make(chan approval.Request, 8)}
+	g.OnChange(func(c approval.Change) {
+		if c.Request != nil && !c.Request.Decided() {
+			r.created <- *c.Request
+		}
+	})
+	if cfg.Host == "" {
+		cfg.Host = "devbox"
+	}
+	r.svc = NewService(newPlans(t), g, cfg)
+	return r
+}
+
+// ask sends the plan prompt and returns the request it put at the gate and the channel the
+// hook's answer arrives on.
+func (r *gateRig) ask(t *testing.T, ctx context.Context) (approval.Request, <-chan handled) {
+	t.Helper()
+	body := fixture(t, "permission_exitplanmode.json")
+	done := make(chan handled, 1)
+	go func() {
+		a, err := r.svc.Handle(ctx, body)
+		done <- handled{a, err}
+	}()
+	select {
+	case req := <-r.created:
+		return req, done
+	case h := <-done:
+		t.Fatalf("Handle returned before a request was made: %q %v", h.answer, h.err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no request reached the gate")
+	}
+	return approval.Request{}, nil
+}
+
+func wait(t *testing.T, done <-chan handled) handled {
+	t.Helper()
+	select {
+	case h := <-done:
+		return h
+	case <-time.After(30 * time.Second):
+		t.Fatal("Handle did not return")
+	}
+	return handled{}
+}
+
+type hookOut struct {
+	Out struct {
+		Event    string `json:"hookEventName"`
+		Decision struct {
+			Behavior           string          `json:"behavior"`
+			UpdatedInput       json.RawMessage `json:"updatedInput"`
+			UpdatedPermissions []struct {
+				Type, Mode, Destination string
+			} `json:"updatedPermissions"`
+			Message string `json:"message"`
+		} `json:"decision"`
+	} `json:"hookSpecificOutput"`
+}
+
+func TestServiceGate(t *testing.T) {
+	tests := []struct {
+		name   string
+		decide approval.DecisionInput
+		check  func(t *testing.T, out hookOut)
+	}{
+		{"approve", approval.DecisionInput{Action: approval.Approve, By: "ana"}, func(t *testing.T, out hookOut) {
+			d := out.Out.Decision
+			if d.Behavior != "allow" || !strings.Contains(string(d.UpdatedInput), "Token bucket per API key") ||
+				len(d.UpdatedPermissions) != 1 || d.UpdatedPermissions[0].Mode != ModeDefault || d.UpdatedPermissions[0].Destination != "session" {
+				t.Errorf("%+v", d)
+			}
+		}},
+		{"approve choosing auto-accept", approval.DecisionInput{Action: approval.Approve, By: "ana", Comment: "go\nmode: acceptEdits"}, func(t *testing.T, out hookOut) {
+			if p := out.Out.Decision.UpdatedPermissions; len(p) != 1 || p[0].Mode != ModeAcceptEdits || p[0].Type != "setMode" {
+				t.Errorf("%+v", out.Out.Decision)
+			}
+		}},
+		{"reject with a reason", approval.DecisionInput{Action: approval.Reject, By: "ana", Comment: "Use the existing AuthService"}, func(t *testing.T, out hookOut) {
+			if d := out.Out.Decision; d.Behavior != "deny" || d.Message != "Use the existing AuthService" || d.UpdatedInput != nil {
+				t.Errorf("%+v", d)
+			}
+		}},
+		{"modify", approval.DecisionInput{Action: approval.Modify, By: "ana", Comment: "smaller",
+			Plan: &approval.PlanBody{Type: approval.TypeMarkdown, Markdown: "# Add rate limiting\n\n1. Token bucket only"}}, func(t *testing.T, out hookOut) {
+			d := out.Out.Decision
+			if d.Behavior != "deny" || !strings.Contains(d.Message, "Revise the plan to this") || !strings.Contains(d.Message, "1. Token bucket only") || !strings.Contains(d.Message, "smaller") {
+				t.Errorf("%+v", d)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rig := newGateRig(t, Config{})
+			req, done := rig.ask(t, context.Background())
+			if req.Agent != AgentTitle || req.SessionID != SessionKey(fixtureSession) || req.Plan.Type != approval.TypeMarkdown ||
+				!strings.HasPrefix(req.Plan.Markdown, "# Add rate limiting") || req.Title != "Plan: Add rate limiting" {
+				t.Errorf("request: %+v", req)
+			}
+			if _, err := rig.gate.Decide(context.Background(), req.ID, tt.decide); err != nil {
+				t.Fatal(err)
+			}
+			h := wait(t, done)
+			if h.err != nil {
+				t.Fatal(h.err)
+			}
+			if err := CheckAnswer(h.answer); err != nil {
+				t.Fatalf("%v: %s", err, h.answer)
+			}
+			var out hookOut
+			if err := json.Unmarshal(h.answer, &out); err != nil || out.Out.Event != EventPermissionRequest {
+				t.Fatalf("%s: %v", h.answer, err)
+			}
+			tt.check(t, out)
+		})
+	}
+}
+
+func TestServiceGateDeadlineLeavesItToTheTerminal(t *testing.T) {
+	rig := newGateRig(t, Config{Deadline: time.Second})
+	req, done := rig.ask(t, context.Background())
+	h := wait(t, done)
+	if h.err != nil || len(h.answer) != 0 {
+		t.Fatalf("answer %q, err %v", h.answer, h.err)
+	}
+	got, err := rig.gate.Get(context.Background(), req.ID)
+	if err != nil || !got.Decided() || !got.Decision.Expired {
+		t.Errorf("%+v %v", got, err)
+	}
+}
+
+func TestServiceGateAnsweredInTerminal(t *testing.T) {
+	tests := []struct {
+		event    string
+		approved bool
+	}{
+		{"post_exitplanmode.json", true},
+		{"stop.json", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.event, func(t *testing.T) {
+			rig := newGateRig(t, Config{})
+			req, done := rig.ask(t, context.Background())
+			// The async UserPromptSubmit of the same turn may come late: it must not close it.
+			if _, err := rig.svc.Handle(context.Background(), fixture(t, "user_prompt_submit.json")); err != nil {
+				t.Fatal(err)
+			}
+			if r, err := rig.gate.Get(context.Background(), req.ID); err != nil || r.Decided() {
+				t.Fatalf("the same turn's prompt closed the request: %+v %v", r, err)
+			}
+			if _, err := rig.svc.Handle(context.Background(), fixture(t, tt.event)); err != nil {
+				t.Fatal(err)
+			}
+			h := wait(t, done)
+			if h.err != nil || len(h.answer) != 0 {
+				t.Fatalf("answer %q, err %v", h.answer, h.err)
+			}
+			r, err := rig.gate.Get(context.Background(), req.ID)
+			if err != nil || r.Decision == nil || r.Decision.By != TerminalDecider || (r.Status == approval.Approved) != tt.approved {
+				t.Errorf("%+v %v", r, err)
+			}
+		})
+	}
+}
+
+func TestServiceGateHookGivesUp(t *testing.T) {
+	rig := newGateRig(t, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, done := rig.ask(t, ctx)
+	cancel()
+	h := wait(t, done)
+	if h.err == nil || len(h.answer) != 0 {
+		t.Fatalf("answer %q, err %v", h.answer, h.err)
+	}
+	r, err := rig.gate.Get(context.Background(), req.ID)
+	if err != nil || r.Decision == nil || r.Decision.By != TerminalDecider {
+		t.Errorf("request left pending after the hook gave up: %+v %v", r, err)
+	}
+}
+
+func TestServiceGateNewPlanSupersedesOld(t *testing.T) {
+	rig := newGateRig(t, Config{})
+	first, done1 := rig.ask(t, context.Background())
+	second, done2 := rig.ask(t, context.Background())
+	if h := wait(t, done1); h.err != nil || len(h.answer) != 0 {
+		t.Fatalf("first: %q %v", h.answer, h.err)
+	}
+	if r, _ := rig.gate.Get(context.Background(), first.ID); r.Status != approval.Rejected {
+		t.Errorf("first not closed: %+v", r)
+	}
+	if _, err := rig.gate.Decide(context.Background(), second.ID, approval.DecisionInput{Action: approval.Approve, By: "ana"}); err != nil {
+		t.Fatal(err)
+	}
+	if h := wait(t, done2); CheckAnswer(h.answer) != nil || !strings.Contains(string(h.answer), `"allow"`) {
+		t.Errorf("second: %q %v", h.answer, h.err)
+	}
+}
