@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -108,7 +109,7 @@ func TestApplyNamesSessionFirstSeenMidway(t *testing.T) {
 func TestHandleRefusesGarbage(t *testing.T) {
 	svc := NewService(newPlans(t), nil, Config{Host: "h"})
 	for _, body := range []string{`{"a":`, `[]`, `{"hook_event_name":"Stop"}`} {
-		if _, err := svc.Handle(context.Background(), []byte(body)); err == nil || plans.KindOf(err) != plans.Invalid {
+		if _, err := svc.Handle(context.Background(), []byte(body)); err == nil || errs.KindOf(err) != errs.Invalid {
 			t.Errorf("%s: %v", body, err)
 		}
 	}

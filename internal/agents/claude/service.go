@@ -12,6 +12,7 @@ import (
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -93,10 +94,10 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	ev, err := Decode(body)
 	if err != nil {
-		return nil, plans.Errorf(plans.Invalid, "%v", err)
+		return nil, errs.Errorf(errs.Invalid, "%v", err)
 	}
 	if ev.SessionID == "" {
-		return nil, plans.Errorf(plans.Invalid, "%v", ErrNoSession)
+		return nil, errs.Errorf(errs.Invalid, "%v", ErrNoSession)
 	}
 	if err := s.record(ctx, ev); err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func (s *Service) record(ctx context.Context, ev Event) error {
 	}
 	if isTaskEvent(ev) {
 		d, err := s.plans.Session(ctx, key)
-		if err != nil && plans.KindOf(err) != plans.NotFound {
+		if err != nil && errs.KindOf(err) != errs.NotFound {
 			return err
 		}
 		for _, p := range d.Plans {
@@ -135,7 +136,7 @@ func (s *Service) record(ctx context.Context, ev Event) error {
 	}
 	msgs, err := Translate(ev, st)
 	if err != nil {
-		return plans.Errorf(plans.Invalid, "%v", err)
+		return errs.Errorf(errs.Invalid, "%v", err)
 	}
 	items := make([]plans.Item, 0, len(msgs))
 	for i, line := range msgs {
