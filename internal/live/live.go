@@ -51,6 +51,11 @@ type Topic struct {
 	// Render returns what a page of the topic shows of change c now. An error is logged and
 	// nothing is sent: a page keeps what it has rather than lose an element.
 	Render func(ctx context.Context, key string, c Change) ([]Fragment, error)
+	// Snapshot, when set, renders every live part of a page of the topic, containers whole, for
+	// a page whose since this process cannot vouch for (one rendered by an earlier process, or
+	// further behind than the history): it is brought up to date without a reload. Without it,
+	// such a page reloads.
+	Snapshot func(ctx context.Context, key string) ([]Fragment, error)
 }
 
 // Options tunes a Live.
@@ -323,8 +328,9 @@ func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send fun
 	}
 	l.mu.Lock()
 	if since+1 < l.first || since > l.seq {
+		seq := l.seq
 		l.mu.Unlock()
-		return send(Resync)
+		return l.snapshot(ctx, t, key, seq, send)
 	}
 	newest := map[Change]uint64{}
 	var order []Change
@@ -350,6 +356,29 @@ func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send fun
 			if err := send(f.Data); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// snapshot sends the whole of what a page of t shows, numbered seq, or tells it to reload.
+func (l *Live) snapshot(ctx context.Context, t *Topic, key string, seq uint64, send func([]byte) error) error {
+	if t.Snapshot == nil {
+		return send(Resync)
+	}
+	frags, err := t.Snapshot(ctx, key)
+	if err != nil {
+		l.log.Error("live: snapshot failed; the page reloads", "topic", t.Name, "key", key, "err", err)
+		return send(Resync)
+	}
+	for _, f := range frags {
+		b, err := Encode(f, seq)
+		if err != nil {
+			l.log.Error("live: snapshot failed; the page reloads", "topic", t.Name, "element", f.ID, "err", err)
+			return send(Resync)
+		}
+		if err := send(b); err != nil {
+			return err
 		}
 	}
 	return nil

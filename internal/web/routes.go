@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 		r.Use(s.auth.RequireAPI)
 		r.Get("/ws", s.socket)
 		r.Post("/api/v1/ingest", s.ingest)
+		r.Post("/api/v1/hooks/claude", s.apiClaudeHook)
 		r.Get("/api/v1/plans", s.apiOverview)
 		r.Get("/api/v1/sessions/{id}", s.apiSession)
 		r.Post("/api/v1/sessions/{id}/end", s.apiEndSession)

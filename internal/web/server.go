@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/claude"
 	"github.com/plandash/plandash/internal/hub"
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/permissions"
@@ -51,6 +53,7 @@ type Server struct {
 	handler http.Handler
 	token   string
 	perms   *permissions.Inbox
+	claude  *claude.Service // Claude Code's hooks
 
 	// Each capability keeps its state in its own file.
 	approvalState
@@ -106,6 +109,8 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	s.linkSharedToGate()
+	home, _ := os.UserHomeDir()
+	s.claude = claude.NewService(svc, s.gate, claude.Config{Home: home, Log: cfg.Log})
 	s.handler = s.routes()
 	return s, nil
 }

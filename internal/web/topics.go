@@ -33,8 +33,9 @@ const (
 
 // registerTopics declares every live page: which changes it shows and how it renders them.
 func (s *Server) registerTopics() {
-	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared}, Render: s.renderOverview})
-	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Kinds: []string{changeSession}, Render: s.renderSession})
+	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
+	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Kinds: []string{changeSession}, Render: s.renderSession,
+		Snapshot: func(ctx context.Context, id string) ([]live.Fragment, error) { return s.renderSession(ctx, id, live.Change{}) }})
 	s.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions}, Render: s.renderInbox})
 	s.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: s.renderApprovalPanel})
 	s.live.Register(live.Topic{Name: topicShared, Kinds: []string{changeShared}, Render: s.renderSharedCard})
@@ -70,6 +71,15 @@ func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([
 		return nil, err
 	}
 	return []live.Fragment{s.render.overviewFragment(ctx, d, s.svc.Now())}, nil
+}
+
+// overviewSnapshot is the overview's groups whole, for a page from before a restart.
+func (s *Server) overviewSnapshot(ctx context.Context, _ string) ([]live.Fragment, error) {
+	o, err := s.render.overview(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []live.Fragment{{ID: "sessions", View: templates.SessionGroups(o)}}, nil
 }
 
 func (s *Server) renderSession(ctx context.Context, id string, _ live.Change) ([]live.Fragment, error) {
