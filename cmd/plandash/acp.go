@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/acpproxy"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -48,7 +48,7 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 		fmt.Fprintln(stderr, "plandash acp: name the agent to run: plandash acp -- AGENT [ARGS…]")
 		return errUsage
 	}
-	mode, err := acp.ParseApprovals(*approvals)
+	mode, err := acpproxy.ParseApprovals(*approvals)
 	if err != nil {
 		fmt.Fprintln(stderr, "plandash acp:", err)
 		return errUsage
@@ -69,16 +69,16 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 		go superviseServer(srvCtx, f.server, f.data, log)
 	}
 
-	var rec *acp.Recorder
+	var rec *acpproxy.Recorder
 	if *record != "" {
 		fh, err := os.Create(*record)
 		if err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
-		rec = acp.NewRecorder(fh)
+		rec = acpproxy.NewRecorder(fh)
 	}
-	tap := acp.NewTap(acp.TapOptions{Record: rec})
-	sink := &acp.Sink{Server: f.server, Token: tokenReader(f), Stream: *stream, Agent: *agentName, Log: log}
+	tap := acpproxy.NewTap(acpproxy.TapOptions{Record: rec})
+	sink := &acpproxy.Sink{Server: f.server, Token: tokenReader(f), Stream: *stream, Agent: *agentName, Log: log}
 	sinkCtx, stopSink := context.WithCancel(base)
 	defer stopSink()
 	sinkDone := make(chan error, 1)
@@ -95,13 +95,13 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.Stderr = stderr
-	p := &acp.Proxy{ClientIn: stdin, ClientOut: stdout, Tap: tap, PlanUpdates: *planUpdates, Approvals: mode, Log: log}
-	if mode != acp.ApprovalsIDE {
-		broker := &acp.RemoteBroker{Server: f.server, Token: tokenReader(f), Stream: *stream, Log: log}
+	p := &acpproxy.Proxy{ClientIn: stdin, ClientOut: stdout, Tap: tap, PlanUpdates: *planUpdates, Approvals: mode, Log: log}
+	if mode != acpproxy.ApprovalsIDE {
+		broker := &acpproxy.RemoteBroker{Server: f.server, Token: tokenReader(f), Stream: *stream, Log: log}
 		go broker.Run(sinkCtx)
 		p.Broker = broker
 	}
-	code, runErr := (&acp.Agent{Cmd: cmd, Signals: sigs}).Run(p)
+	code, runErr := (&acpproxy.Agent{Cmd: cmd, Signals: sigs}).Run(p)
 
 	tap.Close()
 	select {

@@ -1,24 +1,48 @@
-package acp
+package acpproxy
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
+
+// gosdkExchange is the codec's recording of coder/acp-go-sdk's example client and agent
+// talking (see internal/acp/testdata/README.md); the proxy's tests replay it rather than keep a
+// copy.
+const gosdkExchange = "../acp/testdata/gosdk_exchange.jsonl"
+
+// planUpdateLine is one session/update frame holding a plan_update of entries items.
+func planUpdateLine(entries int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_b0c39167111088253d25ea18","update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"plan","entries":[`)
+	statuses := []string{"completed", "in_progress", "pending"}
+	for i := range entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"content":"Step %d: update the handler and its tests","priority":"medium","status":"%s"}`, i, statuses[min(i, 2)])
+	}
+	b.WriteString(`]}}}}`)
+	return []byte(b.String())
+}
 
 // transcript is n ACP frames of one long session: the Go SDK example's opening (initialize,
 // session/new) once, then its turn over and over (prompt, message chunks, tool calls, a
 // permission request and its answer), with a plan update in every turn.
 func transcript(tb testing.TB, n int) []byte {
-	raw, err := os.ReadFile("testdata/gosdk_exchange.jsonl")
+	raw, err := os.ReadFile(gosdkExchange)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -252,7 +276,7 @@ func BenchmarkTapFeed(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		tap.Feed(AgentToClient, data)
+		tap.Feed(acp.AgentToClient, data)
 		if i%64 == 0 {
 			for tap.q.take(1<<20, 1<<30) != nil {
 				tap.q.done()

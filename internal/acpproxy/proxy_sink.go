@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // Sink posts what a Tap queued to a plandash server's ingest API, as recorded-transcript
@@ -135,8 +137,8 @@ func (s *Sink) defaults() {
 // included, to forget once the post succeeds.
 func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 	for _, f := range batch {
-		b := trimSpace(f.line)
-		valid := (isObject(b) || isArray(b)) && json.Valid(b)
+		b := acp.TrimSpace(f.line)
+		valid := (acp.IsObject(b) || acp.IsArray(b)) && json.Valid(b)
 		if valid {
 			s.observe(b)
 			if s.session != "" && len(s.early) > 0 && earlyUsed == nil {
@@ -174,30 +176,30 @@ func (s *Sink) flushEarly(body []byte) ([]byte, []uint64) {
 
 // observe notes the session a frame belongs to and the agent's name, when it says them.
 func (s *Sink) observe(b []byte) {
-	if !isObject(b) || !bytes.Contains(b, []byte("sessionId")) && !bytes.Contains(b, []byte("agentInfo")) {
+	if !acp.IsObject(b) || !bytes.Contains(b, []byte("sessionId")) && !bytes.Contains(b, []byte("agentInfo")) {
 		return
 	}
 	var top [2][]byte
-	lookup(b, top[:], "params", "result")
+	acp.Lookup(b, top[:], "params", "result")
 	for _, v := range top {
-		if !isObject(v) {
+		if !acp.IsObject(v) {
 			continue
 		}
 		var f [2][]byte
-		lookup(v, f[:], "sessionId", "agentInfo")
-		if id, ok := unquote(f[0]); ok && id != "" {
+		acp.Lookup(v, f[:], "sessionId", "agentInfo")
+		if id, ok := acp.Unquote(f[0]); ok && id != "" {
 			s.session = id
 		}
-		if isObject(f[1]) {
-			if im := implementation(f[1]); im.Name != "" {
+		if acp.IsObject(f[1]) {
+			if im := acp.DecodeImplementation(f[1]); im.Name != "" {
 				s.Agent = im.Name
 			}
 		}
 	}
 }
 
-// appendEnvelope wraps one message the way DecodeLine reads recorded transcripts.
-func appendEnvelope(b []byte, dir Direction, at time.Time, msg []byte) []byte {
+// appendEnvelope wraps one message the way acp.DecodeLine reads recorded transcripts.
+func appendEnvelope(b []byte, dir acp.Direction, at time.Time, msg []byte) []byte {
 	b = append(b, `{"dir":"`...)
 	b = append(b, dir...)
 	b = append(b, `","ts":"`...)

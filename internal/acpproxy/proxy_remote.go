@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // RemoteBroker is the PermissionBroker of `plandash acp --approvals=both|dashboard`: it offers
@@ -33,7 +35,7 @@ type RemoteBroker struct {
 
 type remoteOffer struct {
 	req    PermissionRequest
-	answer func(PermissionOutcome) error
+	answer func(acp.PermissionOutcome) error
 }
 
 func (b *RemoteBroker) init() {
@@ -56,7 +58,7 @@ func (b *RemoteBroker) init() {
 
 // Offer sends the request to the server; the proxy calls it from its broker goroutine, so the
 // round trip delays nothing but other broker calls. A failed offer is sent again later.
-func (b *RemoteBroker) Offer(req PermissionRequest, answer func(PermissionOutcome) error) {
+func (b *RemoteBroker) Offer(req PermissionRequest, answer func(acp.PermissionOutcome) error) {
 	b.init()
 	b.mu.Lock()
 	b.open[string(req.ID)] = remoteOffer{req, answer}
@@ -85,7 +87,7 @@ func (b *RemoteBroker) Resolved(id json.RawMessage, r Resolution) {
 	}
 }
 
-func outcomeBody(o PermissionOutcome) map[string]string {
+func outcomeBody(o acp.PermissionOutcome) map[string]string {
 	m := map[string]string{"outcome": o.Outcome}
 	if o.OptionID != "" {
 		m["optionId"] = o.OptionID
@@ -183,7 +185,7 @@ func (b *RemoteBroker) deliver(a answerBody) {
 	if !ok {
 		return // ended meanwhile; Resolved has told the server
 	}
-	if err := o.answer(PermissionOutcome{Outcome: a.Outcome.Outcome, OptionID: a.Outcome.OptionID}); err != nil {
+	if err := o.answer(acp.PermissionOutcome{Outcome: a.Outcome.Outcome, OptionID: a.Outcome.OptionID}); err != nil {
 		b.Log.Info("plandash: the dashboard's answer came too late or did not fit", "err", err)
 	}
 }
