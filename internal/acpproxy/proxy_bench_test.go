@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/client"
 )
 
 // gosdkExchange is the codec's recording of coder/acp-go-sdk's example client and agent
@@ -103,7 +104,7 @@ func pipeThroughProxy(tb testing.TB, data []byte, server string, p Proxy) (time.
 	ctx, cancel := context.WithCancel(context.Background())
 	sinkDone := make(chan struct{})
 	go func() {
-		(&Sink{Server: server, Stream: "bench"}).Run(ctx, tap)
+		(&Sink{API: client.New(server, ""), Stream: "bench"}).Run(ctx, tap)
 		close(sinkDone)
 	}()
 	p.ClientIn, p.ClientOut, p.AgentIn, p.AgentOut, p.Tap = cinR, io.Discard, ainW, aoutR, tap
@@ -137,7 +138,7 @@ func pipeThroughProxiedCat(tb testing.TB, data []byte, server string) (time.Dura
 	ctx, cancel := context.WithCancel(context.Background())
 	sinkDone := make(chan struct{})
 	go func() {
-		(&Sink{Server: server, Stream: "bench"}).Run(ctx, tap)
+		(&Sink{API: client.New(server, ""), Stream: "bench"}).Run(ctx, tap)
 		close(sinkDone)
 	}()
 	p := &Proxy{ClientIn: cinR, ClientOut: coutW, Tap: tap}
@@ -227,7 +228,7 @@ func BenchmarkProxyLatency(b *testing.B) {
 			tap := NewTap(TapOptions{})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			go (&Sink{Server: server, Stream: "bench"}).Run(ctx, tap)
+			go (&Sink{API: client.New(server, ""), Stream: "bench"}).Run(ctx, tap)
 			p := mode.p
 			p.ClientIn, p.ClientOut, p.AgentIn, p.AgentOut, p.Tap = cinR, coutW, ainW, aoutR, tap
 			go p.Run()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/client"
 )
 
 // fakeIngest is the server's ingest endpoint: it records what it is posted, answering with
@@ -81,7 +82,7 @@ func TestSinkCatchesUpWithLatestPlans(t *testing.T) {
 	ingest := newFakeIngest(t)
 	ingest.status.Store(http.StatusServiceUnavailable) // the dashboard is restarting
 	tap := NewTap(TapOptions{MaxFrames: 50})
-	sink := &Sink{Server: ingest.srv.URL, Token: func() string { return "tok" }, Stream: "st-1", Agent: "cmd-name",
+	sink := &Sink{API: client.New(ingest.srv.URL, "tok"), Stream: "st-1", Agent: "cmd-name",
 		MinBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 	stop := runSink(t, sink, tap)
 	tap.Feed(acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n"))
@@ -131,7 +132,7 @@ func TestSinkDropsRefusedBatches(t *testing.T) {
 	ingest := newFakeIngest(t)
 	ingest.status.Store(http.StatusBadRequest)
 	tap := NewTap(TapOptions{})
-	stop := runSink(t, &Sink{Server: ingest.srv.URL, MinBackoff: time.Millisecond}, tap)
+	stop := runSink(t, &Sink{API: client.New(ingest.srv.URL, ""), MinBackoff: time.Millisecond}, tap)
 	tap.Feed(acp.AgentToClient, []byte(update("s1", `{"sessionUpdate":"plan","entries":[]}`)))
 	if err := stop(); err != nil {
 		t.Fatalf("a refused batch was retried until the deadline: %v", err)
@@ -144,7 +145,7 @@ func TestSinkDropsRefusedBatches(t *testing.T) {
 func TestSinkFlagsProtocolViolations(t *testing.T) {
 	ingest := newFakeIngest(t)
 	tap := NewTap(TapOptions{})
-	stop := runSink(t, &Sink{Server: ingest.srv.URL}, tap)
+	stop := runSink(t, &Sink{API: client.New(ingest.srv.URL, "")}, tap)
 	tap.Feed(acp.AgentToClient, []byte("Starting agent v1.2...\n")) // a banner before any session
 	tap.Feed(acp.AgentToClient, []byte(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"sess-9"}}`+"\n"))
 	tap.Feed(acp.AgentToClient, []byte("panic: \xff oops\n"))
@@ -174,7 +175,7 @@ func TestSinkSurvivesServerDown(t *testing.T) {
 	defer cancel()
 	tap.Feed(acp.AgentToClient, []byte(update("s1", `{"sessionUpdate":"plan","entries":[]}`)))
 	tap.Close()
-	err := (&Sink{Server: "http://127.0.0.1:1", MinBackoff: time.Millisecond}).Run(ctx, tap)
+	err := (&Sink{API: client.New("http://127.0.0.1:1", ""), MinBackoff: time.Millisecond}).Run(ctx, tap)
 	if err != context.DeadlineExceeded {
 		t.Errorf("Run = %v, want the deadline", err)
 	}

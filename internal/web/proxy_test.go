@@ -10,6 +10,7 @@ import (
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/acpproxy"
+	"github.com/plandash/plandash/internal/client"
 )
 
 func (ts *testServer) post(t *testing.T, path, body string) int {
@@ -29,7 +30,7 @@ func (ts *testServer) post(t *testing.T, path, body string) int {
 // resolved it.
 func TestProxyPermissionsRoundTrip(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	b := &acpproxy.RemoteBroker{Server: ts.URL, Token: func() string { return testToken }, Stream: "st"}
+	b := &acpproxy.RemoteBroker{API: client.New(ts.URL, testToken), Stream: "st"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go b.Run(ctx)
