@@ -159,7 +159,9 @@ func superviseServer(ctx context.Context, api *client.Client, target client.Targ
 }
 
 // serveEmbedded serves the dashboard at addr until ctx ends; the returned channel closes then.
-// It returns nil when it could not start (someone else got the address first).
+// It returns nil when it could not start (someone else got the address first). The server takes
+// the token the proxy was given (--token, $PLANDASH_TOKEN), so that the proxy's own posts are let
+// in; without one it loads or creates the token in the data directory, which the proxy reads.
 func serveEmbedded(ctx context.Context, addr string, target client.Target, log *slog.Logger) <-chan struct{} {
 	data := target.DataDir
 	ln, err := net.Listen("tcp", addr)
@@ -171,7 +173,7 @@ func serveEmbedded(ctx context.Context, addr string, target client.Target, log *
 		log.Error("--serve", "err", err)
 		return nil
 	}
-	srv, err := web.Open(ctx, web.Config{DataDir: data, Log: log, Version: version})
+	srv, err := web.Open(ctx, web.Config{DataDir: data, Token: target.Token, Log: log, Version: version})
 	if err != nil {
 		ln.Close()
 		log.Error("--serve: cannot open the dashboard", "err", err)
