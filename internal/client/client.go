@@ -114,7 +114,6 @@ type call struct {
 	query        url.Values
 	body         io.Reader // a *bytes.Reader, *bytes.Buffer or *strings.Reader can be sent again
 	ctype        string
-	header       http.Header
 	// idempotent says sending it twice does no more than sending it once, so it may be tried
 	// again after the connection broke while the server may have been working on it.
 	idempotent bool
@@ -142,17 +141,17 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 			cl.query = url.Values{}
 		}
 	}
-	var getBody func() (io.ReadCloser, error)
+	var prev *http.Request
 	for attempt := 1; ; attempt++ {
 		if !deadline.IsZero() {
 			// A retried poll waits only for what is left of the caller's wait.
 			cl.query.Set("wait", max(time.Until(deadline), 0).Round(time.Millisecond).String())
 		}
-		req, err := c.request(ctx, cl, attempt, getBody)
+		req, err := c.request(ctx, cl, prev)
 		if err != nil {
 			return err
 		}
-		getBody = req.GetBody
+		prev = req
 		err = c.once(req, cl, out)
 		if err == nil {
 			return nil
@@ -170,15 +169,16 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 	}
 }
 
-// request builds attempt number attempt of cl; later attempts resend the body through getBody.
-func (c *Client) request(ctx context.Context, cl call, attempt int, getBody func() (io.ReadCloser, error)) (*http.Request, error) {
+// request builds an attempt of cl; one after prev sends prev's body again (mayRetry made sure
+// it can be).
+func (c *Client) request(ctx context.Context, cl call, prev *http.Request) (*http.Request, error) {
 	u := c.base + cl.path
 	if len(cl.query) > 0 {
 		u += "?" + cl.query.Encode()
 	}
 	body := cl.body
-	if attempt > 1 && getBody != nil {
-		rc, err := getBody()
+	if prev != nil && prev.GetBody != nil {
+		rc, err := prev.GetBody()
 		if err != nil {
 			return nil, err
 		}
@@ -188,8 +188,8 @@ func (c *Client) request(ctx context.Context, cl call, attempt int, getBody func
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", cl.method, cl.path, err)
 	}
-	if getBody != nil {
-		req.GetBody = getBody
+	if prev != nil && prev.GetBody != nil {
+		req.GetBody, req.ContentLength = prev.GetBody, prev.ContentLength
 	}
 	if !cl.noAuth {
 		tok, err := c.token()
@@ -202,9 +202,6 @@ func (c *Client) request(ctx context.Context, cl call, attempt int, getBody func
 		req.Header.Set("Content-Type", cl.ctype)
 	}
 	req.Header.Set("Accept", "application/json, application/problem+json")
-	for k, v := range cl.header {
-		req.Header[k] = v
-	}
 	return req, nil
 }
 

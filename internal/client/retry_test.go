@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -48,7 +49,7 @@ func TestRetry(t *testing.T) {
 		status  int // of the error when not retried; 0 for a transport error
 	}{
 		{"503 with Retry-After, a read", unavailable("0"), 1, nil, count, true, 0},
-		{"503 with Retry-After, an ingest", unavailable("0"), 1, nil, ingest(strings.NewReader(transcript)), true, 0},
+		{"503 with Retry-After, an ingest", unavailable("0"), 1, nil, ingest(bytes.NewReader([]byte(transcript))), true, 0},
 		{"503 twice with an HTTP date", unavailable(time.Now().UTC().Format(http.TimeFormat)), 2, nil, count, true, 0},
 		{"503 without Retry-After", unavailable(""), 1, nil, count, false, 503},
 		{"503 with Retry-After, a streamed ingest", unavailable("0"), 1, nil, ingest(io.MultiReader(strings.NewReader(transcript))), false, 503},
@@ -77,6 +78,12 @@ func TestRetry(t *testing.T) {
 			if tc.retried {
 				if err != nil || hits <= tc.times {
 					t.Fatalf("err = %v after %d requests; want it retried past the %d failures", err, hits, tc.times)
+				}
+				if strings.HasSuffix(tc.name, "ingest") {
+					// The body was sent again whole: the session it opens is there.
+					if _, err := s.web.Service().SessionOnly(ctxT(t), "s1"); err != nil {
+						t.Errorf("the retried post was not applied: %v", err)
+					}
 				}
 				return
 			}
