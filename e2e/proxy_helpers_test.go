@@ -35,7 +35,7 @@ func tool(t *testing.T, name string) string {
 		}
 		for name, pkg := range map[string]string{
 			"plandash":  "github.com/plandash/plandash/cmd/plandash",
-			"planagent": "../internal/acp/testdata/planagent",
+			"planagent": "../internal/acpproxy/testdata/planagent",
 			"agent":     "github.com/coder/acp-go-sdk/example/agent",
 			"client":    "github.com/coder/acp-go-sdk/example/client",
 		} {

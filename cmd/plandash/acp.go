@@ -14,11 +14,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/acpproxy"
+	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -32,8 +32,8 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 		fmt.Fprint(stderr, "Usage: plandash acp [flags] -- AGENT [ARGS…]\n\nRuns AGENT behind a transparent ACP proxy that feeds the dashboard.\n\n")
 		fs.PrintDefaults()
 	}
-	var f clientFlags
-	f.register(fs, getenv)
+	var f client.Flags
+	f.Register(fs)
 	serve := fs.Bool("serve", false, "start an embedded dashboard server in this process when none answers at --server")
 	record := fs.String("record", "", "also write the transcript to this file (NDJSON envelopes; replay with plandash ingest)")
 	planUpdates := fs.Bool("plan-updates", false, "advertise the plan capability to the agent for an IDE without it, and translate plan updates back to v1 plans for that IDE")
@@ -48,11 +48,13 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 		fmt.Fprintln(stderr, "plandash acp: name the agent to run: plandash acp -- AGENT [ARGS…]")
 		return errUsage
 	}
-	mode, err := acp.ParseApprovals(*approvals)
+	mode, err := acpproxy.ParseApprovals(*approvals)
 	if err != nil {
 		fmt.Fprintln(stderr, "plandash acp:", err)
 		return errUsage
 	}
+	target := client.Resolve(getenv, f)
+	api := target.Client()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("from", "plandash acp")
 	if *stream == "" {
 		*stream = fmt.Sprintf("acp-%d-%d", os.Getpid(), time.Now().UnixNano())
@@ -66,19 +68,19 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	srvCtx, stopServer := context.WithCancel(base)
 	defer stopServer()
 	if *serve {
-		go superviseServer(srvCtx, f.server, f.data, log)
+		go superviseServer(srvCtx, api, target, log)
 	}
 
-	var rec *acp.Recorder
+	var rec *acpproxy.Recorder
 	if *record != "" {
 		fh, err := os.Create(*record)
 		if err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
-		rec = acp.NewRecorder(fh)
+		rec = acpproxy.NewRecorder(fh)
 	}
-	tap := acp.NewTap(acp.TapOptions{Record: rec})
-	sink := &acp.Sink{Server: f.server, Token: tokenReader(f), Stream: *stream, Agent: *agentName, Log: log}
+	tap := acpproxy.NewTap(acpproxy.TapOptions{Record: rec})
+	sink := &acpproxy.Sink{API: api, Stream: *stream, Agent: *agentName, Log: log}
 	sinkCtx, stopSink := context.WithCancel(base)
 	defer stopSink()
 	sinkDone := make(chan error, 1)
@@ -95,13 +97,13 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.Stderr = stderr
-	p := &acp.Proxy{ClientIn: stdin, ClientOut: stdout, Tap: tap, PlanUpdates: *planUpdates, Approvals: mode, Log: log}
-	if mode != acp.ApprovalsIDE {
-		broker := &acp.RemoteBroker{Server: f.server, Token: tokenReader(f), Stream: *stream, Log: log}
+	p := &acpproxy.Proxy{ClientIn: stdin, ClientOut: stdout, Tap: tap, PlanUpdates: *planUpdates, Approvals: mode, Log: log}
+	if mode != acpproxy.ApprovalsIDE {
+		broker := &acpproxy.RemoteBroker{API: api, Stream: *stream, Log: log}
 		go broker.Run(sinkCtx)
 		p.Broker = broker
 	}
-	code, runErr := (&acp.Agent{Cmd: cmd, Signals: sigs}).Run(p)
+	code, runErr := (&acpproxy.Agent{Cmd: cmd, Signals: sigs}).Run(p)
 
 	tap.Close()
 	select {
@@ -131,30 +133,20 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	return nil
 }
 
-// tokenReader reads the token when it is needed: a server started after the proxy (or by
-// another proxy's --serve) creates the token file later.
-func tokenReader(f clientFlags) func() string {
-	return func() string {
-		t, err := f.resolveToken()
-		if err != nil {
-			return ""
-		}
-		return t
-	}
-}
-
-// superviseServer runs an embedded server whenever none answers at server: at start, and again
-// if the server this proxy relied on (another proxy's) goes away. Only one process can listen
-// on the address, so concurrent proxies take turns rather than fight.
-func superviseServer(ctx context.Context, server, data string, log *slog.Logger) {
-	u, err := url.Parse(server)
+// superviseServer runs an embedded server whenever none answers at the target: at start, and
+// again if the server this proxy relied on (another proxy's) goes away. Only one process can
+// listen on the address, so concurrent proxies take turns rather than fight.
+func superviseServer(ctx context.Context, api *client.Client, target client.Target, log *slog.Logger) {
+	u, err := url.Parse(target.Server)
 	if err != nil || u.Host == "" {
-		log.Error("--serve: cannot serve at --server", "server", server)
+		log.Error("--serve: cannot serve at --server", "server", target.Server)
 		return
 	}
+	// One quick look each time: the loop is the retry.
+	probe := api.With(client.WithRetry(client.Retry{}), client.WithTimeout(500*time.Millisecond))
 	for {
-		if !healthy(ctx, server) {
-			if done := serveEmbedded(ctx, u.Host, data, log); done != nil {
+		if _, err := probe.Health(ctx); err != nil {
+			if done := serveEmbedded(ctx, u.Host, target, log); done != nil {
 				<-done
 			}
 		}
@@ -166,24 +158,12 @@ func superviseServer(ctx context.Context, server, data string, log *slog.Logger)
 	}
 }
 
-func healthy(ctx context.Context, server string) bool {
-	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(server, "/")+"/healthz", nil)
-	if err != nil {
-		return false
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
-}
-
 // serveEmbedded serves the dashboard at addr until ctx ends; the returned channel closes then.
-// It returns nil when it could not start (someone else got the address first).
-func serveEmbedded(ctx context.Context, addr, data string, log *slog.Logger) <-chan struct{} {
+// It returns nil when it could not start (someone else got the address first). The server takes
+// the token the proxy was given (--token, $PLANDASH_TOKEN), so that the proxy's own posts are let
+// in; without one it loads or creates the token in the data directory, which the proxy reads.
+func serveEmbedded(ctx context.Context, addr string, target client.Target, log *slog.Logger) <-chan struct{} {
+	data := target.DataDir
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil
@@ -193,7 +173,7 @@ func serveEmbedded(ctx context.Context, addr, data string, log *slog.Logger) <-c
 		log.Error("--serve", "err", err)
 		return nil
 	}
-	srv, err := web.Open(ctx, web.Config{DataDir: data, Log: log, Version: version})
+	srv, err := web.Open(ctx, web.Config{DataDir: data, Token: target.Token, Log: log, Version: version})
 	if err != nil {
 		ln.Close()
 		log.Error("--serve: cannot open the dashboard", "err", err)

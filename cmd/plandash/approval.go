@@ -1,23 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/mcpserver"
-	"github.com/plandash/plandash/internal/web"
+	"github.com/plandash/plandash/internal/client"
 )
 
 const approvalUsage = `Usage: plandash approval request [flags] FILE
@@ -39,8 +34,8 @@ func approvalCmd(ctx context.Context, args []string, getenv func(string) string,
 	fs := flag.NewFlagSet("plandash approval request", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, approvalUsage, "\nFlags:\n"); fs.PrintDefaults() }
-	var f clientFlags
-	f.register(fs, getenv)
+	var f client.Flags
+	f.Register(fs)
 	title := fs.String("title", "", "the request's title (default: the file's, else the file name)")
 	agent := fs.String("agent", "", "who asks (default: the file's)")
 	timeout := fs.Duration("timeout", 0, "how long a person has to decide (default: the file's, else the server's, 1h)")
@@ -65,7 +60,7 @@ func approvalCmd(ctx context.Context, args []string, getenv func(string) string,
 	if *timeout != 0 {
 		sub.Timeout, sub.Deadline = approval.Duration(*timeout), time.Time{}
 	}
-	c := gateClient{f: f}
+	c := gateClient{client.Resolve(getenv, f).Client()}
 	r, page, err := c.submit(ctx, sub)
 	if err != nil {
 		return err
@@ -142,68 +137,32 @@ func printDecision(w io.Writer, r approval.Request) {
 	}
 }
 
-// approvalClient is the stdio MCP server's way to the gate of a running server.
-func approvalClient(f clientFlags) mcpserver.Approver { return gateClient{f: f} }
+// gateClient is the gate of a running server, over its HTTP API: what `plandash approval` and
+// the stdio MCP server's approval tool (an mcpserver.Approver) use.
+type gateClient struct{ api *client.Client }
 
-// gateClient talks to a running server's gate over its HTTP API.
-type gateClient struct{ f clientFlags }
-
-// Submit creates a request.
+// Submit creates a request, or returns the one its client-chosen ID already names.
 func (c gateClient) Submit(ctx context.Context, sub approval.Submission) (approval.Request, error) {
 	r, _, err := c.submit(ctx, sub)
 	return r, err
 }
 
+// submit is Submit with the page where a person decides the request.
 func (c gateClient) submit(ctx context.Context, sub approval.Submission) (approval.Request, string, error) {
-	var out struct {
-		approval.Request
-		PageURL string `json:"pageUrl"`
+	a, _, err := c.api.CreateApproval(ctx, sub)
+	if err != nil {
+		return approval.Request{}, "", err
 	}
-	err := c.do(ctx, http.MethodPost, "/api/v1/approvals", sub, &out)
-	return out.Request, out.PageURL, err
+	var r approval.Request
+	return r, a.PageURL, a.Decode(&r)
 }
 
 // Wait long-polls the request for at most d.
 func (c gateClient) Wait(ctx context.Context, id string, d time.Duration) (approval.Request, error) {
+	a, err := c.api.WaitApproval(ctx, id, d)
+	if err != nil {
+		return approval.Request{}, err
+	}
 	var r approval.Request
-	err := c.do(ctx, http.MethodGet, "/api/v1/approvals/"+url.PathEscape(id)+"?wait="+d.String(), nil, &r)
-	return r, err
-}
-
-func (c gateClient) do(ctx context.Context, method, path string, body, out any) error {
-	token, err := c.f.resolveToken()
-	if err != nil {
-		return err
-	}
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.f.server, "/")+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("reach plandash at %s: %w (is `plandash serve` running?)", c.f.server, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		var p web.Problem
-		if json.Unmarshal(raw, &p) == nil && p.Detail != "" {
-			return errors.New(p.Detail)
-		}
-		return fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(raw))
-	}
-	return json.Unmarshal(raw, out)
+	return r, a.Decode(&r)
 }

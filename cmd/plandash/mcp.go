@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/mcpserver"
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -17,8 +18,8 @@ import (
 func mcpCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plandash mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var f clientFlags
-	f.register(fs, getenv)
+	var f client.Flags
+	f.Register(fs)
 	plansDir := fs.String("plans-dir", getenv("PLANDASH_PLANS_DIR"), "docker-agent's shared plans directory (default ~/.cagent/plans)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -26,7 +27,7 @@ func mcpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	srv := mcpserver.New(mcpserver.Options{
 		Version:     version,
 		SharedPlans: sharedplans.NewToolset(sharedplans.New(*plansDir), files.WorkingDir("")),
-		Approvals:   approvalClient(f),
+		Approvals:   gateClient{client.Resolve(getenv, f).Client()},
 	})
 	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
 }

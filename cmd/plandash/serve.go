@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/demo"
 	"github.com/plandash/plandash/internal/web"
 )
@@ -26,16 +27,9 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// defaultDataDir is $XDG_DATA_HOME/plandash, or ~/.local/share/plandash.
-func defaultDataDir(getenv func(string) string) string {
-	if d := getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "plandash")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "share", "plandash")
-	}
-	return ".plandash"
-}
+// defaultDataDir is $XDG_DATA_HOME/plandash, or ~/.local/share/plandash: where the client
+// commands look for the token, too.
+func defaultDataDir(getenv func(string) string) string { return client.DefaultDataDir(getenv) }
 
 type serveFlags struct {
 	addr, data, token, logFormat string
@@ -126,7 +120,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, f.data, base, url.QueryEscape(srv.Token()))
 	if isDemo {
 		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
-		agent := &demo.Agent{Server: base, Token: srv.Token(), Dir: demoDir, PlansDir: f.plansDir}
+		agent := &demo.Agent{API: client.New(base, srv.Token()), Dir: demoDir, PlansDir: f.plansDir}
 		go func() {
 			if err := agent.Run(ctx); err != nil {
 				log.Error("demo agent stopped", "err", err)

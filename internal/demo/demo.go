@@ -7,24 +7,24 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/plandash/plandash/internal/client"
 )
 
 // Agent posts scripted sessions to a server until its context ends.
 type Agent struct {
-	Server string // base URL, e.g. http://127.0.0.1:7420
-	Token  string
-	Dir    string // where file plans are written (an allowed root of the server)
+	API *client.Client // the server
+	Dir string         // where file plans are written (an allowed root of the server)
 	// PlansDir is the shared plans directory the demo's "architect" writes to; "" writes none.
 	PlansDir string
 	Speed    float64 // 1 is real-time-ish; larger is faster
-	Client   *http.Client
 	Log      io.Writer
 }
 
@@ -33,8 +33,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	if a.Speed <= 0 {
 		a.Speed = 1
 	}
-	if a.Client == nil {
-		a.Client = &http.Client{Timeout: 10 * time.Second}
+	if a.API == nil {
+		return errors.New("demo: no server to post to")
 	}
 	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
 		return err
@@ -119,18 +119,8 @@ func (r *run) send(msgs ...msg) {
 		body.Write(b)
 		body.WriteByte('\n')
 	}
-	hr, _ := http.NewRequestWithContext(r.ctx, http.MethodPost, r.a.Server+"/api/v1/ingest?stream="+r.stream, &body)
-	hr.Header.Set("Authorization", "Bearer "+r.a.Token)
-	hr.Header.Set("Content-Type", "application/x-ndjson")
-	resp, err := r.a.Client.Do(hr)
-	if err != nil {
-		r.err = err
-		return
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		r.err = fmt.Errorf("demo: ingest answered %s: %s", resp.Status, b)
+	if _, err := r.a.API.Ingest(r.ctx, &body, client.IngestOptions{Stream: r.stream}); err != nil {
+		r.err = fmt.Errorf("demo: %w", err)
 	}
 }
 

@@ -1,11 +1,9 @@
 package demo
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -19,49 +17,29 @@ func (r *run) askApproval(title string, plan map[string]any) (decision string, r
 	if r.err != nil {
 		return "", nil, ""
 	}
-	body, _ := json.Marshal(map[string]any{"title": title, "agent": "claude-agent-acp", "sessionId": r.session,
+	sub := map[string]any{"title": title, "agent": "claude-agent-acp", "sessionId": r.session,
 		"context": "Plan mode finished: the agent waits for your go-ahead before editing code.",
-		"plan":    plan, "timeout": "2m", "default": "approve"})
-	var created struct{ ID string }
-	if err := r.api(http.MethodPost, "/api/v1/approvals", body, &created); err != nil {
+		"plan":    plan, "timeout": "2m", "default": "approve"}
+	created, _, err := r.a.API.CreateApproval(r.ctx, sub)
+	if err != nil {
 		return "", nil, ""
 	}
 	for r.ctx.Err() == nil {
+		a, err := r.a.API.WaitApproval(r.ctx, created.ID, 30*time.Second)
+		if err != nil {
+			return "", nil, ""
+		}
 		var got struct {
-			Status   string
 			Decision *struct {
 				Comment string
 				Plan    json.RawMessage
 			}
 		}
-		if err := r.api(http.MethodGet, "/api/v1/approvals/"+created.ID+"?wait=30s", nil, &got); err != nil {
-			return "", nil, ""
-		}
-		if got.Status != "pending" && got.Decision != nil {
-			return got.Status, got.Decision.Plan, got.Decision.Comment
+		if a.Decided() && a.Decode(&got) == nil && got.Decision != nil {
+			return a.Status, got.Decision.Plan, got.Decision.Comment
 		}
 	}
 	return "", nil, ""
-}
-
-// api calls the server's JSON API with the token.
-func (r *run) api(method, path string, body []byte, out any) error {
-	ctx, cancel := context.WithTimeout(r.ctx, 40*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, method, r.a.Server+path, bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+r.a.Token)
-	req.Header.Set("Content-Type", "application/json")
-	client := *r.a.Client
-	client.Timeout = 0 // long polls
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("demo: %s %s answered %s", method, path, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
 }
 
 // sharedRelease keeps a docker-agent style shared plan moving through its statuses, written on

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/acpproxy"
+	"github.com/plandash/plandash/internal/client"
 )
 
 func (ts *testServer) post(t *testing.T, path, body string) int {
@@ -28,14 +30,14 @@ func (ts *testServer) post(t *testing.T, path, body string) int {
 // resolved it.
 func TestProxyPermissionsRoundTrip(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	b := &acp.RemoteBroker{Server: ts.URL, Token: func() string { return testToken }, Stream: "st"}
+	b := &acpproxy.RemoteBroker{API: client.New(ts.URL, testToken), Stream: "st"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go b.Run(ctx)
 
 	params := json.RawMessage(`{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"Edit"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}`)
 	answered := make(chan acp.PermissionOutcome, 1)
-	b.Offer(acp.PermissionRequest{ID: json.RawMessage(`"p-1"`), SessionID: "s1", Params: params, InIDE: true},
+	b.Offer(acpproxy.PermissionRequest{ID: json.RawMessage(`"p-1"`), SessionID: "s1", Params: params, InIDE: true},
 		func(o acp.PermissionOutcome) error { answered <- o; return nil })
 
 	list := ts.srv.perms.List()
@@ -64,7 +66,7 @@ func TestProxyPermissionsRoundTrip(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the answer never reached the proxy")
 	}
-	b.Resolved(json.RawMessage(`"p-1"`), acp.Resolution{By: acp.ByDashboard, Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: "allow"}})
+	b.Resolved(json.RawMessage(`"p-1"`), acpproxy.Resolution{By: acpproxy.ByDashboard, Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: "allow"}})
 	list = ts.srv.perms.List()
 	if len(list) != 1 || list[0].ResolvedBy != "dashboard" || list[0].Outcome == nil || list[0].Outcome.OptionID != "allow" {
 		t.Errorf("after the end: %+v", list)

@@ -35,7 +35,9 @@ const (
 func (s *Server) registerTopics() {
 	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
 	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Kinds: []string{changeSession}, Render: s.renderSession,
-		Snapshot: func(ctx context.Context, id string) ([]live.Fragment, error) { return s.renderSession(ctx, id, live.Change{}) }})
+		Snapshot: func(ctx context.Context, id string) ([]live.Fragment, error) {
+			return s.renderSession(ctx, id, live.Change{})
+		}})
 	s.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions}, Render: s.renderInbox})
 	s.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: s.renderApprovalPanel})
 	s.live.Register(live.Topic{Name: topicShared, Kinds: []string{changeShared}, Render: s.renderSharedCard})

@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"bufio"
@@ -7,10 +7,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // Recorder writes a proxied connection as a transcript: one envelope per line,
-// {"dir":"c2a"|"a2c","ts":RFC 3339,"msg":<the line exactly as sent>}, which DecodeLine reads back,
+// {"dir":"c2a"|"a2c","ts":RFC 3339,"msg":<the line exactly as sent>}, which acp.DecodeLine reads back,
 // so `plandash ingest FILE` replays it. A line that is not JSON cannot sit in "msg" as it is; it
 // is recorded as a ProtocolViolation notification holding its text.
 //
@@ -22,7 +24,7 @@ type Recorder struct {
 	c     io.Closer
 	split [2]splitter
 	at    time.Time
-	dir   Direction
+	dir   acp.Direction
 	err   error
 }
 
@@ -37,7 +39,7 @@ func NewRecorder(w io.Writer) *Recorder {
 	return r
 }
 
-func (r *Recorder) feed(dir Direction, at time.Time, b []byte) {
+func (r *Recorder) feed(dir acp.Direction, at time.Time, b []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.dir, r.at = dir, at
@@ -45,7 +47,7 @@ func (r *Recorder) feed(dir Direction, at time.Time, b []byte) {
 	r.flush()
 }
 
-func (r *Recorder) end(dir Direction, at time.Time) {
+func (r *Recorder) end(dir acp.Direction, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.dir, r.at = dir, at
@@ -68,7 +70,7 @@ func (r *Recorder) line(line []byte, _ bool, _ int) {
 	var ts [40]byte
 	w.Write(r.at.UTC().AppendFormat(ts[:0], time.RFC3339Nano))
 	w.WriteString(`","msg":`)
-	if b := trimSpace(line); (isObject(b) || isArray(b)) && json.Valid(b) {
+	if b := acp.TrimSpace(line); (acp.IsObject(b) || acp.IsArray(b)) && json.Valid(b) {
 		w.Write(b)
 	} else {
 		w.Write(violationMsg(r.dir, line, ""))
@@ -95,7 +97,7 @@ const maxViolationText = 4 << 10
 // violationMsg is the message reporting a line that is not JSON. With a session it is a
 // session/update of a custom kind, which the dashboard keeps as raw activity of that session;
 // without one (nothing has opened a session yet) it is an extension notification.
-func violationMsg(dir Direction, line []byte, session string) []byte {
+func violationMsg(dir acp.Direction, line []byte, session string) []byte {
 	text := line
 	if session != "" && len(text) > maxViolationText {
 		text = text[:maxViolationText]
@@ -109,7 +111,7 @@ func violationMsg(dir Direction, line []byte, session string) []byte {
 	var msg any
 	if session != "" {
 		detail["sessionUpdate"] = ProtocolViolation
-		msg = map[string]any{"jsonrpc": "2.0", "method": MethodSessionUpdate,
+		msg = map[string]any{"jsonrpc": "2.0", "method": acp.MethodSessionUpdate,
 			"params": map[string]any{"sessionId": session, "update": detail}}
 	} else {
 		msg = map[string]any{"jsonrpc": "2.0", "method": ProtocolViolation, "params": detail}

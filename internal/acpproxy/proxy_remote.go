@@ -1,17 +1,14 @@
-package acp
+package acpproxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/client"
 )
 
 // RemoteBroker is the PermissionBroker of `plandash acp --approvals=both|dashboard`: it offers
@@ -19,12 +16,14 @@ import (
 // dashboard's answers (GET /api/v1/proxy/answers). The server keeps offers in memory, so after
 // any failure to reach it the broker offers every open request again.
 type RemoteBroker struct {
-	Server string
-	Token  func() string
+	// API is the dashboard. The broker calls it without the client's retries and with a 5 s
+	// bound on offers and resolutions: it re-offers in its own loop, and must notice each
+	// failure, since a server that restarted has forgotten the offers.
+	API    *client.Client
 	Stream string
-	Client *http.Client // for offers and resolutions; default 5 s timeout
 	Log    *slog.Logger
 
+	api    *client.Client
 	mu     sync.Mutex
 	open   map[string]remoteOffer // by the request id's JSON text
 	resend bool                   // the server may have lost the offers
@@ -33,7 +32,7 @@ type RemoteBroker struct {
 
 type remoteOffer struct {
 	req    PermissionRequest
-	answer func(PermissionOutcome) error
+	answer func(acp.PermissionOutcome) error
 }
 
 func (b *RemoteBroker) init() {
@@ -43,20 +42,17 @@ func (b *RemoteBroker) init() {
 		b.open = map[string]remoteOffer{}
 		b.wake = make(chan struct{}, 1)
 	}
-	if b.Client == nil {
-		b.Client = &http.Client{Timeout: 5 * time.Second}
+	if b.api == nil {
+		b.api = b.API.With(client.WithRetry(client.Retry{}), client.WithTimeout(5*time.Second))
 	}
 	if b.Log == nil {
 		b.Log = slog.New(slog.DiscardHandler)
-	}
-	if b.Token == nil {
-		b.Token = func() string { return "" }
 	}
 }
 
 // Offer sends the request to the server; the proxy calls it from its broker goroutine, so the
 // round trip delays nothing but other broker calls. A failed offer is sent again later.
-func (b *RemoteBroker) Offer(req PermissionRequest, answer func(PermissionOutcome) error) {
+func (b *RemoteBroker) Offer(req PermissionRequest, answer func(acp.PermissionOutcome) error) {
 	b.init()
 	b.mu.Lock()
 	b.open[string(req.ID)] = remoteOffer{req, answer}
@@ -76,26 +72,18 @@ func (b *RemoteBroker) Resolved(id json.RawMessage, r Resolution) {
 	b.mu.Lock()
 	delete(b.open, string(id))
 	b.mu.Unlock()
-	body := map[string]any{"stream": b.Stream, "id": id, "by": r.By}
+	end := client.PermissionEnd{Stream: b.Stream, ID: id, By: r.By}
 	if r.Outcome.Outcome != "" {
-		body["outcome"] = outcomeBody(r.Outcome)
+		end.Outcome = &client.Outcome{Outcome: r.Outcome.Outcome, OptionID: r.Outcome.OptionID}
 	}
-	if err := b.post("/api/v1/proxy/permissions/resolved", body); err != nil {
+	if err := b.api.EndPermission(context.Background(), end); err != nil {
 		b.Log.Warn("plandash: could not tell the dashboard a permission request ended", "err", err)
 	}
 }
 
-func outcomeBody(o PermissionOutcome) map[string]string {
-	m := map[string]string{"outcome": o.Outcome}
-	if o.OptionID != "" {
-		m["optionId"] = o.OptionID
-	}
-	return m
-}
-
 func (b *RemoteBroker) offer(req PermissionRequest) error {
-	return b.post("/api/v1/proxy/permissions", map[string]any{
-		"stream": b.Stream, "id": req.ID, "sessionId": req.SessionID, "params": req.Params, "inIde": req.InIDE,
+	return b.api.OfferPermission(context.Background(), client.PermissionOffer{
+		Stream: b.Stream, ID: req.ID, SessionID: req.SessionID, Params: req.Params, InIDE: req.InIDE,
 	})
 }
 
@@ -123,9 +111,9 @@ func (b *RemoteBroker) Run(ctx context.Context) {
 			continue
 		}
 		err := b.resendOffers(resend)
-		var answers []answerBody
+		var answers []client.PermissionAnswer
 		if err == nil {
-			answers, err = b.poll(ctx)
+			answers, err = b.api.PermissionAnswers(ctx, b.Stream, 20*time.Second)
 		}
 		if ctx.Err() != nil {
 			return
@@ -168,66 +156,14 @@ func (b *RemoteBroker) resendOffers(resend bool) error {
 	return nil
 }
 
-type answerBody struct {
-	ID      json.RawMessage `json:"id"`
-	Outcome struct {
-		Outcome  string `json:"outcome"`
-		OptionID string `json:"optionId"`
-	} `json:"outcome"`
-}
-
-func (b *RemoteBroker) deliver(a answerBody) {
+func (b *RemoteBroker) deliver(a client.PermissionAnswer) {
 	b.mu.Lock()
 	o, ok := b.open[string(a.ID)]
 	b.mu.Unlock()
 	if !ok {
 		return // ended meanwhile; Resolved has told the server
 	}
-	if err := o.answer(PermissionOutcome{Outcome: a.Outcome.Outcome, OptionID: a.Outcome.OptionID}); err != nil {
+	if err := o.answer(acp.PermissionOutcome{Outcome: a.Outcome.Outcome, OptionID: a.Outcome.OptionID}); err != nil {
 		b.Log.Info("plandash: the dashboard's answer came too late or did not fit", "err", err)
 	}
-}
-
-func (b *RemoteBroker) poll(ctx context.Context) ([]answerBody, error) {
-	ctx, cancel := context.WithTimeout(ctx, 40*time.Second)
-	defer cancel()
-	q := url.Values{"stream": {b.Stream}, "wait": {"20s"}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(b.Server, "/")+"/api/v1/proxy/answers?"+q.Encode(), nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+b.Token())
-	resp, err := http.DefaultClient.Do(req) // no client timeout: the server holds the poll open
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("poll for answers: %s", resp.Status)
-	}
-	var out []answerBody
-	return out, json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out)
-}
-
-func (b *RemoteBroker) post(path string, body any) error {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequest(http.MethodPost, strings.TrimRight(b.Server, "/")+path, bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+b.Token())
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := b.Client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s: %s", path, resp.Status)
-	}
-	return nil
 }

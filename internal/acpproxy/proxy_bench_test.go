@@ -1,24 +1,49 @@
-package acp
+package acpproxy
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/client"
 )
+
+// gosdkExchange is the codec's recording of coder/acp-go-sdk's example client and agent
+// talking (see internal/acp/testdata/README.md); the proxy's tests replay it rather than keep a
+// copy.
+const gosdkExchange = "../acp/testdata/gosdk_exchange.jsonl"
+
+// planUpdateLine is one session/update frame holding a plan_update of entries items.
+func planUpdateLine(entries int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_b0c39167111088253d25ea18","update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"plan","entries":[`)
+	statuses := []string{"completed", "in_progress", "pending"}
+	for i := range entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"content":"Step %d: update the handler and its tests","priority":"medium","status":"%s"}`, i, statuses[min(i, 2)])
+	}
+	b.WriteString(`]}}}}`)
+	return []byte(b.String())
+}
 
 // transcript is n ACP frames of one long session: the Go SDK example's opening (initialize,
 // session/new) once, then its turn over and over (prompt, message chunks, tool calls, a
 // permission request and its answer), with a plan update in every turn.
 func transcript(tb testing.TB, n int) []byte {
-	raw, err := os.ReadFile("testdata/gosdk_exchange.jsonl")
+	raw, err := os.ReadFile(gosdkExchange)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -79,7 +104,7 @@ func pipeThroughProxy(tb testing.TB, data []byte, server string, p Proxy) (time.
 	ctx, cancel := context.WithCancel(context.Background())
 	sinkDone := make(chan struct{})
 	go func() {
-		(&Sink{Server: server, Stream: "bench"}).Run(ctx, tap)
+		(&Sink{API: client.New(server, ""), Stream: "bench"}).Run(ctx, tap)
 		close(sinkDone)
 	}()
 	p.ClientIn, p.ClientOut, p.AgentIn, p.AgentOut, p.Tap = cinR, io.Discard, ainW, aoutR, tap
@@ -113,7 +138,7 @@ func pipeThroughProxiedCat(tb testing.TB, data []byte, server string) (time.Dura
 	ctx, cancel := context.WithCancel(context.Background())
 	sinkDone := make(chan struct{})
 	go func() {
-		(&Sink{Server: server, Stream: "bench"}).Run(ctx, tap)
+		(&Sink{API: client.New(server, ""), Stream: "bench"}).Run(ctx, tap)
 		close(sinkDone)
 	}()
 	p := &Proxy{ClientIn: cinR, ClientOut: coutW, Tap: tap}
@@ -203,7 +228,7 @@ func BenchmarkProxyLatency(b *testing.B) {
 			tap := NewTap(TapOptions{})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			go (&Sink{Server: server, Stream: "bench"}).Run(ctx, tap)
+			go (&Sink{API: client.New(server, ""), Stream: "bench"}).Run(ctx, tap)
 			p := mode.p
 			p.ClientIn, p.ClientOut, p.AgentIn, p.AgentOut, p.Tap = cinR, coutW, ainW, aoutR, tap
 			go p.Run()
@@ -252,7 +277,7 @@ func BenchmarkTapFeed(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		tap.Feed(AgentToClient, data)
+		tap.Feed(acp.AgentToClient, data)
 		if i%64 == 0 {
 			for tap.q.take(1<<20, 1<<30) != nil {
 				tap.q.done()

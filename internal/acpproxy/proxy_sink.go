@@ -1,18 +1,18 @@
-package acp
+package acpproxy
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
+	"errors"
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/client"
 )
 
 // Sink posts what a Tap queued to a plandash server's ingest API, as recorded-transcript
@@ -20,11 +20,12 @@ import (
 // pairs requests and responses across posts. It runs on its own goroutine: a dashboard that is
 // down, slow or restarting only makes the queue coalesce, never the proxy wait.
 type Sink struct {
-	Server string        // base URL, e.g. http://127.0.0.1:7420
-	Token  func() string // read before each post: a server started later may create the token
-	Stream string        // the server's name for this connection
-	Agent  string        // agent name until the agent's initialize response names it
-	Client *http.Client  // default: 10 s timeout per post
+	// API is the dashboard. Build it with a token func (client.Target.Client does): a server
+	// started later may create the token. The sink retries in its own loop, coalescing the queue
+	// meanwhile, so it calls API with the client's retries turned off.
+	API    *client.Client
+	Stream string // the server's name for this connection
+	Agent  string // agent name until the agent's initialize response names it
 	Log    *slog.Logger
 
 	MinBackoff, MaxBackoff time.Duration // retry delays; default 100 ms doubling to 5 s
@@ -35,6 +36,8 @@ type Sink struct {
 	// CPU away from the forwarding path and the server's transactions few. A frame after a quiet
 	// spell goes at once.
 	Interval time.Duration
+
+	api *client.Client // API without retries
 
 	// The poster's view of the connection, for what the frames themselves do not say.
 	session string           // the last session id seen: violations are attached to it
@@ -47,6 +50,9 @@ const maxEarly = 16
 
 // Run posts until the tap is closed and its queue is empty, or until ctx ends.
 func (s *Sink) Run(ctx context.Context, t *Tap) error {
+	if s.API == nil {
+		return errors.New("acp sink: no dashboard to post to")
+	}
 	s.defaults()
 	backoff := s.MinBackoff
 	var last time.Time
@@ -89,7 +95,7 @@ func (s *Sink) Run(ctx context.Context, t *Tap) error {
 		}
 		t.q.requeue(batch)
 		if !s.down {
-			s.Log.Warn("plandash: dashboard unreachable; keeping the latest plans and retrying", "server", s.Server, "err", err)
+			s.Log.Warn("plandash: dashboard unreachable; keeping the latest plans and retrying", "server", s.API.BaseURL(), "err", err)
 			s.down = true
 		}
 		select {
@@ -102,9 +108,7 @@ func (s *Sink) Run(ctx context.Context, t *Tap) error {
 }
 
 func (s *Sink) defaults() {
-	if s.Client == nil {
-		s.Client = &http.Client{Timeout: 10 * time.Second}
-	}
+	s.api = s.API.With(client.WithRetry(client.Retry{}))
 	if s.Log == nil {
 		s.Log = slog.New(slog.DiscardHandler)
 	}
@@ -123,9 +127,6 @@ func (s *Sink) defaults() {
 	if s.BatchBytes <= 0 {
 		s.BatchBytes = 2 << 20
 	}
-	if s.Token == nil {
-		s.Token = func() string { return "" }
-	}
 	if s.early == nil {
 		s.early = map[uint64]frame{}
 	}
@@ -135,8 +136,8 @@ func (s *Sink) defaults() {
 // included, to forget once the post succeeds.
 func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 	for _, f := range batch {
-		b := trimSpace(f.line)
-		valid := (isObject(b) || isArray(b)) && json.Valid(b)
+		b := acp.TrimSpace(f.line)
+		valid := (acp.IsObject(b) || acp.IsArray(b)) && json.Valid(b)
 		if valid {
 			s.observe(b)
 			if s.session != "" && len(s.early) > 0 && earlyUsed == nil {
@@ -174,30 +175,30 @@ func (s *Sink) flushEarly(body []byte) ([]byte, []uint64) {
 
 // observe notes the session a frame belongs to and the agent's name, when it says them.
 func (s *Sink) observe(b []byte) {
-	if !isObject(b) || !bytes.Contains(b, []byte("sessionId")) && !bytes.Contains(b, []byte("agentInfo")) {
+	if !acp.IsObject(b) || !bytes.Contains(b, []byte("sessionId")) && !bytes.Contains(b, []byte("agentInfo")) {
 		return
 	}
 	var top [2][]byte
-	lookup(b, top[:], "params", "result")
+	acp.Lookup(b, top[:], "params", "result")
 	for _, v := range top {
-		if !isObject(v) {
+		if !acp.IsObject(v) {
 			continue
 		}
 		var f [2][]byte
-		lookup(v, f[:], "sessionId", "agentInfo")
-		if id, ok := unquote(f[0]); ok && id != "" {
+		acp.Lookup(v, f[:], "sessionId", "agentInfo")
+		if id, ok := acp.Unquote(f[0]); ok && id != "" {
 			s.session = id
 		}
-		if isObject(f[1]) {
-			if im := implementation(f[1]); im.Name != "" {
+		if acp.IsObject(f[1]) {
+			if im := acp.DecodeImplementation(f[1]); im.Name != "" {
 				s.Agent = im.Name
 			}
 		}
 	}
 }
 
-// appendEnvelope wraps one message the way DecodeLine reads recorded transcripts.
-func appendEnvelope(b []byte, dir Direction, at time.Time, msg []byte) []byte {
+// appendEnvelope wraps one message the way acp.DecodeLine reads recorded transcripts.
+func appendEnvelope(b []byte, dir acp.Direction, at time.Time, msg []byte) []byte {
 	b = append(b, `{"dir":"`...)
 	b = append(b, dir...)
 	b = append(b, `","ts":"`...)
@@ -207,45 +208,18 @@ func appendEnvelope(b []byte, dir Direction, at time.Time, msg []byte) []byte {
 	return append(b, "}\n"...)
 }
 
-// postError is a failed post; permanent ones are not retried.
-type postError struct {
-	status    int
-	permanent bool
-	msg       string
-}
-
-func (e *postError) Error() string { return e.msg }
-
+// isPermanent reports whether a failed post should be dropped rather than retried. 400: nothing
+// in the batch could be applied, 413: too big; sending the same bytes again cannot help.
+// Anything else (401 before the token exists, 5xx, a proxy's 502, no answer) may pass later.
 func isPermanent(err error) bool {
-	pe, ok := err.(*postError)
-	return ok && pe.permanent
+	st := client.StatusOf(err)
+	return st == http.StatusBadRequest || st == http.StatusRequestEntityTooLarge
 }
 
 func (s *Sink) post(ctx context.Context, body []byte) error {
 	if len(body) == 0 {
 		return nil
 	}
-	q := url.Values{"stream": {s.Stream}}
-	if s.Agent != "" {
-		q.Set("agent", s.Agent)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(s.Server, "/")+"/api/v1/ingest?"+q.Encode(), bytes.NewReader(body))
-	if err != nil {
-		return &postError{permanent: true, msg: err.Error()}
-	}
-	req.Header.Set("Authorization", "Bearer "+s.Token())
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	resp, err := s.Client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	detail, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-	if resp.StatusCode/100 == 2 {
-		return nil
-	}
-	// 400: nothing in the batch could be applied, 413: too big. Sending the same bytes again
-	// cannot help. Anything else (401 before the token exists, 5xx, a proxy's 502) may pass later.
-	perm := resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge
-	return &postError{status: resp.StatusCode, permanent: perm, msg: fmt.Sprintf("%s: %s", resp.Status, bytes.TrimSpace(detail))}
+	_, err := s.api.Ingest(ctx, bytes.NewReader(body), client.IngestOptions{Stream: s.Stream, Agent: s.Agent})
+	return err
 }

@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // bridge is the opt-in capability bridge (--plan-updates, spec §13). Toward the agent it adds
@@ -39,12 +41,12 @@ func (b *bridge) fromClient(line []byte) (verdict, []byte) {
 	if b.initialized || !bytes.Contains(line, []byte(`"initialize"`)) {
 		return pass, nil
 	}
-	msgs, err := DecodeLine(line)
-	if err != nil || len(msgs) != 1 || !msgs[0].IsRequest() || msgs[0].Method != MethodInitialize {
+	msgs, err := acp.DecodeLine(line)
+	if err != nil || len(msgs) != 1 || !msgs[0].IsRequest() || msgs[0].Method != acp.MethodInitialize {
 		return pass, nil
 	}
 	b.initialized = true
-	p, err := DecodeInitializeParams(msgs[0].Params)
+	p, err := acp.DecodeInitializeParams(msgs[0].Params)
 	// v2 has no plan capability (items plan_update is stable there): nothing to bridge.
 	if err != nil || p.ProtocolVersion != 1 || p.PlanCapable {
 		b.active.Store(false)
@@ -74,7 +76,7 @@ func splice(line, sub []byte, with string) []byte {
 // insertFirst puts member as the first member of the object obj inside line.
 func insertFirst(line, obj []byte, member string) []byte {
 	at := offsetIn(line, obj) + 1
-	if len(trimSpace(obj[1:len(obj)-1])) > 0 {
+	if len(acp.TrimSpace(obj[1:len(obj)-1])) > 0 {
 		member += ","
 	}
 	out := make([]byte, 0, len(line)+len(member))
@@ -86,22 +88,22 @@ func insertFirst(line, obj []byte, member string) []byte {
 // injectPlanCapability returns line with clientCapabilities.plan set to {}.
 func injectPlanCapability(line []byte) ([]byte, bool) {
 	var top [1][]byte
-	lookup(line, top[:], "params")
+	acp.Lookup(line, top[:], "params")
 	params := top[0]
-	if !isObject(params) {
+	if !acp.IsObject(params) {
 		return nil, false
 	}
 	var f [1][]byte
-	lookup(params, f[:], "clientCapabilities")
+	acp.Lookup(params, f[:], "clientCapabilities")
 	caps := f[0]
 	switch {
 	case caps == nil:
 		return insertFirst(line, params, `"clientCapabilities":{"plan":{}}`), true
-	case isNull(caps):
+	case acp.IsNull(caps):
 		return splice(line, caps, `{"plan":{}}`), true
-	case isObject(caps):
+	case acp.IsObject(caps):
 		var c [1][]byte
-		lookup(caps, c[:], "plan")
+		acp.Lookup(caps, c[:], "plan")
 		if c[0] != nil { // null or false: not advertised, replaced rather than repeated
 			return splice(line, c[0], `{}`), true
 		}
@@ -177,39 +179,39 @@ type planFrame struct {
 // parsePlanFrame reads a session/update whose update is plan, plan_update or plan_removed.
 func parsePlanFrame(line []byte) (planFrame, bool) {
 	var u planFrame
-	b := trimSpace(line)
-	if !isObject(b) || !json.Valid(b) {
+	b := acp.TrimSpace(line)
+	if !acp.IsObject(b) || !json.Valid(b) {
 		return u, false
 	}
 	var top [2][]byte
-	lookup(line, top[:], "method", "params")
-	if m, _ := unquote(top[0]); m != MethodSessionUpdate || !isObject(top[1]) {
+	acp.Lookup(line, top[:], "method", "params")
+	if m, _ := acp.Unquote(top[0]); m != acp.MethodSessionUpdate || !acp.IsObject(top[1]) {
 		return u, false
 	}
 	var p [2][]byte
-	lookup(top[1], p[:], "sessionId", "update")
+	acp.Lookup(top[1], p[:], "sessionId", "update")
 	var ok bool
-	if u.session, ok = unquote(p[0]); !ok || !isObject(p[1]) {
+	if u.session, ok = acp.Unquote(p[0]); !ok || !acp.IsObject(p[1]) {
 		return u, false
 	}
 	u.update = p[1]
 	var f [5][]byte
-	lookup(u.update, f[:], "sessionUpdate", "plan", "planId", "id", "entries")
-	u.kind, _ = unquote(f[0])
+	acp.Lookup(u.update, f[:], "sessionUpdate", "plan", "planId", "id", "entries")
+	u.kind, _ = acp.Unquote(f[0])
 	switch u.kind {
 	case "plan":
 		u.entries = f[4]
 	case "plan_update":
-		if !isObject(f[1]) {
+		if !acp.IsObject(f[1]) {
 			return u, false
 		}
 		var pl [4][]byte
-		lookup(f[1], pl[:], "type", "planId", "id", "entries")
-		u.planType, _ = unquote(pl[0])
+		acp.Lookup(f[1], pl[:], "type", "planId", "id", "entries")
+		u.planType, _ = acp.Unquote(pl[0])
 		u.planID, ok = firstString(pl[1], pl[2])
 		u.entries = pl[3]
 		var m [1][]byte
-		lookup(u.update, m[:], "_meta")
+		acp.Lookup(u.update, m[:], "_meta")
 		u.meta = m[0]
 	case "plan_removed":
 		u.planID, ok = firstString(f[2], f[3])
@@ -221,16 +223,16 @@ func parsePlanFrame(line []byte) (planFrame, bool) {
 
 // firstString reads the current spelling of a member, or the old one (spec §10.2).
 func firstString(cur, old []byte) (string, bool) {
-	if s, ok := unquote(cur); ok {
+	if s, ok := acp.Unquote(cur); ok {
 		return s, true
 	}
-	return unquote(old)
+	return acp.Unquote(old)
 }
 
 // v1Plan is the update object of a v1 plan.
 func v1Plan(entries, meta []byte) string {
 	s := `{"sessionUpdate":"plan","entries":` + string(entries)
-	if isObject(meta) {
+	if acp.IsObject(meta) {
 		s += `,"_meta":` + string(meta)
 	}
 	return s + "}"
@@ -240,24 +242,24 @@ func v1Plan(entries, meta []byte) string {
 // status, a custom priority) would make the whole frame invalid for the IDE; the schema says a
 // reader skips such items, so the bridge does it for the IDE.
 func validV1Entries(entries []byte) []byte {
-	if !isArray(entries) {
+	if !acp.IsArray(entries) {
 		return []byte("[]")
 	}
 	out := []byte{'['}
-	for it := newArrIter(entries); ; {
-		el, ok := it.next()
+	for it := acp.NewArrayIter(entries); ; {
+		el, ok := it.Next()
 		if !ok {
 			break
 		}
-		if !isObject(el) {
+		if !acp.IsObject(el) {
 			continue
 		}
 		var f [4][]byte
-		lookup(el, f[:], "content", "priority", "status", "_meta")
-		_, okContent := unquote(f[0])
-		pr, _ := unquote(f[1])
-		st, _ := unquote(f[2])
-		if !okContent || f[3] != nil && !isObject(f[3]) && !isNull(f[3]) ||
+		acp.Lookup(el, f[:], "content", "priority", "status", "_meta")
+		_, okContent := acp.Unquote(f[0])
+		pr, _ := acp.Unquote(f[1])
+		st, _ := acp.Unquote(f[2])
+		if !okContent || f[3] != nil && !acp.IsObject(f[3]) && !acp.IsNull(f[3]) ||
 			pr != "high" && pr != "medium" && pr != "low" ||
 			st != "pending" && st != "in_progress" && st != "completed" {
 			continue

@@ -1,10 +1,12 @@
-package acp
+package acpproxy
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // v1Plans returns the entries of every v1 plan among lines, as "content=status" lists.
@@ -12,11 +14,11 @@ func v1Plans(t *testing.T, raw []byte) []string {
 	t.Helper()
 	var out []string
 	for _, line := range bytes.Split(raw, []byte("\n")) {
-		msgs, err := DecodeLine(line)
-		if err != nil || len(msgs) != 1 || msgs[0].Method != MethodSessionUpdate {
+		msgs, err := acp.DecodeLine(line)
+		if err != nil || len(msgs) != 1 || msgs[0].Method != acp.MethodSessionUpdate {
 			continue
 		}
-		n, warns, err := DecodeSessionNotification(msgs[0].Params)
+		n, warns, err := acp.DecodeSessionNotification(msgs[0].Params)
 		if err != nil || len(warns) > 0 {
 			t.Fatalf("bad session/update %s: %v %v", line, err, warns)
 		}
@@ -41,11 +43,11 @@ func TestProxyBridgeTowardV1IDE(t *testing.T) {
 
 	// The agent was told the IDE takes plan updates, in the initialize it received.
 	first, _, _ := bytes.Cut(r.agentReceived(), []byte("\n"))
-	msgs, err := DecodeLine(first)
+	msgs, err := acp.DecodeLine(first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, _ := DecodeInitializeParams(msgs[0].Params); !p.PlanCapable {
+	if p, _ := acp.DecodeInitializeParams(msgs[0].Params); !p.PlanCapable {
 		t.Errorf("the agent's initialize lacks the plan capability: %s", first)
 	}
 	sentFirst, _, _ := bytes.Cut(r.ide.sentBytes(), []byte("\n"))

@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // permissions routes permission requests between the agent, the IDE and the broker. The first
@@ -48,27 +50,27 @@ func (ps *permissions) updateBusy() { ps.busy.Store(len(ps.pending)+len(ps.swall
 
 // fromAgent takes permission requests (and the agent's withdrawals of them).
 func (ps *permissions) fromAgent(line []byte) verdict {
-	isReq := bytes.Contains(line, []byte(MethodRequestPermission))
-	if !isReq && !(ps.busy.Load() && bytes.Contains(line, []byte(MethodCancelRequest))) {
+	isReq := bytes.Contains(line, []byte(acp.MethodRequestPermission))
+	if !isReq && !(ps.busy.Load() && bytes.Contains(line, []byte(acp.MethodCancelRequest))) {
 		return pass
 	}
-	msgs, err := DecodeLine(line)
+	msgs, err := acp.DecodeLine(line)
 	if err != nil || len(msgs) != 1 {
 		return pass
 	}
 	m := msgs[0]
 	switch {
-	case m.IsRequest() && m.Method == MethodRequestPermission:
+	case m.IsRequest() && m.Method == acp.MethodRequestPermission:
 		return ps.request(m)
-	case m.IsNotification() && m.Method == MethodCancelRequest:
+	case m.IsNotification() && m.Method == acp.MethodCancelRequest:
 		return ps.withdrawn(m)
 	}
 	return pass
 }
 
-func (ps *permissions) request(m Message) verdict {
-	key, ok := idKey(m.ID)
-	p, err := DecodeRequestPermissionParams(m.Params)
+func (ps *permissions) request(m acp.Message) verdict {
+	key, ok := acp.IDKey(m.ID)
+	p, err := acp.DecodeRequestPermissionParams(m.Params)
 	if !ok || err != nil {
 		return pass // not something the dashboard could answer; the IDE deals with it
 	}
@@ -120,9 +122,9 @@ func (ps *permissions) runOffers() {
 }
 
 // withdrawn handles the agent's $/cancel_request for its own permission request.
-func (ps *permissions) withdrawn(m Message) verdict {
-	p, err := DecodeCancelRequestParams(m.Params)
-	key, ok := idKey(p.RequestID)
+func (ps *permissions) withdrawn(m acp.Message) verdict {
+	p, err := acp.DecodeCancelRequestParams(m.Params)
+	key, ok := acp.IDKey(p.RequestID)
 	if err != nil || !ok {
 		return pass
 	}
@@ -149,7 +151,7 @@ func (ps *permissions) fromClient(line []byte) verdict {
 	if !ps.busy.Load() {
 		return pass
 	}
-	msgs, err := DecodeLine(line)
+	msgs, err := acp.DecodeLine(line)
 	if err != nil || len(msgs) != 1 {
 		return pass
 	}
@@ -157,14 +159,14 @@ func (ps *permissions) fromClient(line []byte) verdict {
 	switch {
 	case m.IsResponse():
 		return ps.ideAnswered(m)
-	case m.IsNotification() && m.Method == MethodSessionCancel:
+	case m.IsNotification() && m.Method == acp.MethodSessionCancel:
 		ps.turnCancelled(m)
 	}
 	return pass
 }
 
-func (ps *permissions) ideAnswered(m Message) verdict {
-	key, ok := idKey(m.ID)
+func (ps *permissions) ideAnswered(m acp.Message) verdict {
+	key, ok := acp.IDKey(m.ID)
 	if !ok {
 		return pass
 	}
@@ -180,9 +182,9 @@ func (ps *permissions) ideAnswered(m Message) verdict {
 	ps.updateBusy()
 	ps.mu.Unlock()
 	if pp != nil {
-		var o PermissionOutcome
+		var o acp.PermissionOutcome
 		if m.Result != nil {
-			o, _ = DecodePermissionOutcome(m.Result)
+			o, _ = acp.DecodePermissionOutcome(m.Result)
 		}
 		ps.resolved(pp, Resolution{By: ByIDE, Outcome: o})
 	}
@@ -191,8 +193,8 @@ func (ps *permissions) ideAnswered(m Message) verdict {
 
 // turnCancelled answers "cancelled" for the session's requests only the dashboard was asked, as
 // the client must after session/cancel (spec §7.4); the IDE answers its own copies.
-func (ps *permissions) turnCancelled(m Message) {
-	p, err := DecodeCancelParams(m.Params)
+func (ps *permissions) turnCancelled(m acp.Message) {
+	p, err := acp.DecodeCancelParams(m.Params)
 	if err != nil {
 		return
 	}
@@ -206,7 +208,7 @@ func (ps *permissions) turnCancelled(m Message) {
 	}
 	ps.updateBusy()
 	ps.mu.Unlock()
-	cancelled := PermissionOutcome{Outcome: "cancelled"}
+	cancelled := acp.PermissionOutcome{Outcome: "cancelled"}
 	for _, pp := range ended {
 		ps.toAgent.inject(resultFrame(pp.req.ID, cancelled))
 		ps.resolved(pp, Resolution{By: ByProxy, Outcome: cancelled})
@@ -214,8 +216,8 @@ func (ps *permissions) turnCancelled(m Message) {
 }
 
 // answerer is the dashboard's way to answer one request.
-func (ps *permissions) answerer(key string) func(PermissionOutcome) error {
-	return func(o PermissionOutcome) error {
+func (ps *permissions) answerer(key string) func(acp.PermissionOutcome) error {
+	return func(o acp.PermissionOutcome) error {
 		ps.mu.Lock()
 		pp := ps.pending[key]
 		if pp == nil {
@@ -246,7 +248,7 @@ func (ps *permissions) answerer(key string) func(PermissionOutcome) error {
 	}
 }
 
-func checkOutcome(req PermissionRequest, o PermissionOutcome) error {
+func checkOutcome(req PermissionRequest, o acp.PermissionOutcome) error {
 	switch o.Outcome {
 	case "cancelled":
 		return nil
@@ -286,7 +288,7 @@ func indexOf(s []string, v string) int {
 // The proxy's own frames. They are built with encoding/json so ids and option ids are quoted
 // exactly as JSON requires.
 
-func resultFrame(id json.RawMessage, o PermissionOutcome) []byte {
+func resultFrame(id json.RawMessage, o acp.PermissionOutcome) []byte {
 	outcome := map[string]string{"outcome": o.Outcome}
 	if o.Outcome == "selected" {
 		outcome["optionId"] = o.OptionID
@@ -301,6 +303,6 @@ func errorFrame(id json.RawMessage, code int, msg string) []byte {
 }
 
 func cancelRequestFrame(id json.RawMessage) []byte {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": MethodCancelRequest, "params": map[string]any{"requestId": id}})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": acp.MethodCancelRequest, "params": map[string]any{"requestId": id}})
 	return b
 }

@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/client"
 )
 
 // fakeIngest is the server's ingest endpoint: it records what it is posted, answering with
@@ -20,7 +23,7 @@ type fakeIngest struct {
 	status atomic.Int32
 	posts  atomic.Int32
 	mu     sync.Mutex
-	msgs   []Message
+	msgs   []acp.Message
 	query  []string
 	auth   []string
 }
@@ -38,7 +41,7 @@ func newFakeIngest(t *testing.T) *fakeIngest {
 		defer f.mu.Unlock()
 		f.query = append(f.query, r.URL.RawQuery)
 		f.auth = append(f.auth, r.Header.Get("Authorization"))
-		err := DecodeStream(strings.NewReader(string(body)), 0, func(_ int, msgs []Message, le *LineError) error {
+		err := acp.DecodeStream(strings.NewReader(string(body)), 0, func(_ int, msgs []acp.Message, le *acp.LineError) error {
 			if le != nil {
 				t.Errorf("the sink posted a line the server refuses: %v", le)
 			}
@@ -54,10 +57,10 @@ func newFakeIngest(t *testing.T) *fakeIngest {
 	return f
 }
 
-func (f *fakeIngest) received() []Message {
+func (f *fakeIngest) received() []acp.Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]Message(nil), f.msgs...)
+	return append([]acp.Message(nil), f.msgs...)
 }
 
 func runSink(t *testing.T, s *Sink, tap *Tap) (stop func() error) {
@@ -79,15 +82,15 @@ func TestSinkCatchesUpWithLatestPlans(t *testing.T) {
 	ingest := newFakeIngest(t)
 	ingest.status.Store(http.StatusServiceUnavailable) // the dashboard is restarting
 	tap := NewTap(TapOptions{MaxFrames: 50})
-	sink := &Sink{Server: ingest.srv.URL, Token: func() string { return "tok" }, Stream: "st-1", Agent: "cmd-name",
+	sink := &Sink{API: client.New(ingest.srv.URL, "tok"), Stream: "st-1", Agent: "cmd-name",
 		MinBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 	stop := runSink(t, sink, tap)
-	tap.Feed(ClientToAgent, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n"))
-	tap.Feed(AgentToClient, []byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"real-agent","version":"1"}}}`+"\n"))
+	tap.Feed(acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n"))
+	tap.Feed(acp.AgentToClient, []byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"real-agent","version":"1"}}}`+"\n"))
 	for i := range 2000 {
-		tap.Feed(AgentToClient, []byte(update("s1", fmt.Sprintf(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%d"}}`, i))))
+		tap.Feed(acp.AgentToClient, []byte(update("s1", fmt.Sprintf(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%d"}}`, i))))
 		if i%100 == 0 {
-			tap.Feed(AgentToClient, []byte(update("s1", fmt.Sprintf(`{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"p","content":"version %d"}}`, i))))
+			tap.Feed(acp.AgentToClient, []byte(update("s1", fmt.Sprintf(`{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"p","content":"version %d"}}`, i))))
 		}
 	}
 	for ingest.posts.Load() < 5 {
@@ -101,7 +104,7 @@ func TestSinkCatchesUpWithLatestPlans(t *testing.T) {
 		t.Fatalf("the sink did not finish: %v", err)
 	}
 	msgs := ingest.received()
-	if len(msgs) == 0 || msgs[0].Method != MethodInitialize || msgs[0].Dir != ClientToAgent || msgs[1].Dir != AgentToClient {
+	if len(msgs) == 0 || msgs[0].Method != acp.MethodInitialize || msgs[0].Dir != acp.ClientToAgent || msgs[1].Dir != acp.AgentToClient {
 		t.Fatalf("the opening frames were lost or lost their direction: %+v", msgs[:min(2, len(msgs))])
 	}
 	var plans []string
@@ -129,8 +132,8 @@ func TestSinkDropsRefusedBatches(t *testing.T) {
 	ingest := newFakeIngest(t)
 	ingest.status.Store(http.StatusBadRequest)
 	tap := NewTap(TapOptions{})
-	stop := runSink(t, &Sink{Server: ingest.srv.URL, MinBackoff: time.Millisecond}, tap)
-	tap.Feed(AgentToClient, []byte(update("s1", `{"sessionUpdate":"plan","entries":[]}`)))
+	stop := runSink(t, &Sink{API: client.New(ingest.srv.URL, ""), MinBackoff: time.Millisecond}, tap)
+	tap.Feed(acp.AgentToClient, []byte(update("s1", `{"sessionUpdate":"plan","entries":[]}`)))
 	if err := stop(); err != nil {
 		t.Fatalf("a refused batch was retried until the deadline: %v", err)
 	}
@@ -142,20 +145,20 @@ func TestSinkDropsRefusedBatches(t *testing.T) {
 func TestSinkFlagsProtocolViolations(t *testing.T) {
 	ingest := newFakeIngest(t)
 	tap := NewTap(TapOptions{})
-	stop := runSink(t, &Sink{Server: ingest.srv.URL}, tap)
-	tap.Feed(AgentToClient, []byte("Starting agent v1.2...\n")) // a banner before any session
-	tap.Feed(AgentToClient, []byte(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"sess-9"}}`+"\n"))
-	tap.Feed(AgentToClient, []byte("panic: \xff oops\n"))
+	stop := runSink(t, &Sink{API: client.New(ingest.srv.URL, "")}, tap)
+	tap.Feed(acp.AgentToClient, []byte("Starting agent v1.2...\n")) // a banner before any session
+	tap.Feed(acp.AgentToClient, []byte(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"sess-9"}}`+"\n"))
+	tap.Feed(acp.AgentToClient, []byte("panic: \xff oops\n"))
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	var flagged []string
 	for _, m := range ingest.received() {
-		if m.Method != MethodSessionUpdate {
+		if m.Method != acp.MethodSessionUpdate {
 			continue
 		}
-		n, _, err := DecodeSessionNotification(m.Params)
-		if err != nil || n.SessionID != "sess-9" || n.Update.Kind != ProtocolViolation || m.Dir != AgentToClient {
+		n, _, err := acp.DecodeSessionNotification(m.Params)
+		if err != nil || n.SessionID != "sess-9" || n.Update.Kind != ProtocolViolation || m.Dir != acp.AgentToClient {
 			t.Errorf("violation reported as %s (%v)", m.Raw, err)
 		}
 		flagged = append(flagged, string(n.Update.Raw))
@@ -170,9 +173,9 @@ func TestSinkSurvivesServerDown(t *testing.T) {
 	tap := NewTap(TapOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	tap.Feed(AgentToClient, []byte(update("s1", `{"sessionUpdate":"plan","entries":[]}`)))
+	tap.Feed(acp.AgentToClient, []byte(update("s1", `{"sessionUpdate":"plan","entries":[]}`)))
 	tap.Close()
-	err := (&Sink{Server: "http://127.0.0.1:1", MinBackoff: time.Millisecond}).Run(ctx, tap)
+	err := (&Sink{API: client.New("http://127.0.0.1:1", ""), MinBackoff: time.Millisecond}).Run(ctx, tap)
 	if err != context.DeadlineExceeded {
 		t.Errorf("Run = %v, want the deadline", err)
 	}

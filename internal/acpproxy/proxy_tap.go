@@ -1,8 +1,10 @@
-package acp
+package acpproxy
 
 import (
 	"bytes"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // TapOptions bound what the tap holds while the dashboard is away.
@@ -53,8 +55,8 @@ func (t *Tap) Stats() QueueStats { return t.q.snapshot() }
 // Close says no more frames will come; a Sink posts what is left and stops.
 func (t *Tap) Close() { t.q.close() }
 
-func dirSlot(d Direction) int {
-	if d == AgentToClient {
+func dirSlot(d acp.Direction) int {
+	if d == acp.AgentToClient {
 		return 1
 	}
 	return 0
@@ -62,7 +64,7 @@ func dirSlot(d Direction) int {
 
 // Feed takes bytes travelling in direction dir: any chunk, not necessarily whole lines. Calls
 // for one direction must not overlap.
-func (t *Tap) Feed(dir Direction, b []byte) {
+func (t *Tap) Feed(dir acp.Direction, b []byte) {
 	at := t.now()
 	if t.rec != nil {
 		t.rec.feed(dir, at, b)
@@ -80,7 +82,7 @@ func (t *Tap) Feed(dir Direction, b []byte) {
 			return
 		}
 		var key string
-		if dir == AgentToClient { // only the agent sends plans
+		if dir == acp.AgentToClient { // only the agent sends plans
 			key = planKey(line)
 		}
 		var own []byte
@@ -97,7 +99,7 @@ func (t *Tap) Feed(dir Direction, b []byte) {
 			}
 			own = slab[off : off+len(line) : off+len(line)]
 		}
-		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == AgentToClient})
+		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == acp.AgentToClient})
 	})
 	if len(fs) > 0 {
 		t.q.push(fs)
@@ -107,7 +109,7 @@ func (t *Tap) Feed(dir Direction, b []byte) {
 }
 
 // End flushes a last line that had no terminator when the stream in direction dir ended.
-func (t *Tap) End(dir Direction) {
+func (t *Tap) End(dir acp.Direction) {
 	at := t.now()
 	if t.rec != nil {
 		t.rec.end(dir, at)
@@ -130,29 +132,29 @@ func planKey(line []byte) string {
 	}
 	// No json.Valid here either: the scanner stays in bounds on any input, and a garbled line
 	// that happens to yield a key only competes with its own plan's frames.
-	b := trimSpace(line)
-	if !isObject(b) {
+	b := acp.TrimSpace(line)
+	if !acp.IsObject(b) {
 		return ""
 	}
 	var top [2][]byte
-	find(b, top[:], "method", "params")
-	if m, _ := unquote(top[0]); m != MethodSessionUpdate || !isObject(top[1]) {
+	acp.Find(b, top[:], "method", "params")
+	if m, _ := acp.Unquote(top[0]); m != acp.MethodSessionUpdate || !acp.IsObject(top[1]) {
 		return ""
 	}
 	var p [2][]byte
-	find(top[1], p[:], "sessionId", "update")
-	sid, ok := unquote(p[0])
-	if !ok || !isObject(p[1]) {
+	acp.Find(top[1], p[:], "sessionId", "update")
+	sid, ok := acp.Unquote(p[0])
+	if !ok || !acp.IsObject(p[1]) {
 		return ""
 	}
 	upd := p[1]
 	var id string
-	switch kind, _ := unquote(member(upd, "sessionUpdate")); kind {
+	switch kind, _ := acp.Unquote(member(upd, "sessionUpdate")); kind {
 	case "plan":
 		id = "main" // v1's single plan, under the synthetic id the plans room uses too
 	case "plan_update":
 		pl := member(upd, "plan")
-		if !isObject(pl) {
+		if !acp.IsObject(pl) {
 			return ""
 		}
 		id, ok = idMember(pl)
@@ -169,69 +171,17 @@ func planKey(line []byte) string {
 
 // idMember reads planId, or the old spelling id (spec §10.2).
 func idMember(obj []byte) (string, bool) {
-	if s, ok := unquote(member(obj, "planId")); ok {
+	if s, ok := acp.Unquote(member(obj, "planId")); ok {
 		return s, true
 	}
-	return unquote(member(obj, "id"))
+	return acp.Unquote(member(obj, "id"))
 }
 
 // member is find for one key.
 func member(obj []byte, key string) []byte {
 	var v [1][]byte
-	find(obj, v[:], key)
+	acp.Find(obj, v[:], key)
 	return v[0]
-}
-
-// find is lookup that stops as soon as every key has been seen (the first occurrence counts),
-// and returns the last object or array it needs open-ended, running to the end of obj: the
-// caller descends into it, and walking it to its end first would be wasted.
-func find(obj []byte, out [][]byte, keys ...string) {
-	left := len(keys)
-	i := skipSpace(obj, 0) + 1
-	for left > 0 {
-		i = skipSpace(obj, i)
-		if i < len(obj) && obj[i] == ',' {
-			i = skipSpace(obj, i+1)
-		}
-		if i >= len(obj) || obj[i] != '"' {
-			return
-		}
-		ke := stringEnd(obj, i)
-		if ke-i < 2 {
-			return
-		}
-		key := obj[i+1 : ke-1]
-		i = skipSpace(obj, ke)
-		if i >= len(obj) || obj[i] != ':' {
-			return
-		}
-		vs := skipSpace(obj, i+1)
-		if vs >= len(obj) {
-			return
-		}
-		k := -1
-		for j, want := range keys {
-			if out[j] == nil && string(key) == want {
-				k = j
-				break
-			}
-		}
-		if k >= 0 {
-			left--
-			if left == 0 && (obj[vs] == '{' || obj[vs] == '[') {
-				out[k] = obj[vs:]
-				return
-			}
-		}
-		ve := valueEnd(obj, vs)
-		if ve == vs {
-			return
-		}
-		if k >= 0 {
-			out[k] = obj[vs:ve]
-		}
-		i = ve
-	}
 }
 
 // splitter cuts a byte stream into lines (without "\n" or "\r\n"; blank lines skipped) and
@@ -279,7 +229,7 @@ func (s *splitter) emit(line []byte, off int, fn func([]byte, bool, int)) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	if over || !isBlank(line) {
+	if over || !acp.IsBlank(line) {
 		fn(line, over, off)
 	}
 	s.over = false

@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // awkward is traffic a transparent proxy must pass untouched: CRLF, blank lines, a line that is
@@ -159,7 +161,7 @@ func TestProxyAgentCrashesMidTurn(t *testing.T) {
 	// The agent itself, not behind tee: a wrapper that outlives it would hold its output open.
 	r := startCmd(t, &Proxy{Tap: NewTap(TapOptions{})}, exec.Command(planAgent(t)))
 	sess := r.ide.open(false)
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": MethodSessionPrompt,
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": acp.MethodSessionPrompt,
 		"params": map[string]any{"sessionId": sess, "prompt": []any{map[string]any{"type": "text", "text": "plans crash"}}}})
 	r.ide.send(string(b))
 	// The IDE's output ends (so it sees the agent is gone) and the proxy reports the crash.

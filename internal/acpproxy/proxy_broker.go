@@ -1,10 +1,12 @@
-package acp
+package acpproxy
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // Approvals says who may answer the agent's permission requests.
@@ -42,7 +44,7 @@ type PermissionRequest struct {
 	ID        json.RawMessage // the agent's request id, as sent
 	SessionID string
 	Params    json.RawMessage // as sent: the tool call, the options, _meta
-	Options   []PermissionOption
+	Options   []acp.PermissionOption
 	InIDE     bool // the IDE was asked too (ApprovalsBoth)
 }
 
@@ -57,7 +59,7 @@ const (
 // Resolution says how a permission request ended.
 type Resolution struct {
 	By      string
-	Outcome PermissionOutcome // what the agent was told; empty when it was told nothing
+	Outcome acp.PermissionOutcome // what the agent was told; empty when it was told nothing
 }
 
 // ErrPermissionResolved is what answering a request that has already ended returns.
@@ -70,7 +72,7 @@ type PermissionBroker interface {
 	// Offer shows a request. answer delivers the dashboard's decision from any goroutine; it
 	// returns ErrPermissionResolved when the request ended first, or an error when the outcome
 	// does not fit the request (an option it did not offer).
-	Offer(req PermissionRequest, answer func(PermissionOutcome) error)
+	Offer(req PermissionRequest, answer func(acp.PermissionOutcome) error)
 	// Resolved says an offered request ended, whoever ended it (the dashboard included), so the
 	// dashboard can close it and show who.
 	Resolved(id json.RawMessage, r Resolution)

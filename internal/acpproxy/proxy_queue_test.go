@@ -1,19 +1,21 @@
-package acp
+package acpproxy
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 func testPlanFrame(session, plan string, version int) frame {
 	line := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":%q,"content":"v%d"}}}}`, session, plan, version)
-	return newFrame(AgentToClient, time.Time{}, []byte(line))
+	return newFrame(acp.AgentToClient, time.Time{}, []byte(line))
 }
 
 func chunkFrame(i int) frame {
-	return newFrame(AgentToClient, time.Time{}, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%d"}}}}`, i)))
+	return newFrame(acp.AgentToClient, time.Time{}, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%d"}}}}`, i)))
 }
 
 // contents lists what a batch carries: "plan:v3" or "chunk:12".

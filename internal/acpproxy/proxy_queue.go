@@ -1,8 +1,10 @@
-package acp
+package acpproxy
 
 import (
 	"sync"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // frame is one tapped line on its way to the dashboard. It is kept small and nearly free of
@@ -16,8 +18,8 @@ type frame struct {
 	pinned bool   // a connection's opening frames: never dropped
 }
 
-func newFrame(dir Direction, at time.Time, line []byte) frame {
-	a2c := dir == AgentToClient
+func newFrame(dir acp.Direction, at time.Time, line []byte) frame {
+	a2c := dir == acp.AgentToClient
 	f := frame{at: at.UnixNano(), line: line, a2c: a2c}
 	if a2c { // only the agent sends plans
 		f.key = planKey(line)
@@ -25,11 +27,11 @@ func newFrame(dir Direction, at time.Time, line []byte) frame {
 	return f
 }
 
-func (f *frame) dir() Direction {
+func (f *frame) dir() acp.Direction {
 	if f.a2c {
-		return AgentToClient
+		return acp.AgentToClient
 	}
-	return ClientToAgent
+	return acp.ClientToAgent
 }
 
 func (f *frame) time() time.Time { return time.Unix(0, f.at) }

@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // testTimeout bounds every wait on a peer: a failure deadline on a loaded 2-core machine, not a
@@ -188,20 +190,20 @@ func (c *ide) call(method string, params any) json.RawMessage {
 }
 
 // next returns the next message, answering permission requests on the way.
-func (c *ide) next() (Message, bool) {
+func (c *ide) next() (acp.Message, bool) {
 	c.t.Helper()
 	for {
 		select {
 		case line, ok := <-c.lines:
 			if !ok {
-				return Message{}, false
+				return acp.Message{}, false
 			}
-			msgs, err := DecodeLine(line)
+			msgs, err := acp.DecodeLine(line)
 			if err != nil || len(msgs) != 1 {
 				continue // a protocol violation: an IDE logs it and goes on
 			}
 			m := msgs[0]
-			if m.IsRequest() && m.Method == MethodRequestPermission && c.answer != nil {
+			if m.IsRequest() && m.Method == acp.MethodRequestPermission && c.answer != nil {
 				if res := c.answer(m.ID, m.Params); res != "" {
 					c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, res))
 				}
@@ -209,7 +211,7 @@ func (c *ide) next() (Message, bool) {
 			return m, true
 		case <-time.After(testTimeout):
 			c.t.Fatal("timed out waiting for the proxy")
-			return Message{}, false
+			return acp.Message{}, false
 		}
 	}
 }
@@ -221,9 +223,9 @@ func (c *ide) open(plan bool) string {
 	if plan {
 		caps["plan"] = map[string]any{}
 	}
-	c.call(MethodInitialize, map[string]any{"protocolVersion": 1, "clientCapabilities": caps, "clientInfo": map[string]any{"name": "test-ide", "version": "1.0.0"}})
-	res := c.call(MethodSessionNew, map[string]any{"cwd": "/tmp", "mcpServers": []any{}})
-	r, err := DecodeNewSessionResult(res)
+	c.call(acp.MethodInitialize, map[string]any{"protocolVersion": 1, "clientCapabilities": caps, "clientInfo": map[string]any{"name": "test-ide", "version": "1.0.0"}})
+	res := c.call(acp.MethodSessionNew, map[string]any{"cwd": "/tmp", "mcpServers": []any{}})
+	r, err := acp.DecodeNewSessionResult(res)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -232,7 +234,7 @@ func (c *ide) open(plan bool) string {
 
 func (c *ide) prompt(session, text string) {
 	c.t.Helper()
-	c.call(MethodSessionPrompt, map[string]any{"sessionId": session, "prompt": []any{map[string]any{"type": "text", "text": text}}})
+	c.call(acp.MethodSessionPrompt, map[string]any{"sessionId": session, "prompt": []any{map[string]any{"type": "text", "text": text}}})
 }
 
 // drain waits for the proxy to close the IDE's input.
@@ -260,11 +262,11 @@ func (c *ide) sentBytes() []byte {
 func updates(t *testing.T, raw []byte) []string {
 	var kinds []string
 	for _, line := range bytes.Split(raw, []byte("\n")) {
-		msgs, err := DecodeLine(line)
-		if err != nil || len(msgs) != 1 || msgs[0].Method != MethodSessionUpdate {
+		msgs, err := acp.DecodeLine(line)
+		if err != nil || len(msgs) != 1 || msgs[0].Method != acp.MethodSessionUpdate {
 			continue
 		}
-		n, _, err := DecodeSessionNotification(msgs[0].Params)
+		n, _, err := acp.DecodeSessionNotification(msgs[0].Params)
 		if err != nil {
 			t.Fatalf("bad session/update %s: %v", line, err)
 		}

@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"bytes"
@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/plandash/plandash/internal/acp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -99,14 +99,14 @@ func instance(b []byte) (any, error) { return jsonschema.UnmarshalJSON(bytes.New
 // check validates the frames one peer received, in direction dir: with responses false the
 // requests and notifications (recording request ids in sent), with responses true the responses
 // (answered maps the other direction's request ids to their methods).
-func (ms *methodSchemas) check(t *testing.T, name string, dir Direction, raw []byte, responses bool, sent, answered map[string]string) {
+func (ms *methodSchemas) check(t *testing.T, name string, dir acp.Direction, raw []byte, responses bool, sent, answered map[string]string) {
 	t.Helper()
 	for i, line := range bytes.Split(raw, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		where := fmt.Sprintf("%s, %s frame %d: %s", name, dir, i+1, line)
-		msgs, err := DecodeLine(line)
+		msgs, err := acp.DecodeLine(line)
 		if err != nil || len(msgs) != 1 {
 			t.Errorf("%s: not one JSON-RPC message: %v", where, err)
 			continue
@@ -125,11 +125,11 @@ func (ms *methodSchemas) check(t *testing.T, name string, dir Direction, raw []b
 		}
 		var sch *jsonschema.Schema
 		var part json.RawMessage
-		key, _ := idKey(m.ID)
+		key, _ := acp.IDKey(m.ID)
 		switch {
 		case m.Method != "":
 			sch, part = ms.params[m.Method], m.Params
-			if side := ms.side[m.Method]; side == "agent" && dir != ClientToAgent || side == "client" && dir != AgentToClient {
+			if side := ms.side[m.Method]; side == "agent" && dir != acp.ClientToAgent || side == "client" && dir != acp.AgentToClient {
 				t.Errorf("%s: %s is handled by the %s, but went %s", where, m.Method, side, dir)
 			}
 			if m.IsRequest() {
@@ -163,10 +163,10 @@ func checkRun(t *testing.T, name string, toAgent, toIDE []byte) {
 	t.Helper()
 	ms := loadSchemas(t)
 	c2a, a2c := map[string]string{}, map[string]string{}
-	ms.check(t, name, ClientToAgent, toAgent, false, c2a, nil)
-	ms.check(t, name, AgentToClient, toIDE, false, a2c, nil)
-	ms.check(t, name, ClientToAgent, toAgent, true, nil, a2c)
-	ms.check(t, name, AgentToClient, toIDE, true, nil, c2a)
+	ms.check(t, name, acp.ClientToAgent, toAgent, false, c2a, nil)
+	ms.check(t, name, acp.AgentToClient, toIDE, false, a2c, nil)
+	ms.check(t, name, acp.ClientToAgent, toAgent, true, nil, a2c)
+	ms.check(t, name, acp.AgentToClient, toIDE, true, nil, c2a)
 }
 
 func TestProxyFramesValidateAgainstSchema(t *testing.T) {
@@ -193,13 +193,13 @@ func TestProxyFramesValidateAgainstSchema(t *testing.T) {
 		broker := newFakeBroker()
 		r := startRun(t, &Proxy{Approvals: ApprovalsBoth, Broker: broker, PlanUpdates: true})
 		sess := r.ide.open(false)
-		promptUntilDone(t, r.ide, sess, "plans permission", func(m Message) {
+		promptUntilDone(t, r.ide, sess, "plans permission", func(m acp.Message) {
 			switch m.Method {
-			case MethodRequestPermission:
+			case acp.MethodRequestPermission:
 				if err := broker.offer(t).answer(allow); err != nil {
 					t.Fatal(err)
 				}
-			case MethodCancelRequest:
+			case acp.MethodCancelRequest:
 				r.ide.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"cancelled"}}}`, m.Params[len(`{"requestId":`):len(m.Params)-1]))
 			}
 		})
@@ -217,26 +217,26 @@ func TestProxyFramesValidateAgainstSchema(t *testing.T) {
 		io.WriteString(pp.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]}}}`+"\n")
 		toIDE.WriteString(readLine(t, pp.ide) + "\n")
 		ms := loadSchemas(t)
-		asked := map[string]string{"sp-1": MethodRequestPermission}
-		ms.check(t, "dashboard only", ClientToAgent, toAgent.Bytes(), false, map[string]string{}, nil)
-		ms.check(t, "dashboard only", ClientToAgent, toAgent.Bytes(), true, nil, asked)
-		ms.check(t, "dashboard only", AgentToClient, toIDE.Bytes(), false, map[string]string{}, nil)
+		asked := map[string]string{"sp-1": acp.MethodRequestPermission}
+		ms.check(t, "dashboard only", acp.ClientToAgent, toAgent.Bytes(), false, map[string]string{}, nil)
+		ms.check(t, "dashboard only", acp.ClientToAgent, toAgent.Bytes(), true, nil, asked)
+		ms.check(t, "dashboard only", acp.AgentToClient, toIDE.Bytes(), false, map[string]string{}, nil)
 	})
 	t.Run("Go SDK exchange", func(t *testing.T) {
-		raw, err := os.ReadFile(filepath.Join("testdata", "gosdk_exchange.jsonl"))
+		raw, err := os.ReadFile(gosdkExchange)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var fromIDE, fromAgent bytes.Buffer
 		for _, line := range bytes.SplitAfter(raw, []byte("\n")) {
-			msgs, err := DecodeLine(line)
+			msgs, err := acp.DecodeLine(line)
 			if err != nil {
 				continue
 			}
 			// The agent sends what the client handles, and the answers to the client's requests;
 			// the only answer the client sends here is the permission outcome.
 			m := msgs[0]
-			if m.Method != "" && MethodSender(m.Method) == AgentToClient || m.IsResponse() && !bytes.Contains(line, []byte(`"outcome"`)) {
+			if m.Method != "" && acp.MethodSender(m.Method) == acp.AgentToClient || m.IsResponse() && !bytes.Contains(line, []byte(`"outcome"`)) {
 				fromAgent.Write(line)
 			} else {
 				fromIDE.Write(line)
@@ -275,13 +275,13 @@ func TestSchemaCheckRejects(t *testing.T) {
 		method, params string
 		ok             bool
 	}{
-		{MethodSessionUpdate, `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"pending"}]}}`, true},
-		{MethodSessionUpdate, `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"cancelled"}]}}`, false},
-		{MethodSessionUpdate, `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","id":"old","entries":[]}}}`, false},
-		{MethodSessionUpdate, `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p","entries":[]}}}`, true},
-		{MethodInitialize, `{"clientCapabilities":{"plan":{}}}`, false},
-		{MethodInitialize, `{"protocolVersion":1,"clientCapabilities":{"plan":{}}}`, true},
-		{MethodCancelRequest, `{"requestId":"p-1"}`, true},
+		{acp.MethodSessionUpdate, `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"pending"}]}}`, true},
+		{acp.MethodSessionUpdate, `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"cancelled"}]}}`, false},
+		{acp.MethodSessionUpdate, `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","id":"old","entries":[]}}}`, false},
+		{acp.MethodSessionUpdate, `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p","entries":[]}}}`, true},
+		{acp.MethodInitialize, `{"clientCapabilities":{"plan":{}}}`, false},
+		{acp.MethodInitialize, `{"protocolVersion":1,"clientCapabilities":{"plan":{}}}`, true},
+		{acp.MethodCancelRequest, `{"requestId":"p-1"}`, true},
 	} {
 		inst, err := instance([]byte(tc.params))
 		if err != nil {

@@ -1,4 +1,9 @@
-package acp
+// Package acpproxy is the stdio proxy of `plandash acp`: it sits between an IDE and the real
+// ACP agent, forwards every byte both ways, and on the side taps the frames to a plandash server
+// (Tap, Sink), bridges the plan capability (PlanUpdates), relays permission requests to the
+// dashboard (RemoteBroker) and supervises the agent process (Agent). The wire format itself is
+// internal/acp's.
+package acpproxy
 
 import (
 	"bufio"
@@ -7,6 +12,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // Proxy sits between an ACP client (the IDE) and the real agent and forwards every byte both
@@ -61,8 +68,8 @@ func (p *Proxy) Run() error {
 	if p.Approvals != ApprovalsIDE && p.Broker == nil {
 		return errors.New("acp proxy: approvals from the dashboard need a permission broker")
 	}
-	p.toClient = &peerWriter{w: p.ClientOut, dir: AgentToClient, tap: p.Tap, onFail: p.OnClientGone}
-	p.toAgent = &peerWriter{w: p.AgentIn, dir: ClientToAgent, tap: p.Tap}
+	p.toClient = &peerWriter{w: p.ClientOut, dir: acp.AgentToClient, tap: p.Tap, onFail: p.OnClientGone}
+	p.toAgent = &peerWriter{w: p.AgentIn, dir: acp.ClientToAgent, tap: p.Tap}
 	lineMode := p.PlanUpdates || p.Approvals != ApprovalsIDE
 	if p.PlanUpdates {
 		p.bridge = newBridge()
@@ -272,7 +279,7 @@ func (p *Proxy) fromAgent(line []byte) (verdict, []byte) {
 type peerWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
-	dir    Direction
+	dir    acp.Direction
 	tap    *Tap
 	failed bool
 	onFail func()

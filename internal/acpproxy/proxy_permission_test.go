@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/acp"
 )
 
 // fakeBroker stands in for the dashboard: tests take its offers and answer them.
@@ -21,12 +23,12 @@ type fakeBroker struct {
 
 type brokerOffer struct {
 	req    PermissionRequest
-	answer func(PermissionOutcome) error
+	answer func(acp.PermissionOutcome) error
 }
 
 func newFakeBroker() *fakeBroker { return &fakeBroker{offers: make(chan brokerOffer, 16)} }
 
-func (b *fakeBroker) Offer(req PermissionRequest, answer func(PermissionOutcome) error) {
+func (b *fakeBroker) Offer(req PermissionRequest, answer func(acp.PermissionOutcome) error) {
 	b.mu.Lock()
 	b.log = append(b.log, "offer "+string(req.ID))
 	b.mu.Unlock()
@@ -71,14 +73,14 @@ func (b *fakeBroker) offer(t *testing.T) brokerOffer {
 	}
 }
 
-var allow = PermissionOutcome{Outcome: "selected", OptionID: "allow"}
+var allow = acp.PermissionOutcome{Outcome: "selected", OptionID: "allow"}
 
 // promptUntilDone sends a prompt and reads until its response, calling on for each message.
-func promptUntilDone(t *testing.T, c *ide, session, text string, on func(Message)) {
+func promptUntilDone(t *testing.T, c *ide, session, text string, on func(acp.Message)) {
 	t.Helper()
 	c.nextID++
 	id := c.nextID
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": MethodSessionPrompt,
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": acp.MethodSessionPrompt,
 		"params": map[string]any{"sessionId": session, "prompt": []any{map[string]any{"type": "text", "text": text}}}})
 	c.send(string(b))
 	for {
@@ -98,15 +100,15 @@ func TestProxyPermissionDashboardAnswersFirst(t *testing.T) {
 	r := startRun(t, &Proxy{Approvals: ApprovalsBoth, Broker: broker})
 	sess := r.ide.open(false)
 	var cancelled bool
-	promptUntilDone(t, r.ide, sess, "permission", func(m Message) {
+	promptUntilDone(t, r.ide, sess, "permission", func(m acp.Message) {
 		switch {
-		case m.Method == MethodRequestPermission:
+		case m.Method == acp.MethodRequestPermission:
 			// The IDE shows it and waits for its user; the dashboard is quicker.
 			o := broker.offer(t)
 			if !o.req.InIDE || o.req.SessionID != sess || len(o.req.Options) != 2 {
 				t.Errorf("offered %+v", o.req)
 			}
-			if err := o.answer(PermissionOutcome{Outcome: "selected", OptionID: "nope"}); err == nil {
+			if err := o.answer(acp.PermissionOutcome{Outcome: "selected", OptionID: "nope"}); err == nil {
 				t.Error("an option the agent did not offer was accepted")
 			}
 			if err := o.answer(allow); err != nil {
@@ -115,7 +117,7 @@ func TestProxyPermissionDashboardAnswersFirst(t *testing.T) {
 			if err := o.answer(allow); !errors.Is(err, ErrPermissionResolved) {
 				t.Errorf("a second answer: %v, want ErrPermissionResolved", err)
 			}
-		case m.Method == MethodCancelRequest:
+		case m.Method == acp.MethodCancelRequest:
 			cancelled = true
 			// The user clicks in the IDE anyway: the late reply must not reach the agent.
 			r.ide.send(`{"jsonrpc":"2.0","id":1,"result":{"outcome":{"outcome":"selected","optionId":"reject"}}}`)
@@ -170,7 +172,7 @@ func TestProxyPermissionDashboardOnly(t *testing.T) {
 	}()
 	r.ide.prompt(sess, "permission")
 	r.wait()
-	if strings.Contains(string(r.ide.received()), MethodRequestPermission) {
+	if strings.Contains(string(r.ide.received()), acp.MethodRequestPermission) {
 		t.Error("the IDE saw the permission request")
 	}
 	if !strings.Contains(string(r.ide.received()), "permission: selected allow") {
@@ -226,7 +228,7 @@ func TestProxyPermissionCancellations(t *testing.T) {
 		if got, want := readLine(t, pp.agent), `{"id":"p-1","jsonrpc":"2.0","result":{"outcome":{"outcome":"cancelled"}}}`; got != want {
 			t.Errorf("the agent got %s, want %s", got, want)
 		}
-		if got := readLine(t, pp.agent); !strings.Contains(got, MethodSessionCancel) {
+		if got := readLine(t, pp.agent); !strings.Contains(got, acp.MethodSessionCancel) {
 			t.Errorf("then %s, want the session/cancel", got)
 		}
 		if err := o.answer(allow); !errors.Is(err, ErrPermissionResolved) {
@@ -273,7 +275,7 @@ type slowBroker struct {
 	release chan struct{}
 }
 
-func (b *slowBroker) Offer(req PermissionRequest, answer func(PermissionOutcome) error) {
+func (b *slowBroker) Offer(req PermissionRequest, answer func(acp.PermissionOutcome) error) {
 	<-b.release
 	b.fakeBroker.Offer(req, answer)
 }

@@ -1,4 +1,4 @@
-package acp
+package acpproxy
 
 import (
 	"encoding/json"

@@ -1,0 +1,93 @@
+package client
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultServer is where `plandash serve` listens unless told otherwise.
+const DefaultServer = "http://127.0.0.1:7420"
+
+// Flags are the flags every command that talks to a running server takes: --server, --token and
+// --data. An empty field was not given.
+type Flags struct {
+	Server, Token, DataDir string
+}
+
+// Register adds --server, --token and --data to fs. Their defaults are applied by Resolve, not
+// by the flag package, so that a flag given beats the environment, which beats the defaults.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.Server, "server", "", "the plandash server (default $PLANDASH_SERVER, else "+DefaultServer+")")
+	fs.StringVar(&f.Token, "token", "", "the server's token (default $PLANDASH_TOKEN, else the token file in --data)")
+	fs.StringVar(&f.DataDir, "data", "", "the server's data directory, to read its token from (default $XDG_DATA_HOME/plandash, else ~/.local/share/plandash)")
+}
+
+// Target is a resolved server and the way to its token.
+type Target struct {
+	Server  string // the base URL
+	Token   string // given by --token or $PLANDASH_TOKEN; "" means the token file in DataDir
+	DataDir string // the server's data directory
+}
+
+// Resolve decides the server and token the same way for every command: --server, else
+// $PLANDASH_SERVER, else DefaultServer; --token, else $PLANDASH_TOKEN, else the file "token" in
+// --data (default DefaultDataDir). It reads nothing: the token file is read when a call needs it
+// (see ReadToken), because a server started later may create it.
+func Resolve(getenv func(string) string, f Flags) Target {
+	t := Target{Server: f.Server, Token: f.Token, DataDir: f.DataDir}
+	if t.Server == "" {
+		t.Server = getenv("PLANDASH_SERVER")
+	}
+	if t.Server == "" {
+		t.Server = DefaultServer
+	}
+	if t.Token == "" {
+		t.Token = getenv("PLANDASH_TOKEN")
+	}
+	if t.DataDir == "" {
+		t.DataDir = DefaultDataDir(getenv)
+	}
+	return t
+}
+
+// DefaultDataDir is where the server keeps its data unless told otherwise: $XDG_DATA_HOME/plandash,
+// else ~/.local/share/plandash, else .plandash.
+func DefaultDataDir(getenv func(string) string) string {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "plandash")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "share", "plandash")
+	}
+	return ".plandash"
+}
+
+// TokenFile is the file in a data directory that holds the server's token (web.LoadOrCreateToken
+// writes it: the token and a newline).
+func TokenFile(dataDir string) string { return filepath.Join(dataDir, "token") }
+
+// ReadToken is the token to present: the one given, else the one in the data directory. It only
+// reads; creating the token is the server's job.
+func (t Target) ReadToken() (string, error) {
+	if t.Token != "" {
+		return t.Token, nil
+	}
+	b, err := os.ReadFile(TokenFile(t.DataDir))
+	if err == nil {
+		if tok := strings.TrimSpace(string(b)); tok != "" {
+			return tok, nil
+		}
+		err = errors.New("the file is empty")
+	}
+	return "", fmt.Errorf("no token: pass --token or $PLANDASH_TOKEN, or --data of the server (%w)", err)
+}
+
+// Client is a client of the target that reads the token before each call (see WithTokenFunc);
+// opts come after, so they may override it.
+func (t Target) Client(opts ...Option) *Client {
+	return New(t.Server, "", append([]Option{WithTokenFunc(t.ReadToken)}, opts...)...)
+}
