@@ -4,6 +4,8 @@
 #
 #   scripts/agent-clis.sh                 # all four agents
 #   scripts/agent-clis.sh claude codex    # only these
+#   scripts/agent-clis.sh --installed-only claude
+#                                         # never install: exit 3 when claude is not there yet
 #
 # The cache is ${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}; each agent
 # lives in its own prefix named after the pinned version, so bumping a pin installs beside the old
@@ -38,6 +40,10 @@ esac
 install() {
 	local prefix=$1 spec=$2
 	[[ -f $prefix/.installed ]] && return 0
+	if ((installed_only)); then
+		echo "agent-clis: $spec is not installed in $prefix" >&2
+		exit 3
+	fi
 	command -v npm >/dev/null || { echo "agent-clis: npm is not installed" >&2; exit 1; }
 	mkdir -p "$prefix"
 	echo "agent-clis: installing $spec into $prefix" >&2
@@ -91,6 +97,11 @@ opencode() {
 	found opencode "$p/node_modules/opencode-$os-$arch/bin/opencode"
 }
 
+installed_only=0
+if [[ ${1:-} == --installed-only ]]; then
+	installed_only=1
+	shift
+fi
 agents=("$@")
 ((${#agents[@]})) || agents=(claude codex gemini opencode)
 for a in "${agents[@]}"; do
