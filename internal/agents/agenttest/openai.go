@@ -31,7 +31,7 @@ func (m *ModelServer) openai(w http.ResponseWriter, req Request) {
 	var items []item
 	if turn.Text != "" {
 		items = append(items, item{"type": "message", "role": "assistant", "status": "completed",
-			"id": fmt.Sprintf("msg_agenttest_%04d", req.Seq),
+			"id":      fmt.Sprintf("msg_agenttest_%04d", req.Seq),
 			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}}})
 	}
 	for _, tu := range turn.calls() {
