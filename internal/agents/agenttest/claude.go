@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,7 +88,11 @@ func (c *Claude) Print(timeout time.Duration, prompt string, args ...string) Res
 func (c *Claude) Interactive(args ...string) *Tmux {
 	c.t.Helper()
 	x := StartTmux(c.t, c.Dir, c.Env, append(append([]string(nil), c.Argv...), args...)...)
-	x.WaitScreen(2*time.Minute, "? for shortcuts")
+	// Ready is the input box's prompt with the footer under it: "? for shortcuts" in the
+	// default mode, "… (shift+tab to cycle)" in the others.
+	x.WaitScreenFunc(2*time.Minute, func(s string) bool {
+		return strings.Contains(s, "❯") && (strings.Contains(s, "for shortcuts") || strings.Contains(s, "shift+tab"))
+	})
 	return x
 }
 
