@@ -32,8 +32,9 @@ type Codex struct {
 }
 
 // NewCodex prepares Codex against srv. extraConfig is appended to config.toml verbatim (e.g.
-// "[features]\nhooks = true\n"); hooks, when not nil, is written as CODEX_HOME/hooks.json.
-// It skips the test when the CLI is not installed (see Command).
+// "[features]\nhooks = true\n"); hooks, when not nil, is written as CODEX_HOME/hooks.json
+// (the {"hooks": {"Stop": [...]}} wrapper shape) and trusted (see TrustHooks). It skips the
+// test when the CLI is not installed (see Command).
 func NewCodex(t testing.TB, srv *ModelServer, extraConfig string, hooks any) *Codex {
 	t.Helper()
 	argv := Command(t, "codex")
@@ -75,6 +76,9 @@ trust_level = "trusted"
 		"FAKE_KEY="+CodexKey,
 		"TERM=xterm-256color",
 	)
+	if hooks != nil {
+		c.TrustHooks()
+	}
 	return c
 }
 
@@ -86,11 +90,16 @@ func (c *Codex) Exec(timeout time.Duration, prompt string, args ...string) Resul
 	return runCLI(c.t, timeout, c.Dir, c.Env, append(append(argv, args...), prompt))
 }
 
-// Interactive starts the interactive CLI with args under tmux. It does not wait for anything:
-// the first screens depend on the version; use WaitScreen.
+// Interactive starts the interactive CLI with args under tmux and waits until it is ready
+// for a prompt. It passes --no-daemon: by default the 0.169.0 TUI copies itself into
+// CODEX_HOME/packages and starts a detached app-server daemon that outlives the session
+// (and the test); --no-daemon runs the app server inside the TUI process instead.
 func (c *Codex) Interactive(args ...string) *Tmux {
 	c.t.Helper()
-	return StartTmux(c.t, c.Dir, c.Env, append(append([]string(nil), c.Argv...), args...)...)
+	argv := append(append(append([]string(nil), c.Argv...), "--no-daemon"), args...)
+	x := StartTmux(c.t, c.Dir, c.Env, argv...)
+	x.WaitScreen(2*time.Minute, "for shortcuts")
+	return x
 }
 
 // Rollouts returns the rollout files Codex wrote under CODEX_HOME/sessions, sorted.
