@@ -31,9 +31,10 @@ func (m *ModelServer) gemini(w http.ResponseWriter, req Request) {
 	if turn.Text != "" || req.Side {
 		text := turn.Text
 		if req.Side {
-			// Gemini CLI's helpers ask for JSON (e.g. {"next_speaker": …}); a JSON text that
-			// names the user makes them all settle quickly.
-			text = `{"next_speaker":"user","reasoning":"agenttest"}`
+			// Gemini CLI's helpers ask for JSON in their own schemas (the next-speaker check,
+			// the model router's classifier); one object satisfying them all settles them
+			// quickly: the user speaks next, the task is simple.
+			text = `{"next_speaker":"user","reasoning":"agenttest","complexity_reasoning":"agenttest","complexity_score":1}`
 		}
 		parts = append(parts, map[string]any{"text": text})
 	}

@@ -84,12 +84,16 @@ func (r Request) FunctionCallOutputs() []FunctionCallOutput {
 }
 
 // ToolNames returns the names of the tools the request offered the model (Anthropic's
-// tools[].name, or the Responses API's function tools' names).
+// tools[].name, the Responses API's function tools' names, or Gemini's
+// tools[].functionDeclarations[].name).
 func (r Request) ToolNames() []string {
 	var in struct {
 		Tools []struct {
-			Name string `json:"name"`
-			Type string `json:"type"`
+			Name                 string `json:"name"`
+			Type                 string `json:"type"`
+			FunctionDeclarations []struct {
+				Name string `json:"name"`
+			} `json:"functionDeclarations"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(r.Body, &in) != nil {
@@ -97,6 +101,9 @@ func (r Request) ToolNames() []string {
 	}
 	var out []string
 	for _, t := range in.Tools {
+		for _, f := range t.FunctionDeclarations {
+			out = append(out, f.Name)
+		}
 		if t.Name != "" {
 			out = append(out, t.Name)
 		} else if t.Type != "" {
