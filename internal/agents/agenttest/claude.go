@@ -96,15 +96,6 @@ func (c *Claude) Interactive(args ...string) *Tmux {
 	return x
 }
 
-// Submit types a prompt into an interactive Claude Code and presses Enter.
-func Submit(x *Tmux, prompt string) {
-	x.t.Helper()
-	x.Type(prompt)
-	// The input box renders the typed text before Enter counts as a submission of all of it.
-	x.WaitScreen(30*time.Second, prompt[:min(len(prompt), 20)])
-	x.Keys("Enter")
-}
-
 // runCLI runs argv with exactly env in dir, with no stdin, killing it after timeout.
 func runCLI(t testing.TB, timeout time.Duration, dir string, env, argv []string) Result {
 	t.Helper()

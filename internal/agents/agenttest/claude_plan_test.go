@@ -94,7 +94,7 @@ func TestClaudePlanModeGate(t *testing.T) {
 			scriptPlan(t, srv, plan, "Agenttest turn over.")
 
 			x := c.Interactive("--permission-mode", "plan", "--model", "claude-sonnet-4-5")
-			Submit(x, "plan the parser")
+			x.Submit("plan the parser")
 
 			ev := WaitHookEvent(t, rec, 2*time.Minute, func(map[string]any) bool { return true })
 			if ev["hook_event_name"] != "PermissionRequest" || ev["tool_name"] != "ExitPlanMode" {
@@ -114,6 +114,9 @@ func TestClaudePlanModeGate(t *testing.T) {
 				if r.Answer.ToolUse != nil && r.Answer.ToolUse.Name == "ExitPlanMode" {
 					exitID = r.Answer.ToolUse.ID
 				}
+			}
+			if exitID == "" {
+				t.Fatalf("the model never called ExitPlanMode:\n%s", srv.Summary())
 			}
 			next := srv.WaitRequest(2*time.Minute, func(r Request) bool { _, ok := r.ToolResult(exitID); return ok })
 			res, _ := next.ToolResult(exitID)

@@ -22,9 +22,7 @@ func TestCodexTUIStopHook(t *testing.T) {
 	srv.Script(Turn{ToolUse: &ToolUse{Name: "update_plan", Input: plan}}, Turn{Text: "Agenttest turn over."})
 
 	x := c.Interactive()
-	x.Type("plan the parser")
-	x.WaitScreen(30*time.Second, "plan the parser")
-	x.Keys("Enter")
+	x.Submit("plan the parser")
 	ev := WaitHookEvent(t, rec, 2*time.Minute, func(ev map[string]any) bool { return ev["hook_event_name"] == "Stop" })
 	if ev["last_assistant_message"] != "Agenttest turn over." || ev["cwd"] != c.Dir {
 		t.Errorf("Stop event = %v", ev)

@@ -6,6 +6,21 @@
 // Responder that looks at the request), starts an agent CLI pointed at the server, and then
 // asserts on what the hooks recorded and on the requests the CLI sent back (tool results,
 // hook messages). See shared/spec/agents.md §11 for the recipes this follows.
+//
+//	srv := agenttest.NewModelServer(t)
+//	rec := filepath.Join(t.TempDir(), "events.jsonl")
+//	c := agenttest.NewClaude(t, srv, map[string]any{"hooks": map[string]any{
+//		"PostToolUse": []any{map[string]any{"matcher": "TaskCreate", "hooks": []any{
+//			map[string]any{"type": "command", "command": agenttest.RecordHook(rec, "")}}}}}})
+//	srv.Script(agenttest.Turn{ToolUse: &agenttest.ToolUse{Name: "TaskCreate", Input: …}},
+//		agenttest.Turn{Text: "done"})
+//	res := c.Print(3*time.Minute, "plan it", "--model", "claude-sonnet-4-5")
+//	events := agenttest.HookEvents(t, rec)
+//
+// The CLIs come from scripts/agent-clis.sh (a cache outside the repository). A test using one
+// is skipped when it is not installed, unless PLANDASH_AGENT_TESTS=1 (CI), which installs it;
+// PLANDASH_CLAUDE, PLANDASH_CODEX, PLANDASH_GEMINI and PLANDASH_OPENCODE name binaries to use
+// instead. Interactive CLIs run under tmux (StartTmux), each on its own tmux server.
 package agenttest
 
 import (

@@ -88,6 +88,16 @@ func (x *Tmux) Keys(keys ...string) {
 	}
 }
 
+// Submit types a prompt into the CLI's input box, waits until the box shows it (keys typed
+// into a box that is not drawn yet are lost, and Enter must come after the text), then presses
+// Enter.
+func (x *Tmux) Submit(prompt string) {
+	x.t.Helper()
+	x.Type(prompt)
+	x.WaitScreen(30*time.Second, prompt[:min(len(prompt), 20)])
+	x.Keys("Enter")
+}
+
 // Screen returns the pane's visible text ("" once the server is gone).
 func (x *Tmux) Screen() string {
 	out, err := x.cmd("capture-pane", "-p", "-t", "agent").Output()
