@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,6 +19,7 @@ type Tmux struct {
 	t      testing.TB
 	socket string
 	tmpdir string
+	pid    int // the pane's process: the CLI (the launcher execs it), leader of its own group
 	// Log is a file the pane's output is piped to, for failure messages and debugging.
 	Log string
 }
@@ -52,12 +55,19 @@ func StartTmux(t testing.TB, dir string, env []string, argv ...string) *Tmux {
 		}
 	}
 	t.Cleanup(func() {
-		// kill-server hangs up every pane; an already dead server is fine.
+		// kill-server hangs up every pane; an already dead server is fine. The CLI may take
+		// a moment to exit after the hangup, writing into its HOME as it goes, and t.TempDir's
+		// own cleanup fails on a directory that is still being written: wait for it to go.
 		_ = x.cmd("kill-server").Run()
+		reap(x.pid, 10*time.Second)
 	})
-	if out, err := x.cmd("-f", conf, "new-session", "-d", "-s", "agent", "-x", "200", "-y", "50",
-		"-c", dir, launcher).CombinedOutput(); err != nil {
+	out, err := x.cmd("-f", conf, "new-session", "-d", "-P", "-F", "#{pane_pid}", "-s", "agent",
+		"-x", "200", "-y", "50", "-c", dir, launcher).CombinedOutput()
+	if err != nil {
 		t.Fatalf("agenttest: tmux new-session: %v\n%s", err, out)
+	}
+	if x.pid, err = strconv.Atoi(strings.TrimSpace(string(out))); err != nil {
+		t.Fatalf("agenttest: tmux new-session printed no pane pid: %q", out)
 	}
 	if out, err := x.cmd("pipe-pane", "-t", "agent", "cat >> "+ShellQuote(x.Log)).CombinedOutput(); err != nil {
 		t.Fatalf("agenttest: tmux pipe-pane: %v\n%s", err, out)
@@ -171,4 +181,51 @@ func (x *Tmux) Stop(timeout time.Duration) {
 		x.t.Logf("agenttest: the CLI did not exit within %v; killing its tmux server", timeout)
 	}
 	_ = x.cmd("kill-server").Run()
+	reap(x.pid, 10*time.Second)
+}
+
+// reap waits up to grace for process pid to exit, then kills its process group (tmux made
+// the pane's process a session leader, so its hooks and helpers share the group) and waits
+// a little more.
+func reap(pid int, grace time.Duration) {
+	if pid <= 0 {
+		return
+	}
+	if waitGone(pid, grace) {
+		return
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	waitGone(pid, 5*time.Second)
+}
+
+// waitGone polls until pid has exited. The CLI's parent, the tmux server, is gone by then,
+// and an init that does not reap leaves a zombie behind: a zombie counts as gone.
+func waitGone(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if !alive(pid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		if _, procErr := os.Stat("/proc/self"); procErr == nil {
+			return false // /proc works and has no such process
+		}
+		return syscall.Kill(pid, 0) == nil // no /proc (macOS): ask the kernel
+	}
+	// The state follows the parenthesised command name, which may itself contain spaces.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
 }
