@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Installs the coding agents' real CLIs from npm into a cache directory (never globally, never
+# inside the repository) and prints where each runnable binary is, one "name=path" line each.
+#
+#   scripts/agent-clis.sh                 # all four agents
+#   scripts/agent-clis.sh claude codex    # only these
+#   scripts/agent-clis.sh --installed-only claude
+#                                         # never install: exit 3 when claude is not there yet
+#
+# The cache is ${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}; each agent
+# lives in its own prefix named after the pinned version, so bumping a pin installs beside the old
+# one and an existing install is reused without asking npm anything. Tests in
+# internal/agents/agenttest run this script to find the binaries.
+#
+# The versions are pinned because the hook contracts change silently between releases
+# (shared/spec/agents.md §10 "Risks"): bump them deliberately and rerun the agent tests.
+set -euo pipefail
+exec </dev/null # never wait for a prompt, in CI or under `go test`
+
+CLAUDE_VERSION=2.1.328  # verified in shared/spec/agents.md §11
+CODEX_VERSION=0.169.0   # verified in shared/spec/agents.md §11
+GEMINI_VERSION=0.61.0   # newest on npm when pinned
+OPENCODE_VERSION=1.18.33 # newest on npm when pinned
+
+cache=${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}
+
+case "$(uname -m)" in
+x86_64 | amd64) arch=x64 codex_triple=x86_64-unknown-linux-musl ;;
+aarch64 | arm64) arch=arm64 codex_triple=aarch64-unknown-linux-musl ;;
+*) echo "agent-clis: unsupported machine $(uname -m)" >&2; exit 1 ;;
+esac
+case "$(uname -s)" in
+Linux) os=linux ;;
+Darwin) os=darwin codex_triple=${codex_triple/unknown-linux-musl/apple-darwin} ;;
+*) echo "agent-clis: unsupported system $(uname -s)" >&2; exit 1 ;;
+esac
+
+# install PREFIX PACKAGE@VERSION: npm install into PREFIX unless a previous run completed there.
+# The marker file is written last, so an interrupted install is redone rather than trusted.
+install() {
+	local prefix=$1 spec=$2
+	[[ -f $prefix/.installed ]] && return 0
+	if ((installed_only)); then
+		echo "agent-clis: $spec is not installed in $prefix" >&2
+		exit 3
+	fi
+	command -v npm >/dev/null || { echo "agent-clis: npm is not installed" >&2; exit 1; }
+	mkdir -p "$prefix"
+	echo "agent-clis: installing $spec into $prefix" >&2
+	local log=$prefix/npm-install.log
+	# Lifecycle scripts are skipped: the native binaries are found below without them, and
+	# the packages' postinstall steps would only copy or download what is already there.
+	# --foreground-scripts is irrelevant then; --loglevel=error keeps npm's noise off stdout.
+	if ! npm install --prefix "$prefix" --no-audit --no-fund --no-save --ignore-scripts \
+		--loglevel=error "$spec" >"$log" 2>&1; then
+		echo "agent-clis: npm install $spec failed:" >&2
+		cat "$log" >&2
+		exit 1
+	fi
+	touch "$prefix/.installed"
+}
+
+# found NAME PATH: print the binary's path, or fail naming what is missing.
+found() {
+	if [[ ! -e $2 ]]; then
+		echo "agent-clis: $1 installed but $2 is missing (package layout changed?)" >&2
+		exit 1
+	fi
+	echo "$1=$2"
+}
+
+claude() {
+	local p=$cache/claude-code@$CLAUDE_VERSION
+	install "$p" "@anthropic-ai/claude-code@$CLAUDE_VERSION"
+	# The platform package carries the native binary (§11); the wrapper needs its postinstall.
+	local bin=$p/node_modules/@anthropic-ai/claude-code-$os-$arch/claude
+	[[ -e $bin ]] || bin=$p/node_modules/@anthropic-ai/claude-code-$os-$arch-musl/claude
+	found claude "$bin"
+}
+
+codex() {
+	local p=$cache/codex@$CODEX_VERSION
+	install "$p" "@openai/codex@$CODEX_VERSION"
+	found codex "$p/node_modules/@openai/codex-$os-$arch/vendor/$codex_triple/bin/codex"
+}
+
+gemini() {
+	local p=$cache/gemini-cli@$GEMINI_VERSION
+	install "$p" "@google/gemini-cli@$GEMINI_VERSION"
+	# A bundled JS entry point: run it with node (the package needs node >= 20).
+	found gemini "$p/node_modules/@google/gemini-cli/bundle/gemini.js"
+}
+
+opencode() {
+	local p=$cache/opencode@$OPENCODE_VERSION
+	install "$p" "opencode-ai@$OPENCODE_VERSION"
+	found opencode "$p/node_modules/opencode-$os-$arch/bin/opencode"
+}
+
+installed_only=0
+if [[ ${1:-} == --installed-only ]]; then
+	installed_only=1
+	shift
+fi
+agents=("$@")
+((${#agents[@]})) || agents=(claude codex gemini opencode)
+for a in "${agents[@]}"; do
+	case $a in
+	claude | codex | gemini | opencode) "$a" ;;
+	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini or opencode)" >&2; exit 2 ;;
+	esac
+done
