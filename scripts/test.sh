@@ -31,6 +31,8 @@ step "tools"
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v dot >/dev/null || missing+=(graphviz)
+command -v tmux >/dev/null || missing+=(tmux)
+command -v npm >/dev/null || missing+=(nodejs npm)
 if [ "${#missing[@]}" -gt 0 ]; then
 	echo "installing: ${missing[*]}"
 	apt_install "${missing[@]}"
@@ -38,6 +40,11 @@ fi
 command -v chromium >/dev/null || fail "chromium is still not on PATH after installing it"
 echo "go:       $(go version)"
 echo "chromium: $(chromium --version 2>/dev/null || echo '?')"
+
+step "agent CLIs (npm, into a cache outside the repository)"
+# The agents' real CLIs run against a scripted model server in internal/agents/agenttest.
+scripts/agent-clis.sh
+export PLANDASH_AGENT_TESTS=1
 
 step "gofmt"
 gofiles=()
@@ -78,6 +85,6 @@ echo "ok"
 pkgs=("$@")
 if [ "${#pkgs[@]}" -eq 0 ]; then pkgs=(./...); fi
 step "go test -race ${pkgs[*]} (browser tests in e2e/ included)"
-go test -race -count=1 "${pkgs[@]}"
+go test -race -count=1 -timeout 25m "${pkgs[@]}"
 
 printf '\nall checks passed\n'

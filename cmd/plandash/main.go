@@ -47,6 +47,8 @@ Usage:
   plandash mcp    [flags]          serve plandash's MCP tools (shared plans, approval) on stdio
   plandash approval request FILE   submit a plan for approval and wait for the decision
   plandash dag check FILE          validate a tool-call plan and print its dry run
+  plandash install claude [--gate] put plandash's hooks in Claude Code's settings (--uninstall)
+  plandash hook claude             what those hooks run: post one event read on stdin
   plandash plans  list|show|write|status|delete
                                    read and write docker-agent's shared plans
   plandash version
@@ -80,6 +82,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return plansCmd(ctx, rest, getenv, stdin, stdout, stderr)
 	case "dag":
 		return dagCmd(rest, stdin, stdout, stderr)
+	case "hook":
+		return hookCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "install":
+		return installCmd(rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "plandash", version)
 		return nil

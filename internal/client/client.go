@@ -248,6 +248,10 @@ func decodeAnswer(r io.Reader, out any) error {
 	if len(raw) > maxAnswer {
 		return fmt.Errorf("the answer is over %d bytes", maxAnswer)
 	}
+	if b, ok := out.(*[]byte); ok { // the caller takes the bytes as they are
+		*b = raw
+		return nil
+	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("the answer is not the JSON expected: %w", err)
 	}
