@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	pdapp "github.com/plandash/plandash/internal/app"
+
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
@@ -27,7 +29,7 @@ func startEmbedApp(t *testing.T, ancestors ...string) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := serveConfig(t, ln, web.Config{FrameAncestors: ancestors})
+	a := serveConfig(t, ln, pdapp.Config{Config: web.Config{FrameAncestors: ancestors}})
 	// Pages are addressed as localhost:PORT so a host on another port is another origin of the
 	// same site, which keeps the frame in-process where DevTools queries can reach it.
 	_, port, _ := net.SplitHostPort(a.addr)

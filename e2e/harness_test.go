@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	pdapp "github.com/plandash/plandash/internal/app"
+
 	"github.com/chromedp/chromedp"
 	"github.com/plandash/plandash/internal/web"
 )
@@ -110,7 +112,7 @@ type app struct {
 	t      *testing.T
 	dir    string
 	addr   string
-	srv    *web.Server
+	srv    *pdapp.App
 	cancel context.CancelFunc
 	done   chan error
 	client *http.Client
@@ -130,19 +132,19 @@ func startApp(t *testing.T, dir, addr string) *app {
 // serveOn starts the real server on ln with its store in dir.
 func serveOn(t *testing.T, dir string, ln net.Listener) *app {
 	t.Helper()
-	return serveConfig(t, ln, web.Config{DataDir: dir})
+	return serveConfig(t, ln, pdapp.Config{DataDir: dir})
 }
 
 // serveConfig starts the real server on ln with cfg; the token and the test logger are filled
 // in, and DataDir defaults to a temp dir.
-func serveConfig(t *testing.T, ln net.Listener, cfg web.Config) *app {
+func serveConfig(t *testing.T, ln net.Listener, cfg pdapp.Config) *app {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
 	cfg.Token, cfg.Log = token, testLogger(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := web.Open(ctx, cfg)
+	srv, err := pdapp.Open(ctx, cfg)
 	if err != nil {
 		cancel()
 		ln.Close()

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	pdapp "github.com/plandash/plandash/internal/app"
+
 	"github.com/chromedp/chromedp"
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/web"
@@ -24,7 +26,7 @@ func startSharedApp(t *testing.T, plansDir string) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serveConfig(t, ln, web.Config{PlansDir: plansDir, User: "e2e-user"})
+	return serveConfig(t, ln, pdapp.Config{Config: web.Config{User: "e2e-user"}, PlansDir: plansDir})
 }
 
 // The plandash binary is built once per test binary: the other process that writes plans.

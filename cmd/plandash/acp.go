@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/acpproxy"
+	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/web"
 )
@@ -173,7 +174,7 @@ func serveEmbedded(ctx context.Context, addr string, target client.Target, log *
 		log.Error("--serve", "err", err)
 		return nil
 	}
-	srv, err := web.Open(ctx, web.Config{DataDir: data, Token: target.Token, Log: log, Version: version})
+	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: log}, DataDir: data, Token: target.Token, Version: version})
 	if err != nil {
 		ln.Close()
 		log.Error("--serve: cannot open the dashboard", "err", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -53,12 +54,12 @@ func TestAcpServeUsesTheGivenToken(t *testing.T) {
 			if strings.Contains(stderr.String(), "did not take the last frames") {
 				t.Errorf("the dashboard refused the frames:\n%s", stderr.String())
 			}
-			srv, err := web.Open(ctx, web.Config{DataDir: data, Token: "any", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: data, Token: "any"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer srv.Close()
-			if _, err := srv.Service().SessionOnly(ctx, "s-token"); err != nil {
+			if _, err := srv.Plans.SessionOnly(ctx, "s-token"); err != nil {
 				t.Errorf("the session was not recorded: %v\n%s", err, stderr.String())
 			}
 		})

@@ -16,11 +16,12 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/web"
 )
 
 func TestApprovalRequestCommand(t *testing.T) {
-	srv, err := web.Open(context.Background(), web.Config{DataDir: t.TempDir(), Token: "tok", User: "ann", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := app.Open(context.Background(), app.Config{Config: web.Config{User: "ann", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: t.TempDir(), Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestApprovalRequestCommand(t *testing.T) {
 // TestMCPStdioApproval: `plandash mcp` on stdio offers request_plan_approval and forwards it to
 // the running server's gate.
 func TestMCPStdioApproval(t *testing.T) {
-	srv, err := web.Open(context.Background(), web.Config{DataDir: t.TempDir(), Token: "tok", User: "ann", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := app.Open(context.Background(), app.Config{Config: web.Config{User: "ann", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: t.TempDir(), Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
 	}

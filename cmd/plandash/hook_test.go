@@ -14,13 +14,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/web"
 )
 
 // TestHookClaudeCommand: `plandash hook claude` posts the event on stdin to the dashboard, prints
 // nothing for a capture, and exits 0 silently when the dashboard is down.
 func TestHookClaudeCommand(t *testing.T) {
-	srv, err := web.Open(context.Background(), web.Config{DataDir: t.TempDir(), Token: "tok", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := app.Open(context.Background(), app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: t.TempDir(), Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
 	}

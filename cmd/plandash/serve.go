@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/demo"
 	"github.com/plandash/plandash/internal/web"
@@ -100,10 +101,12 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			return err
 		}
 	}
-	srv, err := web.Open(ctx, web.Config{
-		DataDir: f.data, Token: f.token, AllowRoots: f.allowRoots, FrameAncestors: f.frameAncestors,
-		OriginPatterns: originPatterns(f.frameAncestors), MaxBody: f.maxBody, MaxLine: f.maxLine, Idle: f.idle, Log: log,
-		PlansDir: f.plansDir, User: f.user, UserHeader: f.userHeader, Version: version,
+	srv, err := app.Open(ctx, app.Config{
+		Config: web.Config{
+			FrameAncestors: f.frameAncestors, OriginPatterns: originPatterns(f.frameAncestors),
+			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, Log: log,
+		},
+		DataDir: f.data, Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
 	})
 	if err != nil {
 		return err
@@ -117,10 +120,10 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		log.Warn("listening beyond loopback: anyone who can reach this address and has the token sees your agents' plans", "addr", ln.Addr().String())
 	}
-	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, f.data, base, url.QueryEscape(srv.Token()))
+	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, f.data, base, url.QueryEscape(srv.Token))
 	if isDemo {
 		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
-		agent := &demo.Agent{API: client.New(base, srv.Token()), Dir: demoDir, PlansDir: f.plansDir}
+		agent := &demo.Agent{API: client.New(base, srv.Token), Dir: demoDir, PlansDir: f.plansDir}
 		go func() {
 			if err := agent.Run(ctx); err != nil {
 				log.Error("demo agent stopped", "err", err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/web"
@@ -25,14 +26,14 @@ const token = "test-token"
 // when it answered.
 type server struct {
 	*httptest.Server
-	web   *web.Server
+	web   *app.App
 	front atomic.Pointer[func(http.ResponseWriter, *http.Request) bool]
 	hits  atomic.Int32
 }
 
 func newServer(t *testing.T) *server {
 	t.Helper()
-	srv, err := web.Open(context.Background(), web.Config{DataDir: t.TempDir(), Token: token, User: "ann", Log: slog.New(slog.DiscardHandler)})
+	srv, err := app.Open(context.Background(), app.Config{Config: web.Config{User: "ann", Log: slog.New(slog.DiscardHandler)}, DataDir: t.TempDir(), Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestIngest(t *testing.T) {
 			}
 		})
 	}
-	sess, err := s.web.Service().SessionOnly(ctx, "s1")
+	sess, err := s.web.Plans.SessionOnly(ctx, "s1")
 	if err != nil || sess.Agent != "real-agent" {
 		t.Errorf("the session as stored: %+v, %v", sess, err)
 	}

@@ -81,7 +81,7 @@ func TestRetry(t *testing.T) {
 				}
 				if strings.HasSuffix(tc.name, "ingest") {
 					// The body was sent again whole: the session it opens is there.
-					if _, err := s.web.Service().SessionOnly(ctxT(t), "s1"); err != nil {
+					if _, err := s.web.Plans.SessionOnly(ctxT(t), "s1"); err != nil {
 						t.Errorf("the retried post was not applied: %v", err)
 					}
 				}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/mcpserver"
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -230,8 +231,8 @@ func TestSharedPlanToolsStreamableHTTP(t *testing.T) {
 	plansDir, root := t.TempDir(), t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := web.Open(ctx, web.Config{DataDir: t.TempDir(), Token: "mcp-token", PlansDir: plansDir, AllowRoots: []string{root},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		DataDir: t.TempDir(), Token: "mcp-token", PlansDir: plansDir, AllowRoots: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}

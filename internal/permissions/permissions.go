@@ -65,17 +65,17 @@ type Inbox struct {
 	resolved []key                    // oldest first, bounded
 }
 
-// New returns an empty inbox. onChange (may be nil) is called after every change, outside the
-// inbox's lock, with the title of a newly offered request ("" for other changes).
-func New(now func() time.Time, onChange func(latest string)) *Inbox {
+// New returns an empty inbox.
+func New(now func() time.Time) *Inbox {
 	if now == nil {
 		now = time.Now
 	}
-	if onChange == nil {
-		onChange = func(string) {}
-	}
-	return &Inbox{now: now, onChange: onChange, reqs: map[key]*Request{}, answers: map[string][]Answer{}, wake: map[string]chan struct{}{}}
+	return &Inbox{now: now, onChange: func(string) {}, reqs: map[key]*Request{}, answers: map[string][]Answer{}, wake: map[string]chan struct{}{}}
 }
+
+// OnChange sets fn to be called after every change, outside the inbox's lock, with the title of
+// a newly offered request ("" for other changes). Set it before the inbox is used.
+func (in *Inbox) OnChange(fn func(latest string)) { in.onChange = fn }
 
 // List returns the offered requests, open ones first, oldest first.
 func (in *Inbox) List() []Request {

@@ -23,7 +23,8 @@ func offer(t *testing.T, in *Inbox, stream, id string) {
 func TestFirstAnswerWins(t *testing.T) {
 	var mu sync.Mutex
 	var titles []string
-	in := New(nil, func(latest string) { mu.Lock(); titles = append(titles, latest); mu.Unlock() })
+	in := New(nil)
+	in.OnChange(func(latest string) { mu.Lock(); titles = append(titles, latest); mu.Unlock() })
 	offer(t, in, "st", " 7 ")
 	if in.OpenCount() != 1 {
 		t.Fatalf("open %d", in.OpenCount())
@@ -59,7 +60,7 @@ func TestFirstAnswerWins(t *testing.T) {
 }
 
 func TestAnswersWakesTheWaiter(t *testing.T) {
-	in := New(nil, nil)
+	in := New(nil)
 	offer(t, in, "st", "1")
 	got := make(chan []Answer, 1)
 	go func() { got <- in.Answers(context.Background(), "st", time.Minute) }()
@@ -83,7 +84,7 @@ func TestAnswersWakesTheWaiter(t *testing.T) {
 }
 
 func TestResolvedAreBounded(t *testing.T) {
-	in := New(nil, nil)
+	in := New(nil)
 	for i := range maxResolved + 50 {
 		id, _ := json.Marshal(i)
 		offer(t, in, "st", string(id))

@@ -18,7 +18,7 @@ import (
 // BenchmarkApprovalInbox1000 renders the inbox with 1,000 pending requests (and 50 recent
 // decisions) through the real handler: the goal is 50 ms of server time.
 func BenchmarkApprovalInbox1000(b *testing.B) {
-	ts := newTestServer(b, Config{User: "ann"})
+	ts := newTestServer(b, testConfig{User: "ann"})
 	ctx := context.Background()
 	for i := range 1050 {
 		r, _, err := ts.srv.gate.Submit(ctx, approval.Submission{
@@ -52,7 +52,7 @@ func BenchmarkApprovalInbox1000(b *testing.B) {
 // BenchmarkApprovalWakeup measures, over loopback HTTP, the time from sending a decision to a
 // long-polling client having its answer; the goal is a p99 of 10 ms.
 func BenchmarkApprovalWakeup(b *testing.B) {
-	ts := newTestServer(b, Config{User: "ann"})
+	ts := newTestServer(b, testConfig{User: "ann"})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
 	do := func(method, path, body string) {
 		req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))

@@ -25,7 +25,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // with the official SDK; it is told it is waiting; a person modifies the plan through the HTTP
 // API; the tool returns exactly the modified plan.
 func TestMCPApprovalReturnsModifiedPlan(t *testing.T) {
-	ts := newTestServer(t, Config{User: "ann"})
+	ts := newTestServer(t, testConfig{User: "ann"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 

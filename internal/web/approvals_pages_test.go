@@ -24,7 +24,7 @@ func parse(t *testing.T, resp *http.Response) *html.Node {
 }
 
 func TestApprovalInboxPage(t *testing.T) {
-	ts := newTestServer(t, Config{User: "ann"})
+	ts := newTestServer(t, testConfig{User: "ann"})
 	first := ts.create(t, checklist)
 	second := ts.create(t, `{"title":"Write the docs","plan":{"type":"markdown","content":"# Docs\n- API"}}`)
 	done := ts.create(t, `{"title":"Old one","plan":{"entries":[{"content":"x"}]}}`)
@@ -72,7 +72,7 @@ func TestApprovalInboxPage(t *testing.T) {
 }
 
 func TestApprovalPageForms(t *testing.T) {
-	ts := newTestServer(t, Config{User: "ann"})
+	ts := newTestServer(t, testConfig{User: "ann"})
 	ts.page(t, "/approvals") // signs in
 	r := ts.create(t, checklist)
 	path := "/approvals/" + r.ID + "/decide"
@@ -142,7 +142,7 @@ func TestApprovalPageForms(t *testing.T) {
 }
 
 func TestApprovalSocket(t *testing.T) {
-	ts := newTestServer(t, Config{User: "ann"})
+	ts := newTestServer(t, testConfig{User: "ann"})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	auth := &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + testToken}}}
@@ -209,10 +209,10 @@ func TestApprovalSocket(t *testing.T) {
 // TestApprovalExpiresLive: the deadline loop applies the default outcome with nobody waiting,
 // and the inbox shows it without a reload.
 func TestApprovalExpiresLive(t *testing.T) {
-	ts := newTestServer(t, Config{User: "ann"})
+	ts := newTestServer(t, testConfig{User: "ann"})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	go ts.srv.runApprovals(ctx)
+	go ts.srv.gate.Run(ctx)
 	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws?topic=approvals", &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + testToken}}})
 	if err != nil {
 		t.Fatal(err)

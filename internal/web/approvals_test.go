@@ -87,7 +87,7 @@ func waitForWaiter(t *testing.T, ts *testServer, id string) {
 }
 
 func TestApprovalCreateAndLongPoll(t *testing.T) {
-	ts := newTestServer(t, Config{User: "ann"})
+	ts := newTestServer(t, testConfig{User: "ann"})
 	code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"deploy-1",`+checklist[1:])
 	if code != http.StatusCreated {
 		t.Fatalf("create: %d %s", code, raw)
@@ -137,7 +137,7 @@ func TestApprovalCreateAndLongPoll(t *testing.T) {
 
 func TestApprovalConflictsAndBadInput(t *testing.T) {
 	clk := &fakeClock{t: time.Now()}
-	ts := newTestServer(t, Config{User: "ann", Now: clk.Now})
+	ts := newTestServer(t, testConfig{User: "ann", Now: clk.Now})
 	r := ts.create(t, checklist)
 	path := "/api/v1/approvals/" + r.ID + "/decision"
 
@@ -219,7 +219,7 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 func TestApprovalAuthAndCSRF(t *testing.T) {
-	ts := newTestServer(t, Config{User: "ann"})
+	ts := newTestServer(t, testConfig{User: "ann"})
 	r := ts.create(t, checklist)
 	// No token: 401 with a problem body for the API, the locked page for pages.
 	resp, err := http.Post(ts.URL+"/api/v1/approvals", "application/json", strings.NewReader(checklist))
@@ -276,7 +276,7 @@ func (ts *testServer) form(t *testing.T, path string, v url.Values) *http.Respon
 }
 
 func TestApprovalUserHeader(t *testing.T) {
-	ts := newTestServer(t, Config{User: "ann", UserHeader: "X-Forwarded-User"})
+	ts := newTestServer(t, testConfig{User: "ann", UserHeader: "X-Forwarded-User"})
 	r := ts.create(t, checklist)
 	code, raw := ts.api(t, "POST", "/api/v1/approvals/"+r.ID+"/decision", `{"action":"approve"}`, "X-Forwarded-User", "carol")
 	if code != 200 || decodeAs[apiApproval](t, raw).Decision.By != "carol" {
@@ -285,7 +285,7 @@ func TestApprovalUserHeader(t *testing.T) {
 }
 
 func TestApprovalRulesAndAuditAPI(t *testing.T) {
-	ts := newTestServer(t, Config{User: "ann"})
+	ts := newTestServer(t, testConfig{User: "ann"})
 	code, raw := ts.api(t, "POST", "/api/v1/approvals/rules", `{"agent":"linter"}`)
 	if code != 201 {
 		t.Fatalf("add rule: %d %s", code, raw)

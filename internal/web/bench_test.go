@@ -25,7 +25,7 @@ func planLine(sid string, rev int) string {
 // BenchmarkIngest posts NDJSON plan updates in batches of 1,000 through the real handler into
 // SQLite; msgs/s is the figure the goal (20,000/s) is about.
 func BenchmarkIngest(b *testing.B) {
-	ts := newTestServer(b, Config{})
+	ts := newTestServer(b, testConfig{})
 	const batch = 1000
 	var body strings.Builder
 	for i := range batch {
@@ -52,7 +52,7 @@ func BenchmarkIngest(b *testing.B) {
 
 // BenchmarkOverview1000 renders the overview with 1,000 active plans (100 sessions of 10).
 func BenchmarkOverview1000(b *testing.B) {
-	ts := newTestServer(b, Config{})
+	ts := newTestServer(b, testConfig{})
 	var body strings.Builder
 	for s := range 100 {
 		for p := range 10 {
@@ -86,7 +86,7 @@ func BenchmarkFanOut(b *testing.B) {
 	const subs, rate = 100, 200
 	updates := max(b.N, 200)
 
-	ts := newTestServer(b, Config{})
+	ts := newTestServer(b, testConfig{})
 	var mu sync.Mutex
 	committed := map[uint64]time.Time{}
 	ts.srv.svc.OnChange(func([]string) {

@@ -11,7 +11,7 @@ const dagCalls = `[{"_id":"fetch","_tool":"fetchUserProfile","userName":"Alice",
 	`{"_id":"sum","_tool":"summarizeProfile","profile":"†state.user","_outputPath":"†state.summary"}]`
 
 func TestDAGPlans(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	ts.ingest(t, update("s", `{"sessionUpdate":"plan_update","plan":{"type":"_dag","planId":"flow","calls":`+dagCalls+`}}`)+"\n"+
 		update("s", `{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"meta","entries":[{"content":"fetch","priority":"high","status":"pending"},{"content":"sum","priority":"high","status":"pending"}],"_meta":{"plandash":{"calls":`+dagCalls+`}}}}`)+"\n"+
 		update("s", `{"sessionUpdate":"plan_update","plan":{"type":"_dag","planId":"loop","calls":[{"_id":"a","_tool":"x","in":"†state.b","_outputPath":"†state.a"},{"_id":"b","_tool":"y","in":"†state.a","_outputPath":"†state.b"}]}}`)+"\n"+
@@ -43,7 +43,7 @@ func TestDAGPlans(t *testing.T) {
 }
 
 func TestDAGHistoryShowsCallChanges(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	v1 := `[{"_id":"a","_tool":"x","_outputPath":"†state.a"},{"_id":"b","_tool":"y","in":"†state.a"}]`
 	v2 := `[{"_id":"a","_tool":"x2","_outputPath":"†state.a"},{"_id":"c","_tool":"z","in":"†state.a"}]`
 	for _, calls := range []string{v1, v2} {
@@ -58,7 +58,7 @@ func TestDAGHistoryShowsCallChanges(t *testing.T) {
 }
 
 func TestDAGUnderReviewIsDrawn(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/approvals", strings.NewReader(`{"title":"Run the briefing","plan":{"type":"_dag","calls":`+dagCalls+`}}`))
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)

@@ -8,22 +8,14 @@ import (
 	"github.com/plandash/plandash/web/templates"
 )
 
-// embedRoutes serves the views meant for iframes. Without a cookie, a view answers with the boot
-// page, which trades the token in the URL fragment for one.
-func (s *Server) embedRoutes(r chi.Router) {
-	r.Group(func(r chi.Router) {
-		r.Use(s.requireEmbed)
-		r.Get("/embed", s.embedOverview)
-		r.Get("/embed/sessions/{id}", s.embedSession)
-		r.Get("/embed/approvals", s.embedApprovals)
-		r.Get("/embed/approvals/{id}", s.embedApproval)
-	})
-	r.With(s.auth.RequireAPI).Post("/api/v1/embed/login", func(w http.ResponseWriter, r *http.Request) {
-		s.auth.SetEmbedCookie(w)
-		w.WriteHeader(http.StatusNoContent)
-	})
+// apiEmbedLogin serves POST /api/v1/embed/login: an iframe trades its token for a cookie.
+func (s *Server) apiEmbedLogin(w http.ResponseWriter, r *http.Request) {
+	s.auth.SetEmbedCookie(w)
+	w.WriteHeader(http.StatusNoContent)
 }
 
+// requireEmbed answers an embed view without a cookie with the boot page, which trades the token
+// in the URL fragment for one.
 func (s *Server) requireEmbed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.auth.Check(r) {

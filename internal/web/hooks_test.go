@@ -24,7 +24,7 @@ func fixture(t *testing.T, name string) string {
 // TestClaudeHookCapture: a Claude Code TodoWrite event posted to the hook endpoint becomes the
 // session's checklist, shown by the same API and pages as an ACP plan.
 func TestClaudeHookCapture(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	if code, body := ts.api(t, "POST", "/api/v1/hooks/claude", fixture(t, "post_todowrite.json")); code != 200 || len(body) != 0 {
 		t.Fatalf("capture answered %d %q, want 200 and nothing for the agent", code, body)
 	}
@@ -54,7 +54,7 @@ func TestClaudeHookCapture(t *testing.T) {
 // TestClaudeHookGate: a plan-mode plan waits in the inbox, and the person's rejection reaches
 // the waiting hook as Claude Code's deny with the reason.
 func TestClaudeHookGate(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	type answer struct {
 		code int
 		body []byte

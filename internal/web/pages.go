@@ -44,7 +44,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o.Ingest = "http://" + r.Host + "/api/v1/ingest"
-	o.Shared, o.SharedTotal = s.sharedStrip(r.Context())
+	o.Shared, o.SharedTotal = s.sharedStrip(r)
 	s.page(w, r, templates.OverviewPage(o))
 }
 
@@ -181,4 +181,9 @@ func (s *Server) sessionDetail(ctx context.Context, id string) (plans.SessionDet
 	d, err := s.svc.Session(ctx, id)
 	d.Seq = seq
 	return d, err
+}
+
+// healthz serves GET /healthz: liveness, with the store's change number.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "seq": s.svc.Seq()})
 }

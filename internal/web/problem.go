@@ -96,3 +96,6 @@ func writeJSONStatus(w http.ResponseWriter, code int, ctype string, v any) {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
 }
+
+// errNoRoute is the answer to a path no route serves.
+func errNoRoute(path string) error { return errs.Errorf(errs.NotFound, "no such route: %s", path) }

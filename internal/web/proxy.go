@@ -5,19 +5,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/permissions"
 )
-
-func (s *Server) proxyAPI(r chi.Router) {
-	r.Get("/api/v1/proxy/permissions", s.apiProxyPermissions)
-	r.Post("/api/v1/proxy/permissions", s.apiProxyOffer)
-	r.Post("/api/v1/proxy/permissions/resolved", s.apiProxyResolved)
-	r.Post("/api/v1/proxy/permissions/answer", s.apiProxyAnswer)
-	r.Get("/api/v1/proxy/answers", s.apiProxyAnswers)
-}
 
 func readJSONBody(w http.ResponseWriter, r *http.Request, v any) error {
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(v); err != nil {

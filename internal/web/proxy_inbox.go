@@ -5,17 +5,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/web/templates"
 )
 
 // The approval inbox also holds the permission requests agents send through `plandash acp`.
-
-func (s *Server) proxyInboxPages(r chi.Router) {
-	r.Post("/approvals/acp/answer", s.acpAnswerForm)
-}
 
 // acpPermissionViews turns the relayed requests into what the inbox draws.
 func (s *Server) acpPermissionViews() []templates.AcpPermission {

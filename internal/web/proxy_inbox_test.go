@@ -10,7 +10,7 @@ import (
 
 // An agent's permission request relayed by `plandash acp` is answered from the approvals inbox.
 func TestAcpPermissionInInbox(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	offer := `{"stream":"st","id":7,"sessionId":"s1","inIde":true,"params":{"sessionId":"s1",` +
 		`"toolCall":{"toolCallId":"c1","title":"Ready to code?","kind":"switch_mode","rawInput":{"plan":"## Plan\n- [ ] Split the router"}},` +
 		`"options":[{"optionId":"exit-plan-default","name":"Yes, manually approve edits","kind":"allow_once"},{"optionId":"reject","name":"No, keep planning","kind":"reject_once"}]}}`

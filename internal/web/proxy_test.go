@@ -29,7 +29,7 @@ func (ts *testServer) post(t *testing.T, path, body string) int {
 // request is listed, the dashboard's answer reaches the proxy, and the end is recorded with who
 // resolved it.
 func TestProxyPermissionsRoundTrip(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	b := &acpproxy.RemoteBroker{API: client.New(ts.URL, testToken), Stream: "st"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -74,7 +74,7 @@ func TestProxyPermissionsRoundTrip(t *testing.T) {
 }
 
 func TestProxyAnswersPollTimesOut(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/api/v1/proxy/answers?stream=x&wait=10ms", nil)
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)

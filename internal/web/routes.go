@@ -8,18 +8,18 @@ import (
 	"github.com/plandash/plandash/web/static"
 )
 
-// routes is every route of the server, in one place.
+// routes is every route of the server, in one table. Pages take the session cookie (or the token
+// once in ?token=), the API takes the bearer token (or the cookie), embed views answer with a boot
+// page until the panel has traded its token. Every state-changing browser request is checked for
+// cross-site forgery before it reaches a handler.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
 	r.Use(securityHeaders(s.cfg.FrameAncestors))
-	// Every state-changing request from a browser must come from this origin: Sec-Fetch-Site and
-	// Origin are checked; non-browser clients (curl, the proxy) send neither and pass.
+	// Sec-Fetch-Site and Origin are checked; non-browser clients (curl, the proxy) send neither.
 	r.Use(http.NewCrossOriginProtection().Handler)
 
-	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "seq": s.svc.Seq()})
-	})
+	r.Get("/healthz", s.healthz)
 	r.Get("/static/dag.css", dagCSS)
 	r.Handle("/static/*", http.StripPrefix("/static/", staticFiles()))
 
@@ -29,28 +29,77 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sessions", s.sessions)
 		r.Get("/sessions/{id}", s.session)
 		r.Get("/sessions/{id}/plans/{plan}/history", s.history)
-		s.approvalPages(r)
-		s.sharedPlanPages(r)
-		s.sharedApprovalRoutes(r)
-		s.proxyInboxPages(r)
+
+		r.Get("/approvals", s.approvalsInbox)
+		r.Get("/approvals/audit", s.approvalsAudit)
+		r.Post("/approvals/rules", s.approvalRuleForm)
+		r.Post("/approvals/rules/{rule}/revoke", s.approvalRevokeForm)
+		r.Post("/approvals/acp/answer", s.acpAnswerForm)
+		r.Get("/approvals/{id}", s.approvalPage)
+		r.Post("/approvals/{id}/decide", s.approvalDecideForm)
+
+		r.Get("/shared", s.sharedListPage)
+		r.Get("/shared/-/new", s.sharedNewPage)
+		r.Post("/shared/-/new", s.sharedCreateForm)
+		r.Post("/shared/-/preview", s.sharedPreview)
+		r.Get("/shared/{name}", s.sharedPlanPage)
+		r.Post("/shared/{name}", s.sharedSaveForm)
+		r.Post("/shared/{name}/delete", s.sharedDeleteForm)
+		r.Post("/shared/{name}/approval", s.sharedRequestApproval)
 	})
+
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireEmbed)
+		r.Get("/embed", s.embedOverview)
+		r.Get("/embed/sessions/{id}", s.embedSession)
+		r.Get("/embed/approvals", s.embedApprovals)
+		r.Get("/embed/approvals/{id}", s.embedApproval)
+	})
+
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth.RequireAPI)
 		r.Get("/ws", s.socket)
+		r.Handle("/mcp", s.mcp)
+		r.Post("/api/v1/embed/login", s.apiEmbedLogin)
+
 		r.Post("/api/v1/ingest", s.ingest)
 		r.Post("/api/v1/hooks/claude", s.apiClaudeHook)
 		r.Get("/api/v1/plans", s.apiOverview)
 		r.Get("/api/v1/sessions/{id}", s.apiSession)
 		r.Post("/api/v1/sessions/{id}/end", s.apiEndSession)
 		r.Get("/api/v1/sessions/{id}/plans/{plan}/history", s.apiHistory)
-		r.Handle("/mcp", s.mcpHandler())
-		s.approvalAPI(r)
-		s.sharedPlanAPI(r)
-		s.proxyAPI(r)
+
+		r.Post("/api/v1/approvals", s.apiCreateApproval)
+		r.Get("/api/v1/approvals", s.apiListApprovals)
+		r.Get("/api/v1/approvals/audit", s.apiApprovalAudit)
+		r.Get("/api/v1/approvals/count", s.apiApprovalCount)
+		r.Get("/api/v1/approvals/rules", s.apiApprovalRules)
+		r.Post("/api/v1/approvals/rules", s.apiAddApprovalRule)
+		r.Delete("/api/v1/approvals/rules/{rule}", s.apiRevokeApprovalRule)
+		r.Post("/api/v1/approvals/validate", s.apiValidatePlan)
+		r.Get("/api/v1/approvals/{id}", s.apiGetApproval)
+		r.Post("/api/v1/approvals/{id}/decision", s.apiDecideApproval)
+
+		r.Get("/api/v1/shared-plans", s.apiSharedList)
+		r.Post("/api/v1/shared-plans", s.apiSharedCreate)
+		r.Post("/api/v1/shared-plans/-/tools/{tool}", s.apiSharedTool)
+		r.Get("/api/v1/shared-plans/{name}", s.apiSharedGet)
+		r.Put("/api/v1/shared-plans/{name}", s.apiSharedWrite)
+		r.Post("/api/v1/shared-plans/{name}", s.apiSharedWrite)
+		r.Delete("/api/v1/shared-plans/{name}", s.apiSharedDelete)
+		r.Get("/api/v1/shared-plans/{name}/status", s.apiSharedStatus)
+		r.Put("/api/v1/shared-plans/{name}/status", s.apiSharedSetStatus)
+		r.Post("/api/v1/shared-plans/{name}/status", s.apiSharedSetStatus)
+		r.Get("/api/v1/shared-plans/{name}/history", s.apiSharedHistory)
+
+		r.Get("/api/v1/proxy/permissions", s.apiProxyPermissions)
+		r.Post("/api/v1/proxy/permissions", s.apiProxyOffer)
+		r.Post("/api/v1/proxy/permissions/resolved", s.apiProxyResolved)
+		r.Post("/api/v1/proxy/permissions/answer", s.apiProxyAnswer)
+		r.Get("/api/v1/proxy/answers", s.apiProxyAnswers)
 	})
-	s.embedRoutes(r)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeJSONStatus(w, http.StatusNotFound, "application/problem+json", Problem{Title: "Not Found", Status: 404, Detail: "no such route: " + r.URL.Path})
+		writeProblem(w, r, s.log, errNoRoute(r.URL.Path))
 	})
 	return r
 }

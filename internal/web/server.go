@@ -1,136 +1,106 @@
-// Package web is plandash's HTTP side: pages, the JSON API, ingest and the live socket.
+// Package web is plandash's HTTP side: pages, the JSON API, ingest, the live socket, auth, CSRF
+// and headers. It speaks HTTP for the application's services, which it is handed (Deps); it opens
+// no store and holds no domain logic.
 package web
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/plandash/plandash/internal/agents/claude"
-	"github.com/plandash/plandash/internal/hub"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
-	"github.com/plandash/plandash/internal/store/sqlite"
+	"github.com/plandash/plandash/internal/sharedplans"
 )
 
-// Config is everything the server is told at start-up.
+// Config is how the HTTP side behaves.
 type Config struct {
-	DataDir        string        // holds plandash.db and the token
-	Token          string        // "" loads or creates the token in DataDir
-	AllowRoots     []string      // file plans under these directories show their content
-	FrameAncestors []string      // CSP frame-ancestors sources; default 'self'
-	OriginPatterns []string      // extra origins allowed to open the socket (hosts of embedding pages)
-	MaxBody        int64         // ingest body limit; default 8 MiB
-	MaxLine        int           // ingest line limit; default 4 MiB
-	Idle           time.Duration // a session without activity this long leaves the overview; default 30m
+	FrameAncestors []string // CSP frame-ancestors sources; default 'self'
+	OriginPatterns []string // extra origins allowed to open the socket (hosts of embedding pages)
+	MaxBody        int64    // ingest body limit; default 8 MiB
+	MaxLine        int      // ingest line limit; default 4 MiB
+	User           string   // who decides at the gate when no trusted header names someone
+	UserHeader     string   // header a trusted reverse proxy sets to the signed-in user's name
 	Log            *slog.Logger
-	Now            func() time.Time
-	PlansDir       string // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
-	User           string // who decides at the gate when no trusted header names someone
-	UserHeader     string // header a trusted reverse proxy sets to the signed-in user's name
-	Version        string
 }
 
-// Server is a running plandash: store, domain service, hub and HTTP handler.
+// Deps is what the server speaks HTTP for: the application's services, built by the caller.
+type Deps struct {
+	Config
+	Token       string // the bearer token of the API, the socket and (once) the pages
+	Plans       *plans.Service
+	Gate        *approval.Gate
+	Shared      *sharedplans.Service
+	SharedTools *sharedplans.Toolset // the eight tools, file tools confined to the allowed roots
+	Perms       *permissions.Inbox
+	Live        *live.Live
+	Files       *files.Roots // file plans show content under these; nil shows none
+	Claude      *claude.Service
+	MCP         http.Handler // MCP over streamable HTTP, served at /mcp
+}
+
+// Server is plandash's HTTP handler over its services.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	db      *sqlite.DB // the one database handle; the stores below are its
-	store   plans.Store
-	svc     *plans.Service
-	hub     *hub.Hub
-	render  *renderer
-	live    *live.Live
-	auth    *Auth
-	streams *streams
-	handler http.Handler
-	token   string
-	perms   *permissions.Inbox
-	claude  *claude.Service // Claude Code's hooks
-
-	// Each capability keeps its state in its own file.
-	approvalState
-	sharedState
+	cfg         Config
+	log         *slog.Logger
+	svc         *plans.Service
+	gate        *approval.Gate
+	shared      *sharedplans.Service
+	sharedTools *sharedplans.Toolset
+	perms       *permissions.Inbox
+	live        *live.Live
+	claude      *claude.Service
+	mcp         http.Handler
+	render      *renderer
+	auth        *Auth
+	streams     *streams
+	handler     http.Handler
 }
 
-// Open opens the store in cfg.DataDir and builds the server.
-func Open(ctx context.Context, cfg Config) (*Server, error) {
-	if cfg.DataDir == "" {
-		return nil, errors.New("no data directory")
+// NewServer builds the server, registers its live topics and listens to the services' changes.
+func NewServer(d Deps) *Server {
+	if d.MaxBody <= 0 {
+		d.MaxBody = 8 << 20
 	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = 8 << 20
+	if d.MaxLine <= 0 {
+		d.MaxLine = 4 << 20
 	}
-	if cfg.MaxLine <= 0 {
-		cfg.MaxLine = 4 << 20
+	if d.Log == nil {
+		d.Log = slog.Default()
 	}
-	if cfg.Log == nil {
-		cfg.Log = slog.Default()
-	}
-	token := cfg.Token
-	if token == "" {
-		t, err := LoadOrCreateToken(cfg.DataDir)
-		if err != nil {
-			return nil, err
-		}
-		token = t
-	}
-	files, err := NewFileRoots(cfg.AllowRoots)
-	if err != nil {
-		return nil, err
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, "plandash.db"))
-	if err != nil {
-		return nil, err
-	}
-	store := db.Plans()
-	svc := plans.NewService(store, plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log})
 	s := &Server{
-		cfg: cfg, log: cfg.Log, db: db, store: store, svc: svc, hub: hub.New(hub.Options{}),
-		auth: NewAuth(token), streams: newStreams(1024), token: token,
+		cfg: d.Config, log: d.Log, svc: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
+		perms: d.Perms, live: d.Live, claude: d.Claude, mcp: d.MCP,
+		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
+		auth:   NewAuth(d.Token), streams: newStreams(1024),
 	}
-	s.render = &renderer{svc: svc, files: files}
-	s.perms = permissions.New(cfg.Now, func(string) { s.live.Announce(live.Change{Kind: changePermissions}) })
-	s.live = live.New(s.hub, live.Options{Log: cfg.Log, Now: cfg.Now})
-	s.render.live = s.live
 	s.registerTopics()
-	svc.OnChange(s.sessionsChanged)
-	for _, open := range []func(context.Context) error{s.openApprovals, s.openSharedPlans} {
-		if err := open(ctx); err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
-	s.linkSharedToGate()
-	home, _ := os.UserHomeDir()
-	s.claude = claude.NewService(svc, s.gate, claude.Config{Home: home, Log: cfg.Log})
+	d.Plans.OnChange(s.sessionsChanged)
+	d.Gate.OnChange(s.gateChanged)
+	d.Shared.OnChange(func(name string) { s.live.Announce(live.Change{Kind: changeShared, ID: name}) })
+	d.Perms.OnChange(func(string) { s.live.Announce(live.Change{Kind: changePermissions}) })
 	s.handler = s.routes()
-	return s, nil
+	return s
 }
 
 // Handler is the HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Token is the token clients must present.
-func (s *Server) Token() string { return s.token }
-
-// Service is the domain service, for in-process producers such as the demo agent.
-func (s *Server) Service() *plans.Service { return s.svc }
-
-// Serve serves on ln until ctx ends, then shuts down gracefully and closes the store.
+// Serve serves on ln until ctx ends, then shuts down gracefully: requests in flight get a few
+// seconds to finish. What the server runs beside (the idle sweep) has stopped when it returns.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go s.live.Run(ctx)
-	go s.sweepIdle(ctx)
-	s.runBackground(ctx)
+	var bg sync.WaitGroup
+	defer bg.Wait()
+	bg.Go(func() { s.sweepIdle(ctx) })
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -141,23 +111,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		cancel() // stops the background work closeSharedPlans waits for
-		s.closeSharedPlans()
-		s.db.Close()
 		return err
 	case <-ctx.Done():
 	}
 	shut, cancelShut := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancelShut()
 	err := srv.Shutdown(shut)
-	if cerr := errors.Join(s.closeSharedPlans(), s.db.Close()); cerr != nil && err == nil {
-		err = fmt.Errorf("close store: %w", cerr)
-	}
+	<-errc
 	return err
 }
-
-// Close closes the store of a server that was never served.
-func (s *Server) Close() error { return errors.Join(s.closeSharedPlans(), s.db.Close()) }
 
 // now is the server's clock.
 func (s *Server) now() time.Time { return s.svc.Now() }

@@ -85,7 +85,7 @@ func TestSharedAPI(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			ts := newSharedServer(t, false, Config{AllowRoots: []string{root}})
+			ts := newSharedServer(t, false, testConfig{AllowRoots: []string{root}})
 			ts.write(t, "release", "v1", "Release", "architect", "draft")
 			ts.write(t, "release", "v2")
 			if err := os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{nope"), 0o600); err != nil {
@@ -128,7 +128,7 @@ func TestSharedAPI(t *testing.T) {
 // TestSharedAPIWritesLandOnDisk checks the file itself and the history after API writes: the
 // API is only useful if docker-agent then reads what it wrote.
 func TestSharedAPIWritesLandOnDisk(t *testing.T) {
-	ts := newSharedServer(t, false, Config{})
+	ts := newSharedServer(t, false, testConfig{})
 	code, _, body := ts.call(t, "PUT", "/api/v1/shared-plans/release", `{"content":"step 1","title":"Release","author":"me","status":"draft"}`, nil)
 	if code != 201 {
 		t.Fatalf("%d %s", code, body)

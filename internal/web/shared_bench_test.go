@@ -24,7 +24,7 @@ func BenchmarkSharedWriteToPage(b *testing.B) {
 		{"plan-page", "topic=shared:bench", "sphead-bench"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			ts := newSharedServer(b, true, Config{})
+			ts := newSharedServer(b, true, testConfig{})
 			c := ts.socket(b, bc.topic)
 			// Warm up until the watch is live and the first state has been seen.
 			ts.write(b, "bench", "# Bench\n\n- [ ] step 0")

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/sharedplans"
 )
 
 func TestSharedPlanThroughTheGate(t *testing.T) {
@@ -19,7 +21,7 @@ func TestSharedPlanThroughTheGate(t *testing.T) {
 		{"reject", `{"action":"reject","comment":"not now"}`, "rejected", "Step 1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newSharedServer(t, false, Config{})
+			ts := newSharedServer(t, false, testConfig{})
 			p := ts.write(t, "release", "Step 1", "Release", "planner", "draft")
 			// The page's form, with the browser's cookie.
 			ts.page(t, "/shared/release")
@@ -30,11 +32,11 @@ func TestSharedPlanThroughTheGate(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			id := sharedRequestID("release", p.Revision)
+			id := sharedplans.RequestID("release", p.Revision)
 			if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/approvals/"+id {
 				t.Fatalf("request approval: %d → %q", resp.StatusCode, resp.Header.Get("Location"))
 			}
-			if cur, _, _ := ts.other.Get(context.Background(), "release"); cur.Status != sharedStatusWaiting {
+			if cur, _, _ := ts.other.Get(context.Background(), "release"); cur.Status != sharedplans.StatusWaiting {
 				t.Fatalf("status while waiting: %q", cur.Status)
 			}
 			if code, _, body := ts.call(t, "POST", "/api/v1/approvals/"+id+"/decision", tt.decision, nil); code != http.StatusOK {
@@ -49,12 +51,12 @@ func TestSharedPlanThroughTheGate(t *testing.T) {
 }
 
 func TestSharedApprovalNeverOverwritesNewerWrites(t *testing.T) {
-	ts := newSharedServer(t, false, Config{})
+	ts := newSharedServer(t, false, testConfig{})
 	ts.write(t, "release", "Step 1")
 	ts.page(t, "/shared/release")
 	ts.client.PostForm(ts.URL+"/shared/release/approval", url.Values{"revision": {"1"}})
 	ts.write(t, "release", "An agent rewrote it") // revision 3, after "awaiting-approval"
-	id := sharedRequestID("release", 1)
+	id := sharedplans.RequestID("release", 1)
 	if code, _, body := ts.call(t, "POST", "/api/v1/approvals/"+id+"/decision", `{"action":"modify","plan":{"type":"markdown","markdown":"stale edit"}}`, nil); code != http.StatusOK {
 		t.Fatalf("decide: %d %s", code, body)
 	}
@@ -72,7 +74,7 @@ func TestSharedApprovalNeverOverwritesNewerWrites(t *testing.T) {
 
 func TestParseSharedRequestID(t *testing.T) {
 	for id, want := range map[string]string{"shared-release-r3": "release/3", "shared-a-r-r12": "a-r/12", "shared--r1": "", "other-r1": "", "shared-x-rz": ""} {
-		name, rev, ok := parseSharedRequestID(id)
+		name, rev, ok := sharedplans.ParseRequestID(id)
 		got := ""
 		if ok {
 			got = name + "/" + itoa(uint64(rev))
@@ -84,7 +86,7 @@ func TestParseSharedRequestID(t *testing.T) {
 }
 
 func TestOverviewListsSharedPlans(t *testing.T) {
-	ts := newSharedServer(t, false, Config{})
+	ts := newSharedServer(t, false, testConfig{})
 	_, doc := ts.page(t, "/")
 	if n := len(all(doc, `[data-testid=overview-shared-row]`)); n != 0 {
 		t.Fatalf("%d rows with no shared plans", n)

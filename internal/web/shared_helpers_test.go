@@ -24,7 +24,7 @@ type sharedServer struct {
 
 // newSharedServer starts a test server on a fresh plans directory; with watch, its watcher
 // runs too (as Serve would run it) until the test ends.
-func newSharedServer(t testing.TB, watch bool, cfg Config) *sharedServer {
+func newSharedServer(t testing.TB, watch bool, cfg testConfig) *sharedServer {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "plans")
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -35,7 +35,7 @@ func newSharedServer(t testing.TB, watch bool, cfg Config) *sharedServer {
 	if watch {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		go func() { ts.srv.runSharedPlans(ctx); close(done) }()
+		go func() { ts.srv.shared.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
 	return &sharedServer{testServer: ts, dir: dir, other: sharedplans.New(dir)}
@@ -95,7 +95,7 @@ func eventually(t testing.TB, what string, cond func() bool) {
 // historyRevisions is the plan's recorded revisions, newest first (-1 for a removal).
 func (ts *sharedServer) historyRevisions(t testing.TB, name string) []int {
 	t.Helper()
-	hist, err := ts.srv.sharedHist.History(context.Background(), name, 100)
+	hist, err := ts.srv.shared.History().History(context.Background(), name, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

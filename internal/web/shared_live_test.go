@@ -59,7 +59,7 @@ func nextAfter(t testing.TB, c *websocket.Conn, id string, seq uint64) frame {
 // TestSharedLive: a plan written by another process reaches the list and the plan's page as
 // fragments, is recorded in the history, and a reconnecting page catches up.
 func TestSharedLive(t *testing.T) {
-	ts := newSharedServer(t, true, Config{})
+	ts := newSharedServer(t, true, testConfig{})
 	list := ts.socket(t, "topic=shared")
 	page := ts.socket(t, "topic=shared:release")
 
@@ -114,16 +114,16 @@ func TestSharedLive(t *testing.T) {
 // TestSharedCatchesUpAtStart: plans written while plandash was not running are recorded when
 // it starts, and plans it remembers that are gone are recorded as removed.
 func TestSharedCatchesUpAtStart(t *testing.T) {
-	ts := newSharedServer(t, false, Config{})
+	ts := newSharedServer(t, false, testConfig{})
 	ts.write(t, "gone", "x")
-	ts.srv.observeShared(context.Background(), "gone", "disk")
+	ts.srv.shared.Observe(context.Background(), "gone", "disk")
 	os.Remove(filepath.Join(ts.dir, "gone.json"))
 	ts.write(t, "kept", "a")
 	ts.write(t, "kept", "b")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { ts.srv.runSharedPlans(ctx); close(done) }()
+	go func() { ts.srv.shared.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 	eventually(t, "the start-up catch-up", func() bool {
 		g, k := ts.historyRevisions(t, "gone"), ts.historyRevisions(t, "kept")
@@ -135,7 +135,7 @@ func TestSharedCatchesUpAtStart(t *testing.T) {
 // was created gets the plan's row when it reconnects (the strip is part of the overview's
 // catch-up, numbered in the same sequence as sessions).
 func TestOverviewCatchesUpSharedStrip(t *testing.T) {
-	ts := newSharedServer(t, true, Config{})
+	ts := newSharedServer(t, true, testConfig{})
 	since := ts.srv.live.Seq() // what a page rendered now carries
 	ts.write(t, "away", "# Made while the page was away")
 	eventually(t, "the plan recorded", func() bool { return len(ts.historyRevisions(t, "away")) == 1 })

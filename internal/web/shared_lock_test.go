@@ -15,8 +15,7 @@ import (
 
 // TestSharedAPILockTimeout: a write waiting on another process's lock gives up with 503.
 func TestSharedAPILockTimeout(t *testing.T) {
-	ts := newSharedServer(t, false, Config{})
-	ts.srv.sharedWait = 100 * time.Millisecond
+	ts := newSharedServer(t, false, testConfig{LockWait: 100 * time.Millisecond})
 	f, err := os.OpenFile(filepath.Join(ts.dir, sharedplans.LockFileName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func one(t *testing.T, doc *html.Node, sel string) *html.Node {
 }
 
 func TestSharedListPage(t *testing.T) {
-	ts := newSharedServer(t, false, Config{})
+	ts := newSharedServer(t, false, testConfig{})
 	code, doc := ts.page(t, "/shared")
 	if code != 200 || len(all(doc, `[data-testid="shared-card"]`)) != 0 || len(all(doc, `[data-testid="shared-empty"]`)) != 1 {
 		t.Fatalf("empty list: %d", code)
@@ -88,9 +88,9 @@ func TestSharedListPage(t *testing.T) {
 }
 
 func TestSharedPlanPageEditAndConflict(t *testing.T) {
-	ts := newSharedServer(t, false, Config{})
+	ts := newSharedServer(t, false, testConfig{})
 	ts.write(t, "release", "line one\nline two", "Release", "architect", "draft")
-	ts.srv.observeShared(context.Background(), "release", "disk") // as the watcher would
+	ts.srv.shared.Observe(context.Background(), "release", "disk") // as the watcher would
 
 	code, doc := ts.page(t, "/shared/release")
 	if code != 200 {
@@ -183,7 +183,7 @@ func TestSharedPlanPageEditAndConflict(t *testing.T) {
 }
 
 func TestSharedNewPlanAndPreview(t *testing.T) {
-	ts := newSharedServer(t, false, Config{User: "carol"})
+	ts := newSharedServer(t, false, testConfig{User: "carol"})
 	code, doc := ts.page(t, "/shared/-/new")
 	if code != 200 || attr(one(t, doc, `[data-testid="editor-author"]`), "value") != "carol" {
 		t.Fatalf("new page: %d", code)
@@ -217,7 +217,7 @@ func TestSharedNewPlanAndPreview(t *testing.T) {
 }
 
 func TestSharedPageErrors(t *testing.T) {
-	ts := newSharedServer(t, false, Config{})
+	ts := newSharedServer(t, false, testConfig{})
 	os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{"), 0o600)
 	for _, tt := range []struct {
 		path string

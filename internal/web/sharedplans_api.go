@@ -41,7 +41,7 @@ func decodeSharedBody(w http.ResponseWriter, r *http.Request, dst any) error {
 
 // apiSharedList serves GET /api/v1/shared-plans: list_plans's result.
 func (s *Server) apiSharedList(w http.ResponseWriter, r *http.Request) {
-	list, err := s.sharedStore.List(r.Context())
+	list, err := s.shared.Store().List(r.Context())
 	if err != nil {
 		s.writeSharedProblem(w, r, err, false)
 		return
@@ -119,19 +119,16 @@ func (s *Server) sharedUpsert(w http.ResponseWriter, r *http.Request, name strin
 		s.writeSharedProblem(w, r, invalid("content must not be empty"), false)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
-	defer cancel()
-	p, err := s.sharedStore.Upsert(ctx, sharedplans.UpsertRequest{Name: name, Content: b.Content, Title: b.Title,
-		Author: b.Author, Status: b.Status, ExpectedRevision: g.expected, MustExist: g.mustExist, MustNotExist: g.mustNotExist})
+	p, err := s.shared.Write(r.Context(), sharedplans.UpsertRequest{Name: name, Content: b.Content, Title: b.Title,
+		Author: b.Author, Status: b.Status, ExpectedRevision: g.expected, MustExist: g.mustExist, MustNotExist: g.mustNotExist}, "api")
 	if err != nil {
 		var vc *sharedplans.VersionConflictError
 		if g.mustNotExist && errors.As(err, &vc) && !g.header {
 			err = &existsError{vc}
 		}
-		s.writeSharedProblem(w, r, sharedTimeout(err), g.header)
+		s.writeSharedProblem(w, r, err, g.header)
 		return
 	}
-	s.observeShared(r.Context(), name, "api")
 	w.Header().Set("ETag", etag(p.Revision))
 	code := http.StatusOK
 	if p.Revision == 1 {
@@ -176,14 +173,15 @@ func (s *Server) apiSharedSetStatus(w http.ResponseWriter, r *http.Request) {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
-	defer cancel()
-	v, err := s.sharedTools.SetPlanStatus(ctx, sharedplans.SetPlanStatusArgs{Name: name, Status: b.Status, LastKnownRevision: g.expected})
+	var v sharedplans.StatusView
+	err = s.shared.Attributed(r.Context(), name, "api", func(ctx context.Context) (err error) {
+		v, err = s.sharedTools.SetPlanStatus(ctx, sharedplans.SetPlanStatusArgs{Name: name, Status: b.Status, LastKnownRevision: g.expected})
+		return err
+	})
 	if err != nil {
-		s.writeSharedProblem(w, r, sharedTimeout(err), g.header)
+		s.writeSharedProblem(w, r, err, g.header)
 		return
 	}
-	s.observeShared(r.Context(), name, "api")
 	w.Header().Set("ETag", etag(v.Revision))
 	writeJSON(w, http.StatusOK, v)
 }
@@ -200,14 +198,15 @@ func (s *Server) apiSharedDelete(w http.ResponseWriter, r *http.Request) {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
-	defer cancel()
-	res, err := s.sharedTools.DeletePlan(ctx, sharedplans.DeletePlanArgs{Name: name, LastKnownRevision: g.expected})
+	var res sharedplans.DeleteResult
+	err = s.shared.Attributed(r.Context(), name, "api", func(ctx context.Context) (err error) {
+		res, err = s.sharedTools.DeletePlan(ctx, sharedplans.DeletePlanArgs{Name: name, LastKnownRevision: g.expected})
+		return err
+	})
 	if err != nil {
-		s.writeSharedProblem(w, r, sharedTimeout(err), g.header)
+		s.writeSharedProblem(w, r, err, g.header)
 		return
 	}
-	s.observeShared(r.Context(), name, "api")
 	writeJSON(w, http.StatusOK, res)
 }
 
@@ -224,7 +223,7 @@ func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 			s.writeSharedProblem(w, r, badRequest("seq must be a history sequence number"), false)
 			return
 		}
-		e, found, err := s.sharedHist.Entry(r.Context(), name, seq)
+		e, found, err := s.shared.History().Entry(r.Context(), name, seq)
 		if err == nil && !found {
 			err = fmt.Errorf("%w: no history entry %d for plan %q", sharedplans.ErrPlanNotFound, seq, name)
 		}
@@ -235,7 +234,7 @@ func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, e)
 		return
 	}
-	hist, err := s.sharedHist.History(r.Context(), name, sharedHistoryLimit)
+	hist, err := s.shared.History().History(r.Context(), name, sharedHistoryLimit)
 	if err != nil {
 		s.writeSharedProblem(w, r, err, false)
 		return
@@ -267,20 +266,22 @@ func (s *Server) apiSharedTool(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
-	defer cancel()
-	text, err := tool.Call(ctx, args)
-	if err != nil {
-		s.writeSharedProblem(w, r, sharedTimeout(err), false)
-		return
+	var named struct {
+		Name string `json:"name"`
 	}
-	if !tool.ReadOnlyHint {
-		var named struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(args, &named) == nil && named.Name != "" {
-			s.observeShared(r.Context(), named.Name, "api")
-		}
+	var text string
+	call := func(ctx context.Context) (err error) {
+		text, err = tool.Call(ctx, args)
+		return err
+	}
+	if json.Unmarshal(args, &named); !tool.ReadOnlyHint && named.Name != "" {
+		err = s.shared.Attributed(r.Context(), named.Name, "api", call)
+	} else {
+		err = s.shared.Attributed(r.Context(), "", "api", call) // a read: nothing to record
+	}
+	if err != nil {
+		s.writeSharedProblem(w, r, err, false)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)

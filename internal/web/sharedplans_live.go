@@ -14,7 +14,7 @@ const sharedHistoryLimit = 50
 
 // sharedPlanFragments renders every live part of a plan's page.
 func (s *Server) sharedPlanFragments(ctx context.Context, p templates.SharedPlan, now time.Time) ([]live.Fragment, error) {
-	hist, err := s.sharedHist.History(ctx, p.Name, sharedHistoryLimit)
+	hist, err := s.shared.History().History(ctx, p.Name, sharedHistoryLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -23,14 +23,6 @@ func (s *Server) sharedPlanFragments(ctx context.Context, p templates.SharedPlan
 		{ID: templates.SharedBodyID(p.Name), View: templates.SharedPlanBody(p)},
 		{ID: templates.SharedHistoryID(p.Name), View: templates.SharedHistory(p.Name, revisionViews(hist), now)},
 	}, nil
-}
-
-// sharedBadReason says why a plan's file cannot be read now, if it cannot.
-func (s *Server) sharedBadReason(name string) (string, bool) {
-	s.sharedMu.Lock()
-	defer s.sharedMu.Unlock()
-	why, bad := s.sharedBad[name]
-	return why, bad
 }
 
 func sharedFromPlan(p sharedplans.Plan) templates.SharedPlan {

@@ -24,15 +24,15 @@ func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
 	// The Seq is read before the directory, so anything recorded after it is caught up by the
 	// socket even if the listing already shows it.
 	seq := int64(s.live.Seq())
-	list, err := s.sharedStore.List(ctx)
+	list, err := s.shared.Store().List(ctx)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	v := templates.SharedList{Warnings: list.Warnings, Dir: s.sharedStore.Dir(), Seq: seq, Now: time.Now(),
+	v := templates.SharedList{Warnings: list.Warnings, Dir: s.shared.Store().Dir(), Seq: seq, Now: time.Now(),
 		Plans: make([]templates.SharedPlan, 0, len(list.Plans))}
 	for _, sum := range list.Plans {
-		p, ok, err := s.sharedStore.Get(ctx, sum.Name)
+		p, ok, err := s.shared.Store().Get(ctx, sum.Name)
 		switch {
 		case err != nil:
 			v.Plans = append(v.Plans, templates.SharedPlan{Name: sum.Name, Title: sum.Title, Revision: sum.Revision, Err: err.Error()})
@@ -76,7 +76,7 @@ func (s *Server) sharedPlanData(ctx context.Context, name string, q url.Values) 
 		return templates.SharedPlanPage{}, err
 	}
 	v := templates.SharedPlanPage{Seq: int64(s.live.Seq()), Now: s.now()}
-	p, ok, err := s.sharedStore.Get(ctx, name)
+	p, ok, err := s.shared.Store().Get(ctx, name)
 	switch {
 	case err != nil && !errors.Is(err, sharedplans.ErrCorrupt):
 		return v, err
@@ -89,7 +89,7 @@ func (s *Server) sharedPlanData(ctx context.Context, name string, q url.Values) 
 	default:
 		v.Plan = templates.SharedPlan{Name: name, Removed: true}
 	}
-	hist, err := s.sharedHist.History(ctx, name, sharedHistoryLimit)
+	hist, err := s.shared.History().History(ctx, name, sharedHistoryLimit)
 	if err != nil {
 		return v, err
 	}
@@ -107,8 +107,8 @@ func (s *Server) sharedPlanData(ctx context.Context, name string, q url.Values) 
 				*f.dst = n
 			}
 		}
-		a, okA, errA := s.sharedHist.Entry(ctx, name, from)
-		b, okB, errB := s.sharedHist.Entry(ctx, name, to)
+		a, okA, errA := s.shared.History().Entry(ctx, name, from)
+		b, okB, errB := s.shared.History().Entry(ctx, name, to)
 		if err := errors.Join(errA, errB); err != nil {
 			return v, err
 		}
@@ -174,19 +174,12 @@ func (s *Server) sharedWrite(ctx context.Context, d templates.SharedEditor, crea
 	if d.Content == "" {
 		return sharedplans.Plan{}, invalid("content must not be empty")
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.sharedWait)
-	defer cancel()
 	req := sharedplans.UpsertRequest{Name: d.Name, Content: &d.Content, Title: &d.Title, Author: &d.Author,
 		Status: &d.Status, MustNotExist: create}
 	if !create {
 		req.ExpectedRevision = &d.Revision
 	}
-	p, err := s.sharedStore.Upsert(ctx, req)
-	if err != nil {
-		return p, sharedTimeout(err)
-	}
-	s.observeShared(ctx, d.Name, "browser")
-	return p, nil
+	return s.shared.Write(ctx, req, "browser")
 }
 
 // sharedEditorFailed answers a refused save with the plan page, the draft kept in the editor:
@@ -200,7 +193,7 @@ func (s *Server) sharedEditorFailed(w http.ResponseWriter, r *http.Request, draf
 	}
 	code := status(err)
 	if errors.Is(err, sharedplans.ErrConflict) {
-		cur, ok, _ := s.sharedStore.Get(ctx, draft.Name)
+		cur, ok, _ := s.shared.Store().Get(ctx, draft.Name)
 		c := &templates.SharedConflict{Opened: draft.Revision, Current: sharedFromPlan(cur),
 			Draft: templates.SharedPlan{Name: draft.Name, Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content}}
 		curEntry := sharedplans.HistoryEntry{Title: cur.Title, Author: cur.Author, Status: cur.Status, Content: cur.Content, Removed: !ok}
@@ -272,9 +265,7 @@ func (s *Server) sharedDeleteForm(w http.ResponseWriter, r *http.Request) {
 	if r.PostForm.Get("revision") != "" {
 		guard = &d.Revision
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.sharedWait)
-	defer cancel()
-	deleted, err := s.sharedStore.Delete(ctx, name, guard)
+	deleted, err := s.shared.Delete(r.Context(), name, guard, "browser")
 	if err == nil && !deleted {
 		err = fmt.Errorf("%w: %q", sharedplans.ErrPlanNotFound, name)
 	}
@@ -284,13 +275,12 @@ func (s *Server) sharedDeleteForm(w http.ResponseWriter, r *http.Request) {
 			s.sharedErrorPage(w, r, verr)
 			return
 		}
-		v.Notice = "Not deleted: " + sharedTimeout(err).Error()
+		v.Notice = "Not deleted: " + err.Error()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(status(err))
 		_ = templates.SharedPlanPageView(v).Render(r.Context(), w)
 		return
 	}
-	s.observeShared(ctx, name, "browser")
 	http.Redirect(w, r, "/shared", http.StatusSeeOther)
 }
 

@@ -23,7 +23,7 @@ var importRe = regexp.MustCompile(`(?m)^\s*import\s[^;]*?from\s+"(\./[^"]+)"`)
 // is served as JavaScript (browsers refuse modules of any other type), and every module in
 // web/static/js is reached from some page.
 func TestPageModulesAreServed(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	tests := []struct {
 		name, path string
 		login      bool

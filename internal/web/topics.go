@@ -152,10 +152,10 @@ func (s *Server) renderPendingCount(ctx context.Context, _ string, c live.Change
 // be read, or its removal.
 func (s *Server) renderSharedCard(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
 	id := templates.SharedCardID(c.ID)
-	if why, bad := s.sharedBadReason(c.ID); bad {
+	if why, bad := s.shared.Bad(c.ID); bad {
 		return []live.Fragment{{ID: id, Parent: templates.SharedListID, View: templates.SharedCard(templates.SharedPlan{Name: c.ID, Err: why}, s.now())}}, nil
 	}
-	e, ok, err := s.sharedHist.Latest(ctx, c.ID)
+	e, ok, err := s.shared.History().Latest(ctx, c.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -167,10 +167,10 @@ func (s *Server) renderSharedCard(ctx context.Context, _ string, c live.Change) 
 
 // renderSharedPlan is every live part of a shared plan's page.
 func (s *Server) renderSharedPlan(ctx context.Context, name string, _ live.Change) ([]live.Fragment, error) {
-	if why, bad := s.sharedBadReason(name); bad {
+	if why, bad := s.shared.Bad(name); bad {
 		return []live.Fragment{{ID: templates.SharedBodyID(name), View: templates.SharedPlanBody(templates.SharedPlan{Name: name, Err: why})}}, nil
 	}
-	e, ok, err := s.sharedHist.Latest(ctx, name)
+	e, ok, err := s.shared.History().Latest(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func (s *Server) renderSharedPlan(ctx context.Context, name string, _ live.Chang
 // sharedRowFragment is a shared plan's row in the overview's strip.
 func (s *Server) sharedRowFragment(ctx context.Context, name string) ([]live.Fragment, error) {
 	id := templates.SharedRowID(name)
-	e, ok, err := s.sharedHist.Latest(ctx, name)
+	e, ok, err := s.shared.History().Latest(ctx, name)
 	if err != nil {
 		return nil, err
 	}

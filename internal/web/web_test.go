@@ -12,11 +12,24 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/andybalholm/cascadia"
 	"github.com/coder/websocket"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plandash/plandash/internal/agents/claude"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/dag"
+	"github.com/plandash/plandash/internal/files"
+	"github.com/plandash/plandash/internal/hub"
+	"github.com/plandash/plandash/internal/live"
+	"github.com/plandash/plandash/internal/mcpserver"
+	"github.com/plandash/plandash/internal/permissions"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/internal/store/sqlite"
 	"golang.org/x/net/html"
 )
 
@@ -28,23 +41,78 @@ type testServer struct {
 	client *http.Client // carries the page cookie
 }
 
-func newTestServer(t testing.TB, cfg Config) *testServer {
+// testConfig is a test server's set-up: the HTTP side's Config and the application's own.
+type testConfig struct {
+	FrameAncestors []string
+	MaxBody        int64
+	MaxLine        int
+	User           string
+	UserHeader     string
+	AllowRoots     []string
+	PlansDir       string
+	Now            func() time.Time
+	LockWait       time.Duration
+}
+
+// newTestServer is the whole application on a real SQLite file in a temp dir, served by httptest,
+// with the live layer and the gate's deadline loop running until the test ends. It builds the
+// application the way internal/app does (which tests here cannot import: it imports this package).
+func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	t.Helper()
-	if cfg.DataDir == "" {
-		cfg.DataDir = t.TempDir()
-	}
-	cfg.Token = testToken
-	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := Open(ctx, cfg)
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plandash.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go srv.live.Run(ctx)
+	svc := plans.NewService(db.Plans(), plans.Config{Now: cfg.Now, Log: log})
+	gate, err := approval.New(ctx, db.Approvals(), approval.Config{Now: cfg.Now, Log: log, ValidateDAG: dag.Check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.PlansDir == "" {
+		cfg.PlansDir = filepath.Join(t.TempDir(), "plans")
+	}
+	store := sharedplans.New(cfg.PlansDir)
+	shared := sharedplans.NewService(store, db.SharedHistory(), sharedplans.ServiceConfig{Log: log, Now: cfg.Now, LockWait: cfg.LockWait})
+	gate.OnChange(shared.GateChanged)
+	var roots *files.Roots
+	var policy files.Policy
+	if len(cfg.AllowRoots) > 0 {
+		if roots, err = files.NewRoots(cfg.AllowRoots...); err != nil {
+			t.Fatal(err)
+		}
+		policy = roots
+	}
+	tools := sharedplans.NewToolset(store, policy)
+	mcpSrv := mcpserver.New(mcpserver.Options{Version: "test", SharedPlans: tools, Approvals: testApprover{gate}})
+	lv := live.New(hub.New(hub.Options{}), live.Options{Log: log, Now: cfg.Now})
+	srv := NewServer(Deps{
+		Config: Config{FrameAncestors: cfg.FrameAncestors, MaxBody: cfg.MaxBody, MaxLine: cfg.MaxLine, User: cfg.User, UserHeader: cfg.UserHeader, Log: log},
+		Token:  testToken, Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: permissions.New(cfg.Now), Live: lv, Files: roots,
+		Claude: claude.NewService(svc, gate, claude.Config{Log: log}),
+		MCP:    mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+	})
+	var bg sync.WaitGroup
+	for _, run := range []func(context.Context){lv.Run} {
+		bg.Go(func() { run(ctx) })
+	}
 	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { ts.Close(); cancel(); srv.Close() })
+	t.Cleanup(func() { ts.Close(); cancel(); bg.Wait(); db.Close() })
 	jar, _ := cookiejar.New(nil)
 	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}}
+}
+
+// testApprover is the gate as the MCP approval tool sees it.
+type testApprover struct{ g *approval.Gate }
+
+func (a testApprover) Submit(ctx context.Context, sub approval.Submission) (approval.Request, error) {
+	r, _, err := a.g.Submit(ctx, sub)
+	return r, err
+}
+
+func (a testApprover) Wait(ctx context.Context, id string, d time.Duration) (approval.Request, error) {
+	return a.g.Wait(ctx, id, d)
 }
 
 // ingest posts body with the token and decodes the answer.
@@ -125,7 +193,7 @@ func update(sid, u string) string {
 const planA = `{"sessionUpdate":"plan","entries":[{"content":"Write tests","priority":"high","status":"completed"},{"content":"Ship","priority":"low","status":"pending"}]}`
 
 func TestIngest(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	tests := []struct {
 		name       string
 		body       string
@@ -158,7 +226,7 @@ func TestIngest(t *testing.T) {
 }
 
 func TestIngestLimitsAndAuth(t *testing.T) {
-	ts := newTestServer(t, Config{MaxBody: 4096, MaxLine: 1024})
+	ts := newTestServer(t, testConfig{MaxBody: 4096, MaxLine: 1024})
 	post := func(body, auth string, hdr map[string]string) (*http.Response, Problem) {
 		req, _ := http.NewRequest("POST", ts.URL+"/api/v1/ingest", strings.NewReader(body))
 		if auth != "" {
@@ -203,7 +271,7 @@ func TestIngestLimitsAndAuth(t *testing.T) {
 }
 
 func TestPagesNeedToken(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	resp, err := http.Get(ts.URL + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +293,7 @@ func TestPagesNeedToken(t *testing.T) {
 }
 
 func TestOverviewPage(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	_, doc := ts.page(t, "/")
 	if len(all(doc, `[data-testid=empty-state]`)) != 1 || len(all(doc, `[data-testid=plan-card]`)) != 0 {
 		t.Fatal("empty overview has no empty state")
@@ -261,7 +329,7 @@ func TestOverviewPage(t *testing.T) {
 }
 
 func TestSessionAndHistoryPages(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	ts.ingest(t, update("s1", `{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"pending"}]}`)+"\n"+
 		update("s1", `{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Read main.go","kind":"read","status":"in_progress"}`)+"\n"+
 		update("s1", planA))
@@ -295,7 +363,7 @@ func TestFilePlansOnlyUnderAllowedRoots(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "plan.md"), []byte("# Allowed plan"), 0o644)
 	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# Secret"), 0o644)
 	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "link.md"))
-	ts := newTestServer(t, Config{AllowRoots: []string{root}})
+	ts := newTestServer(t, testConfig{AllowRoots: []string{root}})
 	for id, uri := range map[string]string{
 		"ok": "file://" + root + "/plan.md", "out": "file://" + outside + "/secret.md",
 		"link": "file://" + root + "/link.md", "dots": "file://" + root + "/../" + filepath.Base(outside) + "/secret.md",
@@ -313,7 +381,7 @@ func TestFilePlansOnlyUnderAllowedRoots(t *testing.T) {
 }
 
 func TestSocket(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, testConfig{})
 	wsURL := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws?topic=all"
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -1,0 +1,156 @@
+// Package app is plandash's whole application, assembled: the one database handle, the stores on
+// it, the services, the live layer, the watchers, and the HTTP server that speaks for them. The
+// commands (`plandash serve`, `demo`, `acp --serve`) and the tests that need a real server build
+// it here, so there is one wiring and a newcomer reads it top to bottom in Open.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plandash/plandash/internal/agents/claude"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/dag"
+	"github.com/plandash/plandash/internal/files"
+	"github.com/plandash/plandash/internal/hub"
+	"github.com/plandash/plandash/internal/live"
+	"github.com/plandash/plandash/internal/mcpserver"
+	"github.com/plandash/plandash/internal/permissions"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/internal/store/sqlite"
+	"github.com/plandash/plandash/internal/web"
+)
+
+// Config is everything the application is told at start-up.
+type Config struct {
+	web.Config                  // how the HTTP side behaves
+	DataDir    string           // holds plandash.db and the token
+	Token      string           // "" loads or creates the token in DataDir
+	AllowRoots []string         // file plans and the MCP file tools may read under these directories
+	Idle       time.Duration    // a session without activity this long leaves the overview; default 30m
+	Now        func() time.Time // the clock; time.Now when nil
+	PlansDir   string           // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
+	Version    string
+}
+
+// App is a running plandash.
+type App struct {
+	DB     *sqlite.DB
+	Plans  *plans.Service
+	Gate   *approval.Gate
+	Shared *sharedplans.Service
+	Perms  *permissions.Inbox
+	Live   *live.Live
+	Server *web.Server
+	Token  string
+}
+
+// Open builds the application on the database in cfg.DataDir.
+func Open(ctx context.Context, cfg Config) (*App, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("no data directory")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	token := cfg.Token
+	if token == "" {
+		t, err := web.LoadOrCreateToken(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		token = t
+	}
+	var roots *files.Roots // nil: no file is read for anyone
+	if len(cfg.AllowRoots) > 0 {
+		r, err := files.NewRoots(cfg.AllowRoots...)
+		if err != nil {
+			return nil, fmt.Errorf("--allow-root: %w", err)
+		}
+		roots = r
+	}
+
+	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, "plandash.db"))
+	if err != nil {
+		return nil, err
+	}
+	svc := plans.NewService(db.Plans(), plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log})
+	gate, err := approval.New(ctx, db.Approvals(), approval.Config{Now: cfg.Now, Log: cfg.Log, ValidateDAG: dag.Check})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	store := sharedplans.New(cfg.PlansDir)
+	shared := sharedplans.NewService(store, db.SharedHistory(), sharedplans.ServiceConfig{Log: cfg.Log, Now: cfg.Now})
+	gate.OnChange(shared.GateChanged) // decisions on shared plans land on the plans
+	var policy files.Policy
+	if roots != nil {
+		policy = roots
+	}
+	tools := sharedplans.NewToolset(store, policy)
+	home, _ := os.UserHomeDir()
+	mcpSrv := mcpserver.New(mcpserver.Options{Version: cfg.Version, SharedPlans: tools, Approvals: gateApprover{gate}})
+
+	a := &App{
+		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token,
+		Perms: permissions.New(cfg.Now),
+		Live:  live.New(hub.New(hub.Options{}), live.Options{Log: cfg.Log, Now: cfg.Now}),
+	}
+	a.Server = web.NewServer(web.Deps{
+		Config: cfg.Config, Token: token,
+		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Live: a.Live, Files: roots,
+		Claude: claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
+		MCP:    mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+	})
+	return a, nil
+}
+
+// Serve serves on ln until ctx ends, with everything that runs beside the HTTP server (the live
+// layer, the gate's deadlines, the shared-plans watcher), then shuts down gracefully and closes
+// the database once nothing uses it.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var bg sync.WaitGroup
+	for _, run := range []func(context.Context){a.Live.Run, a.Gate.Run, a.Shared.Run} {
+		bg.Go(func() { run(ctx) })
+	}
+	err := a.Server.Serve(ctx, ln)
+	cancel()
+	bg.Wait()
+	if cerr := a.DB.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close the database: %w", cerr)
+	}
+	return err
+}
+
+// Close closes an application that was never served.
+func (a *App) Close() error { return a.DB.Close() }
+
+// Handler is the HTTP handler, for tests that serve it themselves.
+func (a *App) Handler() http.Handler { return a.Server.Handler() }
+
+// gateApprover is the gate as the MCP approval tool sees it.
+type gateApprover struct{ g *approval.Gate }
+
+func (a gateApprover) Submit(ctx context.Context, sub approval.Submission) (approval.Request, error) {
+	r, _, err := a.g.Submit(ctx, sub)
+	return r, err
+}
+
+func (a gateApprover) Wait(ctx context.Context, id string, d time.Duration) (approval.Request, error) {
+	return a.g.Wait(ctx, id, d)
+}
