@@ -159,10 +159,10 @@ func (s *Service) observe(ctx context.Context, name, source string) {
 	}
 	_, wasBad := s.bad[name]
 	delete(s.bad, name)
-	e := HistoryEntry{Name: name, Removed: !ok, Source: source}
+	e := HistoryEntry{Name: name, Removed: !ok, Source: source, SeenAt: s.now()}
 	if ok {
 		e = HistoryEntry{Name: name, Revision: p.Revision, Title: p.Title, Author: p.Author, Status: p.Status,
-			Content: p.Content, UpdatedAt: p.UpdatedAt, Source: source}
+			Content: p.Content, UpdatedAt: p.UpdatedAt, Source: source, SeenAt: s.now()}
 	}
 	_, added, err := s.hist.Record(ctx, e)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/errs"
@@ -29,7 +28,7 @@ func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	v := templates.SharedList{Warnings: list.Warnings, Dir: s.shared.Store().Dir(), Seq: seq, Now: time.Now(),
+	v := templates.SharedList{Warnings: list.Warnings, Dir: s.shared.Store().Dir(), Seq: seq, Now: s.now(),
 		Plans: make([]templates.SharedPlan, 0, len(list.Plans))}
 	for _, sum := range list.Plans {
 		p, ok, err := s.shared.Store().Get(ctx, sum.Name)
