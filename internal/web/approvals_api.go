@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -51,24 +50,11 @@ func (s *Server) approvalError(w http.ResponseWriter, r *http.Request, err error
 	writeProblem(w, r, s.log, err)
 }
 
-// decodeJSON reads a bounded JSON body into v; what is wrong with it is the client's to fix.
-func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxApprovalBody)).Decode(v)
-	var mbe *http.MaxBytesError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &mbe):
-		return errs.Errorf(errs.TooLarge, "the body is larger than %d bytes", mbe.Limit)
-	}
-	return errs.Errorf(errs.Invalid, "the body is not the JSON expected: %v", err)
-}
-
 // apiCreateApproval serves POST /api/v1/approvals: 201 with the new request, or 200 with the
 // existing one when the client's id was used before for the same submission.
 func (s *Server) apiCreateApproval(w http.ResponseWriter, r *http.Request) {
 	var sub approval.Submission
-	if err := decodeJSON(w, r, &sub); err != nil {
+	if err := decodeJSON(w, r, maxApprovalBody, false, &sub); err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
@@ -148,7 +134,7 @@ func (s *Server) apiListApprovals(w http.ResponseWriter, r *http.Request) {
 // apiDecideApproval serves POST /api/v1/approvals/{id}/decision.
 func (s *Server) apiDecideApproval(w http.ResponseWriter, r *http.Request) {
 	var in approval.DecisionInput
-	if err := decodeJSON(w, r, &in); err != nil {
+	if err := decodeJSON(w, r, maxApprovalBody, false, &in); err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
@@ -215,7 +201,7 @@ func (s *Server) apiApprovalRules(w http.ResponseWriter, r *http.Request) {
 // apiAddApprovalRule serves POST /api/v1/approvals/rules.
 func (s *Server) apiAddApprovalRule(w http.ResponseWriter, r *http.Request) {
 	var in approval.Rule
-	if err := decodeJSON(w, r, &in); err != nil {
+	if err := decodeJSON(w, r, maxApprovalBody, false, &in); err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
@@ -240,7 +226,7 @@ func (s *Server) apiRevokeApprovalRule(w http.ResponseWriter, r *http.Request) {
 // apiValidatePlan serves POST /api/v1/approvals/validate: the plan editor's live check.
 func (s *Server) apiValidatePlan(w http.ResponseWriter, r *http.Request) {
 	var p approval.PlanBody
-	if err := decodeJSON(w, r, &p); err != nil {
+	if err := decodeJSON(w, r, maxApprovalBody, false, &p); err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}

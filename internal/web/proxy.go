@@ -10,17 +10,10 @@ import (
 	"github.com/plandash/plandash/internal/permissions"
 )
 
-func readJSONBody(w http.ResponseWriter, r *http.Request, v any) error {
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(v); err != nil {
-		return errs.Errorf(errs.Invalid, "the body is not the JSON expected: %v", err)
-	}
-	return nil
-}
-
 // apiProxyOffer is a proxy offering a request (again, after a reconnect).
 func (s *Server) apiProxyOffer(w http.ResponseWriter, r *http.Request) {
 	var p permissions.Request
-	if err := readJSONBody(w, r, &p); err != nil {
+	if err := decodeJSON(w, r, maxProxyBody, false, &p); err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
@@ -39,7 +32,7 @@ func (s *Server) apiProxyResolved(w http.ResponseWriter, r *http.Request) {
 		By      string                 `json:"by"`
 		Outcome *acp.PermissionOutcome `json:"outcome"`
 	}
-	if err := readJSONBody(w, r, &body); err != nil {
+	if err := decodeJSON(w, r, maxProxyBody, false, &body); err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
@@ -54,7 +47,7 @@ func (s *Server) apiProxyAnswer(w http.ResponseWriter, r *http.Request) {
 		ID      json.RawMessage     `json:"id"`
 		Outcome permissions.Outcome `json:"outcome"`
 	}
-	if err := readJSONBody(w, r, &body); err != nil {
+	if err := decodeJSON(w, r, maxProxyBody, false, &body); err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
@@ -87,3 +80,6 @@ func (s *Server) apiProxyAnswers(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, got)
 }
+
+// maxProxyBody bounds what a proxy posts: a permission request with its tool call.
+const maxProxyBody = 8 << 20

@@ -25,20 +25,6 @@ func (s *Server) sharedName(w http.ResponseWriter, r *http.Request) (string, boo
 	return name, true
 }
 
-// decodeSharedBody decodes a JSON body strictly: an unknown key is a mistake worth reporting.
-func decodeSharedBody(w http.ResponseWriter, r *http.Request, dst any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, sharedplans.MaxEncodedSize))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		return badRequest("the body must be a JSON object: " + err.Error())
-	}
-	return nil
-}
-
 // apiSharedList serves GET /api/v1/shared-plans: list_plans's result.
 func (s *Server) apiSharedList(w http.ResponseWriter, r *http.Request) {
 	list, err := s.shared.Store().List(r.Context())
@@ -88,7 +74,7 @@ func (s *Server) apiSharedWrite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var b sharedWriteBody
-	if err := decodeSharedBody(w, r, &b); err != nil {
+	if err := decodeJSON(w, r, sharedplans.MaxEncodedSize, true, &b); err != nil {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
@@ -107,7 +93,7 @@ func (s *Server) apiSharedWrite(w http.ResponseWriter, r *http.Request) {
 // apiSharedCreate serves POST /api/v1/shared-plans: create only; an existing name conflicts.
 func (s *Server) apiSharedCreate(w http.ResponseWriter, r *http.Request) {
 	var b sharedWriteBody
-	if err := decodeSharedBody(w, r, &b); err != nil {
+	if err := decodeJSON(w, r, sharedplans.MaxEncodedSize, true, &b); err != nil {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
@@ -164,7 +150,7 @@ func (s *Server) apiSharedSetStatus(w http.ResponseWriter, r *http.Request) {
 		Status            string `json:"status"`
 		LastKnownRevision *int   `json:"last_known_revision,omitempty"`
 	}
-	if err := decodeSharedBody(w, r, &b); err != nil {
+	if err := decodeJSON(w, r, sharedplans.MaxEncodedSize, true, &b); err != nil {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
