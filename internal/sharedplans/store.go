@@ -131,12 +131,25 @@ func (s *Store) Get(ctx context.Context, name string) (p Plan, ok bool, err erro
 	return p, ok, err
 }
 
-func load(path string) (Plan, bool, error) {
+func load(path string) (Plan, bool, error) { return loadFor(path, true) }
+
+// loadFor loads a plan file, with its content only when withContent is set. Either way the
+// whole file is checked, with the same verdict and error text as DecodePlan, so a corrupt plan
+// stops a write whatever it would have replaced.
+func loadFor(path string, withContent bool) (Plan, bool, error) {
 	data, ok, err := readPlanFile(path)
 	if !ok || err != nil {
 		return Plan{}, false, err
 	}
-	p, err := DecodePlan(data)
+	var p Plan
+	if withContent {
+		p, err = DecodePlan(data)
+	} else {
+		var sum Summary
+		sum, err = decodeSummary(data)
+		p = Plan{Name: sum.Name, Title: sum.Title, Author: sum.Author, Status: sum.Status,
+			Revision: sum.Revision, UpdatedAt: sum.UpdatedAt}
+	}
 	if err != nil {
 		return Plan{}, false, &CorruptPlanError{File: filepath.Base(path), Err: err}
 	}
@@ -157,7 +170,9 @@ func (s *Store) Upsert(ctx context.Context, req UpsertRequest) (Plan, error) {
 	}
 	defer unlock()
 
-	p, exists, err := load(path)
+	// A new body replaces the stored one, so the stored body is validated but not unescaped
+	// and copied: on a large plan that is most of the load.
+	p, exists, err := loadFor(path, req.Content == nil)
 	if err != nil {
 		return Plan{}, err
 	}

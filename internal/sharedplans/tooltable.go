@@ -97,6 +97,11 @@ func encodeResult[R any](r R, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if p, ok := any(r).(Plan); ok {
+		// write_plan, read_plan and update_plan_from_file return whole plans, up to 60 MiB
+		// escaped: the plan encoder is json.Marshal's output in one exact-size pass.
+		return string(encodePlan(&p, false)), nil
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return "", err
