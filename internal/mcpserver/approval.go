@@ -31,10 +31,10 @@ type toolEntry struct {
 }
 
 type toolPlan struct {
-	Type     string      `json:"type" jsonschema:"items (a checklist), markdown, or dag (a tool-call plan)"`
-	Entries  []toolEntry `json:"entries,omitempty" jsonschema:"the checklist, for type items"`
-	Markdown string      `json:"markdown,omitempty" jsonschema:"the plan's text, for type markdown"`
-	Calls    []any       `json:"calls,omitempty" jsonschema:"the tool calls, for type dag: objects with _tool, optional _id and _outputPath, and the call's arguments"`
+	Type     string           `json:"type" jsonschema:"items (a checklist), markdown, or dag (a tool-call plan)"`
+	Entries  []toolEntry      `json:"entries,omitempty" jsonschema:"the checklist, for type items"`
+	Markdown string           `json:"markdown,omitempty" jsonschema:"the plan's text, for type markdown"`
+	Calls    []map[string]any `json:"calls,omitempty" jsonschema:"the tool calls, for type dag: objects with _tool, optional _id and _outputPath, and the call's arguments"`
 }
 
 type approvalIn struct {

@@ -24,9 +24,10 @@ func registerSharedPlans(srv *mcp.Server, ts *sharedplans.Toolset) {
 		}
 		structured := tl.OutputSchema != nil
 		call := tl.Call
-		// The raw handler skips the SDK's argument validation on purpose: docker-agent accepts
-		// model-produced arguments leniently (a JSON string holding the object, extra keys), and
-		// Call does the same.
+		// The raw handler skips the SDK's argument validation on purpose: Call unwraps arguments
+		// sent as a JSON string holding the object (a common model mistake) and then enforces the
+		// same schema, naming any unknown, missing or mistyped argument in docker-agent's
+		// plain-text error style.
 		srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			text, err := call(ctx, req.Params.Arguments)
 			if err != nil {

@@ -2,6 +2,7 @@ package sharedplans
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 // seedPlans writes n plans of about 1 KiB straight to disk (no fsync per file, so setting up
@@ -121,4 +124,32 @@ func BenchmarkWatchLatency(b *testing.B) {
 	}
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+// BenchmarkUpdatePlanFromFile10MiB commits a 10 MiB source file of control characters, the
+// worst case for JSON escaping (about 60 MiB on disk), through the update_plan_from_file tool:
+// read, lock, load the previous 60 MiB revision, encode, durable write, result.
+func BenchmarkUpdatePlanFromFile10MiB(b *testing.B) {
+	s := newTestStore(b)
+	src := b.TempDir()
+	roots, err := files.NewRoots(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := make([]byte, MaxContentSize)
+	for i := range body {
+		body[i] = byte(i % 0x20)
+	}
+	if err := os.WriteFile(filepath.Join(src, "plan.md"), body, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	tool, _ := NewToolset(s, roots).Tool("update_plan_from_file")
+	args := json.RawMessage(`{"name":"big","path":"plan.md","author":"bench"}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tool.Call(ctx, args); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

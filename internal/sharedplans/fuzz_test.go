@@ -1,6 +1,8 @@
 package sharedplans
 
 import (
+	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -63,6 +65,37 @@ func FuzzValidateName(f *testing.F) {
 		p := filepath.Join(dir, name+".json")
 		if filepath.Dir(p) != dir || filepath.Base(p) != name+".json" {
 			t.Fatalf("name %q maps to %s", name, p)
+		}
+	})
+}
+
+// FuzzEncodePlan holds the plan encoder to encoding/json byte for byte, for files
+// (MarshalIndent) and tool results (Marshal), on any strings: invalid UTF-8, control
+// characters, HTML characters, U+2028/U+2029, and any revision.
+func FuzzEncodePlan(f *testing.F) {
+	f.Add("release", "Release plan", "Step 1\n<b>&</b>\u2028\u2029\x00\x1f\b\f\t\r\"\\", "", "draft", 3, "2026-07-28T12:34:56Z")
+	f.Add("", "", "\xff\xfe\xed\xa0\x80 é 😀", "a", "", -1, "")
+	f.Add("p", "", "", "", "", 0, "\x7f")
+	f.Fuzz(func(t *testing.T, name, title, content, author, status string, rev int, updated string) {
+		p := Plan{Name: name, Title: title, Content: content, Author: author, Status: status, Revision: rev, UpdatedAt: updated}
+		for _, indent := range []bool{true, false} {
+			var want []byte
+			var err error
+			if indent {
+				want, err = json.MarshalIndent(p, "", "  ")
+			} else {
+				want, err = json.Marshal(p)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := encodePlan(&p, indent)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("indent %v:\n got %q\nwant %q", indent, got, want)
+			}
+			if len(got) != cap(got) {
+				t.Fatalf("indent %v: planLen %d, encoded %d bytes", indent, cap(got), len(got))
+			}
 		}
 	})
 }

@@ -104,9 +104,10 @@ func validName(name string) bool {
 }
 
 // EncodePlan returns the exact bytes docker-agent stores for p: json.MarshalIndent with a
-// two-space indent, HTML escaping on and no trailing newline.
+// two-space indent, HTML escaping on and no trailing newline. It never fails; the error is
+// kept so callers stay written for an encoder that can.
 func EncodePlan(p Plan) ([]byte, error) {
-	return json.MarshalIndent(p, "", "  ")
+	return encodePlan(&p, true), nil
 }
 
 // DecodePlan decodes a plan file the way docker-agent does (encoding/json v1: unknown keys

@@ -66,8 +66,9 @@ var (
 
 	schemaGetPlanStatus = nameOnly("Name of the plan whose status to read.")
 
-	// docker-agent registers list_plans without parameters; MCP requires an object schema.
-	schemaListPlans = json.RawMessage(`{"type":"object"}`)
+	// docker-agent registers list_plans without parameters (sent as {"type":"object"}); it is
+	// closed here like every other tool's, so a stray argument is refused rather than ignored.
+	schemaListPlans = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
 	schemaDeletePlan = json.RawMessage(`{"type":"object","required":["name"],"properties":{` +
 		`"name":{"type":"string","description":"Name of the plan to delete."},` +

@@ -34,6 +34,9 @@ type Store struct {
 	now      func() time.Time
 	debounce time.Duration
 	recheck  time.Duration
+	// locked, when set, runs each time a writer has just obtained the lock. Tests use it to
+	// cancel a write at the one moment no select can observe: after the wait, before the write.
+	locked func()
 }
 
 // Option configures a Store.
@@ -128,12 +131,25 @@ func (s *Store) Get(ctx context.Context, name string) (p Plan, ok bool, err erro
 	return p, ok, err
 }
 
-func load(path string) (Plan, bool, error) {
+func load(path string) (Plan, bool, error) { return loadFor(path, true) }
+
+// loadFor loads a plan file, with its content only when withContent is set. Either way the
+// whole file is checked, with the same verdict and error text as DecodePlan, so a corrupt plan
+// stops a write whatever it would have replaced.
+func loadFor(path string, withContent bool) (Plan, bool, error) {
 	data, ok, err := readPlanFile(path)
 	if !ok || err != nil {
 		return Plan{}, false, err
 	}
-	p, err := DecodePlan(data)
+	var p Plan
+	if withContent {
+		p, err = DecodePlan(data)
+	} else {
+		var sum Summary
+		sum, err = decodeSummary(data)
+		p = Plan{Name: sum.Name, Title: sum.Title, Author: sum.Author, Status: sum.Status,
+			Revision: sum.Revision, UpdatedAt: sum.UpdatedAt}
+	}
 	if err != nil {
 		return Plan{}, false, &CorruptPlanError{File: filepath.Base(path), Err: err}
 	}
@@ -154,7 +170,9 @@ func (s *Store) Upsert(ctx context.Context, req UpsertRequest) (Plan, error) {
 	}
 	defer unlock()
 
-	p, exists, err := load(path)
+	// A new body replaces the stored one, so the stored body is validated but not unescaped
+	// and copied: on a large plan that is most of the load.
+	p, exists, err := loadFor(path, req.Content == nil)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -177,6 +195,11 @@ func (s *Store) Upsert(ctx context.Context, req UpsertRequest) (Plan, error) {
 	}
 	p.Revision++
 	p.UpdatedAt = s.now().UTC().Format(time.RFC3339)
+	// The load above may have taken a while on a large plan; a caller that gave up meanwhile
+	// has been told the write failed, so it must not happen.
+	if err := ctx.Err(); err != nil {
+		return Plan{}, err
+	}
 	if err := s.save(path, p); err != nil {
 		return Plan{}, err
 	}
@@ -228,6 +251,9 @@ func (s *Store) Delete(ctx context.Context, name string, expected *int) (deleted
 		if p.Revision != *expected {
 			return false, &VersionConflictError{Name: name, Expected: *expected, Current: p.Revision}
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
 	}
 	if err := os.Remove(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -288,9 +314,21 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 			return nil, ctx.Err()
 		}
 	}
-	return func() {
+	unlock = func() {
 		_ = unlockFile(f)
 		_ = f.Close()
 		release()
-	}, nil
+	}
+	if s.locked != nil {
+		s.locked()
+	}
+	// A wait can end with the lock granted and the context cancelled at once (the timer and
+	// Done both ready, or a cancel between the last poll and the grant). The caller gave up,
+	// so it must not write: a cancelled write that lands later would overwrite whatever the
+	// caller did next.
+	if err := ctx.Err(); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
 }

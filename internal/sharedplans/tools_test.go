@@ -116,7 +116,7 @@ func TestWritePlanTool(t *testing.T) {
 			wantErr: "plan file p.json is corrupt: unexpected end of JSON input", kind: ErrCorrupt},
 		{name: "content over 10 MiB", args: `{"name":"p","content":"` + strings.Repeat("x", MaxContentSize+1) + `"}`,
 			wantErr: `plan "p" content is too large to store (10485761 bytes; max 10485760)`, kind: ErrInvalid},
-		{name: "bad arguments", args: `{"name":1}`, wantErr: "invalid arguments: json: cannot unmarshal number into Go struct field WritePlanArgs.name of type string", kind: ErrInvalid},
+		{name: "bad arguments", args: `{"name":1}`, wantErr: `argument "name" must be a string, not an integer`, kind: ErrInvalid},
 	})
 }
 
@@ -137,7 +137,7 @@ func TestReadPlanTool(t *testing.T) {
 		{name: "ok", setup: withPlan("p", "body"), args: `{"name":"p"}`, want: planP1},
 		{name: "missing", args: `{"name":"p"}`, wantErr: `plan "p" not found`, kind: ErrPlanNotFound},
 		{name: "invalid name", args: `{"name":"P"}`, wantErr: badP, kind: ErrInvalid},
-		{name: "empty arguments are {}", args: ``, wantErr: `invalid plan name "": use only lowercase letters, digits, '-' and '_', starting with a letter or digit`, kind: ErrInvalid},
+		{name: "empty arguments are {}", args: ``, wantErr: `missing required argument "name"`, kind: ErrInvalid},
 		{name: "double-encoded arguments", setup: withPlan("p", "body"), args: `"{\"name\":\"p\"}"`, want: planP1},
 		{name: "corrupt", setup: withRaw("broken.json", `{name}`), args: `{"name":"broken"}`,
 			wantErr: "plan file broken.json is corrupt: invalid character 'n' looking for beginning of object key string", kind: ErrCorrupt},
@@ -241,7 +241,7 @@ func TestListPlansTool(t *testing.T) {
 						t.Fatal(err)
 					}
 				}),
-			args: `{"ignored":true}`,
+			args: `{}`,
 			want: `{"plans":[{"name":"UPPER","revision":2,"updatedAt":""},` +
 				`{"name":"alpha","revision":1,"updatedAt":"` + fixedStamp + `"},{"name":"zeta","revision":1,"updatedAt":"` + fixedStamp + `"}],` +
 				`"warnings":["skipped \"broken\": plan file broken.json is corrupt: invalid character 'n' looking for beginning of object key string",` +

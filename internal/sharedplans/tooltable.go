@@ -31,23 +31,22 @@ type Tool struct {
 func (t *Toolset) Tools() []Tool {
 	return []Tool{
 		{Name: "write_plan", Title: "Write Plan", Description: descWritePlan,
-			InputSchema: schemaWritePlan, OutputSchema: schemaPlan, Call: bind(t.WritePlan)},
+			InputSchema: schemaWritePlan, OutputSchema: schemaPlan, Call: bind(schemaWritePlan, t.WritePlan)},
 		{Name: "read_plan", Title: "Read Plan", Description: descReadPlan, ReadOnlyHint: true,
-			InputSchema: schemaReadPlan, OutputSchema: schemaPlan, Call: bind(t.ReadPlan)},
+			InputSchema: schemaReadPlan, OutputSchema: schemaPlan, Call: bind(schemaReadPlan, t.ReadPlan)},
 		{Name: "update_plan_from_file", Title: "Update Plan From File", Description: descUpdatePlanFromFile,
-			InputSchema: schemaUpdatePlanFromFile, OutputSchema: schemaPlan, Call: bind(t.UpdatePlanFromFile)},
+			InputSchema: schemaUpdatePlanFromFile, OutputSchema: schemaPlan, Call: bind(schemaUpdatePlanFromFile, t.UpdatePlanFromFile)},
 		{Name: "export_plan_to_file", Title: "Export Plan To File", Description: descExportPlanToFile,
-			InputSchema: schemaExportPlanToFile, OutputSchema: schemaExportResult, Call: bind(t.ExportPlanToFile)},
+			InputSchema: schemaExportPlanToFile, OutputSchema: schemaExportResult, Call: bind(schemaExportPlanToFile, t.ExportPlanToFile)},
 		{Name: "set_plan_status", Title: "Set Plan Status", Description: descSetPlanStatus,
-			InputSchema: schemaSetPlanStatus, OutputSchema: schemaStatusView, Call: bind(t.SetPlanStatus)},
+			InputSchema: schemaSetPlanStatus, OutputSchema: schemaStatusView, Call: bind(schemaSetPlanStatus, t.SetPlanStatus)},
 		{Name: "get_plan_status", Title: "Get Plan Status", Description: descGetPlanStatus, ReadOnlyHint: true,
-			InputSchema: schemaGetPlanStatus, OutputSchema: schemaStatusView, Call: bind(t.GetPlanStatus)},
+			InputSchema: schemaGetPlanStatus, OutputSchema: schemaStatusView, Call: bind(schemaGetPlanStatus, t.GetPlanStatus)},
 		{Name: "list_plans", Title: "List Plans", Description: descListPlans, ReadOnlyHint: true,
 			InputSchema: schemaListPlans, OutputSchema: schemaListResult,
-			// list_plans takes no parameters; like docker-agent, it ignores whatever is sent.
-			Call: func(ctx context.Context, _ json.RawMessage) (string, error) { return encodeResult(t.ListPlans(ctx)) }},
+			Call: bind(schemaListPlans, func(ctx context.Context, _ struct{}) (ListResult, error) { return t.ListPlans(ctx) })},
 		{Name: "delete_plan", Title: "Delete Plan", Description: descDeletePlan, DestructiveHint: true,
-			InputSchema: schemaDeletePlan, Call: bind(t.DeletePlan)},
+			InputSchema: schemaDeletePlan, Call: bind(schemaDeletePlan, t.DeletePlan)},
 	}
 }
 
@@ -61,21 +60,29 @@ func (t *Toolset) Tool(name string) (Tool, bool) {
 	return Tool{}, false
 }
 
-// bind adapts a typed tool method to Tool.Call.
-func bind[A, R any](fn func(context.Context, A) (R, error)) func(context.Context, json.RawMessage) (string, error) {
+// bind adapts a typed tool method to Tool.Call, enforcing the tool's input schema. The schemas
+// are this package's constants, so one that cannot be enforced is a programming error, caught
+// by every test that builds the tool table.
+func bind[A, R any](schema json.RawMessage, fn func(context.Context, A) (R, error)) func(context.Context, json.RawMessage) (string, error) {
+	check, err := parseArgSchema(schema)
+	if err != nil {
+		panic("sharedplans: unenforceable tool schema: " + err.Error())
+	}
 	return func(ctx context.Context, raw json.RawMessage) (string, error) {
 		var args A
-		if err := decodeArgs(raw, &args); err != nil {
+		if err := decodeArgs(check, raw, &args); err != nil {
 			return "", err
 		}
 		return encodeResult(fn(ctx, args))
 	}
 }
 
-// decodeArgs is lenient the way model-produced arguments need: empty or null arguments are {},
-// and arguments sent as a JSON string holding the object (a common double encoding) are
-// unwrapped. Unknown keys are ignored.
-func decodeArgs(raw json.RawMessage, dst any) error {
+// decodeArgs is lenient where model-produced arguments need it and strict where it matters:
+// empty or null arguments are {}, and arguments sent as a JSON string holding the object (a
+// common double encoding) are unwrapped; then the object must match the tool's schema, so an
+// unknown or misspelled argument is refused by name rather than ignored, and a missing or
+// mistyped one is named too.
+func decodeArgs(check *argSchema, raw json.RawMessage, dst any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
 		var inner string
@@ -84,7 +91,10 @@ func decodeArgs(raw json.RawMessage, dst any) error {
 		}
 	}
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil
+		raw = []byte("{}")
+	}
+	if err := check.checkArgs(raw); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
 		return invalidf("invalid arguments: %v", err)
@@ -96,6 +106,11 @@ func decodeArgs(raw json.RawMessage, dst any) error {
 func encodeResult[R any](r R, err error) (string, error) {
 	if err != nil {
 		return "", err
+	}
+	if p, ok := any(r).(Plan); ok {
+		// write_plan, read_plan and update_plan_from_file return whole plans, up to 60 MiB
+		// escaped: the plan encoder is json.Marshal's output in one exact-size pass.
+		return string(encodePlan(&p, false)), nil
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
