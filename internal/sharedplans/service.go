@@ -96,6 +96,12 @@ func (s *Service) Run(ctx context.Context) {
 		case <-time.After(2 * time.Second):
 		}
 	}
+	// A writer that crashed mid-write leaves its temp file behind; nothing else ever removes it.
+	if removed, err := s.store.CleanTemp(ctx); err != nil {
+		s.log.Warn("shared plans: cleaning temp files left by a crash", "dir", dir, "err", err)
+	} else if len(removed) > 0 {
+		s.log.Info("shared plans: removed temp files left by a crash", "dir", dir, "files", removed)
+	}
 	w, err := s.store.Watch(ctx, func(ev Event) { s.Observe(ctx, ev.Name, "disk") })
 	if err != nil {
 		s.log.Error("shared plans: cannot watch the plans directory; the dashboard will not see changes", "dir", dir, "err", err)
