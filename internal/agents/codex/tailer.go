@@ -50,7 +50,7 @@ type Tailer struct {
 	// Owned by Run's goroutine.
 	files map[string]*tailFile
 	marks map[string]fileMark // files known but not followed (older than Since) keep no mark
-	dirty bool               // marks changed since the state was saved
+	dirty bool                // marks changed since the state was saved
 }
 
 // NewTailer makes a Tailer of the sessions directory dir ($CODEX_HOME/sessions, by default

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-		"errors"
+	"errors"
 	"fmt"
 	"io"
 	"maps"

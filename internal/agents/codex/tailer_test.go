@@ -286,4 +286,3 @@ func TestTailerRetriesSlowApply(t *testing.T) {
 		t.Errorf("session after retries: %+v %v", d.Session, err)
 	}
 }
-
