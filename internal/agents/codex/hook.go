@@ -1,0 +1,198 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Poster sends one hook payload to plandash (POST /api/v1/hooks/codex) and returns the answer
+// body. wait is true when the answer comes only once a person decided.
+type Poster interface {
+	Post(ctx context.Context, body []byte, wait bool) ([]byte, error)
+}
+
+// HookOptions tunes RunHook.
+type HookOptions struct {
+	// Host is added to the payload as plandash_host. Nothing is added when empty.
+	Host string
+	// ReadTimeout bounds reading the event from stdin; 5s when zero.
+	ReadTimeout time.Duration
+	// GateTimeout bounds the wait for a decision; 12h when zero. Keep it under the hook's
+	// timeout in hooks.json, so plandash, not Codex, ends the wait.
+	GateTimeout time.Duration
+	// Log notes why nothing was printed; discarded when nil.
+	Log *slog.Logger
+}
+
+// RunHook is the core of `plandash hook codex`, run by Codex's Stop hook: it reads the event
+// from stdin, finds the plan the turn produced (in last_assistant_message, else in the bounded
+// tail of the rollout at transcript_path), and when there is one posts the event with the plan
+// (as plandash_plan) and prints the decision. Approval prints nothing (exit 0: the turn ends);
+// a rejection or requested changes print {"decision":"block","reason":…}, so Codex revises in
+// the same turn. It never fails the agent: a turn without a plan, plandash down or slow, the
+// deadline, or an answer of the wrong shape all print nothing and return nil.
+func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = 5 * time.Second
+	}
+	if opts.GateTimeout <= 0 {
+		opts.GateTimeout = 12 * time.Hour
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	body, err := readBounded(ctx, stdin, opts.ReadTimeout)
+	if err != nil {
+		log.Warn("plandash hook codex: no event read", "err", err)
+		return nil
+	}
+	ev, err := DecodeHookEvent(body)
+	if err != nil || ev.HookEventName != EventStop || ev.SessionID == "" {
+		log.Warn("plandash hook codex: not a Stop event; nothing to do", "event", ev.HookEventName, "err", err)
+		return nil
+	}
+	if ev.Plan == nil {
+		if md, ok := ProposedPlan(ev.LastAssistantMessage); ok {
+			ev.Plan = &TurnPlan{Kind: "markdown", Markdown: md}
+		} else if ev.TranscriptPath != "" {
+			p, ok, err := ReadTurnPlan(ev.TranscriptPath, ev.TurnID, MaxTranscriptTail)
+			if err != nil {
+				log.Warn("plandash hook codex: transcript unreadable", "path", ev.TranscriptPath, "err", err)
+			}
+			if ok {
+				ev.Plan = &p
+			}
+		}
+	}
+	if ev.Plan.Empty() {
+		return nil // the turn made no plan: nothing to hold
+	}
+	ev.Host = cmpOr(ev.Host, opts.Host)
+	out, err := withFields(body, ev)
+	if err != nil {
+		log.Warn("plandash hook codex: event not re-encoded", "err", err)
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, opts.GateTimeout)
+	defer cancel()
+	answer, err := post.Post(pctx, out, true)
+	if err != nil {
+		log.Warn("plandash hook codex: post failed; Codex goes on", "err", err)
+		return nil
+	}
+	if err := CheckAnswer(answer); err != nil {
+		log.Warn("plandash hook codex: unusable answer; Codex goes on", "err", err)
+		return nil
+	}
+	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
+		log.Warn("plandash hook codex: write answer", "err", err)
+	}
+	return nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// withFields sets plandash_host and plandash_plan on the payload, keeping every other field.
+func withFields(body []byte, ev HookEvent) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	p, err := json.Marshal(ev.Plan)
+	if err != nil {
+		return nil, err
+	}
+	m["plandash_plan"] = p
+	if ev.Host != "" {
+		h, _ := json.Marshal(ev.Host)
+		m["plandash_host"] = h
+	}
+	return json.Marshal(m)
+}
+
+// readBounded reads stdin up to MaxEventBytes, giving up after limit: Codex closes stdin after
+// writing the event.
+func readBounded(ctx context.Context, r io.Reader, limit time.Duration) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, MaxEventBytes+1))
+		ch <- result{b, err}
+	}()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case res := <-ch:
+		if res.err == nil && len(res.b) > MaxEventBytes {
+			res.err = fmt.Errorf("the event is over the %d MiB limit", MaxEventBytes>>20)
+		}
+		return res.b, res.err
+	case <-t.C:
+		return nil, fmt.Errorf("stdin was not closed within %s", limit)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Decision is how the Stop hook answers. The zero Decision lets the turn end: approval, an
+// expired request, or no decision at all.
+type Decision struct {
+	// Block keeps the turn going; Codex sends Reason to the model as the user's feedback.
+	Block  bool
+	Reason string
+}
+
+// Answer is the Stop hook's output for d, exactly as Codex reads it
+// (stop.command.output.schema.json): nothing, or {"decision":"block","reason":…}.
+func Answer(d Decision) []byte {
+	if !d.Block {
+		return nil
+	}
+	reason := strings.TrimSpace(d.Reason)
+	if reason == "" {
+		reason = "The plan was rejected in plandash. Revise it."
+	}
+	b, _ := json.Marshal(struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"block", reason})
+	return b
+}
+
+// CheckAnswer reports whether b is output the hook may print: empty, or a block with a reason.
+// The hook checks what the server sent, so a garbled or foreign answer never reaches Codex.
+func CheckAnswer(b []byte) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	var v struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("the answer is not JSON: %w", err)
+	}
+	if v.Decision != "block" {
+		return fmt.Errorf("the answer's decision %q is not block", v.Decision)
+	}
+	if strings.TrimSpace(v.Reason) == "" {
+		return errors.New("a block answer needs a reason")
+	}
+	return nil
+}

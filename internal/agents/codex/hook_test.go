@@ -1,0 +1,225 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// httpPoster posts to a real HTTP server, as `plandash hook codex` does through the client.
+type httpPoster struct{ url string }
+
+func (p httpPoster) Post(ctx context.Context, body []byte, _ bool) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, b)
+	}
+	return b, err
+}
+
+// hookRig is a real server (httptest) whose handler is Service.Handle on a real gate and a
+// real plans.Service; created receives each request that reaches the gate.
+type hookRig struct {
+	url     string
+	gate    *approval.Gate
+	plans   *plans.Service
+	created chan approval.Request
+}
+
+func newHookRig(t *testing.T) *hookRig {
+	t.Helper()
+	r := &hookRig{gate: newGate(t), plans: newPlans(t), created: make(chan approval.Request, 8)}
+	r.gate.OnChange(func(c approval.Change) {
+		if c.Request != nil && !c.Request.Decided() {
+			r.created <- *c.Request
+		}
+	})
+	svc := NewService(ApplyTo(r.plans, nil), r.gate, Config{Host: "devbox"})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		answer, err := svc.Handle(req.Context(), body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		_, _ = w.Write(answer)
+	}))
+	t.Cleanup(srv.Close)
+	r.url = srv.URL
+	return r
+}
+
+// stopEvent is a Stop payload as Codex 0.169.0 sends it (agenttest recorded one).
+func stopEvent(transcript, last string, active bool) string {
+	b, _ := json.Marshal(map[string]any{"session_id": realThread, "turn_id": "01a20aa7-d7e9-72a3-80ff-808156a910bb",
+		"transcript_path": transcript, "cwd": "/w/project", "hook_event_name": "Stop", "model": "gpt-5",
+		"permission_mode": "bypassPermissions", "stop_hook_active": active, "last_assistant_message": last})
+	return string(b)
+}
+
+// realTranscript copies the real rollout under a rollout file name.
+func realTranscript(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "rollout-2026-11-23T23-05-01-"+realThread+".jsonl")
+	if err := os.WriteFile(p, fixture(t, "exec_update_plan.jsonl"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunHookGate runs RunHook against the real server and decides at the real gate.
+func TestRunHookGate(t *testing.T) {
+	tests := []struct {
+		name     string
+		last     string // last_assistant_message; the plan is read from the transcript otherwise
+		decide   *approval.DecisionInput
+		wantPlan string // the plan at the gate, as text
+		want     string // the hook's output
+	}{
+		{name: "approve prints nothing", last: "Done.", decide: &approval.DecisionInput{Action: approval.Approve, By: "ann"},
+			wantPlan: "# Env override", want: ""},
+		{name: "reject blocks with the feedback", last: "Done.", decide: &approval.DecisionInput{Action: approval.Reject, By: "ann", Comment: "add fuzz tests"},
+			want: `{"decision":"block","reason":"The user asked for changes to your plan in plandash: add fuzz tests"}`},
+		{name: "modify blocks with the edit", last: "<proposed_plan>\n# Mine\n</proposed_plan>", wantPlan: "# Mine",
+			decide: &approval.DecisionInput{Action: approval.Modify, By: "ann", Plan: &approval.PlanBody{Type: approval.TypeMarkdown, Markdown: "# Edited"}},
+			want:   `"reason":"The user edited your plan in plandash. Revise your plan to this, then present it again:\n\n# Edited"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rig := newHookRig(t)
+			in := stopEvent(realTranscript(t), tc.last, false)
+			var out bytes.Buffer
+			done := make(chan error, 1)
+			go func() {
+				done <- RunHook(context.Background(), strings.NewReader(in), &out, httpPoster{rig.url + "/api/v1/hooks/codex"}, HookOptions{Host: "laptop"})
+			}()
+			var req approval.Request
+			select {
+			case req = <-rig.created:
+			case err := <-done:
+				t.Fatalf("RunHook returned before the gate: %v %q", err, out.String())
+			case <-time.After(20 * time.Second):
+				t.Fatal("no request reached the gate")
+			}
+			if req.SessionID != SessionKey(realThread) || req.Agent != "Codex" || !strings.Contains(req.Context, "laptop") {
+				t.Errorf("request %+v", req)
+			}
+			if tc.wantPlan != "" && !strings.HasPrefix(req.Plan.Markdown, tc.wantPlan) {
+				t.Errorf("plan at the gate: %+v", req.Plan)
+			}
+			if _, err := rig.gate.Decide(context.Background(), req.ID, *tc.decide); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("RunHook did not return after the decision")
+			}
+			if got := out.String(); tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("output %q, want %q", got, tc.want)
+			}
+			if out.Len() > 0 {
+				if err := CheckAnswer(out.Bytes()); err != nil {
+					t.Error(err)
+				}
+			}
+			d, err := rig.plans.Session(context.Background(), SessionKey(realThread))
+			if err != nil || d.Session.Name() != "Codex" || d.Session.Cwd != "/w/project" {
+				t.Errorf("session %+v %v", d.Session, err)
+			}
+		})
+	}
+}
+
+// TestRunHookQuiet: every way the hook must print nothing and not hold Codex.
+func TestRunHookQuiet(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "rollout-2026-01-01T00-00-00-"+realThread+".jsonl")
+	if err := os.WriteFile(empty, []byte(metaLine(realThread, "/w")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"decision":"approve"}`)) }))
+	defer garbage.Close()
+	for name, tc := range map[string]struct{ in, url string }{
+		"not JSON":            {`{"a":`, garbage.URL},
+		"not Stop":            {`{"session_id":"s","hook_event_name":"PreToolUse"}`, garbage.URL},
+		"turn without a plan": {stopEvent(empty, "All done.", false), garbage.URL},
+		"plandash down":       {stopEvent(realTranscript(t), "", false), down.URL},
+		"foreign answer":      {stopEvent(realTranscript(t), "", false), garbage.URL},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := RunHook(context.Background(), strings.NewReader(tc.in), &out, httpPoster{tc.url}, HookOptions{}); err != nil || out.Len() != 0 {
+				t.Errorf("err %v, output %q", err, out.String())
+			}
+		})
+	}
+}
+
+// TestHandleClosesRequestWhenHookGivesUp: the hook's context ending closes the request.
+func TestHandleClosesRequestWhenHookGivesUp(t *testing.T) {
+	rig := newHookRig(t)
+	svc := NewService(ApplyTo(rig.plans, nil), rig.gate, Config{Host: "h"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Handle(ctx, []byte(stopEvent("", "<proposed_plan>\n# P\n</proposed_plan>", false)))
+		done <- err
+	}()
+	var req approval.Request
+	select {
+	case req = <-rig.created:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no request")
+	}
+	cancel()
+	<-done
+	got, err := rig.gate.Get(context.Background(), req.ID)
+	if err != nil || got.Status != approval.Rejected || got.Decision == nil || got.Decision.By != HookDecider {
+		t.Errorf("request after the hook gave up: %+v %v", got, err)
+	}
+}
+
+func TestFindTurnPlan(t *testing.T) {
+	lines, _ := DecodeAll(fixture(t, "exec_update_plan.jsonl"))
+	p, ok := FindTurnPlan(lines, "01a20aa7-d7e9-72a3-80ff-808156a910bb")
+	if !ok || p.Kind != "markdown" || p.Markdown != "# Env override\n\n1. Read\n2. Write" {
+		t.Errorf("latest plan of the turn: %+v %v", p, ok)
+	}
+	if _, ok := FindTurnPlan(lines, "another-turn"); ok {
+		t.Error("found a plan in a turn that made none")
+	}
+	p, ok = FindTurnPlan(lines[:12], "")
+	if !ok || p.Kind != "items" || p.Explanation != "first cut" || len(p.Steps) != 2 {
+		t.Errorf("update_plan plan: %+v %v", p, ok)
+	}
+}

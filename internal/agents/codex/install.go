@@ -1,0 +1,346 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// InstallOptions says what Install writes.
+type InstallOptions struct {
+	// Command is the plandash executable the hook runs; "plandash" (found on PATH) when empty.
+	Command string
+	// Server and Data are passed on as --server and --data when set.
+	Server, Data string
+	// Timeout is the Stop hook's timeout in seconds; 86400 (a day) when zero. Codex's default
+	// of 600 s is too short for a person who is away.
+	Timeout int
+}
+
+// Report says what Install or Uninstall changed.
+type Report struct {
+	Path    string
+	Created bool // the file did not exist
+	Changed bool // the file was written
+}
+
+// String says it in a sentence, for the command's output.
+func (r Report) String() string {
+	switch {
+	case !r.Changed:
+		return r.Path + ": already up to date, nothing changed"
+	case r.Created:
+		return r.Path + ": created with plandash's Stop hook. Review and trust it in Codex with /hooks."
+	}
+	return r.Path + ": updated. Review and trust the hook in Codex with /hooks."
+}
+
+// hookCommand is the command line the hook runs.
+func hookCommand(opts InstallOptions) string {
+	args := []string{shellQuote(cmpOr(opts.Command, "plandash")), "hook", "codex"}
+	if opts.Server != "" {
+		args = append(args, "--server", shellQuote(opts.Server))
+	}
+	if opts.Data != "" {
+		args = append(args, "--data", shellQuote(opts.Data))
+	}
+	return strings.Join(args, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isOurs reports whether a hook object runs `plandash hook codex`, under any path.
+func isOurs(hook json.RawMessage) bool {
+	var h struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(hook, &h) != nil {
+		return false
+	}
+	return strings.Contains(h.Command, "plandash") && strings.Contains(h.Command, " hook codex")
+}
+
+// MergeHooks returns hooksJSON (the bytes of a Codex hooks.json, {"hooks":{"Stop":[…]}}) with
+// plandash's Stop hook for opts (or without it, when opts is nil), and whether it changed.
+// Every other key and hook is kept in order; plandash's entry is recognised by its command, so
+// a second run changes nothing, and unchanged input is returned as it was.
+func MergeHooks(hooksJSON []byte, opts *InstallOptions) ([]byte, bool, error) {
+	top := object{}
+	if len(bytes.TrimSpace(hooksJSON)) > 0 {
+		var v any
+		if err := json.Unmarshal(hooksJSON, &v); err != nil {
+			return nil, false, syntaxError(hooksJSON, err)
+		}
+		if _, ok := v.(map[string]any); !ok {
+			return nil, false, errors.New("it must hold a JSON object")
+		}
+		var err error
+		if top, err = parseObject(hooksJSON); err != nil {
+			return nil, false, err
+		}
+	}
+	var hooks object
+	if raw, ok := top.get("hooks"); ok && !isNull(raw) {
+		var err error
+		if hooks, err = parseObject(raw); err != nil {
+			return nil, false, errors.New(`"hooks" is not an object`)
+		}
+	}
+	var groups []json.RawMessage
+	if raw, ok := hooks.get(EventStop); ok && !isNull(raw) {
+		if err := json.Unmarshal(raw, &groups); err != nil {
+			return nil, false, errors.New(`"hooks.Stop" is not an array`)
+		}
+	}
+	var kept []json.RawMessage
+	for _, g := range groups {
+		kept = append(kept, stripOurs(g)...)
+	}
+	if opts != nil {
+		timeout := opts.Timeout
+		if timeout <= 0 {
+			timeout = 86400
+		}
+		h, _ := json.Marshal(map[string]any{"type": "command", "command": hookCommand(*opts), "timeout": timeout})
+		kept = append(kept, json.RawMessage(`{"hooks":[`+string(h)+`]}`))
+	}
+	if compactAll(kept) == compactAll(groups) {
+		return hooksJSON, false, nil
+	}
+	if len(kept) == 0 {
+		hooks.del(EventStop)
+	} else {
+		hooks.set(EventStop, marshalArray(kept))
+	}
+	if len(hooks) == 0 {
+		top.del("hooks")
+	} else {
+		top.set("hooks", hooks.marshal())
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, top.marshal(), "", "  "); err != nil {
+		return nil, false, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), true, nil
+}
+
+// stripOurs removes plandash's hooks from a matcher group; a group left empty goes too, and a
+// group without them is kept byte for byte.
+func stripOurs(g json.RawMessage) []json.RawMessage {
+	o, err := parseObject(g)
+	if err != nil {
+		return []json.RawMessage{g}
+	}
+	raw, _ := o.get("hooks")
+	var hs []json.RawMessage
+	if json.Unmarshal(raw, &hs) != nil {
+		return []json.RawMessage{g}
+	}
+	var keep []json.RawMessage
+	for _, h := range hs {
+		if !isOurs(h) {
+			keep = append(keep, h)
+		}
+	}
+	switch {
+	case len(keep) == len(hs):
+		return []json.RawMessage{g}
+	case len(keep) == 0:
+		return nil
+	}
+	o.set("hooks", marshalArray(keep))
+	return []json.RawMessage{o.marshal()}
+}
+
+// Install merges plandash's Stop hook into the Codex hooks file at path (~/.codex/hooks.json;
+// created when missing). A file that is not valid JSON is refused, with its line and column,
+// and left untouched. The write is atomic. Codex runs a new or changed hook only once the user
+// trusted it (/hooks in the TUI).
+func Install(path string, opts InstallOptions) (Report, error) { return rewrite(path, &opts) }
+
+// Uninstall removes exactly plandash's hook from the hooks file at path.
+func Uninstall(path string) (Report, error) { return rewrite(path, nil) }
+
+func rewrite(path string, opts *InstallOptions) (Report, error) {
+	rep := Report{Path: path}
+	b, err := os.ReadFile(path)
+	rep.Created = errors.Is(err, fs.ErrNotExist)
+	if err != nil && !rep.Created {
+		return rep, err
+	}
+	out, changed, err := MergeHooks(b, opts)
+	if err != nil {
+		return rep, fmt.Errorf("%s: %w; the file was left untouched", path, err)
+	}
+	rep.Changed = changed
+	rep.Created = rep.Created && changed
+	if !changed {
+		return rep, nil
+	}
+	return rep, writeAtomic(path, out)
+}
+
+// writeAtomic replaces path with b through a temp file in the same directory, keeping its mode.
+func writeAtomic(path string, b []byte) error {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".hooks-plandash-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after a successful rename there is nothing left to remove
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// syntaxError says where the file is broken, as an editor counts: line and column.
+func syntaxError(b []byte, err error) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	off := min(int(se.Offset), len(b))
+	line, col := 1, 1
+	for _, c := range b[:max(off-1, 0)] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("not valid JSON (line %d, column %d: %v)", line, col, se)
+}
+
+// member is one key of a JSON object, its value kept as written.
+type member struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// object is a JSON object that keeps its members' order, so rewriting a user's hooks.json
+// changes only what plandash owns.
+type object []member
+
+func parseObject(b []byte) (object, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var o object
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		o = append(o, member{key, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the object")
+	}
+	return o, nil
+}
+
+func (o object) get(key string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].Key == key {
+			return o[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+func (o *object) set(key string, v json.RawMessage) {
+	for i := range *o {
+		if (*o)[i].Key == key {
+			(*o)[i].Value = v
+			return
+		}
+	}
+	*o = append(*o, member{key, v})
+}
+
+func (o *object) del(key string) {
+	out := (*o)[:0]
+	for _, m := range *o {
+		if m.Key != key {
+			out = append(out, m)
+		}
+	}
+	*o = out
+}
+
+func (o object) marshal() json.RawMessage {
+	parts := make([]json.RawMessage, len(o))
+	for i, m := range o {
+		k, _ := json.Marshal(m.Key)
+		parts[i] = append(append(k, ':'), m.Value...)
+	}
+	b := marshalArray(parts)
+	b[0], b[len(b)-1] = '{', '}'
+	return b
+}
+
+func marshalArray(a []json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, v := range a {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(v)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+func isNull(b json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(b), []byte("null")) }
+
+func compactAll(a []json.RawMessage) string {
+	var buf bytes.Buffer
+	for _, v := range a {
+		_ = json.Compact(&buf, v)
+		buf.WriteByte(0)
+	}
+	return buf.String()
+}

@@ -1,0 +1,163 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+)
+
+// Bounds on one batch handed to apply.
+const (
+	maxBatchLines = 256
+	maxBatchBytes = 4 << 20
+)
+
+// tailFile is one rollout file being followed.
+type tailFile struct {
+	path     string
+	mark     fileMark
+	tr       *Translator
+	failedAt int64 // offset of a batch apply refused, to log once per failure
+}
+
+func (t *Tailer) newFile(path string, m fileMark) *tailFile {
+	tr := NewTranslator(path, t.opts.Host)
+	tr.Resume(m.Thread, m.Cwd)
+	return &tailFile{path: path, mark: m, tr: tr}
+}
+
+// errApply marks an apply failure: the file is tried again later from the same offset.
+var errApply = errors.New("apply failed")
+
+// read applies what was appended to f since its mark: complete lines only (a partial last line
+// waits for its newline), in batches bounded in lines and bytes. The mark advances only past
+// batches that were applied.
+func (t *Tailer) read(ctx context.Context, f *tailFile) error {
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() < f.mark.Offset {
+		// Truncated or replaced: start over (Codex only appends, so this is someone else's file).
+		*f = *t.newFile(f.path, fileMark{})
+	}
+	f.mark.ModNano = fi.ModTime().UnixNano()
+	if fi.Size() == f.mark.Offset {
+		return nil
+	}
+	if _, err := fh.Seek(f.mark.Offset, io.SeekStart); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(io.LimitReader(fh, fi.Size()-f.mark.Offset), 64<<10)
+	next := f.mark // the mark once the pending lines are applied
+	var pending []Line
+	var size int
+	flush := func() error {
+		if len(pending) == 0 {
+			f.mark = next // only skipped or blank lines
+			return nil
+		}
+		if err := t.applyLines(ctx, f, pending); err != nil {
+			return err
+		}
+		next.Thread, next.Cwd = f.tr.ThreadID(), f.tr.Cwd()
+		f.mark, pending, size = next, pending[:0], 0
+		t.dirty = true
+		return nil
+	}
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		complete := err == nil
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if !complete && errors.Is(err, io.EOF) {
+			if next.Skipping {
+				next.Offset += int64(len(chunk)) // the over-long line goes on; keep skipping it
+			}
+			return flush() // a partial line waits for its newline
+		}
+		if next.Skipping {
+			next.Offset += int64(len(chunk))
+			if complete {
+				next.Skipping = false
+			}
+			continue
+		}
+		if len(buf)+len(chunk) > MaxLineBytes+1 {
+			// Too long to keep: skip to its end, however far that is, reading nothing more of it.
+			next.Line++
+			t.opts.Log.Warn("codex tailer: line skipped", "err", &LineError{Path: f.path, Line: next.Line,
+				Message: fmt.Sprintf("the line is over the %d MiB limit", MaxLineBytes>>20)})
+			next.Offset += int64(len(buf) + len(chunk))
+			buf, next.Skipping = buf[:0], !complete
+			continue
+		}
+		buf = append(buf, chunk...)
+		if !complete {
+			continue
+		}
+		next.Line++
+		next.Offset += int64(len(buf))
+		if len(bytes.TrimSpace(buf)) > 0 {
+			l, derr := DecodeLine(bytes.TrimRight(buf, "\r\n"), next.Line)
+			if derr != nil {
+				var le *LineError
+				if errors.As(derr, &le) {
+					le.Path = f.path
+				}
+				t.opts.Log.Warn("codex tailer: line skipped", "err", derr)
+			} else {
+				pending = append(pending, l)
+				size += len(buf)
+			}
+		}
+		buf = buf[:0]
+		if len(pending) >= maxBatchLines || size >= maxBatchBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// applyLines translates and applies one batch. On failure the Translator is restored, so the
+// same lines translate the same way when tried again.
+func (t *Tailer) applyLines(ctx context.Context, f *tailFile, lines []Line) error {
+	saved := f.tr.clone()
+	msgs := f.tr.Translate(lines)
+	if len(msgs) == 0 {
+		return nil
+	}
+	actx, cancel := context.WithTimeout(ctx, t.opts.ApplyTimeout)
+	defer cancel()
+	if err := t.apply(actx, msgs); err != nil {
+		f.tr = saved
+		off := f.mark.Offset
+		if f.failedAt != off {
+			t.opts.Log.Warn("codex tailer: apply failed; will retry", "file", f.path, "line", lines[0].Number, "err", err)
+			f.failedAt = off
+		}
+		return fmt.Errorf("%w: %v", errApply, err)
+	}
+	f.failedAt = -1
+	return nil
+}
+
+// clone copies the Translator's state.
+func (t *Translator) clone() *Translator {
+	c := *t
+	c.planCalls = maps.Clone(t.planCalls)
+	return &c
+}
