@@ -87,3 +87,12 @@ func rehome(t testing.TB, b []byte, home string) []byte {
 	}
 	return []byte(strings.ReplaceAll(string(b), old+"/home", home))
 }
+
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
