@@ -1,0 +1,148 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+)
+
+// Poster sends one hook payload to plandash (POST /api/v1/hooks/gemini) and returns the answer
+// body. wait is true for exit_plan_mode's BeforeTool, whose answer comes only once a person
+// decided: the client must then allow a long response time.
+type Poster interface {
+	Post(ctx context.Context, body []byte, wait bool) ([]byte, error)
+}
+
+// HookOptions tunes RunHook.
+type HookOptions struct {
+	// Host is added to the payload as plandash_host, so a dashboard on another machine knows
+	// where the agent runs. Nothing is added when empty.
+	Host string
+	// PlansDir is Gemini CLI's plans directory, which it gives its hooks as $GEMINI_PLANS_DIR.
+	// The plan file of an exit_plan_mode call is read from it here, on the agent's machine, and
+	// sent along (plandash_plan), so a dashboard elsewhere sees the plan.
+	PlansDir string
+	// CaptureTimeout bounds reading stdin and posting an event nobody waits on; 5s when zero.
+	CaptureTimeout time.Duration
+	// GateTimeout bounds the wait for a decision; 12h when zero. Keep it under the hook's
+	// timeout in settings.json, so plandash, not Gemini CLI, ends the wait.
+	GateTimeout time.Duration
+	// Log notes why nothing was printed; discarded when nil (a hook's stderr shows in Gemini
+	// CLI, so the command stays quiet by default).
+	Log *slog.Logger
+}
+
+// RunHook is the core of `plandash hook gemini`: it reads one event from stdin, posts it, and
+// for exit_plan_mode's BeforeTool prints the decision (nothing to approve, a deny to reject).
+// It never fails the agent: on any problem (unreadable event, server down or slow, an answer
+// of the wrong shape) it prints nothing and returns nil, so the hook exits 0 and Gemini CLI
+// goes on as if plandash were not there.
+func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
+	if opts.CaptureTimeout <= 0 {
+		opts.CaptureTimeout = 5 * time.Second
+	}
+	if opts.GateTimeout <= 0 {
+		opts.GateTimeout = 12 * time.Hour
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	body, err := readBounded(ctx, stdin, opts.CaptureTimeout)
+	if err != nil {
+		log.Warn("plandash hook: no event read", "err", err)
+		return nil
+	}
+	ev, err := Decode(body)
+	if err != nil {
+		log.Warn("plandash hook: not a hook event", "err", err)
+		return nil
+	}
+	body = enrich(ev, opts)
+	gate := IsGateEvent(ev)
+	limit := opts.CaptureTimeout
+	if gate {
+		limit = opts.GateTimeout
+	}
+	pctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	answer, err := post.Post(pctx, body, gate)
+	if err != nil {
+		log.Warn("plandash hook: post failed; Gemini CLI goes on", "event", ev.HookEventName, "err", err)
+		return nil
+	}
+	if !gate {
+		return nil
+	}
+	if err := CheckAnswer(answer); err != nil {
+		log.Warn("plandash hook: unusable answer; Gemini CLI goes on", "err", err)
+		return nil
+	}
+	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
+		log.Warn("plandash hook: write answer", "err", err)
+	}
+	return nil
+}
+
+// enrich adds what only the agent's machine knows: its name, and for exit_plan_mode the plans
+// directory and the plan file read from it.
+func enrich(ev Event, opts HookOptions) []byte {
+	add := map[string]string{}
+	if opts.Host != "" && ev.Host == "" {
+		add["plandash_host"] = opts.Host
+	}
+	if ev.ToolName == ToolExitPlanMode && opts.PlansDir != "" && ev.Plan == "" {
+		add["plandash_plans_dir"] = opts.PlansDir
+		if path := ResolvePlanPath(PlanFilename(ev.ToolInput), opts.PlansDir, ev.Cwd); path != "" {
+			if md, err := ReadPlanFile(path, []string{opts.PlansDir}, MaxPlanFile); err == nil {
+				add["plandash_plan"], add["plandash_plan_path"] = md, path
+			}
+		}
+	}
+	if len(add) == 0 {
+		return ev.Raw
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(ev.Raw, &m) != nil {
+		return ev.Raw // Decode accepted it as an object: cannot happen
+	}
+	for k, v := range add {
+		m[k], _ = json.Marshal(v)
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return ev.Raw
+	}
+	return out
+}
+
+// readBounded reads stdin up to MaxEventBytes, giving up after limit: Gemini CLI closes stdin
+// after writing the event, so anything slower is not Gemini CLI.
+func readBounded(ctx context.Context, r io.Reader, limit time.Duration) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, MaxEventBytes+1))
+		ch <- result{b, err}
+	}()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case res := <-ch:
+		if res.err == nil && len(res.b) > MaxEventBytes {
+			res.err = fmt.Errorf("the event is over the %d MiB limit", MaxEventBytes>>20)
+		}
+		return res.b, res.err
+	case <-t.C:
+		return nil, fmt.Errorf("stdin was not closed within %s", limit)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

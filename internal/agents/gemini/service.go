@@ -1,0 +1,299 @@
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// Applier is what the Service uses of plans.Service.
+type Applier interface {
+	Apply(ctx context.Context, st *plans.Stream, items []plans.Item) (plans.Result, error)
+}
+
+// Gate is what the Service uses of approval.Gate.
+type Gate interface {
+	Submit(ctx context.Context, sub approval.Submission) (approval.Request, bool, error)
+	Wait(ctx context.Context, id string, limit time.Duration) (approval.Request, error)
+	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
+	Pending(ctx context.Context) ([]approval.Request, error)
+}
+
+// Config tunes the Service.
+type Config struct {
+	// Host names the machine when the hook did not say. os.Hostname when empty.
+	Host string
+	// Home is the home directory whose .gemini/tmp (where Gemini keeps its plans directories)
+	// plan files may be read from when the hook did not send the plan. None when empty; the
+	// session's cwd is always allowed.
+	Home string
+	// Deadline is how long a plan waits at the gate; 12h when zero. Keep it under the hook's
+	// timeout in settings.json (milliseconds there).
+	Deadline time.Duration
+	// Log receives what went wrong without failing the hook; slog.Default when nil.
+	Log *slog.Logger
+}
+
+// TerminalDecider is who decisions that close a request answered elsewhere are recorded under.
+const TerminalDecider = "terminal"
+
+// maxSeen bounds the set of sessions already announced; it is forgotten when full, which only
+// costs one more announcement per session.
+const maxSeen = 4096
+
+// Service handles Gemini CLI hook events against the real domain: it records them as ACP
+// updates, and holds exit_plan_mode plans at the gate. It is safe for concurrent use.
+type Service struct {
+	plans Applier
+	gate  Gate // nil: plans are only recorded
+	cfg   Config
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// NewService makes a Service. gate may be nil to record plans without holding them.
+func NewService(p Applier, gate Gate, cfg Config) *Service {
+	if cfg.Host == "" {
+		cfg.Host, _ = os.Hostname()
+	}
+	if cfg.Deadline <= 0 {
+		cfg.Deadline = 12 * time.Hour
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}}
+}
+
+// Handle takes one hook payload (the body of POST /api/v1/hooks/gemini) and returns the hook's
+// answer: empty for every event but BeforeTool of exit_plan_mode, for which it waits until the
+// person decides, the deadline passes or ctx ends, and then returns empty (go ahead) or a deny.
+// An error means the payload was unusable or the store failed; the hook then prints nothing.
+func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
+	ev, err := Decode(body)
+	if err != nil {
+		return nil, errs.Errorf(errs.Invalid, "%v", err)
+	}
+	if ev.SessionID == "" {
+		return nil, errs.Errorf(errs.Invalid, "%v", ErrNoSession)
+	}
+	var plan PlanText
+	if ev.ToolName == ToolExitPlanMode {
+		plan = s.readPlan(ev)
+	}
+	if err := s.record(ctx, ev, plan); err != nil {
+		return nil, err
+	}
+	if s.gate == nil {
+		return nil, nil
+	}
+	if endsTurn(ev) {
+		s.closeStale(ctx, ev)
+	}
+	if !IsGateEvent(ev) {
+		return nil, nil
+	}
+	return s.hold(ctx, ev, plan)
+}
+
+// readPlan finds exit_plan_mode's plan: as the hook sent it, or read here from the plans
+// directory (the hook's, or the one Gemini keeps next to the transcript) when it lies under the
+// session's cwd or Home/.gemini/tmp.
+func (s *Service) readPlan(ev Event) PlanText {
+	if ev.Plan != "" {
+		return PlanText{Markdown: truncate(ev.Plan, MaxPlanFile), Path: ev.PlanPath}
+	}
+	dir := ev.PlansDir
+	if dir == "" && ev.TranscriptPath != "" {
+		dir = filepath.Join(filepath.Dir(filepath.Dir(ev.TranscriptPath)), ev.SessionID, "plans")
+	}
+	path := ResolvePlanPath(PlanFilename(ev.ToolInput), dir, ev.Cwd)
+	if path == "" {
+		return PlanText{Unreadable: "the hook named no plan file plandash could find"}
+	}
+	var roots []string
+	if ev.Cwd != "" {
+		roots = append(roots, ev.Cwd)
+	}
+	if s.cfg.Home != "" {
+		roots = append(roots, filepath.Join(s.cfg.Home, ".gemini", "tmp"))
+	}
+	md, err := ReadPlanFile(path, roots, MaxPlanFile)
+	if err != nil {
+		return PlanText{Path: path, Unreadable: err.Error()}
+	}
+	return PlanText{Markdown: md, Path: path}
+}
+
+// record translates ev and applies it.
+func (s *Service) record(ctx context.Context, ev Event, plan PlanText) error {
+	key := SessionKey(ev.SessionID)
+	s.mu.Lock()
+	st := State{Announce: !s.seen[key], Host: s.cfg.Host, Plan: plan}
+	s.mu.Unlock()
+	if ev.Host != "" {
+		st.Host = ev.Host
+	}
+	msgs, err := Translate(ev, st)
+	if err != nil {
+		return errs.Errorf(errs.Invalid, "%v", err)
+	}
+	items := make([]plans.Item, 0, len(msgs))
+	for i, line := range msgs {
+		decoded, err := acp.DecodeLine(line)
+		if err != nil {
+			return fmt.Errorf("gemini: translated message %d does not decode: %w", i+1, err)
+		}
+		for _, m := range decoded {
+			items = append(items, plans.Item{Line: i + 1, Msg: m})
+		}
+	}
+	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	if err != nil {
+		return err
+	}
+	for _, e := range res.Errors {
+		s.cfg.Log.Warn("gemini hook: update not applied", "session", key, "event", ev.HookEventName, "line", e.Line, "err", e.Message)
+	}
+	s.mu.Lock()
+	if len(s.seen) >= maxSeen {
+		clear(s.seen)
+	}
+	s.seen[key] = true
+	s.mu.Unlock()
+	return nil
+}
+
+// endsTurn reports whether ev shows that no plan of its session can still be waiting for the
+// hook: the turn or the session is over, or a new prompt began.
+func endsTurn(ev Event) bool {
+	switch ev.HookEventName {
+	case EventAfterAgent, EventBeforeAgent, EventSessionEnd:
+		return true
+	}
+	return false
+}
+
+// closeStale decides the session's pending plan requests, so the inbox does not offer a
+// decision that can no longer reach Gemini CLI. Failures are logged only.
+func (s *Service) closeStale(ctx context.Context, ev Event) {
+	pending, err := s.gate.Pending(ctx)
+	if err != nil {
+		s.cfg.Log.Warn("gemini hook: list pending requests", "err", err)
+		return
+	}
+	for _, r := range pending {
+		if r.SessionID == SessionKey(ev.SessionID) && r.Agent == AgentTitle {
+			s.closeRequest(ctx, r.ID, "the turn ended")
+		}
+	}
+}
+
+func (s *Service) closeRequest(ctx context.Context, id, why string) {
+	in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: why + "; plandash's answer no longer reaches Gemini CLI"}
+	_, err := s.gate.Decide(context.WithoutCancel(ctx), id, in)
+	var de *approval.DecidedError
+	if err != nil && !errors.As(err, &de) {
+		s.cfg.Log.Warn("gemini hook: close request", "request", id, "err", err)
+	}
+}
+
+// hold submits the plan and waits for its decision.
+func (s *Service) hold(ctx context.Context, ev Event, plan PlanText) ([]byte, error) {
+	r, _, err := s.gate.Submit(ctx, s.submission(ev, plan))
+	if err != nil {
+		return nil, err
+	}
+	id := r.ID
+	for !r.Decided() {
+		r, err = s.gate.Wait(ctx, id, time.Minute)
+		if ctx.Err() != nil {
+			// The hook gave up (its timeout, or Gemini CLI was stopped): close the request so
+			// nobody answers into the void.
+			s.closeRequest(ctx, id, "the hook stopped waiting")
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return Answer(decision(r)), nil
+}
+
+// decision turns the gate's outcome into the hook's. With plandash's policy installed Gemini
+// CLI shows no dialog of its own, so an expired request keeps its default outcome (reject):
+// the model is told nobody approved, and stays in plan mode.
+func decision(r approval.Request) Decision {
+	d := r.Decision
+	if d == nil {
+		return Decision{}
+	}
+	if d.Expired && r.Status == approval.Rejected {
+		return Decision{Deny: true, Reason: "Nobody approved the plan in plandash before its deadline. Stay in plan mode and ask the user how to proceed."}
+	}
+	switch r.Status {
+	case approval.Approved:
+		return Decision{}
+	case approval.Modified:
+		edited := ""
+		if d.Plan != nil {
+			edited = d.Plan.Markdown
+		}
+		return Revise(edited, d.Comment)
+	}
+	return Decision{Deny: true, Reason: d.Comment}
+}
+
+// submission is the gate request for an exit_plan_mode call.
+func (s *Service) submission(ev Event, plan PlanText) approval.Submission {
+	md := plan.Markdown
+	if strings.TrimSpace(md) == "" {
+		md = "_Gemini CLI's plan file could not be read"
+		if plan.Unreadable != "" {
+			md += ": " + plan.Unreadable
+		}
+		md += "._"
+	}
+	host := ev.Host
+	if host == "" {
+		host = s.cfg.Host
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Gemini CLI is waiting in plan mode in `%s` on %s (session `%s`).\n\n",
+		truncate(ev.Cwd, 1024), truncate(host, 256), truncate(ev.SessionID, 256))
+	if plan.Path != "" {
+		fmt.Fprintf(&b, "Plan file: `%s`\n\n", truncate(plan.Path, 1024))
+	}
+	b.WriteString("- **Approve**: Gemini CLI leaves plan mode and starts implementing.\n")
+	b.WriteString("- **Modify**: Gemini is asked to rewrite its plan to your edited text.\n")
+	b.WriteString("- **Reject**: Gemini stays in plan mode; your reason is sent to it.\n\n")
+	b.WriteString("If nobody decides before the deadline, the plan is rejected and Gemini stays in plan mode.")
+	return approval.Submission{
+		SessionID: SessionKey(ev.SessionID), Agent: AgentTitle, Title: planTitle(md), Context: b.String(),
+		Plan:    approval.PlanBody{Type: approval.TypeMarkdown, Markdown: md},
+		Options: []approval.Action{approval.Approve, approval.Modify, approval.Reject},
+		Timeout: approval.Duration(s.cfg.Deadline), Default: approval.Reject,
+	}
+}
+
+// planTitle is the plan's first heading, or a generic title.
+func planTitle(md string) string {
+	for _, line := range strings.Split(md, "\n") {
+		if t := strings.TrimSpace(strings.TrimLeft(line, "#")); strings.HasPrefix(line, "#") && t != "" {
+			return truncate("Plan: "+t, approval.MaxTitle-10)
+		}
+	}
+	return "Gemini CLI plan"
+}

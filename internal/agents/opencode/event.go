@@ -1,0 +1,145 @@
+// Package opencode is plandash's adapter for OpenCode: a client of an OpenCode server's event
+// stream (GET /event, Server-Sent Events) that records each session's todo list as a plan,
+// holds plan_exit's "switch to the build agent?" question and tool permission requests at the
+// approval gate, and answers them over OpenCode's HTTP API. The TUI runs the same server, so
+// one watcher covers `opencode serve`, `opencode web` and a TUI started with a fixed --port.
+package opencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// Event types the watcher acts on.
+const (
+	EventTodoUpdated       = "todo.updated"
+	EventQuestionAsked     = "question.asked"
+	EventQuestionReplied   = "question.replied"
+	EventQuestionRejected  = "question.rejected"
+	EventPermissionAsked   = "permission.asked"
+	EventPermissionReplied = "permission.replied"
+	EventSessionCreated    = "session.created"
+	EventSessionUpdated    = "session.updated"
+)
+
+// AgentName and AgentTitle name OpenCode in sessions and at the gate.
+const (
+	AgentName  = "opencode"
+	AgentTitle = "OpenCode"
+)
+
+// SessionPrefix starts every plandash session id that comes from OpenCode.
+const SessionPrefix = "opencode:"
+
+// SessionKey is the plandash session id of an OpenCode session.
+func SessionKey(id string) string { return SessionPrefix + id }
+
+// Plan ids of the plans an OpenCode session shows.
+const (
+	PlanTodos = "todos" // todowrite's list, replaced whole by each call
+	PlanMode  = "plan"  // the plan plan_exit asks to implement
+)
+
+// Event is one event of the stream: its type and its properties, kept raw.
+type Event struct {
+	Type       string          `json:"type"`
+	Properties json.RawMessage `json:"properties"`
+}
+
+// DecodeEvent reads one event's data. It fails only when the data is not a JSON object with
+// a type; properties of an unexpected shape are the readers' concern.
+func DecodeEvent(data []byte) (Event, error) {
+	var ev Event
+	if err := json.Unmarshal(bytes.TrimSpace(data), &ev); err != nil {
+		return Event{}, err
+	}
+	if ev.Type == "" {
+		return Event{}, errors.New("opencode event: no type")
+	}
+	return ev, nil
+}
+
+// Todo is one entry of a session's todo list.
+type Todo struct {
+	Content  string `json:"content"`
+	Status   string `json:"status"`
+	Priority string `json:"priority"`
+}
+
+// TodoUpdated is todo.updated: the session's whole list.
+type TodoUpdated struct {
+	SessionID string `json:"sessionID"`
+	Todos     []Todo `json:"todos"`
+}
+
+// ToolRef names the tool call a question or permission belongs to.
+type ToolRef struct {
+	MessageID string `json:"messageID"`
+	CallID    string `json:"callID"`
+}
+
+// Question is one question of question.asked.
+type Question struct {
+	Question string `json:"question"`
+	Header   string `json:"header"`
+	Options  []struct {
+		Label       string `json:"label"`
+		Description string `json:"description"`
+	} `json:"options"`
+}
+
+// QuestionAsked is question.asked.
+type QuestionAsked struct {
+	ID        string     `json:"id"`
+	SessionID string     `json:"sessionID"`
+	Questions []Question `json:"questions"`
+	Tool      *ToolRef   `json:"tool,omitempty"`
+}
+
+// PermissionAsked is permission.asked: a tool waits until a client replies; OpenCode sets no
+// timeout.
+type PermissionAsked struct {
+	ID         string          `json:"id"`
+	SessionID  string          `json:"sessionID"`
+	Permission string          `json:"permission"`
+	Patterns   []string        `json:"patterns"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+	Always     []string        `json:"always"`
+	Tool       *ToolRef        `json:"tool,omitempty"`
+}
+
+// Replied is question.replied, question.rejected or permission.replied: a client (the TUI, or
+// plandash) answered.
+type Replied struct {
+	SessionID string `json:"sessionID"`
+	RequestID string `json:"requestID"`
+	Reply     string `json:"reply,omitempty"`
+}
+
+// SessionInfo is the part of session.created/updated the watcher keeps: where the session
+// works, and its title.
+type SessionInfo struct {
+	ID        string `json:"id"`
+	Directory string `json:"directory"`
+	Title     string `json:"title"`
+	Slug      string `json:"slug"`
+}
+
+// planExitRE reads the plan path out of plan_exit's question (packages/opencode/src/tool/plan.ts).
+var planExitRE = regexp.MustCompile(`^Plan at (.+) is complete\. Would you like to switch to the build agent`)
+
+// PlanExit reports whether q is plan_exit's question, and the plan file path it names (as
+// OpenCode wrote it: relative to the project's worktree, or absolute).
+func PlanExit(q QuestionAsked) (path string, ok bool) {
+	if len(q.Questions) != 1 {
+		return "", false
+	}
+	m := planExitRE.FindStringSubmatch(q.Questions[0].Question)
+	if m == nil {
+		return "", q.Questions[0].Header == "Build Agent"
+	}
+	return strings.TrimSpace(m[1]), true
+}
