@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/agents/claude"
+	"github.com/plandash/plandash/internal/agents/codex"
+	"github.com/plandash/plandash/internal/agents/gemini"
 	"github.com/plandash/plandash/internal/client"
 )
 
@@ -17,11 +19,15 @@ import (
 // posts it to the dashboard, and prints the hook's answer when there is one (a plan decided at
 // the gate). It never fails the agent: whatever goes wrong, it exits 0 and prints nothing.
 func hookCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "claude" {
-		fmt.Fprintln(stderr, "usage: plandash hook claude [--server URL] [--token T] [--data DIR]  (reads a Claude Code hook event on stdin)")
+	agent := ""
+	if len(args) > 0 {
+		agent = args[0]
+	}
+	if agent != "claude" && agent != "codex" && agent != "gemini" {
+		fmt.Fprintln(stderr, "usage: plandash hook claude|codex|gemini [--server URL] [--token T] [--data DIR]  (reads one hook event on stdin)")
 		return errUsage
 	}
-	fs := flag.NewFlagSet("plandash hook claude", flag.ContinueOnError)
+	fs := flag.NewFlagSet("plandash hook "+agent, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f client.Flags
 	f.Register(fs)
@@ -30,55 +36,88 @@ func hookCmd(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	// No retries: a hook that cannot reach the dashboard at once gets out of the agent's way.
 	api := client.Resolve(getenv, f).Client(client.WithTimeout(5*time.Second), client.WithRetry(client.Retry{}))
+	post := hookPoster{api, agent}
 	host, _ := os.Hostname()
-	return claude.RunHook(ctx, stdin, stdout, hookPoster{api}, claude.HookOptions{Host: host})
+	switch agent {
+	case "codex":
+		return codex.RunHook(ctx, stdin, stdout, post, codex.HookOptions{Host: host})
+	case "gemini":
+		return gemini.RunHook(ctx, stdin, stdout, post, gemini.HookOptions{Host: host, PlansDir: getenv("GEMINI_PLANS_DIR")})
+	}
+	return claude.RunHook(ctx, stdin, stdout, post, claude.HookOptions{Host: host})
 }
 
-// hookPoster posts Claude Code's events to the dashboard.
-type hookPoster struct{ api *client.Client }
+// hookPoster posts an agent's events to the dashboard.
+type hookPoster struct {
+	api   *client.Client
+	agent string
+}
 
 func (p hookPoster) Post(ctx context.Context, body []byte, wait bool) ([]byte, error) {
-	return p.api.AgentHook(ctx, "claude", body, wait)
+	return p.api.AgentHook(ctx, p.agent, body, wait)
 }
 
-// installCmd is `plandash install claude`: plandash's hooks merged into Claude Code's settings.
+// reporter is what every agent's install reports.
+type reporter interface{ String() string }
+
+// installCmd is `plandash install AGENT`: plandash's hooks merged into the agent's settings.
 func installCmd(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "claude" {
-		fmt.Fprintln(stderr, "usage: plandash install claude [--user | --project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--data DIR]")
+	agent := ""
+	if len(args) > 0 {
+		agent = args[0]
+	}
+	if agent != "claude" && agent != "codex" && agent != "gemini" {
+		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--data DIR]")
 		return errUsage
 	}
-	fs := flag.NewFlagSet("plandash install claude", flag.ContinueOnError)
+	fs := flag.NewFlagSet("plandash install "+agent, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	project := fs.String("project", "", "install into DIR/.claude/settings.json (the project's settings) instead of your user settings")
-	fs.Bool("user", true, "install into ~/.claude/settings.json (the default)")
-	gate := fs.Bool("gate", false, "also hold plan-mode plans (ExitPlanMode) for approval in the dashboard; the terminal's own dialog stays live, and the first answer wins")
-	allTools := fs.Bool("all-tools", false, "capture every tool call, not only the tools that carry plans")
+	project := fs.String("project", "", "install into the project DIR's settings instead of your user settings (claude, gemini)")
+	fs.Bool("user", true, "install into your user settings (the default)")
+	gate := fs.Bool("gate", false, "also hold plan-mode plans for approval in the dashboard (codex: always, through its Stop hook)")
+	allTools := fs.Bool("all-tools", false, "capture every tool call, not only the tools that carry plans (claude)")
 	uninstall := fs.Bool("uninstall", false, "remove plandash's hooks and nothing else")
 	server := fs.String("server", "", "the dashboard the hooks report to (default: $PLANDASH_SERVER when the hook runs, else the local one)")
 	data := fs.String("data", "", "the dashboard's data directory, for its token (default: the local one)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
-	path := filepath.Join(getenv("HOME"), ".claude", "settings.json")
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "plandash"
+	}
+	base := filepath.Join(getenv("HOME"), "."+agent)
 	if *project != "" {
-		abs, err := filepath.Abs(*project)
-		if err != nil {
+		if base, err = filepath.Abs(filepath.Join(*project, "."+agent)); err != nil {
 			return err
 		}
-		path = filepath.Join(abs, ".claude", "settings.json")
 	}
-	var (
-		rep claude.Report
-		err error
-	)
-	if *uninstall {
-		rep, err = claude.Uninstall(path)
-	} else {
-		exe, xerr := os.Executable()
-		if xerr != nil {
-			exe = "plandash"
+	var rep reporter
+	switch agent {
+	case "claude":
+		path := filepath.Join(base, "settings.json")
+		if *uninstall {
+			rep, err = claude.Uninstall(path)
+		} else {
+			rep, err = claude.Install(path, claude.InstallOptions{Command: exe, Server: *server, Data: *data, Gate: *gate, AllTools: *allTools})
 		}
-		rep, err = claude.Install(path, claude.InstallOptions{Command: exe, Server: *server, Data: *data, Gate: *gate, AllTools: *allTools})
+	case "gemini":
+		path := filepath.Join(base, "settings.json")
+		if *uninstall {
+			rep, err = gemini.Uninstall(path, "")
+		} else {
+			rep, err = gemini.Install(path, gemini.InstallOptions{Command: exe, Server: *server, Data: *data, Gate: *gate})
+		}
+	case "codex":
+		if home := getenv("CODEX_HOME"); home != "" && *project == "" {
+			base = home
+		}
+		path := filepath.Join(base, "hooks.json")
+		if *uninstall {
+			rep, err = codex.Uninstall(path)
+		} else {
+			rep, err = codex.Install(path, codex.InstallOptions{Command: exe, Server: *server, Data: *data})
+		}
 	}
 	if err != nil {
 		return err

@@ -36,6 +36,8 @@ type serveFlags struct {
 	addr, data, token, logFormat string
 	plansDir, user, userHeader   string
 	allowRoots, frameAncestors   listFlag
+	codexSessions                string
+	opencode                     listFlag
 	idle                         time.Duration
 	maxBody                      int64
 	maxLine                      int
@@ -58,6 +60,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.StringVar(&f.plansDir, "plans-dir", getenv("PLANDASH_PLANS_DIR"), "docker-agent's shared plans directory (default ~/.cagent/plans)")
 	fs.StringVar(&f.user, "user", userName(getenv), "the name decisions at the gate are recorded under")
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
+	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
+	fs.Var(&f.opencode, "opencode", "follow the OpenCode server at this URL, e.g. http://127.0.0.1:4096 (repeatable; $OPENCODE_SERVER_PASSWORD for its password)")
 }
 
 // userName is the login name, for recording who decided.
@@ -107,6 +111,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, Log: log,
 		},
 		DataDir: f.data, Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
+		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,
 	})
 	if err != nil {
 		return err
@@ -151,4 +156,18 @@ func originPatterns(ancestors []string) []string {
 		}
 	}
 	return out
+}
+
+// codexSessions is where Codex CLI writes its rollout files: $CODEX_HOME/sessions, else
+// ~/.codex/sessions. The demo follows none, so a developer's real sessions stay out of it.
+func codexSessions(getenv func(string) string, isDemo bool) string {
+	switch {
+	case isDemo:
+		return ""
+	case getenv("CODEX_HOME") != "":
+		return filepath.Join(getenv("CODEX_HOME"), "sessions")
+	case getenv("HOME") != "":
+		return filepath.Join(getenv("HOME"), ".codex", "sessions")
+	}
+	return ""
 }

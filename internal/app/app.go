@@ -18,6 +18,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/plandash/plandash/internal/agents/claude"
+	"github.com/plandash/plandash/internal/agents/codex"
+	"github.com/plandash/plandash/internal/agents/gemini"
+	"github.com/plandash/plandash/internal/agents/opencode"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/files"
@@ -41,6 +44,10 @@ type Config struct {
 	Now        func() time.Time // the clock; time.Now when nil
 	PlansDir   string           // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
 	Version    string
+
+	CodexSessions string              // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
+	OpenCode      []string            // OpenCode servers whose event streams to follow (http://127.0.0.1:4096)
+	Getenv        func(string) string // the environment, for OpenCode's server password; os.Getenv when nil
 }
 
 // App is a running plandash.
@@ -53,6 +60,8 @@ type App struct {
 	Live   *live.Live
 	Server *web.Server
 	Token  string
+
+	agents []func(context.Context) // followers of agents' own files and servers
 }
 
 // Open builds the application on the database in cfg.DataDir.
@@ -112,10 +121,43 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Live: a.Live, Files: roots,
-		Claude: claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
-		MCP:    mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+		Hooks: map[string]web.AgentHooks{
+			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
+			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
+			"gemini": gemini.NewService(svc, gate, gemini.Config{Home: home, Log: cfg.Log}),
+		},
+		MCP: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
 	})
+	a.followAgents(cfg, svc, gate)
 	return a, nil
+}
+
+// followAgents sets up what reads agents' own records: Codex's rollout files, OpenCode servers.
+func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate) {
+	log := cfg.Log
+	if dir := cfg.CodexSessions; dir != "" {
+		t := codex.NewTailer(dir, codex.ApplyTo(svc, log), codex.TailerOptions{StateDir: cfg.DataDir, Log: log, Now: cfg.Now})
+		a.agents = append(a.agents, func(ctx context.Context) {
+			if err := t.Run(ctx); err != nil && ctx.Err() == nil {
+				log.Error("codex: following rollout files stopped", "dir", dir, "err", err)
+			}
+		})
+	}
+	getenv := cfg.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	user, pass := opencode.AuthFromEnv(getenv)
+	home, _ := os.UserHomeDir()
+	for _, url := range cfg.OpenCode {
+		w := opencode.NewWatcher(url, svc, gate, opencode.Options{Username: user, Password: pass, Questions: true, Permissions: true,
+			PlanRoots: []string{filepath.Join(home, ".local", "share", "opencode", "plans")}, Log: log})
+		a.agents = append(a.agents, func(ctx context.Context) {
+			if err := w.Run(ctx); err != nil && ctx.Err() == nil {
+				log.Error("opencode: following the server stopped", "url", url, "err", err)
+			}
+		})
+	}
 }
 
 // Serve serves on ln until ctx ends, with everything that runs beside the HTTP server (the live
@@ -126,6 +168,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	var bg sync.WaitGroup
 	for _, run := range []func(context.Context){a.Live.Run, a.Gate.Run, a.Shared.Run} {
+		bg.Go(func() { run(ctx) })
+	}
+	for _, run := range a.agents {
 		bg.Go(func() { run(ctx) })
 	}
 	err := a.Server.Serve(ctx, ln)

@@ -1,27 +1,41 @@
 package web
 
 import (
+	"context"
 	"io"
 	"net/http"
 
-	"github.com/plandash/plandash/internal/agents/claude"
+	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/errs"
 )
 
-// maxHookBody bounds one hook event: a plan plus the hook's common fields.
-const maxHookBody = claude.MaxEventBytes
+// AgentHooks handles one agent's hook events: it records them and, for an event that waits at
+// the gate, answers with what the agent's hook prints once a person decided.
+type AgentHooks interface {
+	Handle(ctx context.Context, body []byte) ([]byte, error)
+}
 
-// apiClaudeHook serves POST /api/v1/hooks/claude: one Claude Code hook event, as `plandash hook
-// claude` posts it or as Claude Code's own "http" hooks do. Capture events are recorded and
-// answered at once with an empty body; a plan-mode plan at the gate is held until a person
-// decides (or the deadline passes, or the hook gives up) and answered with the hook's JSON.
-func (s *Server) apiClaudeHook(w http.ResponseWriter, r *http.Request) {
+// maxHookBody bounds one hook event: a plan plus the hook's common fields.
+const maxHookBody = 16 << 20
+
+// apiAgentHook serves POST /api/v1/hooks/{agent}: one hook event of Claude Code, Codex or Gemini
+// CLI, as `plandash hook AGENT` posts it (Claude Code's own "http" hooks post the same). Capture
+// events are recorded and answered at once with an empty body; a plan at the gate is held until
+// a person decides (or the deadline passes, or the hook gives up) and answered with the hook's
+// JSON.
+func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
+	agent := chi.URLParam(r, "agent")
+	h, ok := s.hooks[agent]
+	if !ok {
+		writeProblem(w, r, s.log, errs.Errorf(errs.NotFound, "no hooks for agent %q: plandash takes claude, codex and gemini", agent))
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))
 	if err != nil {
 		writeProblem(w, r, s.log, errs.Wrap(errs.Invalid, err, "reading the hook event: "+err.Error()))
 		return
 	}
-	answer, err := s.claude.Handle(r.Context(), body)
+	answer, err := h.Handle(r.Context(), body)
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return

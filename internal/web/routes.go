@@ -63,7 +63,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/embed/login", s.apiEmbedLogin)
 
 		r.Post("/api/v1/ingest", s.ingest)
-		r.Post("/api/v1/hooks/claude", s.apiClaudeHook)
+		r.Post("/api/v1/hooks/{agent}", s.apiAgentHook)
 		r.Get("/api/v1/plans", s.apiOverview)
 		r.Get("/api/v1/sessions/{id}", s.apiSession)
 		r.Post("/api/v1/sessions/{id}/end", s.apiEndSession)

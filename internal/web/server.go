@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/agents/claude"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/live"
@@ -41,9 +40,9 @@ type Deps struct {
 	SharedTools *sharedplans.Toolset // the eight tools, file tools confined to the allowed roots
 	Perms       *permissions.Inbox
 	Live        *live.Live
-	Files       *files.Roots // file plans show content under these; nil shows none
-	Claude      *claude.Service
-	MCP         http.Handler // MCP over streamable HTTP, served at /mcp
+	Files       *files.Roots          // file plans show content under these; nil shows none
+	Hooks       map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini
+	MCP         http.Handler          // MCP over streamable HTTP, served at /mcp
 }
 
 // Server is plandash's HTTP handler over its services.
@@ -56,7 +55,7 @@ type Server struct {
 	sharedTools *sharedplans.Toolset
 	perms       *permissions.Inbox
 	live        *live.Live
-	claude      *claude.Service
+	hooks       map[string]AgentHooks
 	mcp         http.Handler
 	render      *renderer
 	auth        *Auth
@@ -77,7 +76,7 @@ func NewServer(d Deps) *Server {
 	}
 	s := &Server{
 		cfg: d.Config, log: d.Log, svc: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
-		perms: d.Perms, live: d.Live, claude: d.Claude, mcp: d.MCP,
+		perms: d.Perms, live: d.Live, hooks: d.Hooks, mcp: d.MCP,
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token), streams: newStreams(1024),
 	}

@@ -90,8 +90,8 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	srv := NewServer(Deps{
 		Config: Config{FrameAncestors: cfg.FrameAncestors, MaxBody: cfg.MaxBody, MaxLine: cfg.MaxLine, User: cfg.User, UserHeader: cfg.UserHeader, Log: log},
 		Token:  testToken, Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: permissions.New(cfg.Now), Live: lv, Files: roots,
-		Claude: claude.NewService(svc, gate, claude.Config{Log: log}),
-		MCP:    mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+		Hooks: map[string]AgentHooks{"claude": claude.NewService(svc, gate, claude.Config{Log: log})},
+		MCP:   mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
 	})
 	var bg sync.WaitGroup
 	for _, run := range []func(context.Context){lv.Run} {
