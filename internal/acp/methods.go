@@ -67,7 +67,8 @@ type InitializeResult struct {
 
 // NewSessionParams is what plandash needs from a session/new request.
 type NewSessionParams struct {
-	Cwd string
+	Cwd  string
+	Meta json.RawMessage // the params' _meta, as sent
 }
 
 // NewSessionResult is the session id a session/new response assigns.
@@ -192,10 +193,10 @@ func DecodeNewSessionParams(params json.RawMessage) (NewSessionParams, error) {
 	if err != nil {
 		return NewSessionParams{}, err
 	}
-	var f [1][]byte
-	lookup(b, f[:], "cwd")
+	var f [2][]byte
+	lookup(b, f[:], "cwd", "_meta")
 	cwd, _ := unquote(f[0])
-	return NewSessionParams{Cwd: cwd}, nil
+	return NewSessionParams{Cwd: cwd, Meta: json.RawMessage(f[1])}, nil
 }
 
 // DecodeNewSessionResult decodes a session/new result. A null result (seen in docs for other

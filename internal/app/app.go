@@ -96,7 +96,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := plans.NewService(db.Plans(), plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log})
+	host, _ := os.Hostname()
+	svc := plans.NewService(db.Plans(), plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log, Host: host})
 	gate, err := approval.New(ctx, db.Approvals(), approval.Config{Now: cfg.Now, Log: cfg.Log, ValidateDAG: dag.Check})
 	if err != nil {
 		db.Close()

@@ -272,8 +272,11 @@ func (b *batch) response(m acp.Message) error {
 		if err != nil {
 			return err
 		}
-		if p, err := acp.DecodeNewSessionParams(req.Params); err == nil && p.Cwd != "" {
-			sess.Cwd = p.Cwd
+		if p, err := acp.DecodeNewSessionParams(req.Params); err == nil {
+			if p.Cwd != "" {
+				sess.Cwd = p.Cwd
+			}
+			b.svc.origin(sess, p.Meta)
 		}
 	case acp.MethodSessionLoad:
 		if p, err := acp.DecodeLoadSessionParams(req.Params); err == nil {

@@ -128,6 +128,11 @@ type Session struct {
 	Agent      string    `json:"agent,omitempty"`
 	AgentTitle string    `json:"agentTitle,omitempty"`
 	Cwd        string    `json:"cwd,omitempty"`
+	// Host is the machine the agent runs on, when that is not plandash's own machine.
+	Host string `json:"host,omitempty"`
+	// AgentSessionID is the agent's own id for the session (Claude Code's session_id, Codex's
+	// thread id), when plandash's id is not it.
+	AgentSessionID string `json:"agentSessionId,omitempty"`
 	Title      string    `json:"title,omitempty"`
 	Mode       string    `json:"mode,omitempty"`
 	FirstSeen  time.Time `json:"firstSeen"`

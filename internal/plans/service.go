@@ -2,6 +2,7 @@ package plans
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"sync"
@@ -18,6 +19,9 @@ type Config struct {
 	Now func() time.Time
 	// Log receives internal errors; slog.Default when nil.
 	Log *slog.Logger
+	// Host is the machine plandash runs on: a session whose agent reports this host is local and
+	// records none.
+	Host string
 }
 
 // Service applies decoded ACP traffic to the store and answers the queries pages and the API
@@ -161,4 +165,28 @@ func (s *Service) Seq() uint64 { return s.store.Seq() }
 // ToolCalls lists a session's tool calls.
 func (s *Service) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
 	return s.store.ToolCalls(ctx, sessionID)
+}
+
+// origin records where a session's agent runs, from the _meta.plandash an adapter puts on
+// session/new ({"host": …, "agentSessionId": …}); a host that is this machine is not recorded.
+func (s *Service) origin(sess *Session, meta json.RawMessage) {
+	if len(meta) == 0 {
+		return
+	}
+	var m struct {
+		Plandash struct {
+			Host           string `json:"host"`
+			AgentSessionID string `json:"agentSessionId"`
+		} `json:"plandash"`
+	}
+	if json.Unmarshal(meta, &m) != nil {
+		return
+	}
+	const max = 255 // names, not documents
+	if h := m.Plandash.Host; h != "" && h != s.cfg.Host && len(h) <= max {
+		sess.Host = h
+	}
+	if id := m.Plandash.AgentSessionID; id != "" && len(id) <= max {
+		sess.AgentSessionID = id
+	}
 }

@@ -366,3 +366,23 @@ func TestRemovingAnUnknownPlanStoresNothing(t *testing.T) {
 		t.Fatalf("session has %d plans", len(ps))
 	}
 }
+
+// TestSessionOrigin: an adapter's session/new says where the agent runs; a host that is this
+// machine is not recorded, another one is, and the agent's own session id always is.
+func TestSessionOrigin(t *testing.T) {
+	for _, c := range []struct{ host, want string }{{"this-box", ""}, {"ci-runner-7", "ci-runner-7"}, {"", ""}} {
+		e := newEnv(t)
+		e.svc = plans.NewService(e.store, plans.Config{Host: "this-box"})
+		e.apply(
+			`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/src","mcpServers":[],"_meta":{"plandash":{"host":"`+c.host+`","agentSessionId":"abc-123"}}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"claude-code:abc-123"}}`,
+		)
+		sess, err := e.svc.SessionOnly(context.Background(), "claude-code:abc-123")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sess.Host != c.want || sess.AgentSessionID != "abc-123" || sess.Cwd != "/src" {
+			t.Errorf("host %q: session %+v", c.host, sess)
+		}
+	}
+}

@@ -55,7 +55,8 @@ func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	v := templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, true), Now: s.svc.Now()}
+	v := templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, true),
+		Waiting: s.waitingBySession(r.Context())[d.Session.ID], Now: s.svc.Now()}
 	s.page(w, r, templates.EmbedSession(v, s.embedOrigins()))
 }
 

@@ -100,3 +100,45 @@ func TestClaudeHookGate(t *testing.T) {
 		t.Fatal("the waiting hook never got the decision")
 	}
 }
+
+// TestWaitingSessionLinksBothWays: while a Claude Code plan waits at the gate, its session's
+// group on the overview and its page say so and link to the request, and the request links back.
+func TestWaitingSessionLinksBothWays(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for _, name := range []string{"post_todowrite.json", "permission_exitplanmode.json"} {
+		event := fixture(t, name)
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/v1/hooks/claude", strings.NewReader(event))
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	session := "claude-code:3f2a9c1e-7b4d-4e0a-9c55-1d2e3f4a5b6c"
+	var link string
+	deadline := time.Now().Add(10 * time.Second)
+	for link == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the overview never showed the waiting session")
+		}
+		time.Sleep(20 * time.Millisecond)
+		_, doc := ts.page(t, "/")
+		if a := all(doc, `[data-session-id="`+session+`"] [data-testid="waiting-link"]`); len(a) == 1 {
+			link = attr(a[0], "href")
+		}
+	}
+	if !strings.HasPrefix(link, "/approvals/") {
+		t.Fatalf("the waiting link goes to %q", link)
+	}
+	_, doc := ts.page(t, "/sessions/"+url.PathEscape(session))
+	if a := all(doc, `[data-testid="session-waiting"] [data-testid="waiting-link"]`); len(a) != 1 || attr(a[0], "href") != link {
+		t.Fatalf("the session page does not link to the request %s", link)
+	}
+	_, doc = ts.page(t, link)
+	if a := all(doc, `[data-testid="approval-session"]`); len(a) != 1 || attr(a[0], "href") != "/sessions/"+url.PathEscape(session) {
+		t.Fatal("the request does not link back to its session")
+	}
+}

@@ -86,7 +86,8 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	s.page(w, r, templates.SessionPageView(templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, false), Now: s.svc.Now()}))
+	s.page(w, r, templates.SessionPageView(templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, false),
+		Waiting: s.waitingBySession(r.Context())[d.Session.ID], Now: s.svc.Now()}))
 }
 
 // apiSession serves GET /api/v1/sessions/{id}.

@@ -11,10 +11,12 @@ import (
 
 // renderer turns stored state into the fragments pages are made of.
 type renderer struct {
-	live  *live.Live
-	svc   *plans.Service
-	files *FileRoots
-	dags  dagCache
+	// waiting lists, by session, what waits for a person (plans at the gate, permissions).
+	waiting func(ctx context.Context) map[string][]templates.Waiting
+	live    *live.Live
+	svc     *plans.Service
+	files   *FileRoots
+	dags    dagCache
 }
 
 // views prepares plans for drawing: file contents under the allowed roots, dag plans laid out.
@@ -46,8 +48,9 @@ func (r *renderer) overview(ctx context.Context) (templates.Overview, error) {
 		return templates.Overview{}, err
 	}
 	o := templates.Overview{Seq: seq, Now: r.svc.Now(), Groups: make([]templates.Group, len(groups))}
+	waiting := r.waiting(ctx)
 	for i, g := range groups {
-		o.Groups[i] = templates.Group{Session: g.Session, Plans: r.views(ctx, g.Plans, nil, true)}
+		o.Groups[i] = templates.Group{Session: g.Session, Plans: r.views(ctx, g.Plans, nil, true), Waiting: waiting[g.Session.ID]}
 	}
 	return o, nil
 }
@@ -67,7 +70,7 @@ func (r *renderer) overviewFragment(ctx context.Context, d plans.SessionDetail, 
 	if len(active) == 0 {
 		return live.Remove(id)
 	}
-	g := templates.Group{Session: d.Session, Plans: r.views(ctx, active, d.ToolCalls, true)}
+	g := templates.Group{Session: d.Session, Plans: r.views(ctx, active, d.ToolCalls, true), Waiting: r.waiting(ctx)[d.Session.ID]}
 	return live.Fragment{ID: id, Parent: "sessions", View: templates.SessionGroup(g, now)}
 }
 
@@ -75,7 +78,7 @@ func (r *renderer) overviewFragment(ctx context.Context, d plans.SessionDetail, 
 func (r *renderer) sessionFragments(ctx context.Context, d plans.SessionDetail, now time.Time) []live.Fragment {
 	s := d.Session
 	out := []live.Fragment{
-		{ID: templates.SessionHeadID(s.ID), View: templates.SessionHead(s, now)},
+		{ID: templates.SessionHeadID(s.ID), View: templates.SessionHead(s, r.waiting(ctx)[s.ID], now)},
 		{ID: templates.ToolCallsID(s.ID), View: templates.ToolCalls(s.ID, d.ToolCalls)},
 		{ID: templates.ActivityID(s.ID), View: templates.ActivityList(s.ID, d.Activity)},
 	}

@@ -80,11 +80,12 @@ func NewServer(d Deps) *Server {
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token), streams: newStreams(1024),
 	}
+	s.render.waiting = s.waitingBySession
 	s.registerTopics()
 	d.Plans.OnChange(s.sessionsChanged)
 	d.Gate.OnChange(s.gateChanged)
 	d.Shared.OnChange(func(name string) { s.live.Announce(live.Change{Kind: changeShared, ID: name}) })
-	d.Perms.OnChange(func(string) { s.live.Announce(live.Change{Kind: changePermissions}) })
+	d.Perms.OnChange(s.permissionsChanged)
 	s.handler = s.routes()
 	return s
 }

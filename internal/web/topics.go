@@ -3,11 +3,13 @@ package web
 import (
 	"context"
 	"errors"
+	"net/url"
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/live"
+	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -60,8 +62,46 @@ func (s *Server) gateChanged(c approval.Change) {
 	case c.Rule != nil:
 		s.live.Announce(live.Change{Kind: changeRules})
 	case c.Request != nil:
-		s.live.Announce(live.Change{Kind: changeApproval, ID: c.Request.ID})
+		cs := []live.Change{{Kind: changeApproval, ID: c.Request.ID}}
+		if id := c.Request.SessionID; id != "" {
+			cs = append(cs, live.Change{Kind: changeSession, ID: id}) // its page says it waits
+		}
+		s.live.Announce(cs...)
 	}
+}
+
+// permissionsChanged is the relayed permissions' listener: the inbox, the count, and the pages of
+// the sessions that wait (or no longer wait) on one.
+func (s *Server) permissionsChanged(string) {
+	cs := []live.Change{{Kind: changePermissions}}
+	seen := map[string]bool{}
+	for _, p := range s.perms.List() {
+		if p.SessionID != "" && !seen[p.SessionID] {
+			seen[p.SessionID] = true
+			cs = append(cs, live.Change{Kind: changeSession, ID: p.SessionID})
+		}
+	}
+	s.live.Announce(cs...)
+}
+
+// waitingBySession lists what waits for a person, by session, oldest first.
+func (s *Server) waitingBySession(ctx context.Context) map[string][]templates.Waiting {
+	out := map[string][]templates.Waiting{}
+	pending, err := s.gate.PendingSummaries(ctx)
+	if err != nil {
+		s.log.Error("listing pending requests", "err", err)
+	}
+	for _, p := range pending {
+		if p.SessionID != "" {
+			out[p.SessionID] = append(out[p.SessionID], templates.Waiting{Title: p.Title, Href: "/approvals/" + url.PathEscape(p.ID), Since: p.Created})
+		}
+	}
+	for _, p := range s.perms.List() {
+		if p.Open() && p.SessionID != "" {
+			out[p.SessionID] = append(out[p.SessionID], templates.Waiting{Title: permissions.Title(p.Params), Href: "/approvals#acp-permissions", Since: p.Offered})
+		}
+	}
+	return out
 }
 
 func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {

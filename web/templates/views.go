@@ -36,6 +36,15 @@ type FileView struct {
 type Group struct {
 	Session plans.Session
 	Plans   []PlanView
+	Waiting []Waiting // what of this session waits for a person
+}
+
+// Waiting is something an agent waits on a person for: a plan at the gate, or a permission it
+// asked through plandash acp.
+type Waiting struct {
+	Title string
+	Href  string // where the person answers it
+	Since time.Time
 }
 
 // Overview is the front page.
@@ -66,9 +75,10 @@ func (o Overview) InProgressCount() int {
 
 // SessionPage is one session's page.
 type SessionPage struct {
-	Detail plans.SessionDetail
-	Plans  []PlanView
-	Now    time.Time
+	Detail  plans.SessionDetail
+	Plans   []PlanView
+	Waiting []Waiting
+	Now     time.Time
 }
 
 // HistoryPage compares two revisions of a plan.
