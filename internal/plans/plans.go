@@ -124,21 +124,21 @@ func (p Plan) Title() string {
 
 // Session is one ACP session as plandash has seen it.
 type Session struct {
-	ID         string    `json:"id"`
-	Agent      string    `json:"agent,omitempty"`
-	AgentTitle string    `json:"agentTitle,omitempty"`
-	Cwd        string    `json:"cwd,omitempty"`
+	ID         string `json:"id"`
+	Agent      string `json:"agent,omitempty"`
+	AgentTitle string `json:"agentTitle,omitempty"`
+	Cwd        string `json:"cwd,omitempty"`
 	// Host is the machine the agent runs on, when that is not plandash's own machine.
 	Host string `json:"host,omitempty"`
 	// AgentSessionID is the agent's own id for the session (Claude Code's session_id, Codex's
 	// thread id), when plandash's id is not it.
-	AgentSessionID string `json:"agentSessionId,omitempty"`
-	Title      string    `json:"title,omitempty"`
-	Mode       string    `json:"mode,omitempty"`
-	FirstSeen  time.Time `json:"firstSeen"`
-	LastSeen   time.Time `json:"lastSeen"`
-	Ended      bool      `json:"ended,omitempty"`
-	Seq        uint64    `json:"seq"`
+	AgentSessionID string    `json:"agentSessionId,omitempty"`
+	Title          string    `json:"title,omitempty"`
+	Mode           string    `json:"mode,omitempty"`
+	FirstSeen      time.Time `json:"firstSeen"`
+	LastSeen       time.Time `json:"lastSeen"`
+	Ended          bool      `json:"ended,omitempty"`
+	Seq            uint64    `json:"seq"`
 }
 
 // Active reports whether the session still counts as live at now.
