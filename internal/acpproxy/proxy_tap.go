@@ -28,6 +28,9 @@ type Tap struct {
 	now   func() time.Time
 	split [2]splitter // per direction; each is used by one writer at a time (peerWriter's lock)
 	batch [2][]frame
+
+	sessions sessionTracker
+	todos    cursorTodos // Cursor's todo lists, turned into plans
 }
 
 // NewTap returns a tap with the given bounds.
@@ -45,6 +48,7 @@ func NewTap(o TapOptions) *Tap {
 		o.Now = time.Now
 	}
 	t := &Tap{q: newFrameQueue(o.MaxFrames, o.MaxBytes), rec: o.Record, now: o.Now}
+	t.todos.sessions = &t.sessions
 	t.split[0].max, t.split[1].max = o.MaxLine, o.MaxLine
 	return t
 }
@@ -100,12 +104,30 @@ func (t *Tap) Feed(dir acp.Direction, b []byte) {
 			own = slab[off : off+len(line) : off+len(line)]
 		}
 		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == acp.AgentToClient})
+		fs = t.cursorSide(fs, dir, line, at)
 	})
 	if len(fs) > 0 {
 		t.q.push(fs)
 	}
 	clear(fs)
 	t.batch[i] = fs[:0]
+}
+
+// cursorSide follows a cursor/update_todos with the plan it amounts to (a frame of the proxy's
+// own, for the dashboard only), and notes the sessions the IDE prompts for Cursor frames that
+// name none.
+func (t *Tap) cursorSide(fs []frame, dir acp.Direction, line []byte, at time.Time) []frame {
+	if dir == acp.ClientToAgent {
+		t.sessions.observeClient(line)
+		return fs
+	}
+	if !bytes.Contains(line, []byte(acp.MethodCursorUpdateTodos)) {
+		return fs
+	}
+	if pf := t.todos.planFrame(line); pf != nil {
+		fs = append(fs, frame{at: at.UnixNano(), line: pf, key: planKey(pf), a2c: true})
+	}
+	return fs
 }
 
 // End flushes a last line that had no terminator when the stream in direction dir ended.
