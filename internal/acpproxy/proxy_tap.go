@@ -16,7 +16,11 @@ type TapOptions struct {
 	MaxLine int
 	// Record, when set, receives the transcript as NDJSON envelopes (see Recorder).
 	Record *Recorder
-	Now    func() time.Time
+	// SlowPost is how long a post to the dashboard may be out before the dashboard counts as
+	// behind and the queue keeps only the newest state of each plan; until then every state
+	// is kept, so a plan's history has every revision. Default 2 s.
+	SlowPost time.Duration
+	Now      func() time.Time
 }
 
 // Tap copies the frames of a proxied connection off the forwarding path. Feed is called by the
@@ -47,7 +51,11 @@ func NewTap(o TapOptions) *Tap {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.SlowPost <= 0 {
+		o.SlowPost = 2 * time.Second
+	}
 	t := &Tap{q: newFrameQueue(o.MaxFrames, o.MaxBytes), rec: o.Record, now: o.Now}
+	t.q.now, t.q.slow = o.Now, o.SlowPost
 	t.todos.sessions = &t.sessions
 	t.split[0].max, t.split[1].max = o.MaxLine, o.MaxLine
 	return t
