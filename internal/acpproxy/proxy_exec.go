@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -11,6 +12,14 @@ import (
 // Agent runs the real agent process behind a Proxy: its stdin and stdout are the proxy's agent
 // side, its stderr is whatever Cmd.Stderr is (the proxy's own stderr, passed straight through),
 // and it gets the signals the proxy gets.
+//
+// The agent runs in a process group of its own (so a terminal's Ctrl-C reaches it once, through
+// the proxy), which also means nothing the IDE does to the proxy's group reaches the agent's
+// children. So the proxy ends the agent's whole group itself, whenever it ends: after the
+// agent exited and its output was drained, and (on unix) even when the proxy is killed with
+// SIGKILL, through a guard process in the agent's group that outlives it (see guardGroup). On
+// Linux the agent also gets SIGTERM the moment the proxy dies (Pdeathsig). A descendant that
+// left the group on purpose (setsid, a daemon) is not followed.
 type Agent struct {
 	Cmd *exec.Cmd
 	// Signals are forwarded to the agent as they arrive. The proxy does not stop on them: it
@@ -49,7 +58,8 @@ func (a *Agent) Run(p *Proxy) (int, error) {
 	}
 	a.Cmd.Stdin, a.Cmd.Stdout = inR, outW
 	ownProcessGroup(a.Cmd)
-	if err := a.Cmd.Start(); err != nil {
+	exited := make(chan struct{})
+	if err := a.start(exited); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW} {
 			f.Close()
 		}
@@ -57,12 +67,10 @@ func (a *Agent) Run(p *Proxy) (int, error) {
 	}
 	inR.Close()
 	outW.Close()
-
-	exited := make(chan struct{})
-	go func() {
-		a.Cmd.Wait()
-		close(exited)
-	}()
+	// Started after the agent, to join its group; the group ends when Run returns or the
+	// process dies, whichever comes first.
+	endGroup := guardGroup(a.Cmd.Process.Pid)
+	defer endGroup()
 	go a.forwardSignals(exited)
 
 	stdinClosed := make(chan struct{})
@@ -98,6 +106,26 @@ func (a *Agent) Run(p *Proxy) (int, error) {
 	outR.Close()
 	agentIn.Close()
 	return exitStatus(a.Cmd.ProcessState), runErr
+}
+
+// start starts the agent and waits for it on a goroutine locked to the OS thread that forked it,
+// closing exited when it has exited. Pdeathsig fires when the forking thread ends, not the
+// process: the thread is kept, locked, until the agent is gone, so the Go runtime cannot retire
+// it and kill the agent early.
+func (a *Agent) start(exited chan<- struct{}) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := a.Cmd.Start()
+		started <- err
+		if err != nil {
+			return
+		}
+		a.Cmd.Wait()
+		close(exited)
+	}()
+	return <-started
 }
 
 func (a *Agent) forwardSignals(exited <-chan struct{}) {

@@ -28,10 +28,13 @@ type permissions struct {
 	busy    atomic.Bool             // pending or swallow is non-empty: the IDE's frames need a look
 
 	offers []func() // Offer calls waiting until the request has reached the IDE (agent→IDE goroutine only)
+
+	sessions sessionTracker // for Cursor plans that name no session
 }
 
 type pendingPerm struct {
 	req     PermissionRequest
+	cursor  bool        // a cursor/create_plan, answered in Cursor's nested form
 	offered bool        // the broker has it
 	early   *Resolution // it ended before it was offered
 }
@@ -50,7 +53,7 @@ func (ps *permissions) updateBusy() { ps.busy.Store(len(ps.pending)+len(ps.swall
 
 // fromAgent takes permission requests (and the agent's withdrawals of them).
 func (ps *permissions) fromAgent(line []byte) verdict {
-	isReq := bytes.Contains(line, []byte(acp.MethodRequestPermission))
+	isReq := bytes.Contains(line, []byte(acp.MethodRequestPermission)) || bytes.Contains(line, []byte(acp.MethodCursorCreatePlan))
 	if !isReq && !(ps.busy.Load() && bytes.Contains(line, []byte(acp.MethodCancelRequest))) {
 		return pass
 	}
@@ -62,6 +65,8 @@ func (ps *permissions) fromAgent(line []byte) verdict {
 	switch {
 	case m.IsRequest() && m.Method == acp.MethodRequestPermission:
 		return ps.request(m)
+	case m.IsRequest() && m.Method == acp.MethodCursorCreatePlan:
+		return ps.cursorPlan(m)
 	case m.IsNotification() && m.Method == acp.MethodCancelRequest:
 		return ps.withdrawn(m)
 	}
@@ -74,8 +79,24 @@ func (ps *permissions) request(m acp.Message) verdict {
 	if !ok || err != nil {
 		return pass // not something the dashboard could answer; the IDE deals with it
 	}
-	req := PermissionRequest{ID: m.ID, SessionID: p.SessionID, Params: m.Params, Options: p.Options, InIDE: ps.mode == ApprovalsBoth}
-	pp := &pendingPerm{req: req}
+	req := PermissionRequest{ID: m.ID, SessionID: p.SessionID, Params: m.Params, Options: p.Options}
+	return ps.hold(key, &pendingPerm{req: req})
+}
+
+// cursorPlan holds Cursor's blocking cursor/create_plan at the gate like a permission request.
+func (ps *permissions) cursorPlan(m acp.Message) verdict {
+	key, ok := acp.IDKey(m.ID)
+	req, ok2 := cursorPlanRequest(m.ID, m.Params, &ps.sessions)
+	if !ok || !ok2 {
+		return pass
+	}
+	return ps.hold(key, &pendingPerm{req: req, cursor: true})
+}
+
+// hold records a request the dashboard may answer, and withholds it from the IDE when the
+// dashboard alone answers.
+func (ps *permissions) hold(key string, pp *pendingPerm) verdict {
+	pp.req.InIDE = ps.mode == ApprovalsBoth
 	ps.mu.Lock()
 	ps.pending[key] = pp
 	ps.updateBusy()
@@ -95,7 +116,8 @@ func (ps *permissions) offer(pp *pendingPerm, key string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	pp.offered = true
-	ps.calls.add(func() { ps.broker.Offer(pp.req, ps.answerer(key)) })
+	req := pp.req // a copy: ideAnswered may change InIDE later, under ps.mu
+	ps.calls.add(func() { ps.broker.Offer(req, ps.answerer(key)) })
 	if r := pp.early; r != nil {
 		ps.calls.add(func() { ps.broker.Resolved(pp.req.ID, *r) })
 	}
@@ -148,6 +170,7 @@ func (ps *permissions) withdrawn(m acp.Message) verdict {
 
 // fromClient watches the IDE's answers and turn cancellations while requests are open.
 func (ps *permissions) fromClient(line []byte) verdict {
+	ps.sessions.observeClient(line)
 	if !ps.busy.Load() {
 		return pass
 	}
@@ -178,12 +201,23 @@ func (ps *permissions) ideAnswered(m acp.Message) verdict {
 		return drop // the dashboard answered first; the agent already has its answer
 	}
 	pp := ps.pending[key]
+	if pp != nil && pp.cursor && m.Error != nil && m.Error.Code == acp.CodeMethodNotFound {
+		// An IDE that does not know Cursor's methods refuses the plan at once; the agent would
+		// lose it (spec/agents.md §5). The dashboard is still asked, so it decides alone.
+		pp.req.InIDE = false
+		ps.mu.Unlock()
+		return drop
+	}
 	delete(ps.pending, key)
 	ps.updateBusy()
 	ps.mu.Unlock()
 	if pp != nil {
 		var o acp.PermissionOutcome
-		if m.Result != nil {
+		switch {
+		case m.Result == nil:
+		case pp.cursor:
+			o = permissionOutcome(m.Result)
+		default:
 			o, _ = acp.DecodePermissionOutcome(m.Result)
 		}
 		ps.resolved(pp, Resolution{By: ByIDE, Outcome: o})
@@ -210,7 +244,7 @@ func (ps *permissions) turnCancelled(m acp.Message) {
 	ps.mu.Unlock()
 	cancelled := acp.PermissionOutcome{Outcome: "cancelled"}
 	for _, pp := range ended {
-		ps.toAgent.inject(resultFrame(pp.req.ID, cancelled))
+		ps.toAgent.inject(pp.resultFrame(cancelled))
 		ps.resolved(pp, Resolution{By: ByProxy, Outcome: cancelled})
 	}
 }
@@ -242,7 +276,7 @@ func (ps *permissions) answerer(key string) func(acp.PermissionOutcome) error {
 		if pp.req.InIDE {
 			ps.toClient.inject(cancelRequestFrame(pp.req.ID))
 		}
-		ps.toAgent.inject(resultFrame(pp.req.ID, o))
+		ps.toAgent.inject(pp.resultFrame(o))
 		ps.resolved(pp, Resolution{By: ByDashboard, Outcome: o})
 		return nil
 	}
@@ -287,6 +321,14 @@ func indexOf(s []string, v string) int {
 
 // The proxy's own frames. They are built with encoding/json so ids and option ids are quoted
 // exactly as JSON requires.
+
+// resultFrame answers the agent's request with o, in the form its method takes.
+func (pp *pendingPerm) resultFrame(o acp.PermissionOutcome) []byte {
+	if pp.cursor {
+		return cursorResultFrame(pp.req.ID, o)
+	}
+	return resultFrame(pp.req.ID, o)
+}
 
 func resultFrame(id json.RawMessage, o acp.PermissionOutcome) []byte {
 	outcome := map[string]string{"outcome": o.Outcome}

@@ -1,6 +1,7 @@
 package acpproxy
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -16,6 +17,9 @@ type frame struct {
 	key    string // session and plan id of a plan frame; "" for any other frame
 	a2c    bool   // sent by the agent
 	pinned bool   // a connection's opening frames: never dropped
+	// skipped counts the older states of this plan that this frame replaced in the queue: the
+	// dashboard is told, so a gap in a plan's history is explained.
+	skipped uint32
 }
 
 func newFrame(dir acp.Direction, at time.Time, line []byte) frame {
@@ -45,9 +49,11 @@ type QueueStats struct {
 }
 
 // frameQueue is bounded, and built for a dashboard that may be away for a long time: plans are
-// replaced whole on every update, so of each (session, plan) only the newest frame is kept, and
-// when the queue is full the oldest other frames go first. The dashboard therefore always
-// catches up with the latest state of every plan, whatever it missed in between.
+// replaced whole on every update, so while the dashboard is behind (a post failed, or has been
+// out longer than slow) of each (session, plan) only the newest frame is kept, and when the
+// queue is full the oldest other frames go first. The dashboard therefore always catches up
+// with the latest state of every plan, whatever it missed in between. While it keeps up, every
+// state is kept, so a plan's history has every revision.
 //
 // One batch at a time is taken out for posting; it is either done or put back in front.
 type frameQueue struct {
@@ -58,18 +64,31 @@ type frameQueue struct {
 	plans    []frame // oldest first; one per key
 	bytes    int
 	inflight bool
+	since    time.Time // when the batch out was taken
+	down     bool      // the last post failed; cleared by done
 	closed   bool
 	stats    QueueStats
 	notify   chan struct{}
 
 	maxFrames, maxBytes, maxPlans, maxPinned int
+
+	now  func() time.Time
+	slow time.Duration // a post out longer than this means the dashboard is behind
 }
 
 func newFrameQueue(maxFrames, maxBytes int) *frameQueue {
 	return &frameQueue{
 		maxFrames: maxFrames, maxBytes: maxBytes, maxPlans: 4096, maxPinned: 32,
 		notify: make(chan struct{}, 1),
+		now:    time.Now, slow: 2 * time.Second,
 	}
+}
+
+// behind reports whether the dashboard is not keeping up, so plan states may be coalesced: the
+// last post failed, the queue is full, or the post out is taking longer than a healthy one does.
+func (q *frameQueue) behind() bool {
+	full := q.pinned.len()+q.others.len()+len(q.plans) >= q.maxFrames || q.bytes >= q.maxBytes || len(q.plans) >= q.maxPlans
+	return q.down || full || q.inflight && q.now().Sub(q.since) > q.slow
 }
 
 // push queues frames (in order) and wakes the poster; it never blocks.
@@ -97,18 +116,49 @@ func (q *frameQueue) push(fs []frame) {
 	}
 }
 
-// addPlan keeps only the newest frame of each plan. A frame already taken out for posting is not
-// in q.plans, so it still goes out; the newer one follows it.
+// addPlan queues a plan frame; while the dashboard is behind it replaces the queued states of
+// the same plan. A frame already taken out for posting is not in q.plans, so it still goes out;
+// the newer one follows it.
 func (q *frameQueue) addPlan(f frame) {
-	for i := range q.plans {
-		if q.plans[i].key == f.key {
-			q.bytes -= len(q.plans[i].line)
-			q.plans = append(q.plans[:i], q.plans[i+1:]...)
-			q.stats.Coalesced++
-			break
-		}
+	if q.behind() {
+		q.plans = q.dropStates(q.plans, &f)
 	}
 	q.plans = append(q.plans, f)
+}
+
+// dropStates removes from plans the states of f's plan, counting them in f.skipped.
+func (q *frameQueue) dropStates(plans []frame, f *frame) []frame {
+	out := plans[:0]
+	for _, p := range plans {
+		if p.key != f.key {
+			out = append(out, p)
+			continue
+		}
+		q.bytes -= len(p.line)
+		f.skipped += p.skipped + 1
+		q.stats.Coalesced++
+	}
+	clear(plans[len(out):])
+	return out
+}
+
+// coalesceAll keeps only the newest queued state of each plan, folding the older ones into it.
+func (q *frameQueue) coalesceAll() {
+	newest := make(map[string]int, len(q.plans)) // key → index in kept
+	kept := make([]frame, 0, len(q.plans))
+	for i := len(q.plans) - 1; i >= 0; i-- {
+		f := q.plans[i]
+		if j, ok := newest[f.key]; ok {
+			kept[j].skipped += f.skipped + 1
+			q.bytes -= len(f.line)
+			q.stats.Coalesced++
+			continue
+		}
+		newest[f.key] = len(kept)
+		kept = append(kept, f)
+	}
+	slices.Reverse(kept)
+	q.plans = kept
 }
 
 // trim drops the oldest non-plan frames while the queue is over its bounds. Plan frames are
@@ -145,6 +195,7 @@ func (q *frameQueue) take(maxFrames, maxBytes int) []frame {
 		out = append(out, f)
 	}
 	q.inflight = len(out) > 0
+	q.since = q.now()
 	return out
 }
 
@@ -181,24 +232,20 @@ func (q *frameQueue) popOldest(room int, first bool) (frame, bool) {
 // done ends the batch taken out: it was delivered (or refused for good).
 func (q *frameQueue) done() {
 	q.mu.Lock()
-	q.inflight = false
+	q.inflight, q.down = false, false
 	q.mu.Unlock()
 }
 
-// requeue puts a batch that could not be delivered back in front, except plan frames that a
-// newer state of the same plan has replaced in the meantime.
+// requeue puts a batch that could not be delivered back in front; the dashboard is behind, so
+// of each plan only the newest state is kept.
 func (q *frameQueue) requeue(batch []frame) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.inflight = false
+	q.inflight, q.down = false, true
 	var pinned, others, plans []frame
 	for _, f := range batch {
 		switch {
 		case f.key != "":
-			if q.hasPlan(f.key) {
-				q.stats.Coalesced++
-				continue
-			}
 			plans = append(plans, f)
 		case f.pinned:
 			pinned = append(pinned, f)
@@ -210,16 +257,8 @@ func (q *frameQueue) requeue(batch []frame) {
 	q.pinned.pushFront(pinned)
 	q.others.pushFront(others)
 	q.plans = append(plans, q.plans...)
+	q.coalesceAll()
 	q.trim()
-}
-
-func (q *frameQueue) hasPlan(key string) bool {
-	for i := range q.plans {
-		if q.plans[i].key == key {
-			return true
-		}
-	}
-	return false
 }
 
 // empty reports whether nothing waits and nothing is out.

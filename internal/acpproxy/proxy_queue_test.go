@@ -64,7 +64,8 @@ func TestFrameQueueKeepsLatestPlans(t *testing.T) {
 	}
 	q.push(fs)
 	batch := q.take(100, 1<<20)
-	// Eight chunks fit beside the two plans; the oldest chunks went; each plan is at its latest.
+	// Eight chunks fit beside the two plans; the oldest chunks went; once the queue was full
+	// (the dashboard behind), each plan was kept at its latest only.
 	if got, want := contents(batch), "a:v4 b:v4 chunk:42 chunk:43 chunk:44 chunk:45 chunk:46 chunk:47 chunk:48 chunk:49"; got != want {
 		t.Errorf("queue holds\n %s\nwant\n %s", got, want)
 	}
@@ -110,5 +111,41 @@ func TestFrameQueueBatchBytes(t *testing.T) {
 	q.done()
 	if got := q.take(100, 1); len(got) != 1 {
 		t.Errorf("a frame bigger than the batch must still go alone; took %d", len(got))
+	}
+}
+
+// slowClock is the queue's clock, moved by hand.
+type slowClock struct{ t time.Time }
+
+func (c *slowClock) now() time.Time { return c.t }
+
+// TestFrameQueueCoalescesOnlyWhenBehind: while posts come back in time every state of a plan
+// is kept; once a post is out too long, or failed, only the newest, with the count it replaced.
+func TestFrameQueueCoalescesOnlyWhenBehind(t *testing.T) {
+	clock := &slowClock{t: time.Unix(1000, 0)}
+	q := newFrameQueue(100, 1<<20)
+	q.now, q.slow = clock.now, time.Second
+	q.push([]frame{testPlanFrame("s", "a", 1)})
+	batch := q.take(10, 1<<20)
+	q.push([]frame{testPlanFrame("s", "a", 2), testPlanFrame("s", "a", 3)}) // a post in flight, in time
+	q.done()
+	if got, want := contents(q.take(10, 1<<20)), "a:v2 a:v3"; got != want || len(batch) != 1 {
+		t.Fatalf("healthy: %s, want %s", got, want)
+	}
+	clock.t = clock.t.Add(2 * time.Second) // that post is now out too long
+	q.push([]frame{testPlanFrame("s", "a", 4), testPlanFrame("s", "b", 1), testPlanFrame("s", "a", 5)})
+	q.done()
+	got := q.take(10, 1<<20)
+	if contents(got) != "b:v1 a:v5" || got[1].skipped != 1 || got[0].skipped != 0 {
+		t.Fatalf("slow post: %s (skipped %v), want b:v1 a:v5 with a:v4 counted", contents(got), got)
+	}
+	q.push([]frame{testPlanFrame("s", "a", 6)})
+	q.requeue(got) // the post failed: a:v5 is superseded and counted with the one it replaced
+	got = q.take(10, 1<<20)
+	if contents(got) != "b:v1 a:v6" || got[1].skipped != 2 {
+		t.Fatalf("after a failed post: %s, want b:v1 a:v6 with 2 skipped", contents(got))
+	}
+	if st := q.snapshot(); st.Coalesced != 2 {
+		t.Errorf("coalesced %d, want 2", st.Coalesced)
 	}
 }

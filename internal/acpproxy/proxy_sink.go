@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
@@ -148,6 +149,8 @@ func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 		}
 		var msg []byte
 		switch {
+		case valid && cursorMethod(b):
+			continue // see cursorMethod
 		case valid:
 			msg = b
 		case s.session != "":
@@ -159,8 +162,38 @@ func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 			continue
 		}
 		body = appendEnvelope(body, f.dir(), f.time(), msg)
+		if f.skipped > 0 {
+			body = appendEnvelope(body, f.dir(), f.time(), coalescedNote(f.key, f.skipped))
+		}
 	}
 	return body, earlyUsed
+}
+
+// coalescedNote tells the dashboard that n states of a plan were skipped on the way because it
+// was behind, so the gap in the plan's history is explained in the session's activity. It is a
+// session/update variant of plandash's own, which the server keeps as activity like any
+// variant it does not know.
+func coalescedNote(key string, n uint32) []byte {
+	session, plan, _ := strings.Cut(key, "\x00")
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": acp.MethodSessionUpdate, "params": map[string]any{
+		"sessionId": session,
+		"update":    map[string]any{"sessionUpdate": CoalescedUpdate, "planId": plan, "skipped": n},
+	}})
+	return b
+}
+
+// CoalescedUpdate is the sessionUpdate kind of the proxy's note that plan states were skipped.
+const CoalescedUpdate = "_plandash_coalesced"
+
+// cursorMethod reports a request or notification of Cursor's own (cursor/…). They are not
+// posted: the server refuses methods that are not ACP's, and what they carry reaches the
+// dashboard as the checklist and the gate instead.
+func cursorMethod(b []byte) bool {
+	if !bytes.Contains(b, []byte(`"cursor/`)) || !acp.IsObject(b) {
+		return false
+	}
+	m, _ := acp.Unquote(member(b, "method"))
+	return strings.HasPrefix(m, "cursor/")
 }
 
 // flushEarly writes the held violations, now that there is a session to show them in.

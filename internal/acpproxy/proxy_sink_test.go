@@ -1,6 +1,7 @@
 package acpproxy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -181,5 +182,29 @@ func TestSinkSurvivesServerDown(t *testing.T) {
 	}
 	if st := tap.Stats(); st.Queued != 1 {
 		t.Errorf("the undelivered plan is gone from the queue: %+v", st)
+	}
+}
+
+// TestSinkSaysWhenPlanStatesWereSkipped: a plan frame that replaced older states in the queue
+// is followed by the proxy's note, which the server keeps as the session's activity; Cursor's
+// own methods are not posted (the server refuses them).
+func TestSinkSaysWhenPlanStatesWereSkipped(t *testing.T) {
+	s := &Sink{API: client.New("http://unused", "")}
+	s.defaults()
+	f := testPlanFrame("s1", "tasks", 3)
+	f.skipped = 2
+	cursor := newFrame(acp.AgentToClient, time.Time{}, []byte(`{"jsonrpc":"2.0","method":"cursor/update_todos","params":{"todos":[]}}`))
+	body, _ := s.encode([]frame{f, cursor})
+	msgs, err := acp.DecodeLine(bytes.TrimSpace(bytes.SplitN(body, []byte("\n"), 3)[1]))
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("no note after the plan: %v\n%s", err, body)
+	}
+	n, _, err := acp.DecodeSessionNotification(msgs[0].Params)
+	if err != nil || n.SessionID != "s1" || n.Update.Kind != CoalescedUpdate || !strings.Contains(string(n.Update.Raw), `"skipped":2`) ||
+		!strings.Contains(string(n.Update.Raw), `"planId":"tasks"`) {
+		t.Errorf("note %s (%v)", msgs[0].Raw, err)
+	}
+	if bytes.Contains(body, []byte("cursor/update_todos")) {
+		t.Errorf("a Cursor method was posted:\n%s", body)
 	}
 }

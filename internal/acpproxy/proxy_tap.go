@@ -16,7 +16,11 @@ type TapOptions struct {
 	MaxLine int
 	// Record, when set, receives the transcript as NDJSON envelopes (see Recorder).
 	Record *Recorder
-	Now    func() time.Time
+	// SlowPost is how long a post to the dashboard may be out before the dashboard counts as
+	// behind and the queue keeps only the newest state of each plan; until then every state
+	// is kept, so a plan's history has every revision. Default 2 s.
+	SlowPost time.Duration
+	Now      func() time.Time
 }
 
 // Tap copies the frames of a proxied connection off the forwarding path. Feed is called by the
@@ -28,6 +32,9 @@ type Tap struct {
 	now   func() time.Time
 	split [2]splitter // per direction; each is used by one writer at a time (peerWriter's lock)
 	batch [2][]frame
+
+	sessions sessionTracker
+	todos    cursorTodos // Cursor's todo lists, turned into plans
 }
 
 // NewTap returns a tap with the given bounds.
@@ -44,7 +51,12 @@ func NewTap(o TapOptions) *Tap {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.SlowPost <= 0 {
+		o.SlowPost = 2 * time.Second
+	}
 	t := &Tap{q: newFrameQueue(o.MaxFrames, o.MaxBytes), rec: o.Record, now: o.Now}
+	t.q.now, t.q.slow = o.Now, o.SlowPost
+	t.todos.sessions = &t.sessions
 	t.split[0].max, t.split[1].max = o.MaxLine, o.MaxLine
 	return t
 }
@@ -100,12 +112,30 @@ func (t *Tap) Feed(dir acp.Direction, b []byte) {
 			own = slab[off : off+len(line) : off+len(line)]
 		}
 		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == acp.AgentToClient})
+		fs = t.cursorSide(fs, dir, line, at)
 	})
 	if len(fs) > 0 {
 		t.q.push(fs)
 	}
 	clear(fs)
 	t.batch[i] = fs[:0]
+}
+
+// cursorSide follows a cursor/update_todos with the plan it amounts to (a frame of the proxy's
+// own, for the dashboard only), and notes the sessions the IDE prompts for Cursor frames that
+// name none.
+func (t *Tap) cursorSide(fs []frame, dir acp.Direction, line []byte, at time.Time) []frame {
+	if dir == acp.ClientToAgent {
+		t.sessions.observeClient(line)
+		return fs
+	}
+	if !bytes.Contains(line, []byte(acp.MethodCursorUpdateTodos)) {
+		return fs
+	}
+	if pf := t.todos.planFrame(line); pf != nil {
+		fs = append(fs, frame{at: at.UnixNano(), line: pf, key: planKey(pf), a2c: true})
+	}
+	return fs
 }
 
 // End flushes a last line that had no terminator when the stream in direction dir ended.

@@ -16,6 +16,10 @@
 //	huge:N      an agent_message_chunk of N bytes of text
 //	chunks:N    N short agent_message_chunks
 //	permission  a tool call and a permission request; says which option came back
+//	todos       Cursor's cursor/update_todos: a whole list (TODO_STATUS_* statuses), then a merge
+//	cursorplan  Cursor's blocking cursor/create_plan; says the outcome that came back (a flat
+//	            reply counts as cancelled, as in Cursor)
+//	unknown     a request of a method nobody knows (_example/unknown); says what came back
 //	sleep:MS    a pause
 //	exit:N      exit with code N after answering the prompt
 //	crash       exit with code 2 at once, mid-turn, without answering
@@ -200,6 +204,40 @@ func (a *agent) run(words []string) int {
 		case "permission":
 			a.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "call_perm", "title": "Edit config.json", "kind": "edit", "status": "pending"})
 			a.update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "permission: " + a.askPermission()}})
+		case "todos":
+			a.send(map[string]any{"jsonrpc": "2.0", "method": "cursor/update_todos", "params": map[string]any{"todos": []map[string]any{
+				{"id": "1", "content": "Read the code", "status": "TODO_STATUS_COMPLETED"},
+				{"id": "2", "content": "Write the fix", "status": "TODO_STATUS_IN_PROGRESS"},
+				{"id": "3", "content": "Run the tests", "status": "TODO_STATUS_PENDING"},
+			}}})
+			a.send(map[string]any{"jsonrpc": "2.0", "id": "todos-2", "method": "cursor/update_todos", "params": map[string]any{"merge": true, "todos": []map[string]any{
+				{"id": "2", "content": "Write the fix", "status": "TODO_STATUS_COMPLETED"},
+			}}})
+		case "cursorplan":
+			res, _ := a.ask("cursor/create_plan", map[string]any{"name": "Tighten login", "overview": "Validate the form first.",
+				"plan": "1. Validate the form\n2. Add a test", "todos": []map[string]any{{"id": "t1", "content": "Validate the form", "status": "pending"}}})
+			var r struct {
+				Outcome json.RawMessage `json:"outcome"`
+			}
+			json.Unmarshal(res.Result, &r)
+			var nested struct {
+				Outcome string `json:"outcome"`
+			}
+			outcome := "cancelled" // what Cursor makes of a flat or missing outcome
+			if json.Unmarshal(r.Outcome, &nested) == nil && nested.Outcome != "" {
+				outcome = nested.Outcome
+			}
+			if res.Error != nil {
+				outcome = "error " + string(res.Error)
+			}
+			a.update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "cursorplan: " + outcome}})
+		case "unknown":
+			res, ok := a.ask("_example/unknown", map[string]any{"sessionId": a.session})
+			text := "no answer"
+			if ok {
+				text = string(res.Result) + string(res.Error)
+			}
+			a.update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "unknown: " + text}})
 		case "sleep":
 			time.Sleep(time.Duration(n) * time.Millisecond)
 		case "exit":
@@ -211,42 +249,51 @@ func (a *agent) run(words []string) int {
 	return exit
 }
 
-// askPermission sends a permission request and waits for its answer, keeping anything else
-// that arrives meanwhile for later.
+// askPermission sends a permission request and waits for its answer.
 func (a *agent) askPermission() string {
-	a.nextID++
-	id := json.RawMessage(strconv.Itoa(a.nextID))
-	a.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": map[string]any{
+	m, ok := a.ask("session/request_permission", map[string]any{
 		"sessionId": a.session,
 		"toolCall":  map[string]any{"toolCallId": "call_perm", "title": "Edit config.json", "kind": "edit", "status": "pending"},
 		"options": []map[string]any{
 			{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
 			{"optionId": "reject", "name": "Reject", "kind": "reject_once"},
 		},
-	}})
+	})
+	if !ok {
+		return "no answer"
+	}
+	if m.Error != nil {
+		return "error " + string(m.Error)
+	}
+	var r struct {
+		Outcome struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	json.Unmarshal(m.Result, &r)
+	return strings.TrimSpace(r.Outcome.Outcome + " " + r.Outcome.OptionID)
+}
+
+// ask sends a request to the client and waits for its response, keeping anything else that
+// arrives meanwhile for later; ok is false when the input ended first.
+func (a *agent) ask(method string, params any) (message, bool) {
+	a.nextID++
+	id := json.RawMessage(strconv.Itoa(a.nextID))
+	a.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	for {
 		line, err := a.in.ReadBytes('\n')
 		var m message
 		if json.Unmarshal(line, &m) == nil {
 			switch {
 			case m.Method == "" && string(m.ID) == string(id):
-				var r struct {
-					Outcome struct {
-						Outcome  string `json:"outcome"`
-						OptionID string `json:"optionId"`
-					} `json:"outcome"`
-				}
-				if m.Error != nil {
-					return "error " + string(m.Error)
-				}
-				json.Unmarshal(m.Result, &r)
-				return strings.TrimSpace(r.Outcome.Outcome + " " + r.Outcome.OptionID)
+				return m, true
 			case m.Method != "":
 				a.backlog = append(a.backlog, m)
 			}
 		}
 		if err != nil {
-			return "no answer"
+			return message{}, false
 		}
 	}
 }
