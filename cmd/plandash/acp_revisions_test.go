@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -25,7 +26,7 @@ func TestAcpKeepsEveryPlanRevision(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	data := t.TempDir()
-	srv, err := web.Open(ctx, web.Config{DataDir: data, Token: "tok", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: data, Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestAcpKeepsEveryPlanRevision(t *testing.T) {
 	if n := strings.Count(stdout.String(), `"s-revs"`); n != revisions {
 		t.Fatalf("the IDE got %d updates, want %d", n, revisions)
 	}
-	revs, err := srv.Service().History(ctx, "s-revs", "main")
+	revs, err := srv.Plans.History(ctx, "s-revs", "main")
 	if err != nil {
 		t.Fatalf("no plan stored: %v\n%s", err, stderr.String())
 	}
