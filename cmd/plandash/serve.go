@@ -37,6 +37,7 @@ type serveFlags struct {
 	plansDir, user, userHeader   string
 	allowRoots, frameAncestors   listFlag
 	codexSessions                string
+	hosts                        listFlag
 	opencode                     listFlag
 	idle                         time.Duration
 	maxBody                      int64
@@ -61,6 +62,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.StringVar(&f.user, "user", userName(getenv), "the name decisions at the gate are recorded under")
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
+	fs.Var(&f.hosts, "host", "a host name the server answers to besides loopback names and IP addresses, e.g. plandash.example.com behind a proxy (repeatable; other names are refused against DNS rebinding)")
 	fs.Var(&f.opencode, "opencode", "follow the OpenCode server at this URL, e.g. http://127.0.0.1:4096 (repeatable; $OPENCODE_SERVER_PASSWORD for its password)")
 }
 
@@ -108,7 +110,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	srv, err := app.Open(ctx, app.Config{
 		Config: web.Config{
 			FrameAncestors: f.frameAncestors, OriginPatterns: originPatterns(f.frameAncestors),
-			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, Log: log,
+			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, Log: log, Hosts: f.hosts,
 		},
 		DataDir: f.data, Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
 		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,

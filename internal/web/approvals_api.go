@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 )
@@ -79,7 +78,7 @@ func (s *Server) apiGetApproval(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	req, err := s.gate.Wait(r.Context(), chi.URLParam(r, "id"), wait)
+	req, err := s.gate.Wait(r.Context(), param(r, "id"), wait)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return // the client left
@@ -142,7 +141,7 @@ func (s *Server) apiDecideApproval(w http.ResponseWriter, r *http.Request) {
 		in.Key = k
 	}
 	in.By = s.decider(r)
-	req, err := s.gate.Decide(r.Context(), chi.URLParam(r, "id"), in)
+	req, err := s.gate.Decide(r.Context(), param(r, "id"), in)
 	if err != nil {
 		s.approvalError(w, r, err)
 		return
@@ -215,7 +214,7 @@ func (s *Server) apiAddApprovalRule(w http.ResponseWriter, r *http.Request) {
 
 // apiRevokeApprovalRule serves DELETE /api/v1/approvals/rules/{rule}.
 func (s *Server) apiRevokeApprovalRule(w http.ResponseWriter, r *http.Request) {
-	rule, err := s.gate.RevokeRule(r.Context(), chi.URLParam(r, "rule"), s.decider(r))
+	rule, err := s.gate.RevokeRule(r.Context(), param(r, "rule"), s.decider(r))
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
@@ -89,7 +88,7 @@ func (s *Server) approvalData(ctx context.Context, id string) (templates.Approva
 
 // approvalPage serves GET /approvals/{id}.
 func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
-	p, err := s.approvalData(r.Context(), chi.URLParam(r, "id"))
+	p, err := s.approvalData(r.Context(), param(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
@@ -100,7 +99,7 @@ func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
 // approvalDecideForm serves POST /approvals/{id}/decide: the page's decision. Success goes back
 // to where the person was; a refusal shows the page again with what happened and what they typed.
 func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
-	ctx, id := r.Context(), chi.URLParam(r, "id")
+	ctx, id := r.Context(), param(r, "id")
 	form, err := readForm(w, r)
 	if err != nil {
 		s.errorPage(w, r, err)
@@ -225,7 +224,7 @@ func (s *Server) approvalRuleForm(w http.ResponseWriter, r *http.Request) {
 
 // approvalRevokeForm serves POST /approvals/rules/{rule}/revoke.
 func (s *Server) approvalRevokeForm(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.gate.RevokeRule(r.Context(), chi.URLParam(r, "rule"), s.decider(r)); err != nil {
+	if _, err := s.gate.RevokeRule(r.Context(), param(r, "rule"), s.decider(r)); err != nil {
 		s.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "Not revoked: " + err.Error() + "."})
 		return
 	}

@@ -8,10 +8,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // cookieName carries the browser's proof of the token.
@@ -22,13 +27,23 @@ const cookieName = "plandash_auth"
 type Auth struct {
 	token  []byte
 	cookie string
+	log    *slog.Logger
+	now    func() time.Time
+	fails  failures
 }
 
-// NewAuth makes the checker for token.
-func NewAuth(token string) *Auth {
+// NewAuth makes the checker for token. Failed attempts are logged (never the token) and a client
+// that keeps presenting wrong credentials is refused for a while.
+func NewAuth(token string, log *slog.Logger, now func() time.Time) *Auth {
+	if log == nil {
+		log = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
+	}
 	m := hmac.New(sha256.New, []byte(token))
 	m.Write([]byte("plandash browser cookie v1"))
-	return &Auth{token: []byte(token), cookie: hex.EncodeToString(m.Sum(nil))}
+	return &Auth{token: []byte(token), cookie: hex.EncodeToString(m.Sum(nil)), log: log, now: now, fails: failures{byClient: map[string]*window{}}}
 }
 
 // tokenOK reports whether t is the token, in constant time.
@@ -46,20 +61,55 @@ const (
 // Check reports whether r carries the token: an Authorization bearer header, the cookie, or (for
 // the socket) the token subprotocol.
 func (a *Auth) Check(r *http.Request) bool {
+	ok, _ := a.verdict(r)
+	return ok
+}
+
+// verdict is Check, and whether r presented credentials at all (a wrong one counts as an attempt).
+func (a *Auth) verdict(r *http.Request) (ok, presented bool) {
 	if h := r.Header.Get("Authorization"); h != "" {
 		t, ok := strings.CutPrefix(h, "Bearer ")
-		return ok && a.tokenOK(strings.TrimSpace(t))
+		return ok && a.tokenOK(strings.TrimSpace(t)), true
 	}
-	if c, err := r.Cookie(cookieName); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1 {
-		return true
+	c, err := r.Cookie(cookieName)
+	if err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1 {
+		return true, true
 	}
+	presented = err == nil
 	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
 		for _, p := range strings.Split(h, ",") {
-			if t, ok := strings.CutPrefix(strings.TrimSpace(p), socketTokenProtocol); ok && a.tokenOK(t) {
-				return true
+			if t, found := strings.CutPrefix(strings.TrimSpace(p), socketTokenProtocol); found {
+				if a.tokenOK(t) {
+					return true, true
+				}
+				presented = true
 			}
 		}
 	}
+	return false, presented
+}
+
+// admit checks r's credentials, logging a failure and refusing a client that failed too often.
+// It answers the refusal itself and reports false; true means r may go on.
+func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func()) bool {
+	client := clientIP(r)
+	if wait := a.fails.blocked(client, a.now()); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+		writeJSONStatus(w, http.StatusTooManyRequests, "application/problem+json", Problem{
+			Title: "Too Many Requests", Status: http.StatusTooManyRequests, Code: "throttled",
+			Detail: "too many attempts with a wrong token from this address; wait and try again with the right one",
+		})
+		return false
+	}
+	ok, presented := a.verdict(r)
+	if ok {
+		return true
+	}
+	if presented {
+		n := a.fails.add(client, a.now())
+		a.log.Warn("authentication failed: wrong token", "client", client, "method", r.Method, "path", r.URL.Path, "failures", n)
+	}
+	refuse()
 	return false
 }
 
@@ -88,15 +138,16 @@ func (a *Auth) SetEmbedCookie(w http.ResponseWriter) {
 // RequireAPI refuses requests without the token with a problem body.
 func (a *Auth) RequireAPI(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !a.Check(r) {
+		refuse := func() {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="plandash"`)
 			writeJSONStatus(w, http.StatusUnauthorized, "application/problem+json", Problem{
-				Title: "Unauthorized", Status: http.StatusUnauthorized,
+				Title: "Unauthorized", Status: http.StatusUnauthorized, Code: "unauthorized",
 				Detail: "missing or wrong token: send Authorization: Bearer <token> (the token is printed at start-up and stored in the data directory)",
 			})
-			return
 		}
-		next.ServeHTTP(w, r)
+		if a.admit(w, r, refuse) {
+			next.ServeHTTP(w, r)
+		}
 	})
 }
 
@@ -105,7 +156,15 @@ func (a *Auth) RequireAPI(next http.Handler) http.Handler {
 func (a *Auth) RequirePage(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if t := r.URL.Query().Get("token"); t != "" {
+			client := clientIP(r)
+			if wait := a.fails.blocked(client, a.now()); wait > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+				lockedPage(w, "Too many attempts with a wrong token from this address; wait a minute.")
+				return
+			}
 			if !a.tokenOK(t) {
+				n := a.fails.add(client, a.now())
+				a.log.Warn("authentication failed: wrong token in the address", "client", client, "path", r.URL.Path, "failures", n)
 				lockedPage(w, "The token in the address is not this server's token.")
 				return
 			}
@@ -117,11 +176,11 @@ func (a *Auth) RequirePage(next http.Handler) http.Handler {
 			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 			return
 		}
-		if !a.Check(r) {
+		if a.admit(w, r, func() {
 			lockedPage(w, "Open the address plandash printed when it started (it carries the token once), or run `plandash url`.")
-			return
+		}) {
+			next.ServeHTTP(w, r)
 		}
-		next.ServeHTTP(w, r)
 	})
 }
 
@@ -160,4 +219,64 @@ func LoadOrCreateToken(dir string) (string, error) {
 		return "", fmt.Errorf("store token: %w", err)
 	}
 	return t, nil
+}
+
+// Throttling wrong credentials: a client may fail maxFailures times in failWindow; after that it
+// is refused until the window ends. Guessing a 192-bit token is hopeless anyway; this keeps a
+// misconfigured script or a scanner from filling the log and burning CPU.
+const (
+	maxFailures = 20
+	failWindow  = time.Minute
+	maxClients  = 10000 // bounds memory: past this, windows that ended are dropped
+)
+
+type window struct {
+	start time.Time
+	n     int
+}
+
+type failures struct {
+	mu       sync.Mutex
+	byClient map[string]*window
+}
+
+// add counts a failure of client and returns how many it has in its window.
+func (f *failures) add(client string, now time.Time) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.byClient[client]
+	if w == nil || now.Sub(w.start) >= failWindow {
+		if len(f.byClient) >= maxClients {
+			for c, old := range f.byClient {
+				if now.Sub(old.start) >= failWindow {
+					delete(f.byClient, c)
+				}
+			}
+		}
+		w = &window{start: now}
+		f.byClient[client] = w
+	}
+	w.n++
+	return w.n
+}
+
+// blocked is how long client is still refused; 0 when it is not.
+func (f *failures) blocked(client string, now time.Time) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.byClient[client]
+	if w == nil || w.n < maxFailures {
+		return 0
+	}
+	return max(w.start.Add(failWindow).Sub(now), 0)
+}
+
+// clientIP is the address a request came from (the proxy's, behind one: throttling a shared
+// proxy is the right failure mode for a loopback tool).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }

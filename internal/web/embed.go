@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -50,7 +49,7 @@ func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
-	d, err := s.sessionDetail(r.Context(), chi.URLParam(r, "id"))
+	d, err := s.sessionDetail(r.Context(), param(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
@@ -70,7 +69,7 @@ func (s *Server) embedApprovals(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) embedApproval(w http.ResponseWriter, r *http.Request) {
-	p, err := s.approvalData(r.Context(), chi.URLParam(r, "id"))
+	p, err := s.approvalData(r.Context(), param(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return

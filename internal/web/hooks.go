@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/errs"
 )
 
@@ -24,7 +23,7 @@ const maxHookBody = 16 << 20
 // a person decides (or the deadline passes, or the hook gives up) and answered with the hook's
 // JSON.
 func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
-	agent := chi.URLParam(r, "agent")
+	agent := param(r, "agent")
 	h, ok := s.hooks[agent]
 	if !ok {
 		writeProblem(w, r, s.log, errs.Errorf(errs.NotFound, "no hooks for agent %q: plandash takes claude, codex and gemini", agent))
@@ -36,6 +35,10 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	answer, err := h.Handle(r.Context(), body)
+	if r.Context().Err() != nil && s.stopping() {
+		writeRestarting(w, r, s) // the hook asks again once plandash is back
+		return
+	}
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/a-h/templ"
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
@@ -81,7 +80,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 
 // session serves GET /sessions/{id}.
 func (s *Server) session(w http.ResponseWriter, r *http.Request) {
-	d, err := s.sessionDetail(r.Context(), chi.URLParam(r, "id"))
+	d, err := s.sessionDetail(r.Context(), param(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
@@ -92,7 +91,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 
 // apiSession serves GET /api/v1/sessions/{id}.
 func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
-	d, err := s.svc.Session(r.Context(), chi.URLParam(r, "id"))
+	d, err := s.svc.Session(r.Context(), param(r, "id"))
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -102,7 +101,7 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 
 // apiEndSession serves POST /api/v1/sessions/{id}/end.
 func (s *Server) apiEndSession(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.svc.EndSession(r.Context(), chi.URLParam(r, "id"))
+	sess, err := s.svc.EndSession(r.Context(), param(r, "id"))
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -139,7 +138,7 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
-	sid, pid := chi.URLParam(r, "id"), chi.URLParam(r, "plan")
+	sid, pid := param(r, "id"), param(r, "plan")
 	sess, err := s.svc.SessionOnly(r.Context(), sid)
 	if err != nil {
 		return templates.HistoryPage{}, err

@@ -15,6 +15,7 @@ import (
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
+	r.Use(s.checkHost)
 	r.Use(securityHeaders(s.cfg.FrameAncestors))
 	// Sec-Fetch-Site and Origin are checked; non-browser clients (curl, the proxy) send neither.
 	r.Use(http.NewCrossOriginProtection().Handler)
@@ -63,7 +64,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/embed/login", s.apiEmbedLogin)
 
 		r.Post("/api/v1/ingest", s.ingest)
-		r.Post("/api/v1/hooks/{agent}", s.apiAgentHook)
+		r.With(s.drain).Post("/api/v1/hooks/{agent}", s.apiAgentHook)
 		r.Get("/api/v1/plans", s.apiOverview)
 		r.Get("/api/v1/sessions/{id}", s.apiSession)
 		r.Post("/api/v1/sessions/{id}/end", s.apiEndSession)
@@ -77,7 +78,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/approvals/rules", s.apiAddApprovalRule)
 		r.Delete("/api/v1/approvals/rules/{rule}", s.apiRevokeApprovalRule)
 		r.Post("/api/v1/approvals/validate", s.apiValidatePlan)
-		r.Get("/api/v1/approvals/{id}", s.apiGetApproval)
+		r.With(s.drain).Get("/api/v1/approvals/{id}", s.apiGetApproval)
 		r.Post("/api/v1/approvals/{id}/decision", s.apiDecideApproval)
 
 		r.Get("/api/v1/shared-plans", s.apiSharedList)
@@ -96,7 +97,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/proxy/permissions", s.apiProxyOffer)
 		r.Post("/api/v1/proxy/permissions/resolved", s.apiProxyResolved)
 		r.Post("/api/v1/proxy/permissions/answer", s.apiProxyAnswer)
-		r.Get("/api/v1/proxy/answers", s.apiProxyAnswers)
+		r.With(s.drain).Get("/api/v1/proxy/answers", s.apiProxyAnswers)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, errNoRoute(r.URL.Path))

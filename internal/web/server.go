@@ -27,6 +27,7 @@ type Config struct {
 	MaxLine        int      // ingest line limit; default 4 MiB
 	User           string   // who decides at the gate when no trusted header names someone
 	UserHeader     string   // header a trusted reverse proxy sets to the signed-in user's name
+	Hosts          []string // host names (besides loopback names and IP addresses) the server answers to
 	Log            *slog.Logger
 }
 
@@ -61,6 +62,7 @@ type Server struct {
 	auth        *Auth
 	streams     *streams
 	handler     http.Handler
+	stop        chan struct{} // closed when graceful shutdown begins
 }
 
 // NewServer builds the server, registers its live topics and listens to the services' changes.
@@ -78,7 +80,7 @@ func NewServer(d Deps) *Server {
 		cfg: d.Config, log: d.Log, svc: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
 		perms: d.Perms, live: d.Live, hooks: d.Hooks, mcp: d.MCP,
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
-		auth:   NewAuth(d.Token), streams: newStreams(1024),
+		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
 	}
 	s.render.waiting = s.waitingBySession
 	s.registerTopics()
@@ -101,10 +103,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	var bg sync.WaitGroup
 	defer bg.Wait()
 	bg.Go(func() { s.sweepIdle(ctx) })
+	// Requests get a context of their own that ends only once shutdown has been announced, so a
+	// waiting request always knows why it was woken.
+	reqCtx, endRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer endRequests()
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
@@ -114,6 +120,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	// Waiting requests see their context end with the server's; they answer "shutting down,
+	// retry" (drain), and Shutdown waits for them to have done so.
+	close(s.stop)
+	endRequests()
 	shut, cancelShut := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancelShut()
 	err := srv.Shutdown(shut)

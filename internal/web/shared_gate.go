@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -18,7 +17,7 @@ func (s *Server) sharedRequestApproval(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, errs.New(errs.Unprocessable, "the form lacks the plan's revision"))
 		return
 	}
-	req, err := s.shared.RequestApproval(r.Context(), s.gate, chi.URLParam(r, "name"), rev)
+	req, err := s.shared.RequestApproval(r.Context(), s.gate, param(r, "name"), rev)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return

@@ -11,13 +11,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/sharedplans"
 )
 
 // sharedName reads and validates the {name} of the route.
 func (s *Server) sharedName(w http.ResponseWriter, r *http.Request) (string, bool) {
-	name := chi.URLParam(r, "name")
+	name := param(r, "name")
 	if err := sharedplans.ValidateName(name); err != nil {
 		s.writeSharedProblem(w, r, badRequest(err.Error()), false)
 		return "", false
@@ -242,9 +241,9 @@ func emptyIfNil[T any](s []T) []T {
 // its arguments as the body and its exact result as the answer, file tools confined to the
 // allowed roots. Errors are problems whose detail is the tool's error text.
 func (s *Server) apiSharedTool(w http.ResponseWriter, r *http.Request) {
-	tool, ok := s.sharedTools.Tool(chi.URLParam(r, "tool"))
+	tool, ok := s.sharedTools.Tool(param(r, "tool"))
 	if !ok {
-		s.writeSharedProblem(w, r, fmt.Errorf("%w: no tool %q", sharedplans.ErrPlanNotFound, chi.URLParam(r, "tool")), false)
+		s.writeSharedProblem(w, r, fmt.Errorf("%w: no tool %q", sharedplans.ErrPlanNotFound, param(r, "tool")), false)
 		return
 	}
 	args, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sharedplans.MaxEncodedSize))

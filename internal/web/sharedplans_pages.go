@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -45,7 +44,7 @@ func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
 // sharedPlanPage serves GET /shared/{name}?from=&to=: the plan, its editor, its history and
 // the changes between two recorded states (by default the newest two).
 func (s *Server) sharedPlanPage(w http.ResponseWriter, r *http.Request) {
-	name := chi.URLParam(r, "name")
+	name := param(r, "name")
 	v, err := s.sharedPlanData(r.Context(), name, r.URL.Query())
 	if err != nil {
 		s.sharedErrorPage(w, r, err)
@@ -152,7 +151,7 @@ func (s *Server) sharedForm(w http.ResponseWriter, r *http.Request) (templates.S
 // sharedSaveForm serves POST /shared/{name}: the editor saves, guarded by the revision it was
 // opened at. If someone saved first, nothing is written and the page shows both versions.
 func (s *Server) sharedSaveForm(w http.ResponseWriter, r *http.Request) {
-	name := chi.URLParam(r, "name")
+	name := param(r, "name")
 	draft, err := s.sharedForm(w, r)
 	if err != nil {
 		s.errorPage(w, r, err)
@@ -254,7 +253,7 @@ func (s *Server) sharedCreateForm(w http.ResponseWriter, r *http.Request) {
 // sharedDeleteForm serves POST /shared/{name}/delete, guarded by the revision shown (a plan
 // whose file is broken is shown without one, and is removed unguarded).
 func (s *Server) sharedDeleteForm(w http.ResponseWriter, r *http.Request) {
-	name := chi.URLParam(r, "name")
+	name := param(r, "name")
 	d, err := s.sharedForm(w, r)
 	if err != nil {
 		s.errorPage(w, r, err)

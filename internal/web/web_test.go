@@ -52,6 +52,7 @@ type testConfig struct {
 	PlansDir       string
 	Now            func() time.Time
 	LockWait       time.Duration
+	Hosts          []string
 }
 
 // newTestServer is the whole application on a real SQLite file in a temp dir, served by httptest,
@@ -88,7 +89,7 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	mcpSrv := mcpserver.New(mcpserver.Options{Version: "test", SharedPlans: tools, Approvals: testApprover{gate}})
 	lv := live.New(hub.New(hub.Options{}), live.Options{Log: log, Now: cfg.Now})
 	srv := NewServer(Deps{
-		Config: Config{FrameAncestors: cfg.FrameAncestors, MaxBody: cfg.MaxBody, MaxLine: cfg.MaxLine, User: cfg.User, UserHeader: cfg.UserHeader, Log: log},
+		Config: Config{Hosts: cfg.Hosts, FrameAncestors: cfg.FrameAncestors, MaxBody: cfg.MaxBody, MaxLine: cfg.MaxLine, User: cfg.User, UserHeader: cfg.UserHeader, Log: log},
 		Token:  testToken, Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: permissions.New(cfg.Now), Live: lv, Files: roots,
 		Hooks: map[string]AgentHooks{"claude": claude.NewService(svc, gate, claude.Config{Log: log})},
 		MCP:   mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),

@@ -1,0 +1,99 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestSlashInIds: a session id with "/" (ACP leaves ids to the agent) is reachable through every
+// route that names a session, escaped as links escape it.
+func TestSlashInIds(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	sid := "proj/abc"
+	if code, res := ts.ingest(t, update(sid, `{"sessionUpdate":"plan","entries":[{"content":"Step","priority":"high","status":"pending"}]}`)); code != 200 || res.Applied != 1 {
+		t.Fatalf("ingest: %d %+v", code, res)
+	}
+	esc := url.PathEscape(sid)
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/api/v1/sessions/" + esc},
+		{"GET", "/api/v1/sessions/" + esc + "/plans/main/history"},
+		{"POST", "/api/v1/sessions/" + esc + "/end"},
+	} {
+		if code, body := ts.api(t, c.method, c.path, nil); code != 200 {
+			t.Errorf("%s %s: %d %s", c.method, c.path, code, body)
+		}
+	}
+	for _, path := range []string{"/sessions/" + esc, "/sessions/" + esc + "/plans/main/history", "/embed/sessions/" + esc} {
+		if code, _ := ts.page(t, path); code != 200 {
+			t.Errorf("GET %s: %d", path, code)
+		}
+	}
+}
+
+// TestForeignHostRefused: a request naming a host plandash was not told about (DNS rebinding)
+// is refused before anything else; loopback names, IP literals and --host names pass.
+func TestForeignHostRefused(t *testing.T) {
+	ts := newTestServer(t, testConfig{Hosts: []string{"plandash.team.internal"}})
+	for host, want := range map[string]int{
+		"evil.example:7420": http.StatusMisdirectedRequest, "evil.example": http.StatusMisdirectedRequest,
+		"localhost:7420": 200, "app.localhost": 200, "127.0.0.1:7420": 200, "[::1]:7420": 200, "10.1.2.3": 200,
+		"plandash.team.internal": 200, "PLANDASH.team.internal.:443": 200,
+	} {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/plans", nil)
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d (%s)", host, resp.StatusCode, want, body)
+		}
+		if want != 200 && !strings.Contains(string(body), "--host") {
+			t.Errorf("Host %s: the refusal does not say how to allow it: %s", host, body)
+		}
+	}
+}
+
+// TestWrongTokensThrottled: wrong tokens are logged and, past a limit, refused for a while with
+// 429; the right token is refused too from that client until the window ends, and a client
+// that sends no token at all is not counted.
+func TestWrongTokensThrottled(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	call := func(token string) int {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/plans", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for range 2 * maxFailures {
+		if code := call(""); code != 401 {
+			t.Fatalf("no token: %d", code)
+		}
+	}
+	if code := call(testToken); code != 200 {
+		t.Fatalf("requests without a token throttled the client: %d", code)
+	}
+	for i := range maxFailures {
+		if code := call("wrong"); code != 401 {
+			t.Fatalf("wrong token #%d: %d", i+1, code)
+		}
+	}
+	if code := call("wrong"); code != http.StatusTooManyRequests {
+		t.Fatalf("after %d wrong tokens: %d, want 429", maxFailures, code)
+	}
+	if code := call(testToken); code != http.StatusTooManyRequests {
+		t.Fatalf("a throttled client got in: %d", code)
+	}
+}
