@@ -48,10 +48,6 @@ func DefaultRetry() Retry {
 	return Retry{Attempts: 5, MinDelay: 200 * time.Millisecond, MaxDelay: 3 * time.Second}
 }
 
-// WithHTTPClient sends through hc instead of a new client of the client's own. Its Timeout should
-// be zero: long polls outlast any sensible fixed timeout; see WithTimeout instead.
-func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
-
 // WithTokenFunc reads the token before every call instead of using New's: a server started after
 // the client (by `plandash acp --serve`) creates its token file later. An error from it fails
 // the call without sending it.

@@ -67,9 +67,6 @@ func (s *Service) Store() *Store { return s.store }
 // History is the record of every state seen.
 func (s *Service) History() HistoryStore { return s.hist }
 
-// Now is the service's clock.
-func (s *Service) Now() time.Time { return s.now() }
-
 // Bad says why a plan's file cannot be read now, if it cannot.
 func (s *Service) Bad(name string) (string, bool) {
 	s.mu.Lock()

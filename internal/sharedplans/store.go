@@ -45,13 +45,6 @@ type Option func(*Store)
 // WithClock replaces time.Now for updatedAt stamps, for tests.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
-// WithWatchDebounce sets how long the watcher gathers events for a plan before reading it
-// (default 10 ms), and how long it waits before re-reading a file that looked corrupt, in case
-// a non-atomic writer was still writing (default 100 ms).
-func WithWatchDebounce(debounce, recheck time.Duration) Option {
-	return func(s *Store) { s.debounce, s.recheck = debounce, recheck }
-}
-
 // New returns the store for dir, or for DefaultDir() when dir is "". Nothing is created until
 // the first mutation or Watch, as with docker-agent.
 func New(dir string, opts ...Option) *Store {

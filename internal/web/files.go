@@ -22,18 +22,6 @@ type FileRoots struct {
 	roots *files.Roots
 }
 
-// NewFileRoots resolves the allowed roots once.
-func NewFileRoots(dirs []string) (*FileRoots, error) {
-	if len(dirs) == 0 {
-		return &FileRoots{}, nil
-	}
-	r, err := files.NewRoots(dirs...)
-	if err != nil {
-		return nil, fmt.Errorf("--allow-root: %w", err)
-	}
-	return &FileRoots{roots: r}, nil
-}
-
 // View returns what a file plan may show for uri.
 func (f *FileRoots) View(uri string) *templates.FileView {
 	v := &templates.FileView{}
@@ -64,14 +52,6 @@ func (f *FileRoots) View(uri string) *templates.FileView {
 		v.Markdown = ext == ".md" || ext == ".markdown"
 	}
 	return v
-}
-
-// Policy is the roots as the shared-plan file tools use them; nil when there are none.
-func (f *FileRoots) Policy() files.Policy {
-	if f.roots == nil {
-		return nil
-	}
-	return f.roots
 }
 
 // filePath turns a plan's uri (file:///abs/path, or a bare absolute path) into a clean path.
