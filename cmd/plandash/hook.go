@@ -44,7 +44,7 @@ func (p hookPoster) Post(ctx context.Context, body []byte, wait bool) ([]byte, e
 // installCmd is `plandash install claude`: plandash's hooks merged into Claude Code's settings.
 func installCmd(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "claude" {
-		fmt.Fprintln(stderr, "usage: plandash install claude [--user | --project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--data DIR]")
+		fmt.Fprintln(stderr, "usage: plandash install claude [--user | --project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--token T] [--data DIR]")
 		return errUsage
 	}
 	fs := flag.NewFlagSet("plandash install claude", flag.ContinueOnError)
@@ -56,6 +56,7 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	uninstall := fs.Bool("uninstall", false, "remove plandash's hooks and nothing else")
 	server := fs.String("server", "", "the dashboard the hooks report to (default: $PLANDASH_SERVER when the hook runs, else the local one)")
 	data := fs.String("data", "", "the dashboard's data directory, for its token (default: the local one)")
+	tok := fs.String("token", "", "the dashboard's token, written into the hook command (so stored in the settings file in clear); default: $PLANDASH_TOKEN when the hook runs, else the token in --data")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
@@ -78,7 +79,7 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		if xerr != nil {
 			exe = "plandash"
 		}
-		rep, err = claude.Install(path, claude.InstallOptions{Command: exe, Server: *server, Data: *data, Gate: *gate, AllTools: *allTools})
+		rep, err = claude.Install(path, claude.InstallOptions{Command: exe, Server: *server, Data: *data, Token: *tok, Gate: *gate, AllTools: *allTools})
 	}
 	if err != nil {
 		return err

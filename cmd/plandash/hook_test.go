@@ -74,7 +74,7 @@ func TestInstallClaudeCommand(t *testing.T) {
 		}
 		return out.String()
 	}
-	install("--gate")
+	install("--gate", "--server", "http://127.0.0.1:7420", "--token", "tok-install")
 	var got struct {
 		Model string
 		Hooks map[string][]struct {
@@ -89,7 +89,10 @@ func TestInstallClaudeCommand(t *testing.T) {
 	if got.Model != "opus" || !strings.Contains(string(b), "notify-send done") || !strings.Contains(string(b), "hook claude") || len(got.Hooks["PermissionRequest"]) != 1 {
 		t.Fatalf("settings after install: %s", b)
 	}
-	install("--gate")
+	if cmd := got.Hooks["PermissionRequest"][0].Hooks[0].Command; !strings.HasSuffix(cmd, " hook claude --server http://127.0.0.1:7420 --token tok-install") {
+		t.Fatalf("the gate's hook command is %q", cmd)
+	}
+	install("--gate", "--server", "http://127.0.0.1:7420", "--token", "tok-install")
 	if b2, _ := os.ReadFile(settings); !bytes.Equal(b, b2) {
 		t.Fatalf("a second install changed the file:\n%s\n%s", b, b2)
 	}
