@@ -67,7 +67,7 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		agent = args[0]
 	}
 	if agent != "claude" && agent != "codex" && agent != "gemini" {
-		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--data DIR]")
+		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--token T] [--data DIR]")
 		return errUsage
 	}
 	fs := flag.NewFlagSet("plandash install "+agent, flag.ContinueOnError)
@@ -79,6 +79,7 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	uninstall := fs.Bool("uninstall", false, "remove plandash's hooks and nothing else")
 	server := fs.String("server", "", "the dashboard the hooks report to (default: $PLANDASH_SERVER when the hook runs, else the local one)")
 	data := fs.String("data", "", "the dashboard's data directory, for its token (default: the local one)")
+	tok := fs.String("token", "", "the dashboard's token, written into the hook command (so stored in the settings file in clear); default: $PLANDASH_TOKEN when the hook runs, else the token in --data")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
@@ -99,7 +100,7 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		if *uninstall {
 			rep, err = claude.Uninstall(path)
 		} else {
-			rep, err = claude.Install(path, claude.InstallOptions{Command: exe, Server: *server, Data: *data, Gate: *gate, AllTools: *allTools})
+			rep, err = claude.Install(path, claude.InstallOptions{Command: exe, Server: *server, Data: *data, Token: *tok, Gate: *gate, AllTools: *allTools})
 		}
 	case "gemini":
 		path := filepath.Join(base, "settings.json")

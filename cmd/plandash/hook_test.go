@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,7 +77,7 @@ func TestInstallClaudeCommand(t *testing.T) {
 		}
 		return out.String()
 	}
-	install("--gate")
+	install("--gate", "--server", "http://127.0.0.1:7420", "--token", "tok-install")
 	var got struct {
 		Model string
 		Hooks map[string][]struct {
@@ -90,7 +92,10 @@ func TestInstallClaudeCommand(t *testing.T) {
 	if got.Model != "opus" || !strings.Contains(string(b), "notify-send done") || !strings.Contains(string(b), "hook claude") || len(got.Hooks["PermissionRequest"]) != 1 {
 		t.Fatalf("settings after install: %s", b)
 	}
-	install("--gate")
+	if cmd := got.Hooks["PermissionRequest"][0].Hooks[0].Command; !strings.HasSuffix(cmd, " hook claude --server http://127.0.0.1:7420 --token tok-install") {
+		t.Fatalf("the gate's hook command is %q", cmd)
+	}
+	install("--gate", "--server", "http://127.0.0.1:7420", "--token", "tok-install")
 	if b2, _ := os.ReadFile(settings); !bytes.Equal(b, b2) {
 		t.Fatalf("a second install changed the file:\n%s\n%s", b, b2)
 	}
@@ -106,5 +111,50 @@ func TestInstallClaudeCommand(t *testing.T) {
 	err := run(context.Background(), []string{"install", "claude", "--project", dir}, env, nil, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("install over invalid JSON: %v", err)
+	}
+}
+
+// BenchmarkHookClaudeProcess is the cost a capture hook adds to Claude Code: the wall time from
+// starting the real `plandash hook claude` binary to its exit, posting one PostToolUse event
+// to a running dashboard ("up"), and to an address nobody listens on ("down": Claude Code must
+// be unaffected when plandash is not running). Claude Code runs these hooks async, so this is
+// CPU and a process slot, not latency on its turn, except for the gate.
+func BenchmarkHookClaudeProcess(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "plandash")
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	event, err := os.ReadFile("../../internal/agents/claude/testdata/post_todowrite.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := app.Open(context.Background(), app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: b.TempDir(), Token: "tok"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	b.Cleanup(func() { ts.Close(); srv.Close() })
+	// A port that was just listened on and closed: connections to it are refused at once.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, server string }{{"up", ts.URL}, {"down", dead}} {
+		b.Run(bc.name, func(b *testing.B) {
+			home := b.TempDir() // no user's token file or settings may play a part
+			for b.Loop() {
+				cmd := exec.Command(bin, "hook", "claude", "--server", bc.server, "--token", "tok")
+				cmd.Stdin = bytes.NewReader(event)
+				cmd.Env = []string{"HOME=" + home}
+				out, err := cmd.CombinedOutput()
+				if err != nil || len(out) != 0 {
+					b.Fatalf("hook: %v, printed %q", err, out)
+				}
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -151,6 +152,49 @@ func FuzzMerge(f *testing.F) {
 		for h, k := range before {
 			if left[h] < k {
 				t.Fatalf("remove lost user hook %s", h)
+			}
+		}
+	})
+}
+
+// FuzzWithPlan: whatever tool_input Claude Code sent, an approval of an edited plan is a valid
+// allow whose updatedInput is an object carrying exactly the edit, with the input's other
+// members kept.
+func FuzzWithPlan(f *testing.F) {
+	for _, s := range []string{`{"plan":"# P","planFilePath":"/p.md"}`, ``, `{}`, `[1]`, `{"plan":1,"plan":2}`, `{"a":`, "{\"x\":\"\xff\"}", `null`} {
+		f.Add([]byte(s), "# Edited\n1. step")
+	}
+	f.Fuzz(func(t *testing.T, in []byte, plan string) {
+		out := Answer(ApproveEdited(in, plan, ""))
+		if strings.TrimSpace(plan) == "" {
+			return // the plan is kept as it was: covered by the allow path's own checks
+		}
+		if err := CheckAnswer(out); err != nil {
+			t.Fatalf("%v: %s from %q", err, out, in)
+		}
+		var got hookOut
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(got.Out.Decision.UpdatedInput, &m); err != nil {
+			t.Fatalf("updatedInput %s is not an object: %v", got.Out.Decision.UpdatedInput, err)
+		}
+		// JSON carries only valid UTF-8: the edit arrives as encoding/json spells it.
+		wantJSON, _ := json.Marshal(plan)
+		var p, want string
+		if err := json.Unmarshal(wantJSON, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(m["plan"], &p); err != nil || p != want {
+			t.Fatalf("updatedInput.plan = %q (%v), want %q", p, err, want)
+		}
+		var orig map[string]json.RawMessage
+		if json.Unmarshal(in, &orig) == nil {
+			for k := range orig {
+				if _, ok := m[k]; !ok {
+					t.Fatalf("member %q of the input was dropped: %s", k, got.Out.Decision.UpdatedInput)
+				}
 			}
 		}
 	})

@@ -110,24 +110,39 @@ type Decision struct {
 	Behavior string
 	// Mode, on allow, switches the session's permission mode (ModeAcceptEdits, ModeDefault).
 	Mode string
-	// Message, on deny, is what Claude reads: the reason, or the revised plan.
+	// Message, on deny, is what Claude reads: the reason it should keep planning.
 	Message string
-	// Input, on allow, is echoed as updatedInput: without it Claude Code ignores the allow.
+	// Input, on allow, is echoed as updatedInput: without it Claude Code ignores the allow. Its
+	// plan member is what Claude implements (see ApproveEdited).
 	Input json.RawMessage
 }
 
-// Revise is the decision for a plan the person edited: Claude is told to revise its plan to
-// the edited text, and calls ExitPlanMode again with it. (Whether an allow with an edited
-// updatedInput.plan reaches Claude is undocumented, so the edit goes back as feedback.)
-func Revise(editedPlan, comment string) Decision {
-	var b strings.Builder
-	b.WriteString("The user edited your plan in plandash. Revise the plan to this, then present it again with ExitPlanMode:\n\n")
-	b.WriteString(editedPlan)
-	if c := strings.TrimSpace(comment); c != "" {
-		b.WriteString("\n\nTheir comment: ")
-		b.WriteString(c)
+// ApproveEdited is the decision for a plan the person edited: an allow whose updatedInput is
+// the event's tool_input with plan replaced by the edited markdown. Claude Code (verified on
+// 2.1.328 by agenttest's TestClaudePlanModeGate) then writes the edited plan over the plan file
+// and hands it to the model as "## Approved Plan (edited by user)", so the edit is what Claude
+// implements, in one round trip. An empty edit approves the plan as it was.
+func ApproveEdited(input json.RawMessage, editedPlan, mode string) Decision {
+	return Decision{Behavior: "allow", Mode: mode, Input: WithPlan(input, editedPlan)}
+}
+
+// WithPlan returns tool_input with its "plan" member set to plan, every other member (such as
+// planFilePath) kept as written and in order. Input that is not a JSON object becomes
+// {"plan": plan}; an empty plan leaves input as it was.
+func WithPlan(input json.RawMessage, plan string) json.RawMessage {
+	if strings.TrimSpace(plan) == "" {
+		return input
 	}
-	return Decision{Behavior: "deny", Message: b.String()}
+	o, err := parseObject(input)
+	if err != nil {
+		o = nil
+	}
+	v, err := json.Marshal(plan)
+	if err != nil {
+		return input // a Go string always marshals: cannot happen
+	}
+	o.set("plan", v)
+	return o.marshal()
 }
 
 // Answer is the PermissionRequest hook's output for d, exactly as Claude Code reads it

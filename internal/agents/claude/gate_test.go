@@ -36,9 +36,46 @@ func TestAnswer(t *testing.T) {
 			}
 		})
 	}
-	rev := Revise("# P2\n1. a", "tighter")
-	if rev.Behavior != "deny" || !strings.Contains(rev.Message, "Revise the plan to this") || !strings.Contains(rev.Message, "# P2\n1. a") || !strings.Contains(rev.Message, "tighter") {
-		t.Errorf("revise: %+v", rev)
+}
+
+// TestApproveEdited: a modified plan is approved with the edit in updatedInput.plan, every
+// other member of tool_input kept as Claude Code sent it.
+func TestApproveEdited(t *testing.T) {
+	tests := []struct {
+		name, input, plan, want string
+	}{
+		{"plan replaced, the rest kept in order", `{"plan":"# P","planFilePath":"/p.md","x":[1, 2]}`, "# P2\n1. a",
+			`{"plan":"# P2\n1. a","planFilePath":"/p.md","x":[1, 2]}`},
+		{"plan added when the input had none", `{"planFilePath":"/p.md"}`, "# P2",
+			`{"planFilePath":"/p.md","plan":"# P2"}`},
+		{"an empty input", `{}`, "# P2", `{"plan":"# P2"}`},
+		{"no input at all", ``, "# P2", `{"plan":"# P2"}`},
+		{"input that is not an object", `[1]`, "# P2", `{"plan":"# P2"}`},
+		{"an empty edit keeps the plan", `{"plan":"# P"}`, " \n", `{"plan":"# P"}`},
+		{"markup in the plan is escaped JSON", `{"plan":"# P"}`, "<b>\"q\"</b>", `{"plan":"\u003cb\u003e\"q\"\u003c/b\u003e"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := ApproveEdited(json.RawMessage(tt.input), tt.plan, ModeAcceptEdits)
+			if d.Behavior != "allow" || d.Mode != ModeAcceptEdits || string(d.Input) != tt.want {
+				t.Errorf("got %+v (input %s), want allow with %s", d, d.Input, tt.want)
+			}
+			out := Answer(d)
+			if err := CheckAnswer(out); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			var got hookOut
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			var in struct{ Plan string }
+			if err := json.Unmarshal(got.Out.Decision.UpdatedInput, &in); err != nil {
+				t.Fatalf("updatedInput %s: %v", got.Out.Decision.UpdatedInput, err)
+			}
+			if strings.TrimSpace(tt.plan) != "" && in.Plan != tt.plan {
+				t.Errorf("updatedInput.plan = %q, want %q", in.Plan, tt.plan)
+			}
+		})
 	}
 }
 

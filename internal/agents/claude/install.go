@@ -17,6 +17,10 @@ type InstallOptions struct {
 	Command string
 	// Server and Data are passed on as --server and --data when set.
 	Server, Data string
+	// Token is passed on as --token when set. It is then stored in the settings file in clear
+	// text, readable by whoever can read that file; $PLANDASH_TOKEN or the data directory's
+	// token file keep it out of the settings.
+	Token string
 	// Gate adds the synchronous PermissionRequest hook that holds plan-mode plans for approval.
 	Gate bool
 	// GateTimeout is that hook's timeout in seconds; 86400 (a day) when zero. Claude Code's
@@ -119,6 +123,9 @@ func hookCommand(opts InstallOptions) string {
 	}
 	if opts.Data != "" {
 		args = append(args, "--data", shellQuote(opts.Data))
+	}
+	if opts.Token != "" {
+		args = append(args, "--token", shellQuote(opts.Token))
 	}
 	return strings.Join(args, " ")
 }

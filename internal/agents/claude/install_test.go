@@ -194,3 +194,41 @@ func TestIsOurs(t *testing.T) {
 		}
 	}
 }
+
+// TestHookCommand: every option reaches the command line, quoted for the shell, and the
+// command stays recognisable as plandash's, so a later install with another token replaces it.
+func TestHookCommand(t *testing.T) {
+	tests := []struct {
+		opts InstallOptions
+		want string
+	}{
+		{InstallOptions{}, "plandash hook claude"},
+		{InstallOptions{Command: "/bin/plandash", Server: "http://h:1", Data: "/d", Token: "tok-1"},
+			"/bin/plandash hook claude --server http://h:1 --data /d --token tok-1"},
+		{InstallOptions{Token: "a b'c"}, `plandash hook claude --token 'a b'\''c'`},
+	}
+	for _, tt := range tests {
+		got := hookCommand(tt.opts)
+		if got != tt.want {
+			t.Errorf("%+v: got %s, want %s", tt.opts, got, tt.want)
+		}
+		hook, err := json.Marshal(map[string]string{"type": "command", "command": got})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !isOurs(hook) {
+			t.Errorf("%s is not recognised as plandash's", got)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "settings.json")
+	if _, err := Install(path, InstallOptions{Token: "old"}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Install(path, InstallOptions{Token: "new"})
+	if err != nil || len(rep.Updated) == 0 || len(rep.Added) != 0 {
+		t.Fatalf("reinstall with a new token: %+v %v", rep, err)
+	}
+	if got := readFile(t, path); strings.Contains(got, "old") || !strings.Contains(got, "--token new") {
+		t.Errorf("settings after the new token:\n%s", got)
+	}
+}

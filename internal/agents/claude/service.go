@@ -212,14 +212,19 @@ func (s *Service) closeRequest(ctx context.Context, id string, approved bool, wh
 // hold submits the plan and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
 	pr := NewPlanRequest(ev, s.cfg.Home)
+	// The prompt is remembered under the same lock as the Submit: closeStale, which finds the
+	// request through Pending, then always sees which prompt asked it, even when the turn's own
+	// async UserPromptSubmit arrives in the instant after the Submit.
+	s.mu.Lock()
 	r, _, err := s.gate.Submit(ctx, s.submission(ev, pr))
+	if err == nil {
+		s.prompts[r.ID] = ev.PromptID
+	}
+	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	id := r.ID
-	s.mu.Lock()
-	s.prompts[id] = ev.PromptID
-	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.prompts, id)
@@ -255,7 +260,7 @@ func (s *Service) decision(r approval.Request, pr PlanRequest) Decision {
 		if d.Plan != nil {
 			edited = d.Plan.Markdown
 		}
-		return Revise(edited, stripMode(d.Comment))
+		return ApproveEdited(pr.Input, edited, modeFrom(d.Comment, s.cfg.ApproveMode))
 	}
 	return Decision{Behavior: "deny", Message: d.Comment}
 }
@@ -276,15 +281,4 @@ func modeFrom(comment, fallback string) string {
 		}
 	}
 	return fallback
-}
-
-func stripMode(comment string) string {
-	var keep []string
-	for _, line := range strings.Split(comment, "\n") {
-		if k, _, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && strings.EqualFold(strings.TrimSpace(k), "mode") {
-			continue
-		}
-		keep = append(keep, line)
-	}
-	return strings.TrimSpace(strings.Join(keep, "\n"))
 }

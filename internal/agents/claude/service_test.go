@@ -108,11 +108,22 @@ func TestServiceGate(t *testing.T) {
 				t.Errorf("%+v", d)
 			}
 		}},
-		{"modify", approval.DecisionInput{Action: approval.Modify, By: "ana", Comment: "smaller",
+		{"modify approves the edited plan", approval.DecisionInput{Action: approval.Modify, By: "ana", Comment: "smaller",
 			Plan: &approval.PlanBody{Type: approval.TypeMarkdown, Markdown: "# Add rate limiting\n\n1. Token bucket only"}}, func(t *testing.T, out hookOut) {
 			d := out.Out.Decision
-			if d.Behavior != "deny" || !strings.Contains(d.Message, "Revise the plan to this") || !strings.Contains(d.Message, "1. Token bucket only") || !strings.Contains(d.Message, "smaller") {
-				t.Errorf("%+v", d)
+			var in struct{ Plan, PlanFilePath string }
+			if err := json.Unmarshal(d.UpdatedInput, &in); err != nil {
+				t.Fatalf("updatedInput %s: %v", d.UpdatedInput, err)
+			}
+			if d.Behavior != "allow" || d.Message != "" || in.Plan != "# Add rate limiting\n\n1. Token bucket only" ||
+				!strings.HasSuffix(in.PlanFilePath, ".md") || len(d.UpdatedPermissions) != 1 || d.UpdatedPermissions[0].Mode != ModeDefault {
+				t.Errorf("%+v (input %+v)", d, in)
+			}
+		}},
+		{"modify choosing auto-accept", approval.DecisionInput{Action: approval.Modify, By: "ana", Comment: "mode: acceptEdits",
+			Plan: &approval.PlanBody{Type: approval.TypeMarkdown, Markdown: "# Smaller"}}, func(t *testing.T, out hookOut) {
+			if p := out.Out.Decision.UpdatedPermissions; out.Out.Decision.Behavior != "allow" || len(p) != 1 || p[0].Mode != ModeAcceptEdits {
+				t.Errorf("%+v", out.Out.Decision)
 			}
 		}},
 	}

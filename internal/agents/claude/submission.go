@@ -53,8 +53,8 @@ func (s *Service) requestContext(ev Event, pr PlanRequest) string {
 		fmt.Fprintf(&b, "**The plan file could not be read:** %s\n\n", truncate(pr.Unreadable, 2048))
 	}
 	fmt.Fprintf(&b, "- **Approve**: Claude starts implementing. Write `mode: acceptEdits` in your comment to auto-accept edits, or `mode: default` to approve edits one by one (default here: %s).\n", s.cfg.ApproveMode)
-	b.WriteString("- **Modify**: Claude is asked to revise its plan to your edited text.\n")
-	b.WriteString("- **Reject**: Claude keeps planning; your reason is sent to it.\n\n")
+	b.WriteString("- **Modify**: Claude starts implementing your edited plan, as approved (a `mode:` line works as for approve). Only the plan reaches Claude, not the comment: write notes into the plan.\n")
+	b.WriteString("- **Reject** (request changes): Claude keeps planning; your reason is sent to it.\n\n")
 	b.WriteString("The terminal's own prompt stays open meanwhile: the first answer wins. If nobody decides here before the deadline, the terminal decides.")
 	return b.String()
 }
