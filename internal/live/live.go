@@ -29,6 +29,9 @@ import (
 type Change struct {
 	Kind string // what changed: "session", "approval", "shared", …
 	ID   string // which one; "" for kinds that are one thing
+	// Part names a part of it ("plan:main", "call:t1", "activity") for topics that render parts
+	// on their own (Topic.Parts); "" is the thing as a whole.
+	Part string
 }
 
 // Fragment is one element a page replaces, inserts into Parent when it does not have it yet, or
@@ -48,6 +51,10 @@ type Topic struct {
 	Name  string
 	Keyed bool
 	Kinds []string // the changes it shows
+	// Parts says the topic renders parts of its changes on their own (a long session's page
+	// redoes one plan card or one tool call row, not the page); a topic without it is told only of
+	// whole changes.
+	Parts bool
 	// Render returns what a page of the topic shows of change c now. An error is logged and
 	// nothing is sent: a page keeps what it has rather than lose an element.
 	Render func(ctx context.Context, key string, c Change) ([]Fragment, error)
@@ -173,7 +180,7 @@ func (l *Live) parse(topic string) (*Topic, string, bool) {
 }
 
 func (t *Topic) shows(key string, c Change) bool {
-	return slices.Contains(t.Kinds, c.Kind) && (!t.Keyed || c.ID == key)
+	return slices.Contains(t.Kinds, c.Kind) && (!t.Keyed || c.ID == key) && (c.Part == "" || t.Parts)
 }
 
 func (t *Topic) subscription(c Change) string {
@@ -254,6 +261,9 @@ func (l *Live) work(ctx context.Context) {
 			}
 		}
 		for _, t := range l.byKind[c.Kind] {
+			if c.Part != "" && !t.Parts {
+				continue
+			}
 			sub := t.subscription(c)
 			if l.hub.Subscribers(sub) == 0 {
 				continue

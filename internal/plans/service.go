@@ -33,6 +33,23 @@ type Service struct {
 
 	mu        sync.Mutex // held across read-modify-commit
 	listeners []func(sessionIDs []string)
+	committed []func(Committed)
+}
+
+// Committed says what one commit changed, finer than sessions, so a listener can redo only that.
+type Committed struct {
+	Sessions  []string  // every session touched
+	Plans     []PlanKey // plans with a new revision (or removed)
+	ToolCalls []PlanKey // tool calls, as {SessionID, tool call id}
+	Activity  []string  // sessions with new or merged activity
+}
+
+// OnCommit registers fn to be called, after each commit, with what it changed. fn must not
+// block: it runs on the writer's goroutine.
+func (s *Service) OnCommit(fn func(Committed)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.committed = append(s.committed, fn)
 }
 
 // NewService makes a Service over store.
@@ -78,6 +95,25 @@ func (s *Service) commit(ctx context.Context, c *Changes) error {
 	for _, fn := range s.listeners {
 		fn(ids)
 	}
+	if len(s.committed) > 0 {
+		done := Committed{Sessions: ids}
+		for _, p := range c.Plans {
+			done.Plans = append(done.Plans, p.Key())
+		}
+		for _, t := range c.ToolCalls {
+			done.ToolCalls = append(done.ToolCalls, PlanKey{t.SessionID, t.ID})
+		}
+		seen := map[string]bool{}
+		for _, a := range c.Activity {
+			if !seen[a.SessionID] {
+				seen[a.SessionID] = true
+				done.Activity = append(done.Activity, a.SessionID)
+			}
+		}
+		for _, fn := range s.committed {
+			fn(done)
+		}
+	}
 	return nil
 }
 
@@ -86,31 +122,63 @@ func (s *Service) Overview(ctx context.Context) ([]SessionPlans, uint64, error) 
 	return s.store.Overview(ctx, s.cfg.Now(), s.cfg.Idle)
 }
 
-// SessionDetail is everything the session page shows.
+// SessionDetail is everything the session page shows: the session, its plans, its newest tool
+// calls (ToolCallTotal says how many it has in all) and its recent activity.
 type SessionDetail struct {
-	Session   Session
-	Plans     []Plan
-	ToolCalls []ToolCall
-	Activity  []Activity
-	Seq       uint64
+	Session       Session    `json:"session"`
+	Plans         []Plan     `json:"plans"`
+	ToolCalls     []ToolCall `json:"toolCalls"`
+	ToolCallTotal int        `json:"toolCallTotal"`
+	Activity      []Activity `json:"activity"`
+	Seq           uint64     `json:"seq"`
 }
 
-// Session loads one session with its plans, tool calls and recent activity.
+// Page sizes of a session: what its page and API show at once, whatever its history.
+const (
+	RecentToolCalls = 200
+	RecentActivity  = 100
+)
+
+// Session loads one session with its plans, newest tool calls and recent activity. Its cost does
+// not grow with the session's past: a session with 20,000 tool calls loads as fast as a new one.
 func (s *Service) Session(ctx context.Context, id string) (SessionDetail, error) {
+	return s.SessionCalls(ctx, id, RecentToolCalls)
+}
+
+// SessionCalls is Session with the newest calls tool calls (at most 5,000).
+func (s *Service) SessionCalls(ctx context.Context, id string, calls int) (SessionDetail, error) {
 	seq := s.store.Seq()
+	d, err := s.SessionPlans(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	d.Seq = seq
+	if d.ToolCalls, d.ToolCallTotal, err = s.store.RecentToolCalls(ctx, id, min(max(calls, 1), 5000)); err != nil {
+		return d, err
+	}
+	d.Activity, err = s.store.Activity(ctx, id, RecentActivity)
+	return d, err
+}
+
+// SessionPlans loads a session with its plans only: what the overview shows of it.
+func (s *Service) SessionPlans(ctx context.Context, id string) (SessionDetail, error) {
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
 		return SessionDetail{}, err
 	}
-	d := SessionDetail{Session: sess, Seq: seq}
-	if d.Plans, err = s.store.SessionPlans(ctx, id); err != nil {
-		return d, err
-	}
-	if d.ToolCalls, err = s.store.ToolCalls(ctx, id); err != nil {
-		return d, err
-	}
-	d.Activity, err = s.store.Activity(ctx, id, 100)
+	d := SessionDetail{Session: sess}
+	d.Plans, err = s.store.SessionPlans(ctx, id)
 	return d, err
+}
+
+// RecentActivity lists a session's newest activity.
+func (s *Service) RecentActivity(ctx context.Context, id string) ([]Activity, error) {
+	return s.store.Activity(ctx, id, RecentActivity)
+}
+
+// Plan is one plan of a session, as it is now.
+func (s *Service) Plan(ctx context.Context, sessionID, planID string) (Plan, error) {
+	return s.store.Plan(ctx, sessionID, planID)
 }
 
 // Sessions lists recent sessions.
@@ -165,6 +233,17 @@ func (s *Service) Seq() uint64 { return s.store.Seq() }
 // ToolCalls lists a session's tool calls.
 func (s *Service) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
 	return s.store.ToolCalls(ctx, sessionID)
+}
+
+// ToolCallCount is how many tool calls a session has.
+func (s *Service) ToolCallCount(ctx context.Context, sessionID string) (int, error) {
+	_, n, err := s.store.RecentToolCalls(ctx, sessionID, 0)
+	return n, err
+}
+
+// ToolCall is one tool call of a session.
+func (s *Service) ToolCall(ctx context.Context, sessionID, id string) (ToolCall, error) {
+	return s.store.ToolCall(ctx, sessionID, id)
 }
 
 // origin records where a session's agent runs, from the _meta.plandash an adapter puts on

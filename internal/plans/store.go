@@ -49,6 +49,9 @@ type Store interface {
 	// SessionPlans lists a session's plans, removed ones too, newest first.
 	SessionPlans(ctx context.Context, sessionID string) ([]Plan, error)
 	ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, error)
+	// RecentToolCalls lists a session's newest limit tool calls, oldest first, and how many the
+	// session has in all: what a page shows without reading a long session's whole past.
+	RecentToolCalls(ctx context.Context, sessionID string, limit int) ([]ToolCall, int, error)
 	Activity(ctx context.Context, sessionID string, limit int) ([]Activity, error)
 	// History lists every revision of a plan, oldest first.
 	History(ctx context.Context, sessionID, planID string) ([]Revision, error)

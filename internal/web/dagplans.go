@@ -61,25 +61,18 @@ func (c *dagCache) get(p plans.Plan) (dagview.View, error) {
 
 // dagView fills a dag plan's drawing, with node statuses following the ACP tool calls named by
 // each call's _toolCallId.
-func (r *renderer) dagView(pv *templates.PlanView, calls func() []plans.ToolCall, inline bool) {
+func (r *renderer) dagView(pv *templates.PlanView, status func(toolCallID string) (string, bool), inline bool) {
 	v, err := r.dags.get(pv.Plan)
 	if err != nil {
 		pv.DAGErr = err.Error()
 		return
 	}
 	if v.Plan != nil {
-		var byID map[string]string
 		for _, c := range v.Plan.Calls {
 			if c.ToolCallID == "" {
 				continue
 			}
-			if byID == nil {
-				byID = map[string]string{}
-				for _, t := range calls() {
-					byID[t.ID] = t.Status
-				}
-			}
-			if st, ok := byID[c.ToolCallID]; ok {
+			if st, ok := status(c.ToolCallID); ok {
 				if v.Statuses == nil {
 					v.Statuses = map[string]dag.Status{}
 				}
@@ -115,15 +108,19 @@ func dagCSS(w http.ResponseWriter, r *http.Request) {
 	w.Write(dagview.CSS)
 }
 
-// toolCallsOnce loads a session's tool calls at most once, and only if a plan needs them.
-func (r *renderer) toolCallsOnce(ctx context.Context, sessionID string, have []plans.ToolCall) func() []plans.ToolCall {
-	var once sync.Once
-	return func() []plans.ToolCall {
-		once.Do(func() {
-			if have == nil {
-				have, _ = r.svc.ToolCalls(ctx, sessionID)
-			}
-		})
-		return have
+// toolStatuses answers the status of a session's tool calls by id: from the calls the caller
+// already has, else one lookup per call a plan names (never the session's whole past).
+func (r *renderer) toolStatuses(ctx context.Context, sessionID string, have []plans.ToolCall) func(id string) (string, bool) {
+	byID := make(map[string]string, len(have))
+	for _, t := range have {
+		byID[t.ID] = t.Status
+	}
+	return func(id string) (string, bool) {
+		if st, ok := byID[id]; ok {
+			return st, st != ""
+		}
+		t, err := r.svc.ToolCall(ctx, sessionID, id)
+		byID[id] = t.Status // "" when missing: asked once
+		return t.Status, err == nil && t.Status != ""
 	}
 }

@@ -91,7 +91,16 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 
 // apiSession serves GET /api/v1/sessions/{id}.
 func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
-	d, err := s.svc.Session(r.Context(), param(r, "id"))
+	calls := plans.RecentToolCalls
+	if v := r.URL.Query().Get("calls"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 5000 {
+			writeProblem(w, r, s.log, errs.Errorf(errs.Invalid, "calls must be a number of tool calls from 1 to 5000"))
+			return
+		}
+		calls = n
+	}
+	d, err := s.svc.SessionCalls(r.Context(), param(r, "id"), calls)
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return

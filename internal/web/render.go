@@ -24,7 +24,7 @@ type renderer struct {
 // inline says the plans go on a page of many, where big graphs are summarised.
 func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.ToolCall, inline bool) []templates.PlanView {
 	out := make([]templates.PlanView, len(ps))
-	var load func() []plans.ToolCall
+	var status func(string) (string, bool)
 	for i, p := range ps {
 		out[i] = templates.PlanView{Plan: p}
 		switch {
@@ -32,10 +32,10 @@ func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.Too
 		case p.Kind == plans.KindFile:
 			out[i].File = r.files.View(p.URI)
 		case p.Kind == plans.KindDAG:
-			if load == nil {
-				load = r.toolCallsOnce(ctx, p.SessionID, calls)
+			if status == nil {
+				status = r.toolStatuses(ctx, p.SessionID, calls)
 			}
-			r.dagView(&out[i], load, inline)
+			r.dagView(&out[i], status, inline)
 		}
 	}
 	return out
@@ -79,10 +79,16 @@ func (r *renderer) sessionFragments(ctx context.Context, d plans.SessionDetail, 
 	s := d.Session
 	out := []live.Fragment{
 		{ID: templates.SessionHeadID(s.ID), View: templates.SessionHead(s, r.waiting(ctx)[s.ID], now)},
-		{ID: templates.ToolCallsID(s.ID), View: templates.ToolCalls(s.ID, d.ToolCalls)},
+		{ID: templates.ToolCallsID(s.ID), View: templates.ToolCalls(s.ID, d.ToolCalls, d.ToolCallTotal)},
 		{ID: templates.ActivityID(s.ID), View: templates.ActivityList(s.ID, d.Activity)},
 	}
-	for _, p := range r.views(ctx, d.Plans, d.ToolCalls, false) {
+	return append(out, r.planFragments(ctx, d.Plans, d.ToolCalls)...)
+}
+
+// planFragments are plan cards as a session's page shows them.
+func (r *renderer) planFragments(ctx context.Context, ps []plans.Plan, calls []plans.ToolCall) []live.Fragment {
+	var out []live.Fragment
+	for _, p := range r.views(ctx, ps, calls, false) {
 		out = append(out, live.Fragment{ID: "w" + templates.PlanID(p.Plan), Parent: "plans", View: templates.SessionPlan(p)})
 	}
 	return out

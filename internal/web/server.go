@@ -84,7 +84,7 @@ func NewServer(d Deps) *Server {
 	}
 	s.render.waiting = s.waitingBySession
 	s.registerTopics()
-	d.Plans.OnChange(s.sessionsChanged)
+	d.Plans.OnCommit(s.sessionsCommitted)
 	d.Gate.OnChange(s.gateChanged)
 	d.Shared.OnChange(func(name string) { s.live.Announce(live.Change{Kind: changeShared, ID: name}) })
 	d.Perms.OnChange(s.permissionsChanged)

@@ -16,7 +16,7 @@ import (
 )
 
 // sharedSocket opens the page socket on topic with the token.
-func (ts *sharedServer) socket(t testing.TB, query string) *websocket.Conn {
+func (ts *testServer) socket(t testing.TB, query string) *websocket.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

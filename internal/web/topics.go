@@ -3,13 +3,16 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/permissions"
+	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -36,10 +39,7 @@ const (
 // registerTopics declares every live page: which changes it shows and how it renders them.
 func (s *Server) registerTopics() {
 	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
-	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Kinds: []string{changeSession}, Render: s.renderSession,
-		Snapshot: func(ctx context.Context, id string) ([]live.Fragment, error) {
-			return s.renderSession(ctx, id, live.Change{})
-		}})
+	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Parts: true, Kinds: []string{changeSession}, Render: s.renderSessionPart, Snapshot: s.renderSession})
 	s.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions}, Render: s.renderInbox})
 	s.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: s.renderApprovalPanel})
 	s.live.Register(live.Topic{Name: topicShared, Kinds: []string{changeShared}, Render: s.renderSharedCard})
@@ -47,14 +47,32 @@ func (s *Server) registerTopics() {
 	s.live.Register(live.Topic{Name: topicGate, Kinds: []string{changeApproval, changePermissions}, Render: s.renderPendingCount})
 }
 
-// sessionsChanged is the plans service's listener.
-func (s *Server) sessionsChanged(ids []string) {
-	cs := make([]live.Change, len(ids))
-	for i, id := range ids {
-		cs[i] = live.Change{Kind: changeSession, ID: id}
+// sessionsCommitted is the plans service's listener: every touched session as a whole (the
+// overview's group, the page's head), and the parts that changed, which a session's page redoes
+// on their own.
+func (s *Server) sessionsCommitted(c plans.Committed) {
+	cs := make([]live.Change, 0, len(c.Sessions)+len(c.Plans)+len(c.ToolCalls)+len(c.Activity))
+	for _, id := range c.Sessions {
+		cs = append(cs, live.Change{Kind: changeSession, ID: id})
+	}
+	for _, p := range c.Plans {
+		cs = append(cs, live.Change{Kind: changeSession, ID: p.SessionID, Part: partPlan + p.PlanID})
+	}
+	for _, t := range c.ToolCalls {
+		cs = append(cs, live.Change{Kind: changeSession, ID: t.SessionID, Part: partCall + t.PlanID})
+	}
+	for _, id := range c.Activity {
+		cs = append(cs, live.Change{Kind: changeSession, ID: id, Part: partActivity})
 	}
 	s.live.Announce(cs...)
 }
+
+// Parts of a session that its page redoes on their own.
+const (
+	partPlan     = "plan:"
+	partCall     = "call:"
+	partActivity = "activity"
+)
 
 // gateChanged is the gate's listener.
 func (s *Server) gateChanged(c approval.Change) {
@@ -108,7 +126,7 @@ func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([
 	if c.Kind == changeShared {
 		return s.sharedRowFragment(ctx, c.ID)
 	}
-	d, err := s.svc.Session(ctx, c.ID)
+	d, err := s.svc.SessionPlans(ctx, c.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -124,12 +142,66 @@ func (s *Server) overviewSnapshot(ctx context.Context, _ string) ([]live.Fragmen
 	return []live.Fragment{{ID: "sessions", View: templates.SessionGroups(o)}}, nil
 }
 
-func (s *Server) renderSession(ctx context.Context, id string, _ live.Change) ([]live.Fragment, error) {
+// renderSession is every live part of a session's page, for a page from before a restart.
+func (s *Server) renderSession(ctx context.Context, id string) ([]live.Fragment, error) {
 	d, err := s.svc.Session(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	return s.render.sessionFragments(ctx, d, s.svc.Now()), nil
+}
+
+// renderSessionPart redoes the part of a session's page that changed: its head, one plan card,
+// one tool call row (and the diagrams that follow tool calls), or its recent activity. Its cost
+// does not grow with the session's past.
+func (s *Server) renderSessionPart(ctx context.Context, id string, c live.Change) ([]live.Fragment, error) {
+	now := s.svc.Now()
+	switch {
+	case c.Part == "":
+		sess, err := s.svc.SessionOnly(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return []live.Fragment{{ID: templates.SessionHeadID(id), View: templates.SessionHead(sess, s.waitingBySession(ctx)[id], now)}}, nil
+	case c.Part == partActivity:
+		acts, err := s.svc.RecentActivity(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return []live.Fragment{{ID: templates.ActivityID(id), View: templates.ActivityList(id, acts)}}, nil
+	case strings.HasPrefix(c.Part, partPlan):
+		p, err := s.svc.Plan(ctx, id, strings.TrimPrefix(c.Part, partPlan))
+		if err != nil {
+			return nil, err
+		}
+		return s.render.planFragments(ctx, []plans.Plan{p}, nil), nil
+	case strings.HasPrefix(c.Part, partCall):
+		t, err := s.svc.ToolCall(ctx, id, strings.TrimPrefix(c.Part, partCall))
+		if err != nil {
+			return nil, err
+		}
+		total, err := s.svc.ToolCallCount(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out := []live.Fragment{
+			{ID: templates.ToolCallsHeadID(id), View: templates.ToolCallsHead(id, total)},
+			{ID: templates.ToolCallRowID(id, t.ID), Parent: templates.ToolCallListID(id), View: templates.ToolCallRow(t)},
+		}
+		// Diagrams whose nodes follow tool calls show the new status.
+		d, err := s.svc.SessionPlans(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		var dags []plans.Plan
+		for _, p := range d.Plans {
+			if p.Kind == plans.KindDAG && !p.Removed {
+				dags = append(dags, p)
+			}
+		}
+		return append(out, s.render.planFragments(ctx, dags, []plans.ToolCall{t})...), nil
+	}
+	return nil, fmt.Errorf("no part %q of a session", c.Part)
 }
 
 func (s *Server) renderInbox(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {

@@ -102,6 +102,15 @@ func PlanID(p plans.Plan) string { return "p-" + idSafe(p.SessionID) + "-" + idS
 // ToolCallsID is the element holding a session's tool calls.
 func ToolCallsID(sessionID string) string { return "tc-" + idSafe(sessionID) }
 
+// ToolCallsHeadID is the element counting a session's tool calls.
+func ToolCallsHeadID(sessionID string) string { return "tch-" + idSafe(sessionID) }
+
+// ToolCallListID is the list a session's new tool calls are appended to.
+func ToolCallListID(sessionID string) string { return "tcl-" + idSafe(sessionID) }
+
+// ToolCallRowID is one tool call's row on its session's page.
+func ToolCallRowID(sessionID, id string) string { return "tcr-" + idSafe(sessionID) + "-" + idSafe(id) }
+
 // ActivityID is the element holding a session's activity.
 func ActivityID(sessionID string) string { return "act-" + idSafe(sessionID) }
 

@@ -325,6 +325,22 @@ func testListOrder(t *testing.T, s plans.Store) {
 	if tcs, err := s.ToolCalls(ctx, "s"); err != nil || tcs[0].ID != "t1a" {
 		t.Fatalf("ToolCalls after update = %+v, %v; want t1a still first", tcs, err)
 	}
+	// The newest ones, oldest first, and how many there are in all.
+	recent, total, err := s.RecentToolCalls(ctx, "s", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = nil
+	for _, tc := range recent {
+		ids = append(ids, tc.ID)
+	}
+	same(t, "RecentToolCalls(2)", ids, []string{"t1b", "t2"})
+	if total != 3 {
+		t.Fatalf("RecentToolCalls total = %d, want 3", total)
+	}
+	if recent, total, err := s.RecentToolCalls(ctx, "nope", 5); err != nil || len(recent) != 0 || total != 0 {
+		t.Fatalf("RecentToolCalls of an unknown session = %v, %d, %v", recent, total, err)
+	}
 
 	sessions, err := s.Sessions(ctx, 2)
 	if err != nil {

@@ -239,6 +239,17 @@ func (s *plansStore) SessionPlans(ctx context.Context, sessionID string) ([]plan
 	return many[plans.Plan](ctx, s.r, `SELECT body FROM plans WHERE session_id=? ORDER BY removed, updated DESC, plan_id`, sessionID)
 }
 
+// RecentToolCalls lists a session's newest limit tool calls, oldest first, and how many it has.
+func (s *plansStore) RecentToolCalls(ctx context.Context, sessionID string, limit int) ([]plans.ToolCall, int, error) {
+	var total int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM tool_calls WHERE session_id=?`, sessionID).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	calls, err := many[plans.ToolCall](ctx, s.r, `SELECT body FROM (SELECT body, created, id FROM tool_calls WHERE session_id=?
+		ORDER BY created DESC, id DESC LIMIT ?) ORDER BY created, id`, sessionID, limit)
+	return calls, total, err
+}
+
 // ToolCalls lists a session's tool calls in the order they started.
 func (s *plansStore) ToolCalls(ctx context.Context, sessionID string) ([]plans.ToolCall, error) {
 	return many[plans.ToolCall](ctx, s.r, `SELECT body FROM tool_calls WHERE session_id=? ORDER BY created, id`, sessionID)
