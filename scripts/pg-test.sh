@@ -130,6 +130,9 @@ else
 		printf 'export PLANDASH_TEST_PG=%q\n' "$PLANDASH_TEST_PG"
 		echo "pg-test: press Ctrl-C to stop the cluster" >&2
 		sleep infinity &
-		wait $!
+		pg_test_sleep=$!
+		# The sleeper must not outlive the script: end it too on Ctrl-C or kill.
+		trap 'kill "$pg_test_sleep" 2>/dev/null; exit 130' INT TERM
+		wait "$pg_test_sleep"
 	fi
 fi
