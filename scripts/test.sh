@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every check CI runs: formatting, vet, templ freshness and all tests, the browser tests in
-# e2e/ included. Installs what the tests need (Debian's chromium; graphviz for benchmark
+# e2e/ included. Installs what the tests need (Debian's chromium and postgresql; graphviz for benchmark
 # comparisons) when it is missing. Run it from anywhere; it works from the repository root.
 #
 #   scripts/test.sh            everything, as CI does
@@ -79,6 +79,15 @@ untracked="$(git ls-files --others --exclude-standard -- '*_templ.go')"
 if [ -n "$untracked" ]; then
 	printf '%s\n' "$untracked" >&2
 	fail "generated templ files are not committed"
+fi
+echo "ok"
+
+step "PostgreSQL test cluster"
+# The PostgreSQL store's tests need a server: a throwaway cluster, stopped when this script
+# exits, unless PLANDASH_TEST_PG already names one. In CI those tests fail without it.
+if [ -z "${PLANDASH_TEST_PG:-}" ]; then
+	# shellcheck source=scripts/pg-test.sh
+	source scripts/pg-test.sh || fail "could not start the PostgreSQL test cluster (scripts/pg-test.sh)"
 fi
 echo "ok"
 

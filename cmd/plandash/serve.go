@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -38,6 +39,8 @@ type serveFlags struct {
 	allowRoots, frameAncestors   listFlag
 	codexSessions                string
 	hosts                        listFlag
+	db                           string
+	dbPool                       int
 	opencode                     listFlag
 	idle                         time.Duration
 	maxBody                      int64
@@ -51,6 +54,9 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	}
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:7420", "listen address (loopback by default; anything else exposes your agents' plans)")
 	fs.StringVar(&f.data, "data", data, "data directory: the SQLite database and the token")
+	// No default shown from the environment: the URL may carry a password, and -h prints defaults.
+	fs.StringVar(&f.db, "db", "", "keep the data in PostgreSQL at this postgres:// URL instead of SQLite (default $PLANDASH_DB)")
+	fs.IntVar(&f.dbPool, "db-pool", 0, "PostgreSQL connections at most (default: pgx's, the larger of 4 and the number of CPUs)")
 	fs.StringVar(&f.token, "token", "", "API and page token (default: generated once and stored in the data directory)")
 	fs.Var(&f.allowRoots, "allow-root", "show file plans under this directory (repeatable)")
 	fs.Var(&f.frameAncestors, "frame-ancestors", "CSP frame-ancestors sources allowed to embed the pages, e.g. 'vscode-webview: http://localhost:*' (default 'self')")
@@ -86,6 +92,13 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	if f.db == "" {
+		f.db = getenv("PLANDASH_DB")
+	}
+	if f.dbPool < 0 || f.dbPool > math.MaxInt32 {
+		fmt.Fprintf(stderr, "plandash %s: --db-pool must be 0 (the default) or more, not %d\n", name, f.dbPool)
+		return errUsage
+	}
 	var log *slog.Logger
 	switch f.logFormat {
 	case "text":
@@ -112,7 +125,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			FrameAncestors: f.frameAncestors, OriginPatterns: originPatterns(f.frameAncestors),
 			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, Log: log, Hosts: f.hosts,
 		},
-		DataDir: f.data, Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
+		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
 		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,
 	})
 	if err != nil {
@@ -127,7 +140,11 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		log.Warn("listening beyond loopback: anyone who can reach this address and has the token sees your agents' plans", "addr", ln.Addr().String())
 	}
-	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, f.data, base, url.QueryEscape(srv.Token))
+	where := f.data
+	if f.db != "" {
+		where += "; database: PostgreSQL" // not the URL: it may carry a password
+	}
+	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, where, base, url.QueryEscape(srv.Token))
 	if isDemo {
 		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
 		agent := &demo.Agent{API: client.New(base, srv.Token), Dir: demoDir, PlansDir: f.plansDir}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +31,7 @@ import (
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/internal/store/postgres"
 	"github.com/plandash/plandash/internal/store/sqlite"
 	"github.com/plandash/plandash/internal/web"
 )
@@ -37,7 +39,9 @@ import (
 // Config is everything the application is told at start-up.
 type Config struct {
 	web.Config                  // how the HTTP side behaves
-	DataDir    string           // holds plandash.db and the token
+	DataDir    string           // holds plandash.db (unless DB is set) and the token
+	DB         string           // a postgres:// URL to keep the data in PostgreSQL; "" keeps SQLite in DataDir
+	DBPool     int32            // PostgreSQL connections at most; 0 is pgx's default
 	Token      string           // "" loads or creates the token in DataDir
 	AllowRoots []string         // file plans and the MCP file tools may read under these directories
 	Idle       time.Duration    // a session without activity this long leaves the overview; default 30m
@@ -50,9 +54,30 @@ type Config struct {
 	Getenv        func(string) string // the environment, for OpenCode's server password; os.Getenv when nil
 }
 
+// Database is the one database handle: the stores on it, and its end. *sqlite.DB and
+// *postgres.DB are both one.
+type Database interface {
+	Plans() plans.Store
+	Approvals() approval.Store
+	SharedHistory() sharedplans.HistoryStore
+	Close() error
+}
+
+// openDatabase opens the database cfg names: PostgreSQL for a postgres:// URL, else the SQLite
+// file in the data directory.
+func openDatabase(ctx context.Context, cfg Config) (Database, error) {
+	switch {
+	case cfg.DB == "":
+		return sqlite.Open(ctx, filepath.Join(cfg.DataDir, "plandash.db"))
+	case strings.HasPrefix(cfg.DB, "postgres://"), strings.HasPrefix(cfg.DB, "postgresql://"):
+		return postgres.Open(ctx, cfg.DB, postgres.Options{MaxConns: cfg.DBPool})
+	}
+	return nil, errors.New("--db: want a postgres:// URL (or nothing, for SQLite in the data directory)")
+}
+
 // App is a running plandash.
 type App struct {
-	DB     *sqlite.DB
+	DB     Database
 	Plans  *plans.Service
 	Gate   *approval.Gate
 	Shared *sharedplans.Service
@@ -64,7 +89,8 @@ type App struct {
 	agents []func(context.Context) // followers of agents' own files and servers
 }
 
-// Open builds the application on the database in cfg.DataDir.
+// Open builds the application on the database cfg names: cfg.DB, else the SQLite file in
+// cfg.DataDir.
 func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("no data directory")
@@ -92,7 +118,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		roots = r
 	}
 
-	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, "plandash.db"))
+	db, err := openDatabase(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,44 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/approval/approvaltest"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/plans/planstest"
+	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/internal/sharedplans/historytest"
+	"github.com/plandash/plandash/internal/store/postgres/pgtest"
+)
+
+// open opens the database at url, closed when the test ends.
+func open(t *testing.T, url string) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), url, Options{MaxConns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return db
+}
+
+// openFresh opens a database in a schema of its own.
+func openFresh(t *testing.T) *DB { return open(t, pgtest.URL(t)) }
+
+func TestPlansContract(t *testing.T) {
+	planstest.Run(t, func(t *testing.T) plans.Store { return openFresh(t).Plans() })
+}
+
+func TestApprovalContract(t *testing.T) {
+	approvaltest.Run(t, func(t *testing.T) approval.Store { return openFresh(t).Approvals() })
+}
+
+func TestHistoryContract(t *testing.T) {
+	historytest.Run(t, func(t *testing.T) sharedplans.HistoryStore { return openFresh(t).SharedHistory() })
+}

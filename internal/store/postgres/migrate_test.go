@@ -1,0 +1,144 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/store/postgres/pgtest"
+)
+
+// schemaVersion reads the recorded version straight from the database.
+func schemaVersion(t *testing.T, url string) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v int
+	if err := conn.QueryRow(ctx, `SELECT version FROM plandash_schema`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestMigrations(t *testing.T) {
+	ctx := context.Background()
+	known := len(migrations())
+	for _, tt := range []struct {
+		name string
+		run  func(t *testing.T, url string)
+	}{
+		{"an empty database gets every step", func(t *testing.T, url string) {
+			db := open(t, url)
+			if v := schemaVersion(t, url); v != known {
+				t.Fatalf("version = %d, want %d", v, known)
+			}
+			if seq := db.Plans().Seq(); seq != 0 {
+				t.Fatalf("a new database has Seq %d", seq)
+			}
+		}},
+		{"a second Open changes nothing and keeps the data", func(t *testing.T, url string) {
+			first := open(t, url)
+			sess := &plans.Session{ID: "kept", Agent: "a"}
+			if err := first.Plans().Commit(ctx, &plans.Changes{Sessions: []*plans.Session{sess}}); err != nil {
+				t.Fatal(err)
+			}
+			first.Close()
+			again := open(t, url)
+			if v := schemaVersion(t, url); v != known {
+				t.Fatalf("version = %d, want %d", v, known)
+			}
+			if got, err := again.Plans().Session(ctx, "kept"); err != nil || got.ID != "kept" {
+				t.Fatalf("Session after reopening = %+v, %v", got, err)
+			}
+			if again.Plans().Seq() != sess.Seq {
+				t.Fatalf("Seq after reopening = %d, want %d", again.Plans().Seq(), sess.Seq)
+			}
+		}},
+		{"instances starting at once migrate once", func(t *testing.T, url string) {
+			const n = 4
+			errs := make(chan error, n)
+			dbs := make(chan *DB, n)
+			var wg sync.WaitGroup
+			for range n {
+				wg.Go(func() {
+					db, err := Open(ctx, url, Options{MaxConns: 2})
+					errs <- err
+					if err == nil {
+						dbs <- db
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			close(dbs)
+			for db := range dbs {
+				db.Close()
+			}
+			for err := range errs {
+				if err != nil {
+					t.Errorf("concurrent Open: %v", err)
+				}
+			}
+			if v := schemaVersion(t, url); v != known {
+				t.Fatalf("version = %d, want %d", v, known)
+			}
+		}},
+		{"a newer schema is refused", func(t *testing.T, url string) {
+			open(t, url).Close()
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			if _, err := conn.Exec(ctx, `UPDATE plandash_schema SET version = $1`, known+1); err != nil {
+				t.Fatal(err)
+			}
+			db, err := Open(ctx, url, Options{})
+			if err == nil {
+				db.Close()
+				t.Fatal("Open accepted a database from a newer plandash")
+			}
+			var se *SchemaError
+			if !errors.As(err, &se) || se.Found != known+1 || se.Known != known || !strings.Contains(err.Error(), "newer") {
+				t.Fatalf("Open = %v; want a SchemaError saying the schema is newer (%d > %d)", err, known+1, known)
+			}
+			if v := schemaVersion(t, url); v != known+1 {
+				t.Fatalf("the refused database's version changed to %d", v)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, pgtest.URL(t)) })
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name, url string
+		opts      Options
+		want      string
+	}{
+		{"not a URL", "postgres://u:secret@host:notaport/db", Options{}, "does not parse"},
+		{"a negative pool", "postgres://u:secret@127.0.0.1:1/db", Options{MaxConns: -1}, "pool size"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db, err := Open(ctx, tt.url, tt.opts)
+			if err == nil {
+				db.Close()
+				t.Fatal("Open succeeded")
+			}
+			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "secret") {
+				t.Fatalf("Open = %v; want %q, and no password", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,341 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// plansStore implements plans.Store.
+type plansStore struct {
+	pool *pgxpool.Pool
+	// seq is the newest Seq this instance committed or read from plans_clock. It may lag
+	// behind other instances' commits, never run ahead of what is committed: a page that
+	// reads it before the store sees some changes twice, never misses one.
+	seq atomic.Uint64
+}
+
+var _ plans.Store = (*plansStore)(nil)
+
+// plansSchema is the sessions store's tables: each value is its domain JSON, with the columns
+// queries filter and sort on copied out of it. Identifiers sort bytewise (COLLATE "C"), as in
+// SQLite, whatever the database's default collation. plans_seq numbers the commits of every
+// instance; plans_clock holds the newest committed number, so readers learn it from committed
+// data (a sequence's last_value counts numbers drawn by transactions still running).
+const plansSchema = `
+CREATE SEQUENCE plans_seq;
+CREATE TABLE plans_clock (
+	one boolean PRIMARY KEY DEFAULT true CHECK (one),
+	seq bigint NOT NULL
+);
+INSERT INTO plans_clock(seq) VALUES (0);
+CREATE TABLE sessions (
+	id text COLLATE "C" PRIMARY KEY,
+	body json NOT NULL,
+	last_seen_ns bigint NOT NULL,
+	ended boolean NOT NULL DEFAULT false,
+	seq bigint NOT NULL
+);
+CREATE INDEX sessions_seq ON sessions(seq);
+CREATE INDEX sessions_last_seen ON sessions(last_seen_ns);
+CREATE TABLE plans (
+	session_id text COLLATE "C" NOT NULL,
+	plan_id text COLLATE "C" NOT NULL,
+	removed boolean NOT NULL,
+	updated_ns bigint NOT NULL,
+	body json NOT NULL,
+	PRIMARY KEY (session_id, plan_id)
+);
+CREATE TABLE plan_revisions (
+	session_id text COLLATE "C" NOT NULL,
+	plan_id text COLLATE "C" NOT NULL,
+	revision integer NOT NULL,
+	body json NOT NULL,
+	PRIMARY KEY (session_id, plan_id, revision)
+);
+CREATE TABLE tool_calls (
+	session_id text COLLATE "C" NOT NULL,
+	id text COLLATE "C" NOT NULL,
+	created_ns bigint NOT NULL,
+	body json NOT NULL,
+	PRIMARY KEY (session_id, id)
+);
+CREATE TABLE activity (
+	id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	session_id text COLLATE "C" NOT NULL,
+	body json NOT NULL
+);
+CREATE INDEX activity_session ON activity(session_id, id);
+`
+
+// openPlans makes the store, starting its Seq at the database's.
+func openPlans(ctx context.Context, pool *pgxpool.Pool) (*plansStore, error) {
+	s := &plansStore{pool: pool}
+	if _, err := s.clock(ctx, pool); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// clock reads the newest committed Seq and remembers it.
+func (s *plansStore) clock(ctx context.Context, q querier) (uint64, error) {
+	var seq int64
+	if err := q.QueryRow(ctx, `SELECT seq FROM plans_clock`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("read the change sequence: %w", err)
+	}
+	s.saw(uint64(seq))
+	return uint64(seq), nil
+}
+
+// saw raises the remembered Seq to seq; concurrent readers may report in any order.
+func (s *plansStore) saw(seq uint64) {
+	for {
+		cur := s.seq.Load()
+		if seq <= cur || s.seq.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
+}
+
+// Seq is the newest change sequence number this instance knows of.
+func (s *plansStore) Seq() uint64 { return s.seq.Load() }
+
+// Commit writes one batch of changes in a single transaction, in one round trip after the
+// sequence number is drawn.
+//
+// Sequence numbers committed out of order would make ChangedSince lose changes: if instance A
+// draws 10 and B draws 11 and commits first, a reader at 11 would never be shown 10. So the
+// number is drawn after taking the plans lock, held until the transaction ends: commits, of all
+// instances, become visible in the order of their numbers, and plans_clock (written last, in
+// the same transaction) is a number every change up to which is visible. The cost is that plan
+// commits queue on one lock across instances; within one instance the Service already queues
+// them.
+func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
+	var seq uint64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockSQL, lockPlans); err != nil {
+			return err
+		}
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT nextval('plans_seq')`).Scan(&n); err != nil {
+			return err
+		}
+		seq = uint64(n)
+		b := &pgx.Batch{}
+		for _, sess := range c.Sessions {
+			sess.Seq = seq
+			b.Queue(`INSERT INTO sessions(id, body, last_seen_ns, ended, seq) VALUES($1,$2,$3,$4,$5)
+				ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen_ns=excluded.last_seen_ns, ended=excluded.ended, seq=excluded.seq`,
+				sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, n)
+		}
+		for _, p := range c.Plans {
+			p.Seq = seq
+			b.Queue(`INSERT INTO plans(session_id, plan_id, removed, updated_ns, body) VALUES($1,$2,$3,$4,$5)
+				ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated_ns=excluded.updated_ns, body=excluded.body`,
+				p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), mustJSON(p))
+		}
+		for _, p := range c.Revisions {
+			p.Seq = seq
+			b.Queue(`INSERT INTO plan_revisions(session_id, plan_id, revision, body) VALUES($1,$2,$3,$4)`,
+				p.SessionID, p.ID, p.Revision, mustJSON(p))
+		}
+		for _, t := range c.ToolCalls {
+			b.Queue(`INSERT INTO tool_calls(session_id, id, created_ns, body) VALUES($1,$2,$3,$4)
+				ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`,
+				t.SessionID, t.ID, t.Created.UnixNano(), mustJSON(t))
+		}
+		for _, a := range c.Activity {
+			if a.ID != 0 {
+				b.Queue(`UPDATE activity SET body=$1 WHERE id=$2`, mustJSON(a), a.ID)
+				continue
+			}
+			b.Queue(`INSERT INTO activity(session_id, body) VALUES($1,$2) RETURNING id`, a.SessionID, mustJSON(a)).
+				QueryRow(func(row pgx.Row) error { return row.Scan(&a.ID) })
+		}
+		b.Queue(`UPDATE plans_clock SET seq = $1`, n)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return revisionError(err, c.Revisions)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.saw(seq)
+	return nil
+}
+
+// revisionError says which rule a batch broke when it stores a plan's revision twice: a bug
+// in the caller, which should show in the log as such.
+func revisionError(err error, revs []*plans.Plan) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.ConstraintName == "plan_revisions_pkey" {
+		return fmt.Errorf("store plan revisions (%d in the batch): a revision is stored already: %w", len(revs), err)
+	}
+	return err
+}
+
+// Session loads one session.
+func (s *plansStore) Session(ctx context.Context, id string) (plans.Session, error) {
+	return one[plans.Session](ctx, s.pool, plans.ErrNotFound, `SELECT body FROM sessions WHERE id=$1`, id)
+}
+
+// Plan loads a plan's current revision.
+func (s *plansStore) Plan(ctx context.Context, sessionID, planID string) (plans.Plan, error) {
+	return one[plans.Plan](ctx, s.pool, plans.ErrNotFound, `SELECT body FROM plans WHERE session_id=$1 AND plan_id=$2`, sessionID, planID)
+}
+
+// ToolCall loads one tool call.
+func (s *plansStore) ToolCall(ctx context.Context, sessionID, id string) (plans.ToolCall, error) {
+	return one[plans.ToolCall](ctx, s.pool, plans.ErrNotFound, `SELECT body FROM tool_calls WHERE session_id=$1 AND id=$2`, sessionID, id)
+}
+
+// LastActivity loads a session's newest activity.
+func (s *plansStore) LastActivity(ctx context.Context, sessionID string) (plans.Activity, error) {
+	as, err := s.activity(ctx, `SELECT id, body FROM activity WHERE session_id=$1 ORDER BY id DESC LIMIT 1`, sessionID)
+	if err != nil {
+		return plans.Activity{}, err
+	}
+	if len(as) == 0 {
+		return plans.Activity{}, plans.ErrNotFound
+	}
+	return as[0], nil
+}
+
+// Overview lists active sessions with their active plans, and the Seq of the same snapshot.
+func (s *plansStore) Overview(ctx context.Context, now time.Time, idle time.Duration) ([]plans.SessionPlans, uint64, error) {
+	var out []plans.SessionPlans
+	var seq uint64
+	err := readSnapshot(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if seq, err = s.clock(ctx, tx); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT s.body, p.body FROM sessions s JOIN plans p ON p.session_id = s.id
+			WHERE NOT s.ended AND s.last_seen_ns > $1 AND NOT p.removed
+			ORDER BY s.last_seen_ns DESC, s.id, p.updated_ns DESC, p.plan_id`, now.Add(-idle).UnixNano())
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var sbody, pbody []byte
+		for rows.Next() {
+			if err := rows.Scan(&sbody, &pbody); err != nil {
+				return err
+			}
+			p, err := decode[plans.Plan](pbody)
+			if err != nil {
+				return err
+			}
+			if n := len(out); n == 0 || out[n-1].Session.ID != p.SessionID {
+				sess, err := decode[plans.Session](sbody)
+				if err != nil {
+					return err
+				}
+				out = append(out, plans.SessionPlans{Session: sess})
+			}
+			last := &out[len(out)-1]
+			last.Plans = append(last.Plans, p)
+		}
+		return rows.Err()
+	})
+	return out, seq, err
+}
+
+// Sessions lists recent sessions.
+func (s *plansStore) Sessions(ctx context.Context, n int) ([]plans.Session, error) {
+	return many[plans.Session](ctx, s.pool, `SELECT body FROM sessions ORDER BY last_seen_ns DESC, id LIMIT $1`, limit(n))
+}
+
+// SessionPlans lists all plans of a session, live ones first, each newest first.
+func (s *plansStore) SessionPlans(ctx context.Context, sessionID string) ([]plans.Plan, error) {
+	return many[plans.Plan](ctx, s.pool, `SELECT body FROM plans WHERE session_id=$1 ORDER BY removed, updated_ns DESC, plan_id`, sessionID)
+}
+
+// ToolCalls lists a session's tool calls in the order they started.
+func (s *plansStore) ToolCalls(ctx context.Context, sessionID string) ([]plans.ToolCall, error) {
+	return many[plans.ToolCall](ctx, s.pool, `SELECT body FROM tool_calls WHERE session_id=$1 ORDER BY created_ns, id`, sessionID)
+}
+
+// RecentToolCalls lists a session's newest limit tool calls, oldest first, and how many it has.
+func (s *plansStore) RecentToolCalls(ctx context.Context, sessionID string, limit int) ([]plans.ToolCall, int, error) {
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM tool_calls WHERE session_id=$1`, sessionID).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	calls, err := many[plans.ToolCall](ctx, s.pool, `SELECT body FROM (SELECT body, created_ns, id FROM tool_calls WHERE session_id=$1
+		ORDER BY created_ns DESC, id DESC LIMIT $2) t ORDER BY created_ns, id`, sessionID, limit)
+	return calls, total, err
+}
+
+// Activity lists a session's newest activity, oldest first.
+func (s *plansStore) Activity(ctx context.Context, sessionID string, n int) ([]plans.Activity, error) {
+	return s.activity(ctx, `SELECT id, body FROM (SELECT id, body FROM activity WHERE session_id=$1
+		ORDER BY id DESC LIMIT $2) newest ORDER BY id`, sessionID, limit(n))
+}
+
+// activity runs a query for (id, body) rows; the id column is the truth, the body's copy of it
+// is 0 for activity stored before its id was known.
+func (s *plansStore) activity(ctx context.Context, q string, args ...any) ([]plans.Activity, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []plans.Activity
+	for rows.Next() {
+		var id int64
+		var body []byte
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, err
+		}
+		a, err := decode[plans.Activity](body)
+		if err != nil {
+			return nil, err
+		}
+		a.ID = id
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// History lists all revisions of a plan, oldest first.
+func (s *plansStore) History(ctx context.Context, sessionID, planID string) ([]plans.Revision, error) {
+	ps, err := many[plans.Plan](ctx, s.pool, `SELECT body FROM plan_revisions WHERE session_id=$1 AND plan_id=$2 ORDER BY revision`, sessionID, planID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]plans.Revision, len(ps))
+	for i, p := range ps {
+		out[i] = plans.Revision{Revision: p.Revision, At: p.Updated, Plan: p}
+	}
+	return out, nil
+}
+
+// ChangedSince lists sessions changed after seq, and the Seq of the same snapshot: every
+// change up to it is in the list or was before seq, whichever instance made it.
+func (s *plansStore) ChangedSince(ctx context.Context, seq uint64) ([]string, uint64, error) {
+	var ids []string
+	var cur uint64
+	err := readSnapshot(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if cur, err = s.clock(ctx, tx); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT id FROM sessions WHERE seq > $1 ORDER BY seq, id`, int64(seq))
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return ids, cur, err
+}
