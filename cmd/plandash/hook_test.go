@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/web"
@@ -146,7 +147,9 @@ func BenchmarkHookClaudeProcess(b *testing.B) {
 	for _, bc := range []struct{ name, server string }{{"up", ts.URL}, {"down", dead}} {
 		b.Run(bc.name, func(b *testing.B) {
 			home := b.TempDir() // no user's token file or settings may play a part
+			var ds []time.Duration
 			for b.Loop() {
+				start := time.Now()
 				cmd := exec.Command(bin, "hook", "claude", "--server", bc.server, "--token", "tok")
 				cmd.Stdin = bytes.NewReader(event)
 				cmd.Env = []string{"HOME=" + home}
@@ -154,7 +157,9 @@ func BenchmarkHookClaudeProcess(b *testing.B) {
 				if err != nil || len(out) != 0 {
 					b.Fatalf("hook: %v, printed %q", err, out)
 				}
+				ds = append(ds, time.Since(start))
 			}
+			reportPercentiles(b, ds)
 		})
 	}
 }

@@ -35,7 +35,7 @@ func BenchmarkApprovalInbox1000(b *testing.B) {
 			}
 		}
 	}
-	req := httptest.NewRequest("GET", "/approvals", nil)
+	req := httptest.NewRequest("GET", "http://127.0.0.1/approvals", nil)
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	h := ts.srv.Handler()
 	b.ResetTimer()

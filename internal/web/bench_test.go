@@ -65,7 +65,7 @@ func BenchmarkOverview1000(b *testing.B) {
 		b.Fatalf("applied %d", res.Applied)
 	}
 	h := ts.srv.Handler()
-	req := httptest.NewRequest("GET", "/", nil)
+	req := httptest.NewRequest("GET", "http://127.0.0.1/", nil)
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	b.ResetTimer()
 	for b.Loop() {
@@ -251,4 +251,31 @@ func bareHubP99(b *testing.B, subs, rate, updates int, payload []byte) time.Dura
 	wg.Wait()
 	close(lat)
 	return p99(lat)
+}
+
+// BenchmarkOverview500Sessions renders the overview with 500 active sessions from five agents,
+// one checklist each: a team's morning.
+func BenchmarkOverview500Sessions(b *testing.B) {
+	ts := newTestServer(b, testConfig{})
+	for a, agent := range []string{"claude-code", "codex", "gemini-cli", "opencode", "zed-agent"} {
+		var body strings.Builder
+		for s := range 100 {
+			fmt.Fprintf(&body, "%s\n", update(fmt.Sprintf("%s-%d", agent, s), `{"sessionUpdate":"plan","entries":[`+
+				`{"content":"Read the handler","priority":"high","status":"completed"},{"content":"Add the limiter","priority":"medium","status":"in_progress"},`+
+				`{"content":"Write tests","priority":"low","status":"pending"}]}`))
+		}
+		if code, raw := ts.api(b, "POST", fmt.Sprintf("/api/v1/ingest?agent=%s&stream=bench-%d", agent, a), body.String()); code != 200 {
+			b.Fatalf("ingest: %d %s", code, raw)
+		}
+	}
+	h := ts.srv.Handler()
+	req := httptest.NewRequest("GET", "http://127.0.0.1/", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 || strings.Count(rec.Body.String(), `data-testid="session-group"`) != 500 {
+			b.Fatalf("status %d, %d groups", rec.Code, strings.Count(rec.Body.String(), `data-testid="session-group"`))
+		}
+	}
 }
