@@ -88,11 +88,11 @@ func (s *Service) Overview(ctx context.Context) ([]SessionPlans, uint64, error) 
 
 // SessionDetail is everything the session page shows.
 type SessionDetail struct {
-	Session   Session
-	Plans     []Plan
-	ToolCalls []ToolCall
-	Activity  []Activity
-	Seq       uint64
+	Session   Session    `json:"session"`
+	Plans     []Plan     `json:"plans"`
+	ToolCalls []ToolCall `json:"toolCalls"`
+	Activity  []Activity `json:"activity"`
+	Seq       uint64     `json:"seq"`
 }
 
 // Session loads one session with its plans, tool calls and recent activity.
