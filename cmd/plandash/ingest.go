@@ -65,9 +65,12 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	if !*asJSON {
-		fmt.Fprintf(stdout, "%s: %d applied, %d errors\n", name, res.Applied, len(res.Errors))
+		fmt.Fprintf(stdout, "%s: %d applied, %d errors\n", name, res.Applied, max(res.ErrorCount, len(res.Errors)))
 		for _, e := range res.Errors {
 			fmt.Fprintf(stdout, "  line %d: %s (%d)\n", e.Line, e.Message, e.Code)
+		}
+		if res.ErrorCount > len(res.Errors) {
+			fmt.Fprintf(stdout, "  … and %d more errors\n", res.ErrorCount-len(res.Errors))
 		}
 		for _, w := range res.Warnings {
 			fmt.Fprintf(stdout, "  line %d: warning: %s\n", w.Line, w.Message)

@@ -101,8 +101,8 @@ type PermissionOption struct {
 // PermissionOutcome is the answer to a permission request: Outcome "selected" with the chosen
 // OptionID, or "cancelled" (or a value from a newer peer, kept as sent).
 type PermissionOutcome struct {
-	Outcome  string
-	OptionID string
+	Outcome  string `json:"outcome"`
+	OptionID string `json:"optionId,omitempty"`
 }
 
 // CancelParams is a session/cancel notification.

@@ -18,9 +18,11 @@ type IngestOptions struct {
 
 // IngestResult is the server's answer to an ingest post.
 type IngestResult struct {
-	Applied  int         `json:"applied"`
-	Errors   []LineIssue `json:"errors"`
-	Warnings []LineIssue `json:"warnings,omitempty"`
+	Applied      int         `json:"applied"`
+	Errors       []LineIssue `json:"errors"`     // the first ones
+	ErrorCount   int         `json:"errorCount"` // all of them
+	Warnings     []LineIssue `json:"warnings,omitempty"`
+	WarningCount int         `json:"warningCount,omitempty"`
 }
 
 // LineIssue is a line of the posted body that was refused, or applied with a warning.

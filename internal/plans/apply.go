@@ -1,10 +1,12 @@
 package plans
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,12 +45,45 @@ type ItemError struct {
 	Message string `json:"message"`
 }
 
+// MaxReportedIssues is how many errors, and how many warnings, a result lists: a body of a
+// million bad lines must not answer with a million messages (it answered 119 MB). The counts
+// say how many there were.
+const MaxReportedIssues = 100
+
 // Result is the outcome of applying a batch.
 type Result struct {
-	Applied  int         `json:"applied"`
-	Errors   []ItemError `json:"errors"`
-	Warnings []ItemError `json:"warnings,omitempty"`
-	Sessions []string    `json:"-"`
+	Applied int `json:"applied"`
+	// Errors are the first MaxReportedIssues items refused, of ErrorCount.
+	Errors     []ItemError `json:"errors"`
+	ErrorCount int         `json:"errorCount"`
+	// Warnings are the first MaxReportedIssues warnings, of WarningCount.
+	Warnings     []ItemError `json:"warnings,omitempty"`
+	WarningCount int         `json:"warningCount,omitempty"`
+	Sessions     []string    `json:"-"`
+}
+
+// AddIssue counts e in *n and appends it to list while list holds fewer than MaxReportedIssues,
+// so collecting issues takes bounded memory however many there are.
+func AddIssue(list []ItemError, n *int, e ItemError) []ItemError {
+	*n++
+	if len(list) >= MaxReportedIssues {
+		return list
+	}
+	return append(list, e)
+}
+
+// MergeIssues joins issue lists in line order and keeps the first MaxReportedIssues. Each list
+// holds the first issues of its own kind, so together they hold the first of all.
+func MergeIssues(lists ...[]ItemError) []ItemError {
+	var out []ItemError
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	slices.SortStableFunc(out, func(a, b ItemError) int { return cmp.Compare(a.Line, b.Line) })
+	if len(out) > MaxReportedIssues {
+		out = out[:MaxReportedIssues]
+	}
+	return out
 }
 
 // maxActivityText bounds how much streamed text one activity row accumulates.
@@ -68,11 +103,11 @@ func (s *Service) Apply(ctx context.Context, st *Stream, items []Item) (Result, 
 			if _, isDecode := err.(interface{ Code() int }); errs.KindOf(err) == errs.Internal && !isDecode {
 				return Result{}, err // the store failed: nothing of the batch is kept
 			}
-			res.Errors = append(res.Errors, ItemError{Line: it.Line, Code: codeOf(err), Message: err.Error()})
+			res.Errors = AddIssue(res.Errors, &res.ErrorCount, ItemError{Line: it.Line, Code: codeOf(err), Message: err.Error()})
 			continue
 		}
 		for _, w := range warns {
-			res.Warnings = append(res.Warnings, ItemError{Line: it.Line, Code: acp.CodeInvalidParams, Message: w})
+			res.Warnings = AddIssue(res.Warnings, &res.WarningCount, ItemError{Line: it.Line, Code: acp.CodeInvalidParams, Message: w})
 		}
 		res.Applied++
 	}

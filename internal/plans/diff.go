@@ -28,23 +28,34 @@ func (p Plan) Lines() []string {
 	case p.Removed:
 		return []string{"(plan removed)"}
 	case p.Kind == KindMarkdown:
-		return strings.Split(p.Markdown, "\n")
+		return capLines(strings.Split(p.Markdown, "\n"))
 	case p.Kind == KindFile:
 		return []string{"file: " + p.URI}
 	case len(p.Entries) > 0:
-		out := make([]string, len(p.Entries))
-		for i, e := range p.Entries {
+		out := make([]string, min(len(p.Entries), maxLines))
+		for i := range out {
+			e := p.Entries[i]
 			out[i] = fmt.Sprintf("[%s] %s (%s)", e.Status, e.Content, e.Priority)
 		}
-		return out
-	case len(p.Raw) > 0:
-		var v any
-		if json.Unmarshal(p.Raw, &v) == nil {
-			b, _ := json.MarshalIndent(v, "", "  ")
-			return strings.Split(string(b), "\n")
+		if n := len(p.Entries) - len(out); n > 0 {
+			out = append(out, fmt.Sprintf("… %d more entries not shown", n))
 		}
+		return out
+	case len(p.Raw) > 0 && json.Valid(p.Raw):
+		return capLines(strings.Split(FormatJSON(p.Raw).Display(), "\n"))
 	}
 	return nil
+}
+
+// maxLines bounds the lines of one revision a diff compares and shows: a history page renders
+// every line of two revisions, with markup around each.
+const maxLines = 2000
+
+func capLines(lines []string) []string {
+	if len(lines) <= maxLines {
+		return lines
+	}
+	return append(lines[:maxLines:maxLines], fmt.Sprintf("… %d more lines not shown", len(lines)-maxLines))
 }
 
 // maxDiffCells bounds the LCS table; beyond it the diff falls back to remove-all/add-all so a

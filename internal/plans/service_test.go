@@ -225,6 +225,24 @@ func TestBadMessagesDoNotLoseGoodOnes(t *testing.T) {
 	}
 }
 
+// Errors and warnings are listed up to plans.MaxReportedIssues each and counted in full.
+func TestIssuesAreCapped(t *testing.T) {
+	e := newEnv(t)
+	lines := []string{upd("s", v1("pending:a"))}
+	for range 250 {
+		lines = append(lines, `{"jsonrpc":"2.0","method":"nope/what","params":{}}`,
+			upd("s", `{"sessionUpdate":"plan","entries":[{"content":"bad","priority":"urgent","status":"pending"}]}`))
+	}
+	res := e.apply(lines...)
+	if res.Applied != 251 || res.ErrorCount != 250 || len(res.Errors) != plans.MaxReportedIssues ||
+		res.WarningCount != 250 || len(res.Warnings) != plans.MaxReportedIssues {
+		t.Fatalf("applied %d, errors %d of %d, warnings %d of %d", res.Applied, len(res.Errors), res.ErrorCount, len(res.Warnings), res.WarningCount)
+	}
+	if res.Errors[0].Line != 2 || res.Errors[99].Line != 200 {
+		t.Errorf("errors listed from line %d to %d, want the first ones", res.Errors[0].Line, res.Errors[99].Line)
+	}
+}
+
 func TestSessionFromInitializeAndNew(t *testing.T) {
 	e := newEnv(t)
 	e.apply(

@@ -15,11 +15,14 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 )
 
-// IngestResult is the answer to POST /api/v1/ingest.
+// IngestResult is the answer to POST /api/v1/ingest. Errors and Warnings list the first
+// plans.MaxReportedIssues, in line order; the counts say how many there were in all.
 type IngestResult struct {
-	Applied  int               `json:"applied"`
-	Errors   []plans.ItemError `json:"errors"`
-	Warnings []plans.ItemError `json:"warnings,omitempty"`
+	Applied      int               `json:"applied"`
+	Errors       []plans.ItemError `json:"errors"`
+	ErrorCount   int               `json:"errorCount"`
+	Warnings     []plans.ItemError `json:"warnings,omitempty"`
+	WarningCount int               `json:"warningCount,omitempty"`
 }
 
 // ingest serves POST /api/v1/ingest: one JSON-RPC message, a JSON array of them, or NDJSON.
@@ -35,7 +38,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	items, lineErrs, err := decodeBody(body, s.cfg.MaxLine)
+	items, lineErrs, lineErrCount, err := decodeBody(body, s.cfg.MaxLine)
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -50,12 +53,13 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	out := IngestResult{Applied: res.Applied, Errors: append(lineErrs, res.Errors...), Warnings: res.Warnings}
+	out := IngestResult{Applied: res.Applied, Errors: plans.MergeIssues(lineErrs, res.Errors), ErrorCount: lineErrCount + res.ErrorCount,
+		Warnings: res.Warnings, WarningCount: res.WarningCount}
 	if out.Errors == nil {
 		out.Errors = []plans.ItemError{}
 	}
 	code := http.StatusOK
-	if out.Applied == 0 && len(out.Errors) > 0 {
+	if out.Applied == 0 && out.ErrorCount > 0 {
 		code = http.StatusBadRequest
 	}
 	writeJSON(w, code, out)
@@ -63,14 +67,16 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 
 // decodeBody splits a body into messages. A body that is one JSON value (even pretty-printed
 // over many lines) is one line; otherwise it is NDJSON. A line over maxLine refuses the whole
-// body, so nothing is half-applied.
-func decodeBody(body []byte, maxLine int) ([]plans.Item, []plans.ItemError, error) {
+// body, so nothing is half-applied. Of the lines that are not messages it returns the first
+// plans.MaxReportedIssues and how many there were.
+func decodeBody(body []byte, maxLine int) ([]plans.Item, []plans.ItemError, int, error) {
 	var items []plans.Item
 	var bad []plans.ItemError
+	nbad := 0
 	add := func(line int, b []byte) {
 		msgs, err := acp.DecodeLine(b)
 		if err != nil {
-			bad = append(bad, lineError(line, err))
+			bad = plans.AddIssue(bad, &nbad, lineError(line, err))
 			return
 		}
 		for _, m := range msgs {
@@ -81,21 +87,21 @@ func decodeBody(body []byte, maxLine int) ([]plans.Item, []plans.ItemError, erro
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, t); err == nil {
 			add(1, buf.Bytes())
-			return items, bad, nil
+			return items, bad, nbad, nil
 		}
 	}
 	lr := acp.NewLineReader(bytes.NewReader(body), maxLine)
 	for {
 		line, n, err := lr.Next()
 		if err == io.EOF {
-			return items, bad, nil
+			return items, bad, nbad, nil
 		}
 		var le *acp.LineError
 		if errors.As(err, &le) {
-			return nil, nil, errs.Errorf(errs.TooLarge, "line %d is over the %s line limit (--max-line)", le.Line, sizeText(int64(maxLine)))
+			return nil, nil, 0, errs.Errorf(errs.TooLarge, "line %d is over the %s line limit (--max-line)", le.Line, sizeText(int64(maxLine)))
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		add(n, line)
 	}

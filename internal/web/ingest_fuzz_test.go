@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"testing"
+
+	"github.com/plandash/plandash/internal/plans"
 )
 
 // FuzzDecodeBody splits arbitrary ingest bodies: no panic, every message is tied to a line that
@@ -21,7 +23,7 @@ func FuzzDecodeBody(f *testing.F) {
 		if maxLine < 0 || maxLine > 1<<20 {
 			maxLine = 0
 		}
-		items, errs, err := decodeBody(body, maxLine)
+		items, errs, nerrs, err := decodeBody(body, maxLine)
 		if err != nil {
 			return // a line over the limit refuses the whole body
 		}
@@ -30,6 +32,9 @@ func FuzzDecodeBody(f *testing.F) {
 			if it.Line < 1 || it.Line > lines {
 				t.Fatalf("message on line %d of a %d-line body", it.Line, lines)
 			}
+		}
+		if len(errs) > plans.MaxReportedIssues || nerrs < len(errs) {
+			t.Fatalf("%d line errors listed of %d", len(errs), nerrs)
 		}
 		for _, e := range errs {
 			if e.Code != -32700 && e.Code != -32600 || e.Message == "" || e.Line < 1 {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
 )
 
@@ -90,11 +91,17 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeJSONStatus(w http.ResponseWriter, code int, ctype string, v any) {
+	// Encoded compact first, then indented only as deep as plans.MaxShownDepth: an agent's value
+	// nested 9,000 deep indents to hundreds of megabytes (indentation is quadratic in depth),
+	// while its compact form is what the agent sent.
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "the answer could not be encoded", http.StatusInternalServerError)
+		return
+	}
 	w.Header().Set("Content-Type", ctype)
 	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
+	_, _ = w.Write(append(plans.IndentShallow(b, plans.MaxShownDepth), '\n'))
 }
 
 // errNoRoute is the answer to a path no route serves.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/permissions"
+	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -37,12 +38,8 @@ func (s *Server) acpPermissionViews() []templates.AcpPermission {
 			v.Plan = exitPlanText(tc.RawInput)
 			var detail []string
 			for _, raw := range []json.RawMessage{tc.RawInput, tc.Content} {
-				if len(raw) > 0 {
-					var x any
-					if json.Unmarshal(raw, &x) == nil {
-						b, _ := json.MarshalIndent(x, "", "  ")
-						detail = append(detail, string(b))
-					}
+				if len(raw) > 0 && json.Valid(raw) {
+					detail = append(detail, plans.FormatJSON(raw).Display())
 				}
 			}
 			v.Detail = strings.Join(detail, "\n")

@@ -799,7 +799,7 @@ func planEditor(p approval.PlanBody) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var38 string
-			templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(prettyJSON(p.Calls))
+			templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(editorJSON(p.Calls))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/approvals_detail.templ`, Line: 146, Col: 156}
 			}

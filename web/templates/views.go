@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -183,19 +184,17 @@ func kindLabel(p plans.Plan) string {
 	return string(p.Kind)
 }
 
-func prettyJSON(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
+// editorJSON is a value a person edits and sends back, so it is never collapsed or cut: indented
+// when that stays within the display limits, else compact (its size is the value's own).
+func editorJSON(raw json.RawMessage) string {
+	if f := plans.FormatJSON(raw); !f.Shortened() {
+		return f.Text
 	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
 		return string(raw)
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return string(raw)
-	}
-	return string(b)
+	return b.String()
 }
 
 func progressText(pr plans.Progress) string {

@@ -385,9 +385,16 @@ func testActivity(t *testing.T, s plans.Store) {
 			t.Fatal(err)
 		}
 		var gotTexts []string
-		for _, a := range got {
+		for i, a := range got {
 			gotTexts = append(gotTexts, a.Text)
+			// Every item has its own id, in order, merged or not: clients tell items apart by it.
+			if a.ID == 0 || i > 0 && a.ID <= got[i-1].ID {
+				t.Errorf("Activity[%d].ID = %d after %d", i, a.ID, got[max(i-1, 0)].ID)
+			}
 		}
 		same(t, "Activity (the newest, oldest first)", gotTexts, tt.want)
+		if n := len(got); n > 0 && got[n-1].ID != merged.ID {
+			t.Errorf("the newest activity has ID %d, LastActivity %d", got[n-1].ID, merged.ID)
+		}
 	}
 }

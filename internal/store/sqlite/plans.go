@@ -255,10 +255,30 @@ func (s *plansStore) ToolCalls(ctx context.Context, sessionID string) ([]plans.T
 	return many[plans.ToolCall](ctx, s.r, `SELECT body FROM tool_calls WHERE session_id=? ORDER BY created, id`, sessionID)
 }
 
-// Activity lists a session's newest activity, oldest first.
+// Activity lists a session's newest activity, oldest first. The id is the row's: a body is
+// written before its row id is known, so only activity merged later carries it in the body.
 func (s *plansStore) Activity(ctx context.Context, sessionID string, limit int) ([]plans.Activity, error) {
-	return many[plans.Activity](ctx, s.r, `SELECT body FROM (SELECT id, body FROM activity WHERE session_id=?
+	rows, err := s.r.QueryContext(ctx, `SELECT id, body FROM (SELECT id, body FROM activity WHERE session_id=?
 		ORDER BY id DESC LIMIT ?) ORDER BY id`, sessionID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []plans.Activity{}
+	for rows.Next() {
+		var id int64
+		var body []byte
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, err
+		}
+		a, err := decode[plans.Activity](body)
+		if err != nil {
+			return nil, err
+		}
+		a.ID = id
+		out = append(out, a)
+	}
+	return out, rows.Err()
 }
 
 // History lists all revisions of a plan, oldest first.

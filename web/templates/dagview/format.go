@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/plandash/plandash/internal/dag"
+	"github.com/plandash/plandash/internal/plans"
 )
 
 // num formats a coordinate; one decimal is finer than a pixel and keeps
@@ -122,20 +123,11 @@ func argsJSON(c *dag.Call) string {
 		b.Write(a.Value)
 	}
 	b.WriteByte('}')
-	var out bytes.Buffer
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
-		return b.String()
-	}
-	return out.String()
+	return plans.FormatJSON(b.Bytes()).Display()
 }
 
-func rawJSON(v json.RawMessage) string {
-	var out bytes.Buffer
-	if err := json.Indent(&out, v, "", "  "); err != nil {
-		return string(v)
-	}
-	return out.String()
-}
+// rawJSON is an initial state's value, bounded like every JSON value shown.
+func rawJSON(v json.RawMessage) string { return plans.FormatJSON(v).Display() }
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
