@@ -43,7 +43,7 @@ type opts struct {
 	log   io.Writer
 }
 
-// benches maps a subcommand to its benchmark, in the order "all" runs them.
+// benchNames are the benchmarks, in the order "all" runs them.
 var benchNames = []string{"ingest", "fanout", "proxy", "decision", "layout"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -134,6 +133,3 @@ func pair(i int, ours, yard func() error) error {
 	}
 	return ours()
 }
-
-// joinNotes is for notes assembled from parts.
-func joinNotes(parts ...string) string { return strings.Join(parts, "; ") }
