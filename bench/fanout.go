@@ -86,7 +86,7 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 		t.notes = append(t.notes, notes...)
 		fmt.Fprintf(e.log, "fanout %d sockets done\n", sockets)
 	}
-	t.notes = append(t.notes, "CPU column: server µs per update posted (all sockets' sends included)")
+	t.notes = append(t.notes, "CPU column: server µs per update posted (all sockets' sends included); posts are sequential, so a slow POST lowers the rate")
 	return t, nil
 }
 

@@ -132,7 +132,7 @@ func benchLayout(ctx context.Context, e *env) (*table, error) {
 		t.rows = append(t.rows, served, inproc)
 		fmt.Fprintf(e.log, "layout %d calls done\n", n)
 	}
-	t.notes = append(t.notes, "real server: POST the plan as an ACP plan_update, then GET /sessions/{id} until its <svg> is back; it also stores the plan and renders the rest of the page")
+	t.notes = append(t.notes, "real server: POST the plan as an ACP plan_update, then GET /sessions/{id} and check it holds the <svg>; it also stores the plan and renders the rest of the page")
 	return t, nil
 }
 
