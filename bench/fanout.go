@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// revRE finds the update number planLine writes into a plan.
+var revRE = regexp.MustCompile(`rev-(\d{6})`)
+
+// fanResult is one fan-out run: the latency of every (socket, update) pair.
+type fanResult struct {
+	lat       []time.Duration
+	missing   int // pairs whose socket never held a state this new
+	coalesced int // pairs covered by a newer update's message instead of their own
+	reloads   int // messages without a revision newer than the socket held (reload, counts, …)
+	cpuPerMsg float64
+}
+
+// benchFanOut measures, for every update and every socket, the time from the start of the
+// POST to the socket holding a state at least as new as that update. A socket that skips an
+// update because a newer one arrived counts that update as delivered when the newer one did
+// (coalescing is the design), never as free; an update a socket never covers is reported.
+func benchFanOut(ctx context.Context, e *env) (*table, error) {
+	pd, err := e.startPlandash()
+	if err != nil {
+		return nil, err
+	}
+	defer pd.stop()
+	yard, err := e.startYard("yard-hub")
+	if err != nil {
+		return nil, err
+	}
+	defer yard.stop()
+	updates, rate := 300, 100
+	if e.quick {
+		updates = 40
+	}
+	t := &table{title: fmt.Sprintf("fan-out: POST start → socket holds a state at least as new (%d updates at %d/s)", updates, rate),
+		yard: "bare coder/websocket hub: decode, append + fsync per post, newest-only slot per socket"}
+	for _, sockets := range []int{100, 1000} {
+		p50 := &row{name: fmt.Sprintf("%d sockets p50", sockets), unit: "ms"}
+		p99 := &row{name: fmt.Sprintf("%d sockets p99", sockets), unit: "ms"}
+		var notes []string
+		for i := range e.runs {
+			side := func(s *server, ours bool) func() error {
+				return func() error {
+					post, ws := s.URL+"/post", "ws"+strings.TrimPrefix(s.URL, "http")+"/ws"
+					if ours {
+						post, ws = s.URL+"/api/v1/ingest", ws+"?topic=all"
+					}
+					res, err := e.fanLoad(ctx, s, post, ws, fmt.Sprintf("fan-%d-%d", sockets, i), sockets, updates, rate)
+					if err != nil {
+						return fmt.Errorf("%s: %w", s.name, err)
+					}
+					q50, q99 := quantileMS(res.lat, 0.50), quantileMS(res.lat, 0.99)
+					if ours {
+						p50.ours, p99.ours, p99.cpuOurs = append(p50.ours, q50), append(p99.ours, q99), append(p99.cpuOurs, res.cpuPerMsg)
+					} else {
+						p50.yard, p99.yard, p99.cpuYard = append(p50.yard, q50), append(p99.yard, q99), append(p99.cpuYard, res.cpuPerMsg)
+					}
+					notes = append(notes, fmt.Sprintf("%s run %d: %d pairs, %d coalesced, %d never covered, %d other messages",
+						s.name, i+1, len(res.lat)+res.missing, res.coalesced, res.missing, res.reloads))
+					if res.missing > 0 {
+						p99.note = "SOME UPDATES NEVER REACHED A SOCKET (see notes)"
+					}
+					return nil
+				}
+			}
+			if err := pair(i, side(pd, true), side(yard, false)); err != nil {
+				return nil, err
+			}
+		}
+		t.rows = append(t.rows, p50, p99)
+		t.notes = append(t.notes, notes...)
+		fmt.Fprintf(e.log, "fanout %d sockets done\n", sockets)
+	}
+	t.notes = append(t.notes, "CPU column: server µs per update posted (all sockets' sends included); posts are sequential, so a slow POST lowers the rate")
+	return t, nil
+}
+
+// fanLoad connects sockets subscribers, warms up until each has seen a state, then posts
+// updates one at a time at rate per second and waits for every socket to hold the last one.
+func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string, sockets, updates, rate int) (fanResult, error) {
+	var res fanResult
+	if _, err := e.post(ctx, postURL, planLine(sid, 0)); err != nil {
+		return res, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	const maxWarm = 200 // warm-up updates at most: revisions 1..maxWarm
+	total := maxWarm + updates + 1
+	arrival := make([][]time.Time, sockets) // arrival[s][k]: when socket s first held update k
+	seen := make([]atomic.Int64, sockets)   // newest revision socket s holds
+	var other atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	dialErr := make(chan error, sockets)
+	sem := make(chan struct{}, 32) // dial a few at a time: a thousand at once is a SYN flood
+	for i := range sockets {
+		arrival[i] = make([]time.Time, total)
+		sem <- struct{}{}
+		c, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+		<-sem
+		if err != nil {
+			dialErr <- err
+			break
+		}
+		c.SetReadLimit(-1)
+		wg.Go(func() {
+			defer c.CloseNow()
+			for {
+				_, msg, err := c.Read(ctx)
+				if err != nil {
+					return
+				}
+				now := time.Now()
+				newest := int64(-1)
+				for _, m := range revRE.FindAllSubmatch(msg, -1) {
+					n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+					newest = max(newest, n)
+				}
+				old := seen[i].Load()
+				if newest <= old || newest >= int64(total) {
+					other.Add(1)
+					continue
+				}
+				for k := old + 1; k <= newest; k++ {
+					arrival[i][k] = now
+				}
+				seen[i].Store(newest)
+			}
+		})
+	}
+	select {
+	case err := <-dialErr:
+		return res, fmt.Errorf("dial: %w", err)
+	default:
+	}
+	// Warm-up: post until every socket holds a state, so the timed updates find them subscribed.
+	all := func(rev int64) bool {
+		for i := range seen {
+			if seen[i].Load() < rev {
+				return false
+			}
+		}
+		return true
+	}
+	warm := 0
+	for warm < maxWarm && !all(1) {
+		warm++
+		if _, err := e.post(ctx, postURL, planLine(sid, warm)); err != nil {
+			return res, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !all(1) {
+		return res, errors.New("sockets still silent after the warm-up")
+	}
+	first := warm + 1
+	// Let the warm-up's traffic drain before the clock matters.
+	for end := time.Now().Add(5 * time.Second); !all(int64(warm)) && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cpu0, err := s.cpu()
+	if err != nil {
+		return res, err
+	}
+	starts := make([]time.Time, total)
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	for k := first; k < first+updates; k++ {
+		<-tick.C
+		starts[k] = time.Now()
+		if _, err := e.post(ctx, postURL, planLine(sid, k)); err != nil {
+			tick.Stop()
+			return res, err
+		}
+	}
+	tick.Stop()
+	last := int64(first + updates - 1)
+	for end := time.Now().Add(20 * time.Second); !all(last) && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cpu1, err := s.cpu()
+	if err != nil {
+		return res, err
+	}
+	cancel()
+	wg.Wait()
+	res.cpuPerMsg = cpuPer(cpu0, cpu1, updates)
+	res.reloads = int(other.Load())
+	for i := range arrival {
+		for k := first; k <= int(last); k++ {
+			a := arrival[i][k]
+			if a.IsZero() {
+				res.missing++
+				continue
+			}
+			res.lat = append(res.lat, a.Sub(starts[k]))
+			if k < int(last) && a.Equal(arrival[i][k+1]) {
+				res.coalesced++
+			}
+		}
+	}
+	return res, nil
+}
+
+// quantileMS is the q-quantile of ds in milliseconds.
+func quantileMS(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[int(float64(len(s)-1)*q)].Microseconds()) / 1e3
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// exchange is the codec's recording of coder/acp-go-sdk's example client and agent talking.
+const exchange = "internal/acp/testdata/gosdk_exchange.jsonl"
+
+// transcript is n ACP frames of one long session: the recorded opening once, then its turn
+// (prompt, message chunks, tool calls, a permission request and its answer) over and over, with
+// a plan update in every turn: traffic of both directions, as an IDE and an agent exchange it.
+func transcript(repo string, n int) ([]byte, error) {
+	raw, err := os.ReadFile(filepath.Join(repo, exchange))
+	if err != nil {
+		return nil, err
+	}
+	frames := bytes.SplitAfter(bytes.TrimSpace(raw), []byte("\n"))
+	frames[len(frames)-1] = append(frames[len(frames)-1], '\n')
+	if len(frames) < 5 {
+		return nil, fmt.Errorf("%s: too few frames", exchange)
+	}
+	plan := strings.Replace(planLine("sess_bench", 1), `"sessionUpdate":"plan"`, `"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p"`, 1)
+	plan = strings.Replace(plan, `]}}}`, `]}}}}`, 1) + "\n"
+	opening, turn := frames[:4], append(frames[4:], []byte(plan))
+	var b bytes.Buffer
+	for _, f := range opening {
+		b.Write(f)
+	}
+	for i := range n - len(opening) {
+		b.Write(turn[i%len(turn)])
+	}
+	return b.Bytes(), nil
+}
+
+// proxyRun is one pass of the transcript through a process tree.
+type proxyRun struct {
+	lastByte time.Duration // first byte written → last byte read back
+	exit     time.Duration // first byte written → the process exited
+	cpu      time.Duration // the whole tree's CPU (the process and the children it reaped)
+	stderr   string
+}
+
+// benchProxy feeds the transcript, both directions, through `plandash acp -- cat` (the tap on,
+// posting to a real dashboard) and through `cat | cat`.
+func benchProxy(ctx context.Context, e *env) (*table, error) {
+	n := 100_000
+	if e.quick {
+		n = 10_000
+	}
+	data, err := transcript(e.repo, n)
+	if err != nil {
+		return nil, err
+	}
+	pd, err := e.startPlandash()
+	if err != nil {
+		return nil, err
+	}
+	defer pd.stop()
+	t := &table{title: fmt.Sprintf("proxy: %d messages (%.1f MB) IDE → agent → IDE, first byte in → last byte out", n, float64(len(data))/1e6),
+		yard: "sh -c 'cat | cat' (plandash: plandash acp --server <real dashboard> -- cat, tap on)"}
+	r := &row{name: "both directions", unit: "s"}
+	var dashCPU, exits []float64
+	for i := range e.runs {
+		ours := func() error {
+			cpu0, err := pd.cpu()
+			if err != nil {
+				return err
+			}
+			cmd := exec.CommandContext(ctx, e.plandash, "acp", "--server", pd.URL, "--token", token,
+				"--stream", fmt.Sprintf("bench-%d", i), "--", "cat")
+			cmd.Env = isolatedEnv(e.dir)
+			res, err := pipeThrough(cmd, data)
+			if err != nil {
+				return fmt.Errorf("plandash acp: %w", err)
+			}
+			cpu1, err := pd.cpu()
+			if err != nil {
+				return err
+			}
+			r.ours, r.cpuOurs = append(r.ours, res.lastByte.Seconds()), append(r.cpuOurs, cpuPer(0, res.cpu, n))
+			dashCPU = append(dashCPU, cpuPer(cpu0, cpu1, n))
+			exits = append(exits, res.exit.Seconds())
+			if res.stderr != "" {
+				t.notes = append(t.notes, fmt.Sprintf("plandash acp run %d said: %.500s", i+1, res.stderr))
+			}
+			return nil
+		}
+		yard := func() error {
+			res, err := pipeThrough(exec.CommandContext(ctx, "sh", "-c", "cat | cat"), data)
+			if err != nil {
+				return fmt.Errorf("cat | cat: %w", err)
+			}
+			r.yard, r.cpuYard = append(r.yard, res.lastByte.Seconds()), append(r.cpuYard, cpuPer(0, res.cpu, n))
+			return nil
+		}
+		if err := pair(i, ours, yard); err != nil {
+			return nil, err
+		}
+	}
+	t.rows = append(t.rows, r)
+	t.notes = append(t.notes, fmt.Sprintf("plandash acp exited %s s (median) after the first byte: after its agent exits it keeps delivering the tap's frames to the dashboard (--flush)", num(median(exits))))
+	t.notes = append(t.notes, fmt.Sprintf("CPU column: the whole process tree per message; the dashboard server spent a further %s µs/msg (median) taking the tap's posts",
+		num(median(dashCPU))))
+	return t, nil
+}
+
+// pipeThrough writes data to cmd's stdin and reads its stdout to the end, checking every byte
+// came back unchanged.
+func pipeThrough(cmd *exec.Cmd, data []byte) (proxyRun, error) {
+	var res proxyRun
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return res, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return res, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return res, err
+	}
+	start := time.Now()
+	writeErr := make(chan error, 1)
+	go func() {
+		_, err := in.Write(data)
+		writeErr <- errors.Join(err, in.Close())
+	}()
+	h := sha256.New()
+	// The last byte can come out well before stdout closes: plandash acp keeps delivering to the
+	// dashboard after its agent exits. The IDE has everything at the last byte; exit is apart.
+	got, copyErr := io.Copy(h, &lastByteReader{r: out, want: int64(len(data)), start: start, at: &res.lastByte})
+	waitErr := cmd.Wait()
+	res.exit = time.Since(start)
+	if err := errors.Join(<-writeErr, copyErr, waitErr); err != nil {
+		return res, fmt.Errorf("%w (stderr: %.500s)", err, stderr.String())
+	}
+	if want := sha256.Sum256(data); got != int64(len(data)) || !bytes.Equal(h.Sum(nil), want[:]) {
+		return res, fmt.Errorf("%d of %d bytes came back, or not the same bytes", got, len(data))
+	}
+	res.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	res.stderr = strings.TrimSpace(stderr.String())
+	return res, nil
+}
+
+// lastByteReader notes, in *at, when the want-th byte was read.
+type lastByteReader struct {
+	r     io.Reader
+	n     int64
+	want  int64
+	start time.Time
+	at    *time.Duration
+}
+
+func (l *lastByteReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	if n > 0 && l.n >= l.want && *l.at == 0 {
+		*l.at = time.Since(l.start)
+	}
+	return n, err
+}
