@@ -22,6 +22,8 @@ type Config struct {
 	// Host is the machine plandash runs on: a session whose agent reports this host is local and
 	// records none.
 	Host string
+	// Retention bounds the revision history Prune keeps; zero keeps all of it.
+	Retention Retention
 }
 
 // Service applies decoded ACP traffic to the store and answers the queries pages and the API
