@@ -17,6 +17,7 @@ import (
 	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/demo"
+	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -39,6 +40,8 @@ type serveFlags struct {
 	allowRoots, frameAncestors   listFlag
 	codexSessions                string
 	hosts                        listFlag
+	retentionAge                 time.Duration
+	retentionRevisions           int
 	db                           string
 	dbPool                       int
 	opencode                     listFlag
@@ -69,6 +72,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
 	fs.Var(&f.hosts, "host", "a host name the server answers to besides loopback names and IP addresses, e.g. plandash.example.com behind a proxy (repeatable; other names are refused against DNS rebinding)")
+	fs.DurationVar(&f.retentionAge, "retention-age", 0, "drop plan revisions older than this, e.g. 720h (the current state of every plan is always kept; 0 keeps all)")
+	fs.IntVar(&f.retentionRevisions, "retention-revisions", 0, "keep at most this many revisions of each plan (0 keeps all)")
 	fs.Var(&f.opencode, "opencode", "follow the OpenCode server at this URL, e.g. http://127.0.0.1:4096 (repeatable; $OPENCODE_SERVER_PASSWORD for its password)")
 }
 
@@ -127,6 +132,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		},
 		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
 		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,
+		Retention: plans.Retention{MaxAge: f.retentionAge, MaxRevisions: f.retentionRevisions},
 	})
 	if err != nil {
 		return err

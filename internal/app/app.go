@@ -49,6 +49,7 @@ type Config struct {
 	PlansDir   string           // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
 	Version    string
 
+	Retention     plans.Retention     // how much plan history to keep; zero keeps all of it
 	CodexSessions string              // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
 	OpenCode      []string            // OpenCode servers whose event streams to follow (http://127.0.0.1:4096)
 	Getenv        func(string) string // the environment, for OpenCode's server password; os.Getenv when nil
@@ -123,7 +124,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	svc := plans.NewService(db.Plans(), plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log, Host: host})
+	svc := plans.NewService(db.Plans(), plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log, Host: host, Retention: cfg.Retention})
 	gate, err := approval.New(ctx, db.Approvals(), approval.Config{Now: cfg.Now, Log: cfg.Log, ValidateDAG: dag.Check})
 	if err != nil {
 		db.Close()
@@ -156,7 +157,31 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		MCP: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
 	})
 	a.followAgents(cfg, svc, gate)
+	if !cfg.Retention.IsZero() {
+		a.agents = append(a.agents, func(ctx context.Context) { prune(ctx, svc, cfg.Now, cfg.Log) })
+	}
 	return a, nil
+}
+
+// prune drops plan history past the retention now and then every hour; the current state of
+// every plan is never dropped.
+func prune(ctx context.Context, svc *plans.Service, now func() time.Time, log *slog.Logger) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		st, err := svc.Prune(ctx, now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Error("pruning plan history", "err", err)
+		case st.Revisions > 0:
+			log.Info("pruned plan history", "revisions", st.Revisions, "plans", st.Plans, "pages", st.Pages)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // followAgents sets up what reads agents' own records: Codex's rollout files, OpenCode servers.

@@ -89,13 +89,18 @@ func MergeIssues(lists ...[]ItemError) []ItemError {
 // maxActivityText bounds how much streamed text one activity row accumulates.
 const maxActivityText = 64 << 10
 
-// Apply applies items in order and commits them as one transaction. Items that cannot be
-// applied are reported in Result.Errors and skipped; the rest are applied. A nil error means the
-// applied items are durable.
+// Apply applies items in order and commits them, as one transaction, together with whatever
+// other Apply calls are waiting at that moment (group commit: one fsync for all of them). Items
+// that cannot be applied are reported in Result.Errors and skipped; the rest are applied. A nil
+// error means the applied items are durable. A failure of the store fails every call that
+// shared the transaction, and none of their items is kept.
 func (s *Service) Apply(ctx context.Context, st *Stream, items []Item) (Result, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := &batch{svc: s, ctx: ctx, st: st, now: s.cfg.Now()}
+	return s.enqueue(ctx, st, items)
+}
+
+// applyItems applies one call's items to the group's batch. An error means the store failed
+// and the whole group must be abandoned.
+func (b *batch) applyItems(items []Item) (Result, error) {
 	var res Result
 	for _, it := range items {
 		warns, err := b.apply(it.Msg)
@@ -110,13 +115,6 @@ func (s *Service) Apply(ctx context.Context, st *Stream, items []Item) (Result, 
 			res.Warnings = AddIssue(res.Warnings, &res.WarningCount, ItemError{Line: it.Line, Code: acp.CodeInvalidParams, Message: w})
 		}
 		res.Applied++
-	}
-	c := b.changes()
-	if err := s.commit(ctx, c); err != nil {
-		return Result{}, err
-	}
-	for _, sess := range c.Sessions {
-		res.Sessions = append(res.Sessions, sess.ID)
 	}
 	return res, nil
 }
@@ -163,6 +161,10 @@ type batch struct {
 	queued       map[*Activity]bool
 	revised      map[PlanKey]bool
 	activity     []*Activity
+
+	// callSessions lists the sessions the current Apply call of the group touched, for its Result.
+	callSessions []string
+	callSeen     map[string]bool
 }
 
 func (b *batch) changes() *Changes {
@@ -323,6 +325,13 @@ func (b *batch) response(m acp.Message) error {
 
 // session returns the batch's copy of a session, loading or creating it, and marks it touched.
 func (b *batch) session(id string) (*Session, error) {
+	if !b.callSeen[id] {
+		if b.callSeen == nil {
+			b.callSeen = map[string]bool{}
+		}
+		b.callSeen[id] = true
+		b.callSessions = append(b.callSessions, id)
+	}
 	if s, ok := b.sessions[id]; ok {
 		s.LastSeen = b.now
 		return s, nil

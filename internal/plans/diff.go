@@ -1,8 +1,10 @@
 package plans
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -58,58 +60,181 @@ func capLines(lines []string) []string {
 	return append(lines[:maxLines:maxLines], fmt.Sprintf("… %d more lines not shown", len(lines)-maxLines))
 }
 
-// maxDiffCells bounds the LCS table; beyond it the diff falls back to remove-all/add-all so a
-// pair of huge plans cannot exhaust memory.
-const maxDiffCells = 4 << 20
-
-// Diff computes a line diff from a to b (longest common subsequence).
+// Diff computes a minimal line diff from a to b: the fewest lines removed and added (so the
+// Same lines are a longest common subsequence). It is Myers's O((N+M)·D) algorithm in linear
+// space, so plans of tens of thousands of lines that differ a little diff fast, and plans that
+// differ a lot still come out exact rather than as remove-all/add-all. Within each run of
+// changes the removed lines come before the added ones, as a person reads a replacement.
 func Diff(a, b []string) []DiffLine {
-	n, m := len(a), len(b)
-	if n*m > maxDiffCells {
-		out := make([]DiffLine, 0, n+m)
-		for _, l := range a {
-			out = append(out, DiffLine{Removed, l})
-		}
-		for _, l := range b {
-			out = append(out, DiffLine{Added, l})
+	ids := make(map[string]int32, len(a)+len(b))
+	intern := func(ls []string) []int32 {
+		out := make([]int32, len(ls))
+		for i, l := range ls {
+			id, ok := ids[l]
+			if !ok {
+				id = int32(len(ids))
+				ids[l] = id
+			}
+			out[i] = id
 		}
 		return out
 	}
-	// lcs[i][j] is the LCS length of a[i:] and b[j:].
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
+	d := &myers{la: a, lb: b, a: intern(a), b: intern(b), out: make([]DiffLine, 0, max(len(a), len(b)))}
+	d.compare(0, len(a), 0, len(b))
+	groupChanges(d.out)
+	return d.out
+}
+
+// myers holds one diff's inputs (lines and their interned ids, compared as integers) and the
+// two V arrays of the middle-snake search, reused across the recursion.
+type myers struct {
+	la, lb []string
+	a, b   []int32
+	v1, v2 []int
+	out    []DiffLine
+}
+
+func (d *myers) emit(op DiffOp, lines []string) {
+	for _, l := range lines {
+		d.out = append(d.out, DiffLine{op, l})
 	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
+}
+
+// compare diffs a[a0:a1] against b[b0:b1], appending to d.out in order.
+func (d *myers) compare(a0, a1, b0, b1 int) {
+	s := a0
+	for a0 < a1 && b0 < b1 && d.a[a0] == d.b[b0] {
+		a0++
+		b0++
+	}
+	d.emit(Same, d.la[s:a0])
+	e := a1
+	for a1 > a0 && b1 > b0 && d.a[a1-1] == d.b[b1-1] {
+		a1--
+		b1--
+	}
+	switch {
+	case a0 == a1:
+		d.emit(Added, d.lb[b0:b1])
+	case b0 == b1:
+		d.emit(Removed, d.la[a0:a1])
+	default:
+		x, y, ok := d.bisect(a0, a1, b0, b1)
+		if !ok {
+			// Nothing in common: the whole range is replaced.
+			d.emit(Removed, d.la[a0:a1])
+			d.emit(Added, d.lb[b0:b1])
+			break
+		}
+		d.compare(a0, x, b0, y)
+		d.compare(x, a1, y, b1)
+	}
+	d.emit(Same, d.la[a1:e])
+}
+
+// bisect finds the middle snake of a[a0:a1] and b[b0:b1] (both non-empty, first and last
+// elements differing) by searching forwards from the start and backwards from the end until
+// the paths overlap, and returns the point where the forward path reached it: a split such
+// that diffing both halves gives a minimal diff of the whole. ok is false when the ranges have
+// nothing in common.
+func (d *myers) bisect(a0, a1, b0, b1 int) (x, y int, ok bool) {
+	a, b := d.a[a0:a1], d.b[b0:b1]
+	n, m := len(a), len(b)
+	maxD := (n + m + 1) / 2
+	off, vlen := maxD, 2*maxD+2
+	if cap(d.v1) < vlen {
+		d.v1, d.v2 = make([]int, vlen), make([]int, vlen)
+	}
+	v1, v2 := d.v1[:vlen], d.v2[:vlen]
+	for i := range v1 {
+		v1[i], v2[i] = -1, -1
+	}
+	v1[off+1], v2[off+1] = 0, 0
+	delta := n - m
+	// With an odd delta the paths meet on a forward step, with an even one on a backward step.
+	front := delta%2 != 0
+	// Diagonals that ran off the grid are skipped from then on.
+	var k1start, k1end, k2start, k2end int
+	for dd := 0; dd < maxD; dd++ {
+		for k1 := -dd + k1start; k1 <= dd-k1end; k1 += 2 {
+			i := off + k1
+			var x1 int
+			if k1 == -dd || (k1 != dd && v1[i-1] < v1[i+1]) {
+				x1 = v1[i+1]
 			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				x1 = v1[i-1] + 1
+			}
+			y1 := x1 - k1
+			for x1 < n && y1 < m && a[x1] == b[y1] {
+				x1++
+				y1++
+			}
+			v1[i] = x1
+			switch {
+			case x1 > n:
+				k1end += 2
+			case y1 > m:
+				k1start += 2
+			case front:
+				if j := off + delta - k1; j >= 0 && j < vlen && v2[j] != -1 && x1 >= n-v2[j] {
+					return a0 + x1, b0 + y1, true
+				}
+			}
+		}
+		for k2 := -dd + k2start; k2 <= dd-k2end; k2 += 2 {
+			i := off + k2
+			var x2 int
+			if k2 == -dd || (k2 != dd && v2[i-1] < v2[i+1]) {
+				x2 = v2[i+1]
+			} else {
+				x2 = v2[i-1] + 1
+			}
+			y2 := x2 - k2
+			for x2 < n && y2 < m && a[n-x2-1] == b[m-y2-1] {
+				x2++
+				y2++
+			}
+			v2[i] = x2
+			switch {
+			case x2 > n:
+				k2end += 2
+			case y2 > m:
+				k2start += 2
+			case !front:
+				if j := off + delta - k2; j >= 0 && j < vlen && v1[j] != -1 {
+					x1 := v1[j]
+					if y1 := x1 - (j - off); x1 >= n-x2 {
+						return a0 + x1, b0 + y1, true
+					}
+				}
 			}
 		}
 	}
-	var out []DiffLine
-	i, j := 0, 0
-	for i < n && j < m {
-		switch {
-		case a[i] == b[j]:
-			out = append(out, DiffLine{Same, a[i]})
+	return 0, 0, false
+}
+
+// groupChanges reorders each run of changed lines so its removals come first. Lines only move
+// within a run between two Same lines, so the edit script still turns a into b.
+func groupChanges(out []DiffLine) {
+	for i := 0; i < len(out); {
+		if out[i].Op == Same {
 			i++
-			j++
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			out = append(out, DiffLine{Removed, a[i]})
-			i++
-		default:
-			out = append(out, DiffLine{Added, b[j]})
+			continue
+		}
+		j := i
+		for j < len(out) && out[j].Op != Same {
 			j++
 		}
+		slices.SortStableFunc(out[i:j], func(x, y DiffLine) int {
+			return cmp.Compare(opRank(x.Op), opRank(y.Op))
+		})
+		i = j
 	}
-	for ; i < n; i++ {
-		out = append(out, DiffLine{Removed, a[i]})
+}
+
+func opRank(op DiffOp) int {
+	if op == Removed {
+		return 0
 	}
-	for ; j < m; j++ {
-		out = append(out, DiffLine{Added, b[j]})
-	}
-	return out
+	return 1
 }

@@ -22,11 +22,13 @@ type Config struct {
 	// Host is the machine plandash runs on: a session whose agent reports this host is local and
 	// records none.
 	Host string
+	// Retention bounds the revision history Prune keeps; zero keeps all of it.
+	Retention Retention
 }
 
 // Service applies decoded ACP traffic to the store and answers the queries pages and the API
 // share. It serialises writers: one batch is read, changed and committed at a time, so the
-// revision of a plan can never be assigned twice.
+// revision of a plan can never be assigned twice. Concurrent Apply calls share one commit.
 type Service struct {
 	store Store
 	cfg   Config
@@ -34,6 +36,12 @@ type Service struct {
 	mu        sync.Mutex // held across read-modify-commit
 	listeners []func(sessionIDs []string)
 	committed []func(Committed)
+
+	// Group commit (groupcommit.go): Apply calls wait in queue; whoever holds the lead token
+	// commits them all at once.
+	lead  chan struct{}
+	qmu   sync.Mutex
+	queue []*call
 }
 
 // Committed says what one commit changed, finer than sessions, so a listener can redo only that.
@@ -63,7 +71,7 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{store: store, cfg: cfg}
+	return &Service{store: store, cfg: cfg, lead: make(chan struct{}, 1)}
 }
 
 // OnChange registers fn to be called, after each commit, with the sessions it changed. fn must

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +15,8 @@ type plansStore struct {
 	w   *sql.DB // the DB's writer
 	r   *sql.DB
 	seq atomic.Uint64
+
+	cache tipCache // newest revisions, the bases of the next deltas (revisions.go)
 }
 
 var _ plans.Store = (*plansStore)(nil)
@@ -104,18 +105,9 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 			return err
 		}
 	}
-	if len(c.Revisions) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO plan_revisions(session_id, plan_id, revision, body) VALUES(?,?,?,?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, p := range c.Revisions {
-			p.Seq = seq
-			if _, err := stmt.ExecContext(ctx, p.SessionID, p.ID, p.Revision, mustJSON(p)); err != nil {
-				return fmt.Errorf("store revision %d of plan %q: %w", p.Revision, p.ID, err)
-			}
-		}
+	tips, err := s.putRevisions(ctx, tx, c.Revisions, seq)
+	if err != nil {
+		return err
 	}
 	for _, t := range c.ToolCalls {
 		if err := exec(ctx, tx, `INSERT INTO tool_calls(session_id, id, created, body) VALUES(?,?,?,?)
@@ -142,6 +134,7 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	s.cache.put(tips)
 	s.seq.Store(seq)
 	return nil
 }
@@ -279,19 +272,6 @@ func (s *plansStore) Activity(ctx context.Context, sessionID string, limit int) 
 		out = append(out, a)
 	}
 	return out, rows.Err()
-}
-
-// History lists all revisions of a plan, oldest first.
-func (s *plansStore) History(ctx context.Context, sessionID, planID string) ([]plans.Revision, error) {
-	ps, err := many[plans.Plan](ctx, s.r, `SELECT body FROM plan_revisions WHERE session_id=? AND plan_id=? ORDER BY revision`, sessionID, planID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]plans.Revision, len(ps))
-	for i, p := range ps {
-		out[i] = plans.Revision{Revision: p.Revision, At: p.Updated, Plan: p}
-	}
-	return out, nil
 }
 
 // ChangedSince lists sessions changed after seq.

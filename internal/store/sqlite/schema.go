@@ -14,7 +14,7 @@ import (
 // version was recorded. They are idempotent (IF NOT EXISTS) because such a database (version 0)
 // may already hold any of their tables, with the same names and columns.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema}
 }
 
 // toolCallsByTime lets a session page read its newest tool calls without sorting them all.
@@ -33,6 +33,9 @@ func (e *SchemaError) Error() string {
 // migrate applies the steps the database lacks, in one immediate transaction: two processes
 // opening the same file at once take turns, and the second finds nothing left to do.
 func migrate(ctx context.Context, w *sql.DB) (err error) {
+	if err := incrementalVacuum(ctx, w); err != nil {
+		return err
+	}
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -63,4 +66,27 @@ func migrate(ctx context.Context, w *sql.DB) (err error) {
 		return fmt.Errorf("record schema version: %w", err)
 	}
 	return tx.Commit()
+}
+
+// incrementalVacuum makes a new, empty database file one whose freed pages can be given back
+// to the file system (PRAGMA incremental_vacuum, after pruning history). SQLite fixes this mode
+// when the first table is created, and the connection is already in WAL mode by then, so the
+// empty file is vacuumed once to take it. A file that already has tables keeps its mode: pages
+// it frees stay in it, to be reused by later writes, until someone runs a full VACUUM (see
+// DB.EnableIncrementalVacuum).
+func incrementalVacuum(ctx context.Context, w *sql.DB) error {
+	var tables int
+	if err := w.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master`).Scan(&tables); err != nil {
+		return fmt.Errorf("read schema: %w", err)
+	}
+	if tables > 0 {
+		return nil
+	}
+	if _, err := w.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return fmt.Errorf("set auto_vacuum: %w", err)
+	}
+	if _, err := w.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("set auto_vacuum: %w", err)
+	}
+	return nil
 }

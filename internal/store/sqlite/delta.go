@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// A revision is stored either whole (formatFull: the plan's JSON) or as a delta against the
+// revision before it (formatDelta: a delta's JSON). Most updates change one entry of a plan and
+// its timestamps, so a delta is that entry and a few fields instead of the whole plan again.
+const (
+	formatFull  = 0
+	formatDelta = 1
+)
+
+// keyframeEvery stores every so many revisions whole, so that rebuilding a plan's newest
+// revision (after a restart) reads a bounded number of rows; its cost per update is a
+// 1,024th of a whole plan.
+const keyframeEvery = 1024
+
+// fields is a plan's JSON object split into its top-level members, kept as their encoded bytes.
+type fields map[string]json.RawMessage
+
+func splitFields(body []byte) (fields, error) {
+	var f fields
+	if err := json.Unmarshal(body, &f); err != nil {
+		return nil, fmt.Errorf("decode revision: %w", err)
+	}
+	return f, nil
+}
+
+// delta turns one revision's fields into the next's: members set or deleted, and for the
+// entries array (when both have one) the hunks of entries removed and inserted.
+type delta struct {
+	Set     map[string]json.RawMessage `json:"s,omitempty"`
+	Del     []string                   `json:"d,omitempty"`
+	Entries []hunk                     `json:"e,omitempty"`
+}
+
+// hunk replaces Del entries of the base, starting at its index At, with Ins. Hunks are in order
+// and do not overlap.
+type hunk struct {
+	At  int               `json:"a"`
+	Del int               `json:"n,omitempty"`
+	Ins []json.RawMessage `json:"i,omitempty"`
+}
+
+const (
+	entriesKey  = "entries"
+	revisionKey = "revision" // not in deltas: the row's key column has it
+)
+
+// diffFields computes the delta from base to next.
+func diffFields(base, next fields) delta {
+	var d delta
+	for k, v := range next {
+		old, ok := base[k]
+		if ok && bytes.Equal(old, v) {
+			continue
+		}
+		if ok && k == entriesKey {
+			if h, ok := diffEntries(old, v); ok {
+				d.Entries = h
+				continue
+			}
+		}
+		if d.Set == nil {
+			d.Set = map[string]json.RawMessage{}
+		}
+		d.Set[k] = v
+	}
+	for k := range base {
+		if _, ok := next[k]; !ok {
+			d.Del = append(d.Del, k)
+		}
+	}
+	slices.Sort(d.Del)
+	return d
+}
+
+// diffEntries is the hunks from one entries array to another, by a minimal diff of their
+// elements; ok is false when either is not an array.
+func diffEntries(a, b json.RawMessage) ([]hunk, bool) {
+	var ea, eb []json.RawMessage
+	if json.Unmarshal(a, &ea) != nil || json.Unmarshal(b, &eb) != nil {
+		return nil, false
+	}
+	var hs []hunk
+	i, j := 0, 0 // next element of a, of b
+	lines := plans.Diff(rawStrings(ea), rawStrings(eb))
+	for k := 0; k < len(lines); {
+		if lines[k].Op == plans.Same {
+			i++
+			j++
+			k++
+			continue
+		}
+		h := hunk{At: i}
+		for ; k < len(lines) && lines[k].Op != plans.Same; k++ {
+			if lines[k].Op == plans.Removed {
+				h.Del++
+				i++
+			} else {
+				h.Ins = append(h.Ins, eb[j])
+				j++
+			}
+		}
+		hs = append(hs, h)
+	}
+	return hs, true
+}
+
+func rawStrings(rs []json.RawMessage) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = string(r)
+	}
+	return out
+}
+
+// apply builds the next revision's fields from base and d; base is not changed.
+func (d delta) apply(base fields) (fields, error) {
+	next := make(fields, len(base)+len(d.Set))
+	for k, v := range base {
+		next[k] = v
+	}
+	for _, k := range d.Del {
+		delete(next, k)
+	}
+	for k, v := range d.Set {
+		next[k] = v
+	}
+	if len(d.Entries) == 0 {
+		return next, nil
+	}
+	var ea []json.RawMessage
+	if err := json.Unmarshal(base[entriesKey], &ea); err != nil {
+		return nil, fmt.Errorf("revision delta: base entries: %w", err)
+	}
+	out := make([]json.RawMessage, 0, len(ea))
+	pos := 0
+	for _, h := range d.Entries {
+		if h.At < pos || h.Del < 0 || h.At+h.Del > len(ea) {
+			return nil, fmt.Errorf("revision delta: hunk at %d removing %d does not fit %d entries", h.At, h.Del, len(ea))
+		}
+		out = append(append(out, ea[pos:h.At]...), h.Ins...)
+		pos = h.At + h.Del
+	}
+	out = append(out, ea[pos:]...)
+	next[entriesKey] = joinRaw(out)
+	return next, nil
+}
+
+// joinRaw encodes elements as a compact JSON array, as encoding/json would.
+func joinRaw(rs []json.RawMessage) json.RawMessage {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(r)
+	}
+	b.WriteByte(']')
+	return json.RawMessage(b.String())
+}
+
+// decodeFields turns rebuilt fields back into a plan.
+func decodeFields(f fields) (plans.Plan, error) {
+	body, err := json.Marshal(f)
+	if err != nil {
+		return plans.Plan{}, err
+	}
+	return decode[plans.Plan](body)
+}
