@@ -126,6 +126,8 @@ type SessionInfo struct {
 	Directory string `json:"directory"`
 	Title     string `json:"title"`
 	Slug      string `json:"slug"`
+	// Host is the machine OpenCode runs on, when the plugin said (it is not OpenCode's field).
+	Host string `json:"-"`
 }
 
 // planExitRE reads the plan path out of plan_exit's question (packages/opencode/src/tool/plan.ts).
