@@ -64,20 +64,42 @@ func pending(t *testing.T, g *approval.Gate) approval.Request {
 	}
 }
 
+// decided waits until request id is decided.
+func decided(t *testing.T, g *approval.Gate, id string) approval.Request {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r, err := g.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Decided() {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("request %s still pending", id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestRealPluginPlanExit: `plandash install opencode --project` writes the plugin into a
 // project; the REAL OpenCode (`opencode serve`, whose port plandash is never told) loads it and
 // runs a scripted todowrite and plan_exit. The todos reach a real plandash through the plugin,
 // the plan waits at plandash's gate, and the person's decision answers OpenCode's question
-// through the plugin's client: approve → Yes, reject → No.
+// through the plugin's client. When OpenCode's own prompt is answered first, plandash's request
+// is closed as answered there. (OpenCode installs @opencode-ai/plugin from npm into a config
+// directory that has plugins, so each case takes a minute or more.)
 func TestRealPluginPlanExit(t *testing.T) {
 	if testing.Short() && os.Getenv(agenttest.EnvAgentTests) != "1" {
 		t.Skip("agent CLI tests are slow; skipped with -short")
 	}
 	for _, tt := range []struct {
-		action approval.Action
+		name   string
+		inTUI  bool // OpenCode's own prompt answers first
 		answer string
-	}{{approval.Approve, "Yes"}, {approval.Reject, "No"}} {
-		t.Run(tt.answer, func(t *testing.T) {
+	}{{"plandash decides", false, "Yes"}, {"OpenCode answers first", true, "No"}} {
+		t.Run(tt.name, func(t *testing.T) {
 			a, base, data := servedApp(t)
 			srv := agenttest.NewModelServer(t)
 			o := agenttest.NewOpenCode(t, srv, nil)
@@ -116,7 +138,18 @@ func TestRealPluginPlanExit(t *testing.T) {
 			if _, ok := byID[opencode.PlanMode]; !ok {
 				t.Errorf("no plan-mode plan: %+v", d.Plans)
 			}
-			if _, err := a.Gate.Decide(context.Background(), req.ID, approval.DecisionInput{Action: tt.action, By: "ann"}); err != nil {
+			if tt.inTUI {
+				asked := s.WaitEvent(time.Minute, opencode.EventQuestionAsked, nil)
+				var q opencode.QuestionAsked
+				if err := json.Unmarshal(asked.Properties, &q); err != nil {
+					t.Fatal(err)
+				}
+				s.Do("POST", "/question/"+q.ID+"/reply", map[string]any{"answers": [][]string{{tt.answer}}}, nil)
+				closed := decided(t, a.Gate, req.ID)
+				if closed.Decision.By != opencode.TerminalDecider || closed.Decision.Comment != "answered in OpenCode" {
+					t.Errorf("request closed as %+v", closed.Decision)
+				}
+			} else if _, err := a.Gate.Decide(context.Background(), req.ID, approval.DecisionInput{Action: approval.Approve, By: "ann"}); err != nil {
 				t.Fatal(err)
 			}
 			ev := s.WaitEvent(2*time.Minute, opencode.EventQuestionReplied, nil)
