@@ -12,6 +12,7 @@ import (
 	"github.com/plandash/plandash/internal/agents/claude"
 	"github.com/plandash/plandash/internal/agents/codex"
 	"github.com/plandash/plandash/internal/agents/gemini"
+	"github.com/plandash/plandash/internal/agents/opencode"
 	"github.com/plandash/plandash/internal/client"
 )
 
@@ -66,13 +67,13 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if len(args) > 0 {
 		agent = args[0]
 	}
-	if agent != "claude" && agent != "codex" && agent != "gemini" {
-		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--token T] [--data DIR]")
+	if agent != "claude" && agent != "codex" && agent != "gemini" && agent != "opencode" {
+		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini|opencode [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--token T] [--data DIR]")
 		return errUsage
 	}
 	fs := flag.NewFlagSet("plandash install "+agent, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	project := fs.String("project", "", "install into the project DIR's settings instead of your user settings (claude, gemini)")
+	project := fs.String("project", "", "install into the project DIR's settings instead of your user settings (claude, gemini, opencode)")
 	fs.Bool("user", true, "install into your user settings (the default)")
 	gate := fs.Bool("gate", false, "also hold plan-mode plans for approval in the dashboard (codex: always, through its Stop hook)")
 	allTools := fs.Bool("all-tools", false, "capture every tool call, not only the tools that carry plans (claude)")
@@ -109,6 +110,8 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		} else {
 			rep, err = gemini.Install(path, gemini.InstallOptions{Command: exe, Server: *server, Data: *data, Gate: *gate})
 		}
+	case "opencode":
+		rep, err = installOpenCode(*project, *uninstall, *server, *data, getenv)
 	case "codex":
 		if home := getenv("CODEX_HOME"); home != "" && *project == "" {
 			base = home
@@ -125,4 +128,29 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	}
 	fmt.Fprintln(stdout, rep.String())
 	return nil
+}
+
+// installOpenCode writes (or removes) plandash's OpenCode plugin: OpenCode has no command hooks,
+// so the plugin posts its events itself, with the server and token file baked in.
+func installOpenCode(project string, uninstall bool, server, data string, getenv func(string) string) (reporter, error) {
+	if project != "" {
+		abs, err := filepath.Abs(project)
+		if err != nil {
+			return nil, err
+		}
+		project = abs
+	}
+	dir := opencode.PluginDir(project, getenv)
+	if uninstall {
+		return opencode.UninstallPlugin(dir)
+	}
+	t := client.Resolve(getenv, client.Flags{DataDir: data})
+	if data != "" {
+		abs, err := filepath.Abs(data)
+		if err != nil {
+			return nil, err
+		}
+		t.DataDir = abs
+	}
+	return opencode.InstallPlugin(dir, opencode.PluginOptions{Server: server, TokenFile: client.TokenFile(t.DataDir)})
 }

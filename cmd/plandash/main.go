@@ -47,7 +47,7 @@ Usage:
   plandash mcp    [flags]          serve plandash's MCP tools (shared plans, approval) on stdio
   plandash approval request FILE   submit a plan for approval and wait for the decision
   plandash dag check FILE          validate a tool-call plan and print its dry run
-  plandash install claude|codex|gemini [--gate]
+  plandash install claude|codex|gemini|opencode [--gate]
                                    put plandash's hooks in the agent's settings (--uninstall)
   plandash hook claude|codex|gemini
                                    what those hooks run: post one event read on stdin

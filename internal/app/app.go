@@ -153,6 +153,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
 			"gemini": gemini.NewService(svc, gate, gemini.Config{Home: home, Log: cfg.Log}),
+			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
+				PlanRoots: []string{filepath.Join(home, ".local", "share", "opencode", "plans")}, Log: cfg.Log}),
 		},
 		MCP: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
 	})

@@ -74,7 +74,7 @@ func TestAppServes(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for agent, want := range map[string]int{"claude": 400, "codex": 400, "gemini": 400, "cursor": 404} {
+	for agent, want := range map[string]int{"claude": 400, "codex": 400, "gemini": 400, "opencode": 400, "cursor": 404} {
 		req, _ := http.NewRequest("POST", base+"/api/v1/hooks/"+agent, strings.NewReader("{not json"))
 		req.Header.Set("Authorization", "Bearer tok")
 		resp, err := http.DefaultClient.Do(req)

@@ -26,7 +26,7 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 	agent := param(r, "agent")
 	h, ok := s.hooks[agent]
 	if !ok {
-		writeProblem(w, r, s.log, errs.Errorf(errs.NotFound, "no hooks for agent %q: plandash takes claude, codex and gemini", agent))
+		writeProblem(w, r, s.log, errs.Errorf(errs.NotFound, "no hooks for agent %q: plandash takes claude, codex, gemini and opencode", agent))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))

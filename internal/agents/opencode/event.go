@@ -1,8 +1,10 @@
-// Package opencode is plandash's adapter for OpenCode: a client of an OpenCode server's event
-// stream (GET /event, Server-Sent Events) that records each session's todo list as a plan,
-// holds plan_exit's "switch to the build agent?" question and tool permission requests at the
-// approval gate, and answers them over OpenCode's HTTP API. The TUI runs the same server, so
-// one watcher covers `opencode serve`, `opencode web` and a TUI started with a fixed --port.
+// Package opencode is plandash's adapter for OpenCode. Two ways in share one translation: a
+// plugin plandash installs into OpenCode (plugin/plandash.js, embedded; see InstallPlugin) posts
+// OpenCode's bus events to the HookService, and the Watcher follows a reachable OpenCode
+// server's event stream (GET /event, Server-Sent Events). Either way each session's todo list
+// is recorded as a plan, and plan_exit's "switch to the build agent?" question and tool
+// permission requests are held at the approval gate and answered through OpenCode's own reply
+// endpoints: the first answer, plandash's or OpenCode's own prompt's, wins.
 package opencode
 
 import (
@@ -126,6 +128,8 @@ type SessionInfo struct {
 	Directory string `json:"directory"`
 	Title     string `json:"title"`
 	Slug      string `json:"slug"`
+	// Host is the machine OpenCode runs on, when the plugin said (it is not OpenCode's field).
+	Host string `json:"-"`
 }
 
 // planExitRE reads the plan path out of plan_exit's question (packages/opencode/src/tool/plan.ts).

@@ -2,9 +2,13 @@ package opencode
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/plans"
 )
 
 // FuzzReadSSE feeds the stream reader and the event decoder arbitrary bytes: no panic, every
@@ -48,4 +52,38 @@ func FuzzReadSSE(f *testing.F) {
 			}
 		})
 	})
+}
+
+// FuzzDecodeHook feeds the plugin's post decoder arbitrary bodies: no panic, a decoded event
+// always has a type, and a service without a gate answers every decodable body at once with
+// nothing or refuses it as invalid.
+func FuzzDecodeHook(f *testing.F) {
+	f.Add([]byte(`{"type":"todo.updated","properties":{"sessionID":"s","todos":[{"content":"a","status":"x"}]},"directory":"/p","host":"h"}`))
+	f.Add([]byte(`{"type":"question.asked","properties":{"id":"q","sessionID":"s","questions":[{"question":"Plan at p.md is complete. Would you like to switch to the build agent?"}]}}`))
+	f.Add([]byte(`{"type":"session.created","properties":{"info":{"id":"s","directory":"/p"}}}`))
+	f.Add([]byte(`{"type":""}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ev, err := DecodeHook(b)
+		if err != nil {
+			return
+		}
+		if ev.Type == "" {
+			t.Fatal("decoded an event without a type")
+		}
+		s := NewHookService(discardApplier{}, nil, HookConfig{Host: "h"})
+		out, err := s.Handle(context.Background(), b)
+		if len(out) != 0 {
+			t.Fatalf("answered %q without a gate", out)
+		}
+		if err != nil && errs.KindOf(err) != errs.Invalid {
+			t.Fatalf("error of kind %v: %v", errs.KindOf(err), err)
+		}
+	})
+}
+
+// discardApplier accepts every batch.
+type discardApplier struct{}
+
+func (discardApplier) Apply(context.Context, *plans.Stream, []plans.Item) (plans.Result, error) {
+	return plans.Result{}, nil
 }

@@ -20,150 +20,54 @@ const MaxPlanFile = 512 << 10
 // client (its TUI, or the web UI).
 var errAnsweredElsewhere = errors.New("answered in OpenCode")
 
-// holdPlanExit puts plan_exit's plan at the gate and answers the question with the decision:
-// "Yes" switches OpenCode to the build agent, "No" keeps it planning.
+// holdPlanExit puts plan_exit's plan at the gate and answers the question with the decision.
 func (w *Watcher) holdPlanExit(ctx context.Context, q QuestionAsked, path string) {
-	md, file, why := w.readPlan(q.SessionID, path)
-	shown := md
-	if strings.TrimSpace(shown) == "" {
-		shown = q.Questions[0].Question
-		if why != "" {
-			shown += "\n\n_The plan file could not be read: " + why + "._"
-		}
-	}
-	b := w.batch(q.SessionID)
-	b.planMode(shown, file, "proposed")
-	w.applyBatch(ctx, b)
-	var c strings.Builder
-	fmt.Fprintf(&c, "OpenCode finished a plan in session `%s` and asks whether to switch to the build agent.\n\n", q.SessionID)
-	if file != "" {
-		fmt.Fprintf(&c, "Plan file: `%s`\n\n", file)
-	}
-	c.WriteString("- **Approve** answers Yes: OpenCode switches to the build agent and implements the plan.\n")
-	c.WriteString("- **Reject** answers No: OpenCode stays with the plan agent.\n\n")
-	c.WriteString("OpenCode's own prompt stays open meanwhile: the first answer wins.")
-	r, ok := w.decide(ctx, approval.Submission{SessionID: SessionKey(q.SessionID), Agent: AgentTitle, Title: planTitle(md),
-		Context: c.String(), Plan: approval.PlanBody{Type: approval.TypeMarkdown, Markdown: shown},
-		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(w.opts.Deadline), Default: approval.Reject})
+	answer, done, ok := w.planExit(ctx, q, path)
 	if !ok {
 		return
 	}
-	ctx, cancel := w.answering(ctx, q.ID)
+	w.unregister(q.ID)
+	ctx, cancel := replyContext(ctx)
 	defer cancel()
-	answer, state := "No", "rejected"
-	if r.Status == approval.Approved {
-		answer, state = "Yes", "approved"
-	}
 	if err := w.post(ctx, "/question/"+q.ID+"/reply", map[string]any{"answers": [][]string{{answer}}}); err != nil {
-		w.opts.Log.Warn("opencode: answer question", "question", q.ID, "err", err)
+		w.log.Warn("opencode: answer question", "question", q.ID, "err", err)
 		return
 	}
-	b = w.batch(q.SessionID)
-	b.planMode(shown, file, state)
-	w.applyBatch(ctx, b)
+	done(ctx)
 }
 
-// holdPermission puts a permission request at the gate and replies once, always (an approval
-// whose comment says "always") or reject (with the comment as the message).
+// holdPermission puts a permission request at the gate and replies once with the decision.
 func (w *Watcher) holdPermission(ctx context.Context, p PermissionAsked) {
-	var md strings.Builder
-	fmt.Fprintf(&md, "OpenCode asks permission for **%s**", truncate(p.Permission, 256))
-	if len(p.Patterns) > 0 {
-		md.WriteString(":\n\n")
-		for i, pat := range p.Patterns {
-			if i == 32 {
-				md.WriteString("- …\n")
-				break
-			}
-			fmt.Fprintf(&md, "- `%s`\n", strings.ReplaceAll(truncate(pat, 2048), "`", "'"))
-		}
-	} else {
-		md.WriteString(".\n")
-	}
-	ctxText := fmt.Sprintf("OpenCode session `%s` waits for this permission (it has no timeout).\n\n"+
-		"- **Approve** allows it once; write `always` in your comment to allow %s from now on.\n"+
-		"- **Reject** refuses it; your comment is sent to the agent.\n\nOpenCode's own prompt stays open meanwhile: the first answer wins.",
-		p.SessionID, strings.Join(p.Always, ", "))
-	r, ok := w.decide(ctx, approval.Submission{SessionID: SessionKey(p.SessionID), Agent: AgentTitle,
-		Title: truncate("Permission: "+p.Permission, approval.MaxTitle-10), Context: ctxText,
-		Plan:    approval.PlanBody{Type: approval.TypeMarkdown, Markdown: md.String()},
-		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(w.opts.Deadline), Default: approval.Reject})
+	body, ok := w.permission(ctx, p)
 	if !ok {
 		return
 	}
-	ctx, cancel := w.answering(ctx, p.ID)
+	w.unregister(p.ID)
+	ctx, cancel := replyContext(ctx)
 	defer cancel()
-	body := map[string]any{"reply": "reject"}
-	if r.Status == approval.Approved {
-		body["reply"] = "once"
-		if strings.EqualFold(strings.TrimSpace(r.Decision.Comment), "always") {
-			body["reply"] = "always"
-		}
-	} else if c := strings.TrimSpace(r.Decision.Comment); c != "" {
-		body["message"] = c
-	}
 	if err := w.post(ctx, "/permission/"+p.ID+"/reply", body); err != nil {
-		w.opts.Log.Warn("opencode: answer permission", "permission", p.ID, "err", err)
+		w.log.Warn("opencode: answer permission", "permission", p.ID, "err", err)
 	}
 }
 
-// answering stops treating OpenCode's news of request id as an answer from elsewhere (the
-// reply plandash is about to send causes it) and gives the reply a context of its own.
-func (w *Watcher) answering(ctx context.Context, id string) (context.Context, context.CancelFunc) {
-	w.mu.Lock()
-	delete(w.waiting, id)
-	w.mu.Unlock()
+// replyContext gives a reply a context of its own: the wait that decided it may be ending.
+func replyContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-}
-
-// decide submits sub and waits for a person's decision. ok is false when there is nothing to
-// send OpenCode: the request expired (OpenCode's prompt stays the way to answer), OpenCode was
-// answered elsewhere (the request is closed as such), or the watcher stops.
-func (w *Watcher) decide(ctx context.Context, sub approval.Submission) (approval.Request, bool) {
-	r, _, err := w.gate.Submit(ctx, sub)
-	if err != nil {
-		w.opts.Log.Warn("opencode: submit to the gate", "err", err)
-		return r, false
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = w.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			why := "the watcher stopped; answer in OpenCode"
-			if errors.Is(context.Cause(ctx), errAnsweredElsewhere) {
-				why = "answered in OpenCode"
-			}
-			_, err := w.gate.Decide(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: why})
-			var de *approval.DecidedError
-			if err != nil && !errors.As(err, &de) {
-				w.opts.Log.Warn("opencode: close request", "request", id, "err", err)
-			}
-			return r, false
-		}
-		if err != nil {
-			w.opts.Log.Warn("opencode: wait for a decision", "request", id, "err", err)
-			return r, false
-		}
-	}
-	if r.Decision == nil || r.Decision.Expired || r.Decision.By == TerminalDecider {
-		return r, false
-	}
-	return r, true
 }
 
 // readPlan reads the plan file plan_exit names. OpenCode names it relative to the project's
 // worktree ("/" for a directory outside git) or absolutely; it is read only under the session's
 // directory or Options.PlanRoots, through os.Root.
-func (w *Watcher) readPlan(sessionID, path string) (md, file, why string) {
+func (c *core) readPlan(sessionID, path string) (md, file, why string) {
 	if path == "" {
 		return "", "", "the question names no plan file"
 	}
-	w.mu.Lock()
+	c.mu.Lock()
 	var dir string
-	if s := w.sessions[sessionID]; s != nil {
+	if s := c.sessions[sessionID]; s != nil {
 		dir = s.Directory
 	}
-	w.mu.Unlock()
+	c.mu.Unlock()
 	var cands []string
 	if filepath.IsAbs(path) {
 		cands = append(cands, path)
@@ -173,7 +77,7 @@ func (w *Watcher) readPlan(sessionID, path string) (md, file, why string) {
 		}
 		cands = append(cands, filepath.Join("/", path))
 	}
-	roots := append([]string{dir}, w.opts.PlanRoots...)
+	roots := append([]string{dir}, c.planRoots...)
 	why = "it is outside the session's directory and the plan roots"
 	for _, c := range cands {
 		md, err := ReadPlanFile(c, roots, MaxPlanFile)

@@ -24,6 +24,9 @@ func newBatch(sessionID string, info *SessionInfo, host string) *batch {
 		"clientInfo": map[string]any{"name": "plandash-opencode"}},
 		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
 	if info != nil {
+		if info.Host != "" {
+			host = info.Host
+		}
 		meta := map[string]any{"host": host, "agentSessionId": sessionID}
 		if info.Title != "" {
 			meta["title"] = info.Title

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -78,15 +77,9 @@ const maxSessions = 4096
 // Watcher follows one OpenCode server's event stream. It is safe for concurrent use, but Run
 // once at a time.
 type Watcher struct {
-	base  string
-	apply Applier
-	gate  Gate // nil: only record
-	opts  Options
-
-	mu        sync.Mutex
-	sessions  map[string]*SessionInfo // what session.created/updated said
-	announced map[string]bool
-	waiting   map[string]context.CancelCauseFunc // OpenCode request id → its wait at the gate
+	*core
+	base string
+	opts Options
 }
 
 // NewWatcher makes a Watcher of the OpenCode server at baseURL (e.g. http://127.0.0.1:4096).
@@ -98,9 +91,6 @@ func NewWatcher(baseURL string, apply Applier, gate Gate, opts Options) *Watcher
 	if opts.Host == "" {
 		opts.Host, _ = os.Hostname()
 	}
-	if opts.Deadline <= 0 {
-		opts.Deadline = 12 * time.Hour
-	}
 	if opts.MinBackoff <= 0 {
 		opts.MinBackoff = 500 * time.Millisecond
 	}
@@ -110,8 +100,8 @@ func NewWatcher(baseURL string, apply Applier, gate Gate, opts Options) *Watcher
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	return &Watcher{base: strings.TrimRight(baseURL, "/"), apply: apply, gate: gate, opts: opts,
-		sessions: map[string]*SessionInfo{}, announced: map[string]bool{}, waiting: map[string]context.CancelCauseFunc{}}
+	return &Watcher{core: newCore(apply, gate, opts.Host, opts.Deadline, opts.PlanRoots, opts.Log),
+		base: strings.TrimRight(baseURL, "/"), opts: opts}
 }
 
 // Run follows the stream until ctx ends, reconnecting with exponential backoff (reset once a
@@ -128,7 +118,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		if got {
 			backoff = w.opts.MinBackoff
 		}
-		w.opts.Log.Warn("opencode: event stream ended; reconnecting", "server", w.base, "err", err, "in", backoff)
+		w.log.Warn("opencode: event stream ended; reconnecting", "server", w.base, "err", err, "in", backoff)
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
@@ -162,7 +152,7 @@ func (w *Watcher) stream(ctx context.Context, wg *sync.WaitGroup) (got bool, err
 		got = true
 		ev, err := DecodeEvent(data)
 		if err != nil {
-			w.opts.Log.Warn("opencode: undecodable event", "err", err)
+			w.log.Warn("opencode: undecodable event", "err", err)
 			return
 		}
 		w.handle(ctx, ev, wg)
@@ -181,22 +171,15 @@ func (w *Watcher) handle(ctx context.Context, ev Event, wg *sync.WaitGroup) {
 		var p struct {
 			Info SessionInfo `json:"info"`
 		}
-		if json.Unmarshal(ev.Properties, &p) == nil && p.Info.ID != "" {
-			w.mu.Lock()
-			if len(w.sessions) >= maxSessions {
-				clear(w.sessions)
-			}
-			w.sessions[p.Info.ID] = &p.Info
-			w.mu.Unlock()
+		if json.Unmarshal(ev.Properties, &p) == nil {
+			w.remember(p.Info)
 		}
 	case EventTodoUpdated:
 		var p TodoUpdated
 		if json.Unmarshal(ev.Properties, &p) != nil || p.SessionID == "" {
 			return
 		}
-		b := w.batch(p.SessionID)
-		b.todos(p.Todos)
-		w.applyBatch(ctx, b)
+		w.todos(ctx, p)
 	case EventQuestionAsked:
 		var q QuestionAsked
 		if w.gate == nil || !w.opts.Questions || json.Unmarshal(ev.Properties, &q) != nil || q.ID == "" || q.SessionID == "" {
@@ -222,75 +205,15 @@ func (w *Watcher) handle(ctx context.Context, ev Event, wg *sync.WaitGroup) {
 // hold runs fn for OpenCode request id with a context that ends when OpenCode reports the
 // request answered.
 func (w *Watcher) hold(ctx context.Context, wg *sync.WaitGroup, id string, fn func(context.Context)) {
-	hctx, cancel := context.WithCancelCause(ctx)
-	w.mu.Lock()
-	if _, dup := w.waiting[id]; dup {
-		w.mu.Unlock()
-		cancel(nil)
+	hctx, cancel, ok := w.register(ctx, id)
+	if !ok {
 		return
 	}
-	w.waiting[id] = cancel
-	w.mu.Unlock()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		defer cancel(nil)
-		defer func() {
-			w.mu.Lock()
-			delete(w.waiting, id)
-			w.mu.Unlock()
-		}()
+		defer w.unregister(id)
 		fn(hctx)
-	}()
-}
-
-func (w *Watcher) answered(id string) {
-	w.mu.Lock()
-	cancel := w.waiting[id]
-	w.mu.Unlock()
-	if cancel != nil {
-		cancel(errAnsweredElsewhere)
-	}
-}
-
-// batch starts a batch for session id, announcing it the first time.
-func (w *Watcher) batch(id string) *batch {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var info *SessionInfo
-	if !w.announced[id] {
-		info = &SessionInfo{ID: id}
-		if s := w.sessions[id]; s != nil {
-			info = s
-		}
-		if len(w.announced) >= maxSessions {
-			clear(w.announced)
-		}
-		w.announced[id] = true
-	}
-	return newBatch(id, info, w.opts.Host)
-}
-
-func (w *Watcher) applyBatch(ctx context.Context, b *batch) {
-	items := make([]plans.Item, 0, len(b.out))
-	for i, line := range b.out {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			w.opts.Log.Error("opencode: translated message does not decode", "err", err)
-			return
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := w.apply.Apply(ctx, plans.NewStream(), items)
-	if err != nil {
-		w.opts.Log.Warn("opencode: apply", "session", b.sid, "err", err)
-		return
-	}
-	for _, e := range res.Errors {
-		w.opts.Log.Warn("opencode: update not applied", "session", b.sid, "line", e.Line, "err", e.Message)
-	}
+	})
 }
 
 // request builds a request to the server with basic auth when configured.

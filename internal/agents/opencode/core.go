@@ -1,0 +1,268 @@
+package opencode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// core is what the Watcher (plandash follows OpenCode's server) and the HookService (OpenCode's
+// plugin posts to plandash) share: the sessions OpenCode described, the translation into plan
+// updates, and the gate waits that OpenCode's own answer can end.
+type core struct {
+	apply     Applier
+	gate      Gate // nil: only record
+	host      string
+	deadline  time.Duration
+	planRoots []string
+	log       *slog.Logger
+
+	mu        sync.Mutex
+	sessions  map[string]*SessionInfo // what session.created/updated said
+	announced map[string]bool
+	waiting   map[string]context.CancelCauseFunc // OpenCode request id → its wait at the gate
+}
+
+func newCore(apply Applier, gate Gate, host string, deadline time.Duration, planRoots []string, log *slog.Logger) *core {
+	if deadline <= 0 {
+		deadline = 12 * time.Hour
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &core{apply: apply, gate: gate, host: host, deadline: deadline, planRoots: planRoots, log: log,
+		sessions: map[string]*SessionInfo{}, announced: map[string]bool{}, waiting: map[string]context.CancelCauseFunc{}}
+}
+
+// remember keeps what session.created/updated said of a session.
+func (c *core) remember(info SessionInfo) {
+	if info.ID == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.sessions) >= maxSessions {
+		clear(c.sessions)
+	}
+	c.sessions[info.ID] = &info
+}
+
+// rememberDir records a session's directory and host when nothing better is known (the plugin
+// names the directory OpenCode runs in with every event).
+func (c *core) rememberDir(id, dir, host string) {
+	if id == "" || dir == "" {
+		return
+	}
+	c.mu.Lock()
+	_, known := c.sessions[id]
+	c.mu.Unlock()
+	if !known {
+		c.remember(SessionInfo{ID: id, Directory: dir, Host: host})
+	}
+}
+
+// register makes the wait for OpenCode request id, which ends when OpenCode reports the request
+// answered (see answered). ok is false when the request is already waited for.
+func (c *core) register(ctx context.Context, id string) (context.Context, context.CancelCauseFunc, bool) {
+	hctx, cancel := context.WithCancelCause(ctx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.waiting[id]; dup {
+		cancel(nil)
+		return nil, nil, false
+	}
+	c.waiting[id] = cancel
+	return hctx, cancel, true
+}
+
+// unregister stops treating OpenCode's news of request id as an answer from elsewhere (the reply
+// plandash sends causes it, and the wait is over).
+func (c *core) unregister(id string) {
+	c.mu.Lock()
+	delete(c.waiting, id)
+	c.mu.Unlock()
+}
+
+// answered ends the wait for request id: OpenCode was answered by another client.
+func (c *core) answered(id string) {
+	c.mu.Lock()
+	cancel := c.waiting[id]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel(errAnsweredElsewhere)
+	}
+}
+
+// batch starts a batch for session id, announcing it the first time.
+func (c *core) batch(id string) *batch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var info *SessionInfo
+	if !c.announced[id] {
+		info = &SessionInfo{ID: id}
+		if s := c.sessions[id]; s != nil {
+			info = s
+		}
+		if len(c.announced) >= maxSessions {
+			clear(c.announced)
+		}
+		c.announced[id] = true
+	}
+	return newBatch(id, info, c.host)
+}
+
+// applyBatch applies b; failures are logged only (a missed update costs a stale view, never
+// OpenCode's run).
+func (c *core) applyBatch(ctx context.Context, b *batch) {
+	items := make([]plans.Item, 0, len(b.out))
+	for i, line := range b.out {
+		decoded, err := acp.DecodeLine(line)
+		if err != nil {
+			c.log.Error("opencode: translated message does not decode", "err", err)
+			return
+		}
+		for _, m := range decoded {
+			items = append(items, plans.Item{Line: i + 1, Msg: m})
+		}
+	}
+	res, err := c.apply.Apply(ctx, plans.NewStream(), items)
+	if err != nil {
+		c.log.Warn("opencode: apply", "session", b.sid, "err", err)
+		return
+	}
+	for _, e := range res.Errors {
+		c.log.Warn("opencode: update not applied", "session", b.sid, "line", e.Line, "err", e.Message)
+	}
+}
+
+// todos records a session's whole todo list.
+func (c *core) todos(ctx context.Context, p TodoUpdated) {
+	b := c.batch(p.SessionID)
+	b.todos(p.Todos)
+	c.applyBatch(ctx, b)
+}
+
+// decide submits sub and waits for a person's decision. ok is false when there is nothing to
+// send OpenCode: the request expired (OpenCode's prompt stays the way to answer), OpenCode was
+// answered elsewhere (the request is closed as such), or plandash stopped waiting.
+func (c *core) decide(ctx context.Context, sub approval.Submission) (approval.Request, bool) {
+	r, _, err := c.gate.Submit(ctx, sub)
+	if err != nil {
+		c.log.Warn("opencode: submit to the gate", "err", err)
+		return r, false
+	}
+	id := r.ID
+	for !r.Decided() {
+		r, err = c.gate.Wait(ctx, id, time.Minute)
+		if ctx.Err() != nil {
+			why := "plandash stopped waiting for OpenCode; answer in OpenCode"
+			if errors.Is(context.Cause(ctx), errAnsweredElsewhere) {
+				why = "answered in OpenCode"
+			}
+			_, err := c.gate.Decide(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: why})
+			var de *approval.DecidedError
+			if err != nil && !errors.As(err, &de) {
+				c.log.Warn("opencode: close request", "request", id, "err", err)
+			}
+			return r, false
+		}
+		if err != nil {
+			c.log.Warn("opencode: wait for a decision", "request", id, "err", err)
+			return r, false
+		}
+	}
+	if r.Decision == nil || r.Decision.Expired || r.Decision.By == TerminalDecider {
+		return r, false
+	}
+	return r, true
+}
+
+// planExit holds plan_exit's question at the gate, recording the plan as proposed, and returns
+// the answer for OpenCode ("Yes" switches to the build agent, "No" keeps planning) and a
+// function that records the plan's outcome once the answer is sent. ok is false when there is
+// nothing to answer.
+func (c *core) planExit(ctx context.Context, q QuestionAsked, path string) (answer string, done func(context.Context), ok bool) {
+	md, file, why := c.readPlan(q.SessionID, path)
+	shown := md
+	if strings.TrimSpace(shown) == "" {
+		shown = q.Questions[0].Question
+		if why != "" {
+			shown += "\n\n_The plan file could not be read: " + why + "._"
+		}
+	}
+	b := c.batch(q.SessionID)
+	b.planMode(shown, file, "proposed")
+	c.applyBatch(ctx, b)
+	var txt strings.Builder
+	fmt.Fprintf(&txt, "OpenCode finished a plan in session `%s` and asks whether to switch to the build agent.\n\n", q.SessionID)
+	if file != "" {
+		fmt.Fprintf(&txt, "Plan file: `%s`\n\n", file)
+	}
+	txt.WriteString("- **Approve** answers Yes: OpenCode switches to the build agent and implements the plan.\n")
+	txt.WriteString("- **Reject** answers No: OpenCode stays with the plan agent.\n\n")
+	txt.WriteString("OpenCode's own prompt stays open meanwhile: the first answer wins.")
+	r, ok := c.decide(ctx, approval.Submission{SessionID: SessionKey(q.SessionID), Agent: AgentTitle, Title: planTitle(md),
+		Context: txt.String(), Plan: approval.PlanBody{Type: approval.TypeMarkdown, Markdown: shown},
+		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject})
+	if !ok {
+		return "", nil, false
+	}
+	answer, state := "No", "rejected"
+	if r.Status == approval.Approved {
+		answer, state = "Yes", "approved"
+	}
+	return answer, func(ctx context.Context) {
+		b := c.batch(q.SessionID)
+		b.planMode(shown, file, state)
+		c.applyBatch(ctx, b)
+	}, true
+}
+
+// permission holds a permission request at the gate and returns the reply body for OpenCode's
+// POST /permission/{id}/reply: always (an approval whose comment says "always"), once, or
+// reject (with the comment as the message).
+func (c *core) permission(ctx context.Context, p PermissionAsked) (map[string]any, bool) {
+	var md strings.Builder
+	fmt.Fprintf(&md, "OpenCode asks permission for **%s**", truncate(p.Permission, 256))
+	if len(p.Patterns) > 0 {
+		md.WriteString(":\n\n")
+		for i, pat := range p.Patterns {
+			if i == 32 {
+				md.WriteString("- …\n")
+				break
+			}
+			fmt.Fprintf(&md, "- `%s`\n", strings.ReplaceAll(truncate(pat, 2048), "`", "'"))
+		}
+	} else {
+		md.WriteString(".\n")
+	}
+	ctxText := fmt.Sprintf("OpenCode session `%s` waits for this permission (it has no timeout).\n\n"+
+		"- **Approve** allows it once; write `always` in your comment to allow %s from now on.\n"+
+		"- **Reject** refuses it; your comment is sent to the agent.\n\nOpenCode's own prompt stays open meanwhile: the first answer wins.",
+		p.SessionID, strings.Join(p.Always, ", "))
+	r, ok := c.decide(ctx, approval.Submission{SessionID: SessionKey(p.SessionID), Agent: AgentTitle,
+		Title: truncate("Permission: "+p.Permission, approval.MaxTitle-10), Context: ctxText,
+		Plan:    approval.PlanBody{Type: approval.TypeMarkdown, Markdown: md.String()},
+		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject})
+	if !ok {
+		return nil, false
+	}
+	body := map[string]any{"reply": "reject"}
+	if r.Status == approval.Approved {
+		body["reply"] = "once"
+		if strings.EqualFold(strings.TrimSpace(r.Decision.Comment), "always") {
+			body["reply"] = "always"
+		}
+	} else if cm := strings.TrimSpace(r.Decision.Comment); cm != "" {
+		body["message"] = cm
+	}
+	return body, true
+}

@@ -1,0 +1,108 @@
+// plandash-opencode-plugin: written by `plandash install opencode`; `plandash install opencode
+// --uninstall` removes it. It shows this OpenCode's todo lists in plandash and holds plan_exit's
+// "switch to the build agent?" question at plandash's gate: whoever answers first, a person in
+// plandash or you in OpenCode, wins. It never blocks or breaks OpenCode: every failure is silent.
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+
+const CONFIG = {}; // plandash:config (server, tokenFile), filled in at install time
+
+// Events plandash reads; session.diff carries whole file diffs plandash has no use for.
+const FORWARD = /^(todo\.updated|session\.|question\.|permission\.)/;
+const SKIP = new Set(["session.diff"]);
+// Events that wait for a person: plandash answers when it holds them, at once otherwise.
+const ASK = new Set(["question.asked", "permission.asked"]);
+const ANSWERED = new Set(["question.replied", "question.rejected", "permission.replied"]);
+// Only replies to OpenCode's own question and permission requests are ever sent on plandash's word.
+const REPLY_PATH = /^\/(question|permission)\/[A-Za-z0-9_-]+\/(reply|reject)$/;
+const POST_TIMEOUT_MS = 3000;
+const MAX_QUEUE = 256;
+
+function target() {
+  const env = (globalThis.process && process.env) || {};
+  const server = String(CONFIG.server || env.PLANDASH_SERVER || "http://127.0.0.1:7420").replace(/\/+$/, "");
+  let token = env.PLANDASH_TOKEN || "";
+  if (!token && CONFIG.tokenFile) {
+    try {
+      token = readFileSync(CONFIG.tokenFile, "utf8").trim();
+    } catch {}
+  }
+  return { url: server + "/api/v1/hooks/opencode", token };
+}
+
+// post sends one event and returns plandash's answer (null when there is none).
+async function post(body, signal) {
+  const { url, token } = target();
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers.Authorization = "Bearer " + token;
+  // timeout:false lifts Bun's default fetch timeout: a held question may wait for hours.
+  const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal, timeout: false });
+  const text = await res.text();
+  if (!res.ok || !text) return null;
+  return JSON.parse(text);
+}
+
+// answerOpenCode sends plandash's answer through the plugin's client, which reaches OpenCode's
+// server in-process even when the TUI listens on no port.
+async function answerOpenCode(client, serverUrl, answer) {
+  const r = answer && answer.reply;
+  if (!r || typeof r.path !== "string" || !REPLY_PATH.test(r.path)) return;
+  const body = r.body || {};
+  const raw = client && client._client;
+  if (raw && typeof raw.post === "function") {
+    await raw.post({ url: r.path, body, headers: { "Content-Type": "application/json" } });
+    return;
+  }
+  if (serverUrl) {
+    await fetch(new URL(r.path, serverUrl), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  }
+}
+
+export const PlandashPlugin = async ({ client, directory, serverUrl }) => {
+  let host = "";
+  try {
+    host = hostname();
+  } catch {}
+  const waiting = new Map(); // OpenCode request id → the AbortController of its held post
+  let queue = Promise.resolve(); // posts go one at a time, so plandash sees events in order
+  let queued = 0;
+
+  function enqueue(fn) {
+    if (queued >= MAX_QUEUE) return queue; // plandash is unreachable: drop rather than pile up
+    queued++;
+    queue = queue.then(fn).catch(() => {}).finally(() => queued--);
+    return queue;
+  }
+
+  function forward(event) {
+    const body = { type: event.type, properties: event.properties, directory, host };
+    if (ASK.has(event.type)) {
+      const id = event.properties && event.properties.id;
+      const ctl = new AbortController();
+      if (id) waiting.set(id, ctl);
+      // Held beside the queue, so later events (OpenCode's own answer) still get through.
+      enqueue(async () => {
+        post(body, ctl.signal)
+          .then((answer) => (ctl.signal.aborted ? null : answerOpenCode(client, serverUrl, answer)))
+          .catch(() => {})
+          .finally(() => id && waiting.delete(id));
+      });
+      return;
+    }
+    enqueue(() => post(body, AbortSignal.timeout(POST_TIMEOUT_MS))).then(() => {
+      // Answered in OpenCode: plandash has heard (and closed its request); stop waiting.
+      const id = ANSWERED.has(event.type) && event.properties && event.properties.requestID;
+      const ctl = id && waiting.get(id);
+      if (ctl) ctl.abort();
+    });
+  }
+
+  return {
+    // OpenCode calls this without awaiting it: it must neither throw nor reject.
+    event: ({ event }) => {
+      try {
+        if (event && typeof event.type === "string" && FORWARD.test(event.type) && !SKIP.has(event.type)) forward(event);
+      } catch {}
+    },
+  };
+};
