@@ -41,8 +41,11 @@ func BenchmarkIngest(b *testing.B) {
 		req, _ := http.NewRequest("POST", ts.URL+"/api/v1/ingest", strings.NewReader(payload))
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		resp, err := http.DefaultClient.Do(req)
-		if err != nil || resp.StatusCode != 200 {
-			b.Fatalf("ingest: %v %v", err, resp.Status)
+		if err != nil {
+			b.Fatalf("ingest: %v", err)
+		}
+		if resp.StatusCode != 200 {
+			b.Fatalf("ingest answered %s", resp.Status)
 		}
 		resp.Body.Close()
 		sent += batch
