@@ -67,7 +67,6 @@ type ideProc struct {
 	got    bytes.Buffer // every byte the IDE received
 	stderr bytes.Buffer
 	nextID int
-	plan   bool
 }
 
 func startIDE(t *testing.T, args ...string) *ideProc {

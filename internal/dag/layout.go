@@ -191,8 +191,7 @@ func components(g *Graph) []part {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
@@ -316,25 +315,4 @@ func selfLoop(r Rect, label string) EdgeShape {
 		Label:  Point{x + selfLoopReach + 4 + EdgeLabelWidth(label)/2, r.Y + r.H/2},
 		Back:   true,
 	}
-}
-
-// midpoint returns the point halfway along a polyline, where its label goes.
-func midpoint(pts []Point) Point {
-	if len(pts) == 0 {
-		return Point{}
-	}
-	total := 0.0
-	for i := 1; i < len(pts); i++ {
-		total += math.Hypot(pts[i].X-pts[i-1].X, pts[i].Y-pts[i-1].Y)
-	}
-	half := total / 2
-	for i := 1; i < len(pts); i++ {
-		seg := math.Hypot(pts[i].X-pts[i-1].X, pts[i].Y-pts[i-1].Y)
-		if seg >= half && seg > 0 {
-			t := half / seg
-			return Point{pts[i-1].X + t*(pts[i].X-pts[i-1].X), pts[i-1].Y + t*(pts[i].Y-pts[i-1].Y)}
-		}
-		half -= seg
-	}
-	return pts[len(pts)-1]
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -83,13 +82,6 @@ func (e *existsError) Error() string {
 }
 
 func (e *existsError) Unwrap() error { return e.VersionConflictError }
-
-func sharedTimeout(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return errs.Wrap(errs.Unavailable, err, "the plans directory stayed locked by another process; try again")
-	}
-	return err
-}
 
 // invalid is a form mistake found before the store is asked, refused like the store's own.
 func invalid(msg string) error { return errs.New(errs.Unprocessable, msg) }

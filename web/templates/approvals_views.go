@@ -186,13 +186,6 @@ func pendingText(n int) string {
 	return fmt.Sprint(n)
 }
 
-func latestTitle(pending []approval.Summary) string {
-	if len(pending) == 0 {
-		return ""
-	}
-	return pending[len(pending)-1].Title
-}
-
 func auditQuery(p AuditPage) string {
 	q := []string{}
 	if p.SessionID != "" {

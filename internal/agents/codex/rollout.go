@@ -126,15 +126,6 @@ func DecodeAll(b []byte) ([]Line, []*LineError) {
 	return lines, errs
 }
 
-// payloadType reads a payload's own "type" (response_item and event_msg are tagged too).
-func payloadType(p json.RawMessage) string {
-	var v struct {
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(p, &v)
-	return v.Type
-}
-
 // ThreadIDFromPath reads the thread id from a rollout file name,
 // rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl, for a file read from the middle (after a restart)
 // whose session_meta line was not seen. It returns "" when the name does not have that shape.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/plandash/plandash/internal/dag"
 )
@@ -136,14 +135,6 @@ func rawJSON(v json.RawMessage) string {
 		return string(v)
 	}
 	return out.String()
-}
-
-func joinPaths(ps []dag.Path) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = string(p)
-	}
-	return strings.Join(s, ", ")
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
