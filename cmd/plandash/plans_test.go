@@ -135,7 +135,7 @@ func TestPlansCLIFileIsDockerAgents(t *testing.T) {
 // TestPlansCLIExitStatus runs the built binary: a version conflict really exits with 3.
 func TestPlansCLIExitStatus(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "plandash")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()

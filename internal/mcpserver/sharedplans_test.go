@@ -268,7 +268,7 @@ func TestSharedPlanToolsStreamableHTTP(t *testing.T) {
 // working directory, as docker-agent's do.
 func TestSharedPlanToolsStdio(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "plandash")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/plandash/plandash/cmd/plandash").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, "github.com/plandash/plandash/cmd/plandash").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	plansDir, work, home := t.TempDir(), t.TempDir(), t.TempDir()
