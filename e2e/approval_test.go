@@ -4,14 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	pdapp "github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/approval"
 )
 
@@ -26,15 +28,32 @@ const threeSteps = `{"title":"Refactor the parser","agent":"claude","sessionId":
 // gateAPI sends a request to the gate's API with the token.
 func (a *app) gateAPI(method, path, body string) (int, []byte) {
 	a.t.Helper()
-	req, _ := http.NewRequest(method, a.url(path), strings.NewReader(body))
+	req, err := http.NewRequest(method, a.url(path), strings.NewReader(body))
+	if err != nil {
+		a.t.Fatalf("%s %s: %v", method, path, err)
+	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := a.client.Do(req)
 	if err != nil {
 		a.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		a.t.Fatalf("%s %s: read the answer (%s): %v", method, path, resp.Status, err)
+	}
 	return resp.StatusCode, raw
+}
+
+// request reads a request through the API, failing the test unless it is there.
+func (a *app) request(id string) approval.Request {
+	a.t.Helper()
+	code, raw := a.gateAPI("GET", "/api/v1/approvals/"+id, "")
+	var r approval.Request
+	if err := json.Unmarshal(raw, &r); code != http.StatusOK || err != nil {
+		a.t.Fatalf("GET request %s answered %d (%v): %s", id, code, err, raw)
+	}
+	return r
 }
 
 // submit creates a request and returns its id.
@@ -48,31 +67,79 @@ func (a *app) submit(body string) string {
 	return r.ID
 }
 
+// awaited is what a waiting agent ends with: the decided request, or why its wait failed.
+type awaited struct {
+	r   approval.Request
+	err error
+}
+
 // await long-polls a request until it is decided, as an agent does; the result arrives on the
-// returned channel.
-func (a *app) await(id string) <-chan approval.Request {
-	out := make(chan approval.Request, 1)
+// returned channel (read it with decision). The goroutine never fails the test itself.
+func (a *app) await(id string) <-chan awaited {
+	out := make(chan awaited, 1)
 	go func() {
-		client := &http.Client{}
+		client := &http.Client{Timeout: time.Minute}
 		for {
-			req, _ := http.NewRequest("GET", a.url("/api/v1/approvals/"+id+"?wait=30s"), nil)
+			req, err := http.NewRequest("GET", a.url("/api/v1/approvals/"+id+"?wait=30s"), nil)
+			if err != nil {
+				out <- awaited{err: err}
+				return
+			}
 			req.Header.Set("Authorization", "Bearer "+token)
 			resp, err := client.Do(req)
 			if err != nil {
-				close(out)
+				out <- awaited{err: err}
 				return
 			}
 			var r approval.Request
 			err = json.NewDecoder(resp.Body).Decode(&r)
 			resp.Body.Close()
-			if err != nil || r.Decided() {
-				out <- r
+			switch {
+			case err != nil:
+				out <- awaited{err: fmt.Errorf("decode the answer (%s): %w", resp.Status, err)}
+				return
+			case resp.StatusCode != http.StatusOK:
+				out <- awaited{err: fmt.Errorf("the long poll answered %s", resp.Status)}
+				return
+			case r.Decided():
+				out <- awaited{r: r}
 				return
 			}
 		}
 	}()
 	return out
 }
+
+// decision is what the waiting agent of ch received; it fails the test when the wait failed or
+// nothing arrived in time, instead of hanging the test binary.
+func (a *app) decision(ch <-chan awaited) approval.Request {
+	a.t.Helper()
+	select {
+	case got := <-ch:
+		if got.err != nil {
+			a.t.Fatalf("the waiting agent got no decision: %v", got.err)
+		}
+		return got.r
+	case <-time.After(2 * waitFor):
+		a.t.Fatalf("the waiting agent got no decision within %s", 2*waitFor)
+	}
+	return approval.Request{}
+}
+
+// freezeClock stops the page's Date.now at t, now and on every later document of the tab: the
+// browser's half of a fake clock whose server half is app.Config.Now.
+func (p *page) freezeClock(t time.Time) {
+	p.t.Helper()
+	src := fmt.Sprintf(`Date.now = function () { return %d; };`, t.UnixMilli())
+	if _, err := chromedp.Call(p.ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: src, RunImmediately: ptr(true)}); err != nil {
+		p.fail("freeze the page's clock: %v", err)
+	}
+	if got := evalAs[int64](p, `Date.now()`); got != t.UnixMilli() {
+		p.fail("the page's clock reads %d after freezing it at %d", got, t.UnixMilli())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 func key(k string) chromedp.Action[chromedp.Void] { return chromedp.KeyEvent(k) }
 
@@ -81,8 +148,16 @@ func click(sel string) chromedp.Action[chromedp.Void] { return chromedp.Click(ch
 func row(id string) string { return fmt.Sprintf(`[data-testid="approval-row"][data-id=%q]`, id) }
 
 func TestApprovalInboxShowsRequestsLive(t *testing.T) {
-	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	// The server's clock and the page's stand still at the same instant, so the deadline
+	// countdown reads exactly one hour, however slow the machine is.
+	now := time.Now().Truncate(time.Second)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := serveConfig(t, ln, pdapp.Config{Now: func() time.Time { return now }})
 	p := openPage(t, a, "/approvals")
+	p.freezeClock(now)
 	p.wait("the empty inbox", visible(`[data-testid="approvals-empty"]`))
 	other := openPage(t, a, "/")
 	p.markNoReload()
@@ -97,8 +172,15 @@ func TestApprovalInboxShowsRequestsLive(t *testing.T) {
 
 	second := a.submit(`{"title":"Write the docs","plan":{"type":"markdown","markdown":"# Docs\n\n- API\n- CLI"}}`)
 	p.wait("the second row, after the first", fmt.Sprintf(`(function(){ var r = document.querySelectorAll('[data-testid="approval-row"]'); return r.length === 2 && r[0].dataset.id === %q && r[1].dataset.id === %q; })()`, first, second))
-	if txt := p.eval(`document.querySelector('` + row(first) + ` [data-testid="countdown"] time').textContent`); txt != "1h 00m" && txt != "59:59" && txt != "59:58" {
-		p.fail("the deadline countdown reads %q", txt)
+	countdown := `document.querySelector('` + row(first) + ` [data-testid="countdown"] time').textContent`
+	if txt := p.eval(countdown); txt != "1h 00m" {
+		p.fail("the deadline countdown reads %q as rendered, want 1h 00m", txt)
+	}
+	// The page's own ticking (every second) agrees with the server.
+	p.eval(`document.querySelector('` + row(first) + ` [data-testid="countdown"] time').textContent = "ticked?"; "ok"`)
+	p.wait("the countdown to tick", countdown+` !== "ticked?"`)
+	if txt := p.eval(countdown); txt != "1h 00m" {
+		p.fail("the deadline countdown reads %q after a tick, want 1h 00m", txt)
 	}
 	// Decided elsewhere: the row moves to the recent decisions, live.
 	a.gateAPI("POST", "/api/v1/approvals/"+first+"/decision", `{"action":"approve"}`)
@@ -137,7 +219,7 @@ func TestApprovalModifyItemsPlan(t *testing.T) {
 	p.wait("the decision on the page", attrIs(`[data-testid="approval-panel"]`, "data-status", "modified"))
 	p.waitConn("live")
 
-	r := <-decided
+	r := a.decision(decided)
 	want := []string{"Change it carefully/medium/pending", "Read the code/high/pending", "Run the tests/high/pending", "Update the docs/low/pending"}
 	var got []string
 	if r.Decision != nil && r.Decision.Plan != nil {
@@ -171,7 +253,7 @@ func TestApprovalRejectWithReason(t *testing.T) {
 	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "Not before the release freeze ends"))
 	p.do(click(`[data-testid="reject"]`))
 	p.wait("the rejection on the page", attrIs(`[data-testid="approval-panel"]`, "data-status", "rejected"))
-	r := <-decided
+	r := a.decision(decided)
 	if r.Status != approval.Rejected || r.Decision.Comment != "Not before the release freeze ends" || r.Decision.Plan != nil {
 		p.fail("the waiting client received %s %+v", r.Status, r.Decision)
 	}
@@ -238,7 +320,16 @@ func TestApprovalSecondBrowserSeesDecision(t *testing.T) {
 	if n := count(bob, `[data-testid="approve"], [data-testid="reject"], [data-testid="decide-form"]`); n != 0 {
 		bob.fail("bob can still decide: %d controls", n)
 	}
+	// a on a decided request does nothing: count the key and any form submission it starts
+	// (requestSubmit fires "submit" synchronously, before the key event returns).
+	bob.eval(`window.__keys = 0; window.__submits = 0;
+		document.addEventListener("keydown", function (e) { if (e.key === "a") window.__keys++; }, true);
+		document.addEventListener("submit", function () { window.__submits++; }, true); "ok"`)
 	bob.do(key("a"))
+	bob.wait("the key to reach the page", `window.__keys === 1`)
+	if n := evalAs[int](bob, `window.__submits`); n != 0 {
+		bob.fail("a on a decided request submitted %d forms", n)
+	}
 	bob.requireNoReload()
 
 	carol.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "too risky"))
@@ -250,9 +341,7 @@ func TestApprovalSecondBrowserSeesDecision(t *testing.T) {
 	if got := attr(carol, `[data-testid="approval-panel"]`, "data-status"); got != "approved" {
 		carol.fail("carol's page shows %q, want the winning decision", got)
 	}
-	_, raw := a.gateAPI("GET", "/api/v1/approvals/"+id, "")
-	var r approval.Request
-	json.Unmarshal(raw, &r)
+	r := a.request(id)
 	if r.Status != approval.Approved || r.Decision.Comment != "" {
 		t.Fatalf("stored decision %s %+v", r.Status, r.Decision)
 	}
@@ -262,9 +351,6 @@ func TestApprovalSecondBrowserSeesDecision(t *testing.T) {
 // shootGate saves screenshots at 1280 and 320 px and fails on sideways overflow at 320.
 func shootGate(t *testing.T, p *page, name string) {
 	t.Helper()
-	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for _, width := range []int64{1280, 320} {
 		p.do(chromedp.EmulateViewport(width, 900))
 		p.wait(fmt.Sprintf("the layout at %d px", width), fmt.Sprintf(`document.documentElement.clientWidth === %d`, width))
@@ -272,11 +358,7 @@ func shootGate(t *testing.T, p *page, name string) {
 		if err != nil {
 			p.fail("screenshot: %v", err)
 		}
-		path := filepath.Join(screenshotDir, fmt.Sprintf("%s-%d.png", name, width))
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: e2e/%s", path)
+		saveShot(t, fmt.Sprintf("%s-%d.png", name, width), png)
 		if sw, cw := evalAs[int](p, `document.documentElement.scrollWidth`), evalAs[int](p, `document.documentElement.clientWidth`); sw > cw {
 			wide := p.eval(`Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).slice(0, 8).map(e => e.tagName.toLowerCase() + "." + String(e.className) + " right=" + Math.round(e.getBoundingClientRect().right)).join("\n")`)
 			p.fail("%s at %d px: the document is %d px wide: horizontal overflow:\n%s", name, width, sw, wide)
@@ -296,7 +378,7 @@ func TestApprovalMarkdownAndToolCalls(t *testing.T) {
 	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="editor-markdown"]`), "\n- Docs are new"))
 	p.do(click(`[data-testid="submit-modify"]`))
 	p.wait("the decision", attrIs(`[data-testid="approval-panel"]`, "data-status", "modified"))
-	if r := <-decided; r.Decision == nil || r.Decision.Plan.Markdown != "# Notes\n\n- Parser is faster\n- Docs are new" {
+	if r := a.decision(decided); r.Decision == nil || r.Decision.Plan.Markdown != "# Notes\n\n- Parser is faster\n- Docs are new" {
 		p.fail("the waiting client received %+v", r.Decision)
 	}
 

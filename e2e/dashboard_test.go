@@ -3,9 +3,8 @@ package e2e
 import (
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -223,8 +222,11 @@ func TestRestartKeepsPlans(t *testing.T) {
 	// The open page notices that the server went away.
 	p.waitConn("reconnecting")
 
-	// Same data dir; same port when it is free again, so the open page can find the new server.
+	// Same data dir, same port, so the open page can find the new server.
 	b := startAppRetryPort(t, dir, a.addr)
+	if b.addr != a.addr {
+		t.Fatalf("restarted on %s, want the old address %s", b.addr, a.addr)
+	}
 
 	check := func(p *page) {
 		t.Helper()
@@ -247,28 +249,34 @@ func TestRestartKeepsPlans(t *testing.T) {
 	fresh := openPage(t, b, "/")
 	check(fresh)
 
-	if b.addr == a.addr {
-		// The page that stayed open reconnects to the new server by itself, and live
-		// updates still reach it: change numbers carried on across the restart, so it does
-		// not drop the new fragment as stale.
-		p.waitConn("live")
-		p.requireNoReload()
-		check(p)
-		b.ingest(planV1("s1", entry{"Plan", "high", "completed"}, entry{"Build", "medium", "completed"}, entry{"Test", "low", "completed"}))
-		p.wait("an update after the restart on the page that stayed open", attrIs(card("s1", "main"), "data-revision", "3"))
-		p.requireNoReload()
-	}
+	// The page that stayed open reconnects to the new server by itself, and live updates
+	// still reach it: change numbers carried on across the restart, so it does not drop the
+	// new fragment as stale.
+	p.waitConn("live")
+	p.requireNoReload()
+	check(p)
+	b.ingest(planV1("s1", entry{"Plan", "high", "completed"}, entry{"Build", "medium", "completed"}, entry{"Test", "low", "completed"}))
+	p.wait("an update after the restart on the page that stayed open", attrIs(card("s1", "main"), "data-revision", "3"))
+	p.requireNoReload()
 }
 
-// startAppRetryPort starts a server on addr, or on any port when addr is taken.
+// startAppRetryPort starts a server on addr again, the port of a server this test just
+// stopped. The port is ours and only just closed, so it is retried until it is free rather than
+// given up: the restart tests' point is that clients find the new server where the old one
+// was. It fails the test when the port stays taken past the deadline.
 func startAppRetryPort(t *testing.T, dir, addr string) *app {
 	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Logf("the stopped server's port is taken (%v); restarting on another port", err)
-		return startApp(t, dir, "127.0.0.1:0")
+	deadline := time.Now().Add(waitFor)
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil {
+			return serveOn(t, dir, ln)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stopped server's address %s stayed taken for %s: %v", addr, waitFor, err)
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval, not an assertion
 	}
-	return serveOn(t, dir, ln)
 }
 
 func TestReconnectCatchesUp(t *testing.T) {
@@ -282,7 +290,9 @@ func TestReconnectCatchesUp(t *testing.T) {
 	}
 	p.markNoReload()
 
-	p.eval(`plandash.disconnect(3000); "ok"`)
+	// Away until the test says so (resume below): the page cannot come back on its own in the
+	// middle of the checks, however slow the machine.
+	p.eval(`plandash.disconnect(600000); "ok"`)
 	p.waitConn("reconnecting")
 	if got := p.eval(`document.getElementById("conn").textContent.trim()`); got != "reconnecting…" {
 		p.fail("connection badge says %q while disconnected, want %q", got, "reconnecting…")
@@ -291,12 +301,12 @@ func TestReconnectCatchesUp(t *testing.T) {
 	// Two updates while the socket is down: the page must end on the newest.
 	a.ingest(planV1("s1", entry{"One", "high", "completed"}, entry{"Two", "low", "in_progress"}))
 	a.ingest(planV1("s1", entry{"One", "high", "completed"}, entry{"Two", "low", "completed"}))
-	// Nothing can arrive while the page is disconnected (read both in one evaluation so the
-	// check cannot straddle the reconnect).
-	if got := p.eval(fmt.Sprintf(`(function(){ var s = document.getElementById("conn").dataset.state; var c = document.querySelector(%s); return s === "reconnecting" ? c.dataset.revision : "reconnected"; })()`, js(c))); got != "1" && got != "reconnected" {
-		p.fail("the card changed to revision %s while the socket was down", got)
+	// Nothing arrives while the page is disconnected, and it is still disconnected.
+	if got := p.eval(fmt.Sprintf(`document.getElementById("conn").dataset.state + " " + document.querySelector(%s).dataset.revision`, js(c))); got != "reconnecting 1" {
+		p.fail("while the socket was down the page shows state and revision %q, want \"reconnecting 1\"", got)
 	}
 
+	p.eval(`plandash.resume(); "ok"`)
 	p.waitConn("live")
 	p.wait("the update made while disconnected", attrIs(c, "data-revision", "3"))
 	if got := p.eval(`document.getElementById("conn").textContent.trim()`); got != "live" {
@@ -327,9 +337,13 @@ func TestReconnectCatchesUpOnEmptyPage(t *testing.T) {
 	p := openPage(t, a, "/")
 	p.markNoReload()
 
-	p.eval(`plandash.disconnect(1500); "ok"`)
+	p.eval(`plandash.disconnect(600000); "ok"`)
 	p.waitConn("reconnecting")
 	a.ingest(planV1("s1", entry{"Posted while the page was away", "high", "pending"}))
+	if n := count(p, card("s1", "main")); n != 0 {
+		p.fail("the plan appeared while the socket was down")
+	}
+	p.eval(`plandash.resume(); "ok"`)
 	p.waitConn("live")
 	p.wait("the plan posted while disconnected", exists(card("s1", "main")))
 	p.requireNoReload()
@@ -394,10 +408,6 @@ func TestScreenshotsAndNarrowLayout(t *testing.T) {
 	)
 	p := openPage(t, a, "/")
 	p.wait("all cards", exists(card("sess_claude_7f3a", "main"))+" && "+exists(card("sess_claude_7f3a", "refactor"))+" && "+exists(card("sess_gemini_19c2", "design")))
-	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
 	shoot := func(width int64, name string) {
 		t.Helper()
 		p.do(chromedp.EmulateViewport(width, 800))
@@ -406,11 +416,7 @@ func TestScreenshotsAndNarrowLayout(t *testing.T) {
 		if err != nil {
 			p.fail("screenshot at %d px: %v", width, err)
 		}
-		path := filepath.Join(screenshotDir, name)
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: e2e/%s", path)
+		saveShot(t, name, png)
 	}
 	shoot(1280, "overview-1280.png")
 	shoot(320, "overview-320.png")

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -86,8 +85,11 @@ func (p *page) inFrame(what, sel string) string {
 		if err == nil && len(frames) == 1 {
 			nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS(sel), chromedp.AtLeast(0), chromedp.FromNode(frames[0])))
 			if err == nil && len(nodes) > 0 {
-				text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.FromNode(frames[0])))
+				text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.FromNode(frames[0])))
 				cancel()
+				if err != nil {
+					p.fail("read %s in the iframe: %v", sel, err)
+				}
 				return text
 			}
 		}
@@ -124,6 +126,8 @@ func TestEmbedInHostPage(t *testing.T) {
 	shot(t, host, "embed-300-dark.png")
 	host.eval(`send({type: "plandash:theme", theme: "light", vars: {"--vscode-focusBorder": "rgb(200, 0, 0)"}}); "ok"`)
 	host.inFrame("the light theme", `html[data-theme="light"]`)
+	// VS Code's focus border becomes plandash's accent colour.
+	host.inFrame("the host's colour as the accent", `html[style*="--accent: rgb(200, 0, 0)"]`)
 	shot(t, host, "embed-300-light.png")
 }
 
@@ -134,16 +138,9 @@ func TestEmbedApprovals(t *testing.T) {
 	host.wait("the pending count 0", `window.msgs.some(m => m.data.type === "plandash:pending" && m.data.pending === 0)`)
 
 	// A request arrives: the frame shows it live and tells the host.
-	req, _ := http.NewRequest("POST", a.url("/api/v1/approvals"), strings.NewReader(`{"title":"Deploy the rate limiter","agent":"claude-code",`+
-		`"plan":{"type":"items","entries":[{"content":"Roll out to 5%","priority":"high","status":"pending"}]}}`))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := a.client.Do(req)
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create approval: %v %v", err, resp.Status)
-	}
 	var created struct{ ID string }
-	json.NewDecoder(resp.Body).Decode(&created)
-	resp.Body.Close()
+	created.ID = a.submit(`{"title":"Deploy the rate limiter","agent":"claude-code",` +
+		`"plan":{"type":"items","entries":[{"content":"Roll out to 5%","priority":"high","status":"pending"}]}}`)
 	host.inFrame("the request", `[data-testid="approval-row"]`)
 	host.wait("the host to hear of it", `window.msgs.some(m => m.data.type === "plandash:approval-arrived" && m.data.pending === 1)`)
 
@@ -170,14 +167,7 @@ func TestEmbedApprovals(t *testing.T) {
 	}
 
 	// A request opened from the panel stays in the panel, and is decided there.
-	req, _ = http.NewRequest("POST", a.url("/api/v1/approvals"), strings.NewReader(`{"title":"Rotate the keys","plan":{"type":"markdown","markdown":"# Rotate"}}`))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err = a.client.Do(req)
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create approval: %v %v", err, resp.Status)
-	}
-	json.NewDecoder(resp.Body).Decode(&created)
-	resp.Body.Close()
+	created.ID = a.submit(`{"title":"Rotate the keys","plan":{"type":"markdown","markdown":"# Rotate"}}`)
 	host.inFrame("the second request", `[data-testid="approval-title"]`)
 	host.clickInFrame(`[data-testid="approval-title"]`)
 	host.inFrame("the request's page", `[data-testid="decide-form"]`)
@@ -245,16 +235,7 @@ func TestEmbedRefusedByOtherHosts(t *testing.T) {
 // approvalStatus reads a request's status through the API.
 func approvalStatus(t *testing.T, a *app, id string) string {
 	t.Helper()
-	req, _ := http.NewRequest("GET", a.url("/api/v1/approvals/"+id), nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := a.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var r struct{ Status string }
-	json.NewDecoder(resp.Body).Decode(&r)
-	return r.Status
+	return string(a.request(id).Status)
 }
 
 // clickInFrame clicks the first element matching sel inside the panel iframe.
@@ -281,23 +262,17 @@ func (p *page) frameURL() string {
 	return tree.FrameTree.ChildFrames[0].Frame.URL
 }
 
-// shot saves a screenshot of the panel for people to look at: into e2e/screenshots, and into
-// docs/ (kept in the repository, shown in the README) when PLANDASH_DOCS_SCREENSHOTS=1.
+// shot saves a screenshot of the panel for people to look at: into the test's artifacts, and
+// into docs/ (kept in the repository, shown in the README) when PLANDASH_DOCS_SCREENSHOTS=1.
 func shot(t *testing.T, p *page, name string) {
 	t.Helper()
 	png, err := chromedp.Run(p.ctx, chromedp.Screenshot(chromedp.CSS("#panel")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs := []string{screenshotDir}
+	saveShot(t, name, png)
 	if os.Getenv("PLANDASH_DOCS_SCREENSHOTS") == "1" {
-		dirs = append(dirs, filepath.Join("..", "docs"))
-	}
-	for _, dir := range dirs {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("..", "docs", name), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

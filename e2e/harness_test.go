@@ -33,29 +33,55 @@ const token = "test-token"
 // measurement: on a loaded 2-core CI machine a page can be slow, so it is generous.
 const waitFor = 20 * time.Second
 
-// screenshotDir collects screenshots for people to look at (gitignored).
-const screenshotDir = "screenshots"
-
 // The browser is started once per test binary (Chromium start-up is the slowest part of a
 // run on two cores); every test gets its own browser context, so cookies and storage never
 // leak between tests.
 var shared struct {
-	once    sync.Once
-	ctx     context.Context // the browser's first context; tabs are made from it
-	cancel  func()
-	err     error
-	userDir string
+	once   sync.Once
+	ctx    context.Context // the browser's first context; tabs are made from it
+	cancel func()
+	err    error
 }
 
+// runDir holds everything this test binary writes outside the tests' own temp dirs (the built
+// tools, Chromium's profile). It is private to this run, so concurrent runs never overwrite
+// each other's binaries, and TestMain removes it at the end. Set once, before any test runs.
+var runDir string
+
 func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "plandash-e2e-run-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: make the run directory:", err)
+		os.Exit(1)
+	}
+	runDir = dir
 	code := m.Run()
 	if shared.cancel != nil {
 		shared.cancel()
 	}
-	if shared.userDir != "" {
-		os.RemoveAll(shared.userDir)
+	if err := os.RemoveAll(runDir); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: remove the run directory:", err)
 	}
 	os.Exit(code)
+}
+
+// chromePath finds the browser: $PLANDASH_CHROME when set (a path or a name on PATH), else the
+// usual names of Chromium and Chrome on PATH, Debian's first.
+func chromePath(getenv func(string) string) (string, error) {
+	if p := getenv("PLANDASH_CHROME"); p != "" {
+		found, err := exec.LookPath(p)
+		if err != nil {
+			return "", fmt.Errorf("PLANDASH_CHROME=%s: %w", p, err)
+		}
+		return found, nil
+	}
+	names := []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell", "chrome"}
+	for _, n := range names {
+		if found, err := exec.LookPath(n); err == nil {
+			return found, nil
+		}
+	}
+	return "", fmt.Errorf("none of %v is on PATH and PLANDASH_CHROME is not set: run scripts/test.sh, which installs Chromium", names)
 }
 
 // startBrowser starts headless Chromium once. A missing Chromium fails the test: these tests
@@ -63,17 +89,16 @@ func TestMain(m *testing.M) {
 func startBrowser(t *testing.T) context.Context {
 	t.Helper()
 	shared.once.Do(func() {
-		path, err := exec.LookPath("chromium")
-		if err != nil {
-			shared.err = fmt.Errorf("chromium is not on PATH (%v): run scripts/test.sh, which installs Debian's chromium package", err)
-			return
-		}
-		dir, err := os.MkdirTemp("", "plandash-e2e-chromium-")
+		path, err := chromePath(os.Getenv)
 		if err != nil {
 			shared.err = err
 			return
 		}
-		shared.userDir = dir
+		dir := filepath.Join(runDir, "chromium")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			shared.err = err
+			return
+		}
 		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 			chromedp.ExecPath(path),
 			chromedp.Headless,
@@ -158,6 +183,9 @@ func serveConfig(t *testing.T, ln net.Listener, cfg pdapp.Config) *app {
 }
 
 // stop cancels the server and waits for Serve to return (the store is closed by then).
+// A graceful shutdown that ran out of its grace period is not a failure: the test asked
+// for the stop, and on a loaded machine a socket may take longer to wind down. Serve has still
+// closed the listener and the store when it returns.
 func (a *app) stop() {
 	a.t.Helper()
 	if a.cancel == nil {
@@ -167,12 +195,42 @@ func (a *app) stop() {
 	a.cancel = nil
 	select {
 	case err := <-a.done:
-		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		switch {
+		case err == nil, errors.Is(err, http.ErrServerClosed):
+		case errors.Is(err, context.DeadlineExceeded):
+			a.t.Logf("server on %s: graceful shutdown ran out of time (%v); it has stopped", a.addr, err)
+		default:
 			a.t.Errorf("server on %s stopped with: %v", a.addr, err)
 		}
-	case <-time.After(waitFor):
-		a.t.Errorf("server on %s did not stop within %s", a.addr, waitFor)
+	case <-time.After(2 * waitFor):
+		a.t.Errorf("server on %s did not stop within %s", a.addr, 2*waitFor)
 	}
+}
+
+// saveShot writes a screenshot for people to look at into the test's artifact directory and
+// logs where it went.
+func saveShot(t *testing.T, name string, png []byte) {
+	t.Helper()
+	path := filepath.Join(artifactDir(t), name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatalf("save screenshot: %v", err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// artifactDir is where a test's screenshots go: $PLANDASH_ARTIFACTS/<test> when set (CI keeps
+// it), else the test's own temp dir. Never the source tree.
+func artifactDir(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("PLANDASH_ARTIFACTS")
+	if base == "" {
+		return t.TempDir()
+	}
+	dir := filepath.Join(base, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("artifacts directory: %v", err)
+	}
+	return dir
 }
 
 func (a *app) url(path string) string { return "http://" + a.addr + path }
@@ -202,13 +260,28 @@ func (a *app) ingestQuery(query string, msgs ...string) {
 		a.t.Fatalf("ingest: %v", err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		a.t.Fatalf("ingest answered %s, then the body failed: %v", resp.Status, err)
+	}
 	var res web.IngestResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		a.t.Fatalf("ingest answered %s with %q: %v", resp.Status, raw, err)
 	}
 	if resp.StatusCode != http.StatusOK || res.Applied != len(msgs) || len(res.Errors) > 0 {
 		a.t.Fatalf("ingest answered %s, applied %d of %d: %s", resp.Status, res.Applied, len(msgs), raw)
+	}
+}
+
+// getJSON reads an API route into v, failing the test on any error or a status other than 200.
+func (a *app) getJSON(path string, v any) {
+	a.t.Helper()
+	code, raw := a.gateAPI(http.MethodGet, path, "")
+	if code != http.StatusOK {
+		a.t.Fatalf("GET %s answered %d: %s", path, code, raw)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		a.t.Fatalf("GET %s: decode %s: %v", path, raw, err)
 	}
 }
 
@@ -427,9 +500,11 @@ func (p *page) fail(format string, args ...any) {
 		msg += "\npage:\n" + html
 	}
 	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
-		path := filepath.Join(screenshotDir, "failed-"+p.name+".png")
-		if os.MkdirAll(screenshotDir, 0o755) == nil && os.WriteFile(path, png, 0o644) == nil {
-			msg += "\nscreenshot: e2e/" + path
+		path := filepath.Join(artifactDir(p.t), "failed-"+p.name+".png")
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			msg += "\nscreenshot not saved: " + err.Error()
+		} else {
+			msg += "\nscreenshot: " + path
 		}
 	}
 	p.t.Fatal(msg)

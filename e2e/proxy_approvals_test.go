@@ -47,16 +47,7 @@ func TestProxyGoSDKPermissionAnsweredOnDashboard(t *testing.T) {
 		ResolvedBy string          `json:"resolvedBy"`
 		InIDE      bool            `json:"inIde"`
 	}
-	list := func() {
-		req, _ := http.NewRequest(http.MethodGet, a.url("/api/v1/proxy/permissions"), nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := a.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		json.NewDecoder(resp.Body).Decode(&open)
-	}
+	list := func() { a.getJSON("/api/v1/proxy/permissions", &open) }
 	deadline := time.Now().Add(waitFor)
 	for list(); len(open) == 0; list() {
 		if time.Now().After(deadline) {
@@ -69,14 +60,8 @@ func TestProxyGoSDKPermissionAnsweredOnDashboard(t *testing.T) {
 	}
 	answer := func() int {
 		body := `{"stream":"gosdk","id":1,"outcome":{"outcome":"selected","optionId":"allow"}}`
-		req, _ := http.NewRequest(http.MethodPost, a.url("/api/v1/proxy/permissions/answer"), strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := a.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		code, _ := a.gateAPI(http.MethodPost, "/api/v1/proxy/permissions/answer", body)
+		return code
 	}
 	if code := answer(); code != http.StatusAccepted {
 		t.Fatalf("answering on the dashboard: %d", code)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +17,8 @@ import (
 
 // tools are the programs the proxy tests run as real processes: plandash itself, the scripted
 // plan agent, and the Go SDK's example agent and client. They are built once per test binary
-// into one reused directory, so runs do not pile up copies; each is built under a private name
-// and renamed into place, so concurrent runs never see a half-written binary.
+// into this run's own directory (removed by TestMain), so concurrent runs never share or
+// overwrite a binary.
 var tools struct {
 	once sync.Once
 	dir  string
@@ -29,7 +28,7 @@ var tools struct {
 func tool(t *testing.T, name string) string {
 	t.Helper()
 	tools.once.Do(func() {
-		tools.dir = filepath.Join(os.TempDir(), "plandash-e2e-tools")
+		tools.dir = filepath.Join(runDir, "tools")
 		if tools.err = os.MkdirAll(tools.dir, 0o755); tools.err != nil {
 			return
 		}
@@ -39,14 +38,9 @@ func tool(t *testing.T, name string) string {
 			"agent":     "github.com/coder/acp-go-sdk/example/agent",
 			"client":    "github.com/coder/acp-go-sdk/example/client",
 		} {
-			dst := filepath.Join(tools.dir, name)
-			tmp := fmt.Sprintf("%s.%d", dst, os.Getpid())
-			out, err := exec.Command("go", "build", "-o", tmp, pkg).CombinedOutput()
-			if err == nil {
-				err = os.Rename(tmp, dst)
-			}
+			// -buildvcs=false: a worktree or a copy without .git must build too.
+			out, err := exec.Command("go", "build", "-buildvcs=false", "-o", filepath.Join(tools.dir, name), pkg).CombinedOutput()
 			if err != nil {
-				os.Remove(tmp)
 				tools.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 				return
 			}
@@ -73,7 +67,6 @@ type ideProc struct {
 	got    bytes.Buffer // every byte the IDE received
 	stderr bytes.Buffer
 	nextID int
-	plan   bool
 }
 
 func startIDE(t *testing.T, args ...string) *ideProc {
@@ -191,7 +184,10 @@ func (c *ideProc) open(plan bool) string {
 	var r struct {
 		SessionID string `json:"sessionId"`
 	}
-	json.Unmarshal(c.call("session/new", map[string]any{"cwd": "/tmp/project", "mcpServers": []any{}}), &r)
+	raw := c.call("session/new", map[string]any{"cwd": "/tmp/project", "mcpServers": []any{}})
+	if err := json.Unmarshal(raw, &r); err != nil || r.SessionID == "" {
+		c.t.Fatalf("session/new answered %s (%v)", raw, err)
+	}
 	return r.SessionID
 }
 
@@ -245,13 +241,6 @@ func sessionUpdates(raw []byte) []string {
 // "kind:entry statuses", removed plans left out.
 func apiPlans(t *testing.T, a *app, session string) map[string]string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, a.url("/api/v1/plans"), nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := a.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var out struct {
 		Sessions []struct {
 			Session struct {
@@ -267,9 +256,7 @@ func apiPlans(t *testing.T, a *app, session string) map[string]string {
 			} `json:"plans"`
 		} `json:"sessions"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
+	a.getJSON("/api/v1/plans", &out)
 	plans := map[string]string{}
 	for _, g := range out.Sessions {
 		if g.Session.ID != session {

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	pdapp "github.com/plandash/plandash/internal/app"
@@ -29,32 +26,11 @@ func startSharedApp(t *testing.T, plansDir string) *app {
 	return serveConfig(t, ln, pdapp.Config{Config: web.Config{User: "e2e-user"}, PlansDir: plansDir})
 }
 
-// The plandash binary is built once per test binary: the other process that writes plans.
-var cli struct {
-	once sync.Once
-	path string
-	err  error
-}
-
 // plansCLI runs `plandash plans --plans-dir DIR ARGS…` as a separate process, the way
 // docker-agent (or a person) changes a plan behind the dashboard's back.
 func plansCLI(t *testing.T, dir, stdin string, args ...string) string {
 	t.Helper()
-	cli.once.Do(func() {
-		tmp, err := os.MkdirTemp("", "plandash-e2e-bin-")
-		if err != nil {
-			cli.err = err
-			return
-		}
-		cli.path = filepath.Join(tmp, "plandash")
-		if out, err := exec.Command("go", "build", "-o", cli.path, "github.com/plandash/plandash/cmd/plandash").CombinedOutput(); err != nil {
-			cli.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if cli.err != nil {
-		t.Fatal(cli.err)
-	}
-	cmd := exec.Command(cli.path, append([]string{"plans", "--plans-dir", dir}, args...)...)
+	cmd := exec.Command(tool(t, "plandash"), append([]string{"plans", "--plans-dir", dir}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
@@ -164,9 +140,6 @@ func TestSharedPlanLiveAndEdit(t *testing.T) {
 // shootShared saves screenshots at 1280 and 320 px and fails on sideways overflow at 320.
 func shootShared(t *testing.T, p *page, name string) {
 	t.Helper()
-	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for _, width := range []int64{1280, 320} {
 		p.do(chromedp.EmulateViewport(width, 900))
 		p.wait(fmt.Sprintf("the layout at %d px", width), fmt.Sprintf(`document.documentElement.clientWidth === %d`, width))
@@ -174,11 +147,7 @@ func shootShared(t *testing.T, p *page, name string) {
 		if err != nil {
 			p.fail("screenshot: %v", err)
 		}
-		path := filepath.Join(screenshotDir, fmt.Sprintf("%s-%d.png", name, width))
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: e2e/%s", path)
+		saveShot(t, fmt.Sprintf("%s-%d.png", name, width), png)
 		if sw, cw := evalAs[int](p, `document.documentElement.scrollWidth`), evalAs[int](p, `document.documentElement.clientWidth`); sw > cw {
 			p.fail("%s at %d px: the document is %d px wide: horizontal overflow", name, width, sw)
 		}

@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
-# Runs every check CI runs: formatting, vet, templ freshness and all tests, the browser tests in
-# e2e/ included. Installs what the tests need (Debian's chromium and postgresql; graphviz for benchmark
-# comparisons) when it is missing. Run it from anywhere; it works from the repository root.
+# Runs every check CI runs: formatting, vet, staticcheck, templ freshness and all tests, the
+# browser tests in e2e/ included. Installs what the tests need when it is missing. Run it from
+# anywhere; it works from the repository root.
 #
 #   scripts/test.sh            everything, as CI does
 #   scripts/test.sh ./e2e/     the same checks, but tests only the packages named
+#
+# Supported systems: Debian 12+ (and derivatives whose `chromium` package is a real browser),
+# as root or with sudo; Ubuntu when a real Chromium or Chrome is installed (Ubuntu's own
+# `chromium`/`chromium-browser` packages only install a snap, which does not run in containers
+# or CI: the script stops with instructions instead). Anywhere else, install Go 1.26, Chromium
+# or Chrome, tmux, Node.js and npm yourself; the script then only runs the checks.
+#
+# Environment:
+#   PLANDASH_CHROME     the browser for e2e/ (a path, or a name on PATH); else the usual names
+#   PLANDASH_ARTIFACTS  keep the browser tests' screenshots here (else they live in temp dirs)
+#   PLANDASH_TEST_TIMEOUT  go test -timeout (default 25m)
+#
+# BenchmarkDot (web/templates/dagview) compares with Graphviz when `dot` is installed; nothing
+# here installs it: `apt-get install graphviz` if you want that comparison.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -12,34 +26,102 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 step() { printf '\n==> %s\n' "$*"; }
 fail() { printf '\nFAIL: %s\n' "$*" >&2; exit 1; }
 
-# apt_install PACKAGE...: installs Debian packages, with sudo only when not root.
-apt_install() {
-	local sudo=()
+os_id=""
+if [ -r /etc/os-release ]; then
+	os_id="$(. /etc/os-release && echo "${ID:-}")"
+fi
+
+sudo_cmd=()
+need_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		command -v sudo >/dev/null || fail "installing $* needs root or sudo"
-		sudo=(sudo)
+		sudo_cmd=(sudo)
 	fi
+}
+
+# wait_dpkg_lock waits (up to 10 minutes) while another apt or dpkg holds its locks, as
+# unattended-upgrades does on a fresh machine; apt-get would otherwise fail at once.
+wait_dpkg_lock() {
+	command -v fuser >/dev/null || return 0
+	local i
+	for i in $(seq 600); do
+		if ! "${sudo_cmd[@]}" fuser /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock >/dev/null 2>&1; then
+			return 0
+		fi
+		if [ "$i" -eq 1 ]; then echo "waiting for another apt/dpkg to finish…"; fi
+		sleep 1
+	done
+	fail "apt/dpkg stayed locked for 10 minutes"
+}
+
+# apt_install PACKAGE...: installs Debian packages, with sudo only when not root.
+apt_install() {
 	command -v apt-get >/dev/null || fail "$* missing and apt-get is not available: install them by hand"
+	need_root "$@"
+	# DPkg::Lock::Timeout covers the lock being taken again between our wait and apt-get.
+	local apt=("${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
 	if [ -z "${apt_updated:-}" ]; then
-		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		wait_dpkg_lock
+		"${apt[@]}" update -qq
 		apt_updated=1
 	fi
-	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+	wait_dpkg_lock
+	"${apt[@]}" install -y -qq --no-install-recommends "$@"
+}
+
+# real_browser PATH: true when PATH runs a browser, not Ubuntu's snap wrapper script.
+real_browser() {
+	local p
+	p="$(readlink -f "$1")" || return 1
+	case "$p" in /snap/*) return 1 ;; esac
+	if head -c 2 "$p" 2>/dev/null | grep -q '#!' && grep -qE 'snap (install|run)|/snap/' "$p" 2>/dev/null; then
+		return 1
+	fi
+	return 0
+}
+
+# find_browser prints the browser the e2e tests will use (the same lookup as e2e/harness_test.go).
+find_browser() {
+	local n p
+	if [ -n "${PLANDASH_CHROME:-}" ]; then
+		p="$(command -v "$PLANDASH_CHROME")" || fail "PLANDASH_CHROME=$PLANDASH_CHROME is not a program"
+		echo "$p"
+		return 0
+	fi
+	for n in chromium chromium-browser google-chrome google-chrome-stable headless-shell chrome; do
+		if p="$(command -v "$n")" && real_browser "$p"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
 }
 
 step "tools"
 missing=()
-command -v chromium >/dev/null || missing+=(chromium)
-command -v dot >/dev/null || missing+=(graphviz)
+browser="$(find_browser)" || browser=""
+if [ -z "$browser" ]; then
+	case "$os_id" in
+	ubuntu)
+		fail "no usable Chromium or Chrome. Ubuntu's chromium and chromium-browser packages only install a snap,
+which does not run in containers or CI. Install a .deb build instead, for example:
+  sudo add-apt-repository ppa:xtradeb/apps && sudo apt-get install chromium
+  (or Google Chrome: https://www.google.com/chrome/ — package google-chrome-stable)
+then rerun, or point PLANDASH_CHROME at a browser you have."
+		;;
+	*) missing+=(chromium) ;;
+	esac
+fi
 command -v tmux >/dev/null || missing+=(tmux)
 command -v npm >/dev/null || missing+=(nodejs npm)
 if [ "${#missing[@]}" -gt 0 ]; then
 	echo "installing: ${missing[*]}"
 	apt_install "${missing[@]}"
 fi
-command -v chromium >/dev/null || fail "chromium is still not on PATH after installing it"
+browser="$(find_browser)" || fail "no browser on PATH after installing chromium"
+export PLANDASH_CHROME="$browser"
 echo "go:       $(go version)"
-echo "chromium: $(chromium --version 2>/dev/null || echo '?')"
+echo "browser:  $browser ($("$browser" --version 2>/dev/null || echo '?'))"
 
 step "agent CLIs (npm, into a cache outside the repository)"
 # The agents' real CLIs run against a scripted model server in internal/agents/agenttest.
@@ -47,22 +129,38 @@ scripts/agent-clis.sh
 export PLANDASH_AGENT_TESTS=1
 
 step "gofmt"
-gofiles=()
-while IFS= read -r -d '' f; do
-	if [ -f "$f" ]; then gofiles+=("$f"); fi
-done < <(git ls-files -z --cached --others --exclude-standard -- '*.go')
-unformatted=""
-if [ "${#gofiles[@]}" -gt 0 ]; then
-	unformatted="$(gofmt -l "${gofiles[@]}")"
+# A command substitution, not a process substitution: set -e sees git fail (say, outside a
+# checkout) instead of running gofmt on nothing and passing.
+if ! listed="$(git ls-files --cached --others --exclude-standard -- '*.go')"; then
+	fail "git ls-files failed: run this from a git checkout"
 fi
+gofiles=()
+while IFS= read -r f; do
+	if [ -n "$f" ] && [ -f "$f" ]; then gofiles+=("$f"); fi
+done <<<"$listed"
+[ "${#gofiles[@]}" -gt 0 ] || fail "git ls-files listed no Go files"
+unformatted="$(gofmt -l "${gofiles[@]}")"
 if [ -n "$unformatted" ]; then
 	printf '%s\n' "$unformatted" >&2
 	fail "these files need gofmt -w"
 fi
-echo "ok"
+echo "ok (${#gofiles[@]} files)"
 
 step "go vet"
 go vet ./...
+echo "ok"
+
+step "staticcheck"
+# Pinned, and built once into a cache outside the repository (the module proxy serves it).
+sc_dir="${XDG_CACHE_HOME:-$HOME/.cache}/plandash/tools/staticcheck-v0.6.1"
+if [ ! -x "$sc_dir/staticcheck" ]; then
+	GOBIN="$sc_dir" go install honnef.co/go/tools/cmd/staticcheck@v0.6.1
+fi
+# A fresh cache each run: staticcheck's own cache can replay stale findings for packages made
+# only of _test.go files (e2e/), and a full run takes well under a minute.
+sc_cache="$(mktemp -d)"
+trap 'rm -rf "$sc_cache"' EXIT
+STATICCHECK_CACHE="$sc_cache" "$sc_dir/staticcheck" ./...
 echo "ok"
 
 step "templ generate is current"
@@ -94,6 +192,6 @@ echo "ok"
 pkgs=("$@")
 if [ "${#pkgs[@]}" -eq 0 ]; then pkgs=(./...); fi
 step "go test -race ${pkgs[*]} (browser tests in e2e/ included)"
-go test -race -count=1 -timeout 25m "${pkgs[@]}"
+go test -race -count=1 -timeout "${PLANDASH_TEST_TIMEOUT:-25m}" "${pkgs[@]}"
 
 printf '\nall checks passed\n'

@@ -20,7 +20,7 @@ import (
 func buildPlandash(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "plandash")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

@@ -42,7 +42,9 @@ func TestApprovalRequestCommand(t *testing.T) {
 	pendingID := func() string {
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 			var list struct{ Requests []struct{ ID string } }
-			json.Unmarshal(call("GET", "/api/v1/approvals", ""), &list)
+			if err := json.Unmarshal(call("GET", "/api/v1/approvals", ""), &list); err != nil {
+				t.Fatal(err)
+			}
 			if len(list.Requests) == 1 {
 				return list.Requests[0].ID
 			}
@@ -51,7 +53,9 @@ func TestApprovalRequestCommand(t *testing.T) {
 		return ""
 	}
 	file := filepath.Join(t.TempDir(), "deploy.json")
-	os.WriteFile(file, []byte(`{"type":"items","entries":[{"content":"Build"},{"content":"Ship"}]}`), 0o600)
+	if err := os.WriteFile(file, []byte(`{"type":"items","entries":[{"content":"Build"},{"content":"Ship"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	runCmd := func() (chan error, *bytes.Buffer) {
 		var out bytes.Buffer
 		done := make(chan error, 1)
@@ -66,7 +70,7 @@ func TestApprovalRequestCommand(t *testing.T) {
 	id := pendingID()
 	call("POST", "/api/v1/approvals/"+id+"/decision", `{"action":"reject","comment":"not on Friday"}`)
 	var ec exitCode
-	if err := <-done; !errors.As(err, &ec) || ec != 3 {
+	if err := receive(t, done, "exit of the rejected request"); !errors.As(err, &ec) || ec != 3 {
 		t.Fatalf("rejected: err = %v, want exit 3", err)
 	}
 	if s := out.String(); !strings.HasPrefix(s, "rejected by ann") || !strings.Contains(s, "not on Friday") {
@@ -76,12 +80,14 @@ func TestApprovalRequestCommand(t *testing.T) {
 	done, out = runCmd()
 	pendingID()
 	var list struct{ Requests []struct{ ID, Title string } }
-	json.Unmarshal(call("GET", "/api/v1/approvals", ""), &list)
+	if err := json.Unmarshal(call("GET", "/api/v1/approvals", ""), &list); err != nil {
+		t.Fatal(err)
+	}
 	if list.Requests[0].Title != "deploy" {
 		t.Fatalf("a bare plan's request is titled %q, want the file's name", list.Requests[0].Title)
 	}
 	call("POST", "/api/v1/approvals/"+list.Requests[0].ID+"/decision", `{"action":"modify","plan":{"entries":[{"content":"Build"},{"content":"Test"},{"content":"Ship"}]}}`)
-	if err := <-done; err != nil {
+	if err := receive(t, done, "exit of the approved request"); err != nil {
 		t.Fatalf("modified: %v", err)
 	}
 	if s := out.String(); !strings.HasPrefix(s, "modified by ann") || !strings.Contains(s, "[pending] Test (medium)") {
@@ -129,7 +135,9 @@ func TestMCPStdioApproval(t *testing.T) {
 			t.Fatal(err)
 		}
 		var list struct{ Requests []struct{ ID string } }
-		json.NewDecoder(resp.Body).Decode(&list)
+		if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+			t.Fatal(err)
+		}
 		resp.Body.Close()
 		if len(list.Requests) == 1 {
 			id = list.Requests[0].ID
@@ -138,12 +146,23 @@ func TestMCPStdioApproval(t *testing.T) {
 	}
 	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/approvals/"+id+"/decision", strings.NewReader(`{"action":"reject","comment":"not today"}`))
 	req.Header.Set("Authorization", "Bearer tok")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("decide: %v %v", err, resp.Status)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("decide: %v", err)
 	}
-	res := <-done
-	b, _ := json.Marshal(res.StructuredContent)
-	if res == nil || res.IsError || !strings.Contains(string(b), `"decision":"rejected"`) || !strings.Contains(string(b), `"comment":"not today"`) {
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("decide answered %s", resp.Status)
+	}
+	res := receive(t, done, "result")
+	if res == nil {
+		t.Fatal("the tool call failed (see the error above)")
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || !strings.Contains(string(b), `"decision":"rejected"`) || !strings.Contains(string(b), `"comment":"not today"`) {
 		t.Fatalf("tool result over stdio: %s %+v", b, res)
 	}
 }

@@ -97,11 +97,14 @@ func TestInstallClaudeCommand(t *testing.T) {
 		t.Fatalf("the gate's hook command is %q", cmd)
 	}
 	install("--gate", "--server", "http://127.0.0.1:7420", "--token", "tok-install")
-	if b2, _ := os.ReadFile(settings); !bytes.Equal(b, b2) {
+	if b2, err := os.ReadFile(settings); err != nil || !bytes.Equal(b, b2) {
 		t.Fatalf("a second install changed the file:\n%s\n%s", b, b2)
 	}
 	install("--uninstall")
-	b, _ = os.ReadFile(settings)
+	b, rerr := os.ReadFile(settings)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
 	if strings.Contains(string(b), "hook claude") || !strings.Contains(string(b), "notify-send done") {
 		t.Fatalf("settings after uninstall: %s", b)
 	}

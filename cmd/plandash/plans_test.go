@@ -41,7 +41,9 @@ func runPlans(t *testing.T, dir, stdin string, args ...string) (string, string, 
 
 func TestPlansCLI(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o600)
+	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name     string
 		stdin    string
@@ -103,7 +105,9 @@ func TestPlansCLI(t *testing.T) {
 func TestPlansCLIFileIsDockerAgents(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(t.TempDir(), "plan.md")
-	os.WriteFile(src, []byte("a <b> & c"), 0o600)
+	if err := os.WriteFile(src, []byte("a <b> & c"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	stdout, _, code := runPlans(t, dir, "", "write", "p", "--file", src, "--json")
 	var p sharedplans.Plan
 	if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || p.Content != "a <b> & c" || p.Revision != 1 {
@@ -120,7 +124,9 @@ func TestPlansCLIFileIsDockerAgents(t *testing.T) {
 	runPlans(t, dir, "x", "write", "p", "--title", "T", "--status", "s")
 	runPlans(t, dir, "y", "write", "p", "--status", "")
 	stdout, _, _ = runPlans(t, dir, "", "show", "p", "--json")
-	json.Unmarshal([]byte(stdout), &p)
+	if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+		t.Fatal(err)
+	}
 	if p.Title != "T" || p.Status != "" || p.Content != "y" {
 		t.Fatalf("after metadata edits: %+v", p)
 	}
@@ -129,7 +135,7 @@ func TestPlansCLIFileIsDockerAgents(t *testing.T) {
 // TestPlansCLIExitStatus runs the built binary: a version conflict really exits with 3.
 func TestPlansCLIExitStatus(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "plandash")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()

@@ -188,7 +188,9 @@ func checkCursorOffer(req PermissionRequest, sess string) error {
 	var raw struct {
 		Plan string `json:"plan"`
 	}
-	json.Unmarshal(p.ToolCall.RawInput, &raw)
+	if err := json.Unmarshal(p.ToolCall.RawInput, &raw); err != nil {
+		return fmt.Errorf("the offer's rawInput is not an object: %v", err)
+	}
 	if p.SessionID != sess || req.SessionID != sess || p.ToolCall.Kind == nil || *p.ToolCall.Kind != "switch_mode" ||
 		!strings.Contains(raw.Plan, "# Tighten login") || !strings.Contains(raw.Plan, "- [ ] Validate the form") || len(p.Options) != 2 {
 		return fmt.Errorf("offered %s", req.Params)

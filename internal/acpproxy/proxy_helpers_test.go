@@ -43,7 +43,7 @@ func planAgent(t testing.TB) string {
 		if built.err != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(built.dir, "planagent"), "./testdata/planagent").CombinedOutput()
+		out, err := exec.Command("go", "build", "-buildvcs=false", "-o", filepath.Join(built.dir, "planagent"), "./testdata/planagent").CombinedOutput()
 		if err != nil {
 			built.err = fmt.Errorf("go build planagent: %v\n%s", err, out)
 		}

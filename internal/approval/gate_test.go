@@ -198,7 +198,7 @@ func TestWaitWakesOnDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		got := <-done
+		got := recvWithin(t, done, 30*time.Second, "decision for a waiter")
 		if got.Status != approval.Modified || !got.Decision.Plan.Equal(mod) || got.Decision.By != "ann" {
 			t.Fatalf("waiter got %+v", got)
 		}

@@ -60,7 +60,7 @@ func TestRestartKeepsPendingAndDecided(t *testing.T) {
 	if _, err := g.Decide(ctx, a.ID, approval.DecisionInput{Action: approval.Approve, By: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-done; r.Status != approval.Approved || r.Decision.By != "bob" || r.Seq <= seq {
+	if r := recvWithin(t, done, 30*time.Second, "decision for the waiter"); r.Status != approval.Approved || r.Decision.By != "bob" || r.Seq <= seq {
 		t.Fatalf("waiter after restart got %+v (seq %d, before restart %d)", r.Decision, r.Seq, seq)
 	}
 }

@@ -38,7 +38,7 @@ type Target struct {
 // --data (default DefaultDataDir). It reads nothing: the token file is read when a call needs it
 // (see ReadToken), because a server started later may create it.
 func Resolve(getenv func(string) string, f Flags) Target {
-	t := Target{Server: f.Server, Token: f.Token, DataDir: f.DataDir}
+	t := Target(f)
 	if t.Server == "" {
 		t.Server = getenv("PLANDASH_SERVER")
 	}

@@ -12,10 +12,6 @@ import (
 // few, and a bound keeps hostile plans cheap.
 const MaxDepth = 64
 
-// ignoredPlanKeys are envelope keys of the ACP custom plan form; they say
-// what the object is, not what it contains.
-var ignoredPlanKeys = map[string]bool{"type": true, "planId": true, "_meta": true}
-
 // Parse reads a plan given either as a JSON array of calls or as an object
 // {"calls": […], "_state": {…}, "_instances": […]} (also the ACP custom plan
 // {"type": "_dag", "planId": …, "calls": […]}). Structural faults (not JSON,

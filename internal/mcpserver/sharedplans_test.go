@@ -149,7 +149,9 @@ func exercise(t *testing.T, cs *mcp.ClientSession, plansDir, base, denied string
 	if b, err := os.ReadFile(exported); err != nil || string(b) != "Step 1" {
 		t.Fatalf("exported file: %q %v", b, err)
 	}
-	os.WriteFile(exported, []byte("Step 1\nStep 2"), 0o600)
+	if err := os.WriteFile(exported, []byte("Step 1\nStep 2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if v := ok("update_plan_from_file", map[string]any{"name": "release", "path": "out/release.md", "last_known_revision": 2}); v["content"] != "Step 1\nStep 2" {
 		t.Errorf("update_plan_from_file = %v", v)
 	}
@@ -182,10 +184,17 @@ func exercise(t *testing.T, cs *mcp.ClientSession, plansDir, base, denied string
 }
 
 // normalize turns structured content into what json.Unmarshal of the text gives.
+// Anything that does not round-trip through JSON as an object is returned as the error text,
+// so the comparison that follows fails and shows it.
 func normalize(v any) any {
-	b, _ := json.Marshal(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "not JSON: " + err.Error()
+	}
 	var out map[string]any
-	json.Unmarshal(b, &out)
+	if err := json.Unmarshal(b, &out); err != nil {
+		return "not a JSON object: " + err.Error()
+	}
 	return out
 }
 
@@ -259,7 +268,7 @@ func TestSharedPlanToolsStreamableHTTP(t *testing.T) {
 // working directory, as docker-agent's do.
 func TestSharedPlanToolsStdio(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "plandash")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/plandash/plandash/cmd/plandash").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, "github.com/plandash/plandash/cmd/plandash").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	plansDir, work, home := t.TempDir(), t.TempDir(), t.TempDir()

@@ -127,7 +127,10 @@ func TestDecisionLandsOnThePlan(t *testing.T) {
 	ctxRun, cancel := context.WithCancel(ctx)
 	cancel()
 	svc.Run(ctxRun) // returns only once the decision was written back
-	cur, _, _ = svc.Store().Get(ctx, "release")
+	cur, _, err = svc.Store().Get(ctx, "release")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if cur.Status != sharedplans.StatusApproved || cur.Content != edited {
 		t.Fatalf("after the decision: status %q content %q", cur.Status, cur.Content)
 	}

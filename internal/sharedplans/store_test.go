@@ -190,7 +190,7 @@ func TestWaitsForForeignLock(t *testing.T) {
 	if err := unlockFile(f); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != nil {
+	if err := recvWithin(t, done, 30*time.Second, "write after the unlock"); err != nil {
 		t.Fatal(err)
 	}
 	if p, _, _ := s.Get(context.Background(), "p"); p.Content != "z" || p.Revision != 2 {

@@ -33,13 +33,21 @@ func nextEvent(t *testing.T, ch <-chan Event) Event {
 	}
 }
 
-// noEvent checks that nothing more is reported once the watcher has had time to settle.
-func noEvent(t *testing.T, ch <-chan Event) {
+// noEvent checks that nothing was reported for what happened before it, without a time window:
+// it writes a barrier plan file that reads as corrupt, so it goes through the same debounce and
+// rechecks as anything written earlier, and is reported after all of it. The first event must
+// be the barrier's. The barrier is then removed (and its removal consumed).
+func noEvent(t *testing.T, s *Store, ch <-chan Event) {
 	t.Helper()
-	select {
-	case e := <-ch:
-		t.Fatalf("unexpected event %+v", e)
-	case <-time.After(300 * time.Millisecond):
+	writeRaw(t, s, "zz-barrier.json", "{")
+	if e := nextEvent(t, ch); e.Name != "zz-barrier" || !e.Corrupt() {
+		t.Fatalf("unexpected event %+v before the barrier", e)
+	}
+	if err := os.Remove(filepath.Join(s.Dir(), "zz-barrier.json")); err != nil {
+		t.Fatal(err)
+	}
+	if e := nextEvent(t, ch); e.Name != "zz-barrier" || !e.Removed {
+		t.Fatalf("unexpected event %+v instead of the barrier's removal", e)
 	}
 }
 
@@ -61,7 +69,7 @@ func TestWatchSeesWriteByAnotherProcess(t *testing.T) {
 	if e.Name != "from-child" || e.Removed || e.Err != nil || e.Plan.Content != "hello from afar" || e.Plan.Revision != 1 {
 		t.Fatalf("event %+v", e)
 	}
-	noEvent(t, ch) // temp file, lock file and the rename's follow-up events are not plans
+	noEvent(t, s, ch) // temp file, lock file and the rename's follow-up events are not plans
 }
 
 func TestWatchLifecycle(t *testing.T) {
@@ -89,7 +97,7 @@ func TestWatchLifecycle(t *testing.T) {
 	}
 	writeRaw(t, s, "notes.txt", "x")
 	writeRaw(t, s, "p.json123", "temp")
-	noEvent(t, ch)
+	noEvent(t, s, ch)
 }
 
 func TestWatchReportsCorruptAfterRechecks(t *testing.T) {
@@ -100,7 +108,7 @@ func TestWatchReportsCorruptAfterRechecks(t *testing.T) {
 	if e.Name != "bad" || !e.Corrupt() || e.Err.Error() != "plan file bad.json is corrupt: unexpected end of JSON input" {
 		t.Fatalf("event %+v", e)
 	}
-	noEvent(t, ch) // the rechecks that found the same state report nothing
+	noEvent(t, s, ch) // the rechecks that found the same state report nothing
 }
 
 func TestWatchSeesNonAtomicWriterFinish(t *testing.T) {
@@ -112,10 +120,16 @@ func TestWatchSeesNonAtomicWriterFinish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = f.WriteString(`{"content":"half`)
-	time.Sleep(30 * time.Millisecond)
-	_, _ = f.WriteString(`way there","revision":9}`)
-	f.Close()
+	if _, err := f.WriteString(`{"content":"half`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond) // lets the watcher see the half-written file; not an assertion
+	if _, err := f.WriteString(`way there","revision":9}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for {
 		e := nextEvent(t, ch)
 		if e.Err == nil {

@@ -97,7 +97,7 @@ func TestMCPApprovalReturnsModifiedPlan(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("decide: %d %s", code, raw)
 	}
-	r := <-done
+	r := recvWithin(t, done, 30*time.Second, "tool result")
 	if r.err != nil || r.res.IsError {
 		t.Fatalf("tool call: %v %+v", r.err, r.res)
 	}

@@ -225,7 +225,9 @@ func TestApprovalExpiresLive(t *testing.T) {
 			t.Fatalf("no expiry on the socket: %v", err)
 		}
 		var f frame
-		json.Unmarshal(b, &f)
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
 		if f.ID == "ad-"+r.ID {
 			if !strings.Contains(f.HTML, `data-status="rejected"`) || !strings.Contains(f.HTML, "the deadline") {
 				t.Fatalf("expired row = %s", f.HTML)

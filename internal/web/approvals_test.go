@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -17,27 +18,45 @@ import (
 // api sends a JSON request with the token and returns the status and body.
 func (ts *testServer) api(t testing.TB, method, path string, body any, hdr ...string) (int, []byte) {
 	t.Helper()
+	code, raw, err := ts.tryAPI(method, path, body, hdr...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, raw
+}
+
+// tryAPI is api for goroutines, which must not fail the test themselves: it returns the error.
+func (ts *testServer) tryAPI(method, path string, body any, hdr ...string) (int, []byte, error) {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
 	case string:
 		rd = strings.NewReader(b)
 	default:
-		raw, _ := json.Marshal(b)
+		raw, err := json.Marshal(b)
+		if err != nil {
+			return 0, nil, err
+		}
 		rd = bytes.NewReader(raw)
 	}
-	req, _ := http.NewRequest(method, ts.URL+path, rd)
+	req, err := http.NewRequest(method, ts.URL+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s %s: read the answer (%s): %w", method, path, resp.Status, err)
+	}
+	return resp.StatusCode, raw, nil
 }
 
 type apiApproval struct {
@@ -108,11 +127,12 @@ func TestApprovalCreateAndLongPoll(t *testing.T) {
 	type result struct {
 		code int
 		raw  []byte
+		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, raw := ts.api(t, "GET", "/api/v1/approvals/deploy-1?wait=60s", nil)
-		done <- result{code, raw}
+		code, raw, err := ts.tryAPI("GET", "/api/v1/approvals/deploy-1?wait=60s", nil)
+		done <- result{code, raw, err}
 	}()
 	waitForWaiter(t, ts, "deploy-1")
 	mod := `{"action":"modify","comment":"tests first","plan":{"type":"items","entries":[{"content":"Run the tests","priority":"high"},{"content":"Change it"}]}}`
@@ -120,7 +140,15 @@ func TestApprovalCreateAndLongPoll(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("decide: %d %s", code, raw)
 	}
-	res := <-done
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the long poll did not wake after the decision")
+	}
+	if res.err != nil {
+		t.Fatalf("long poll: %v", res.err)
+	}
 	got := decodeAs[apiApproval](t, res.raw)
 	d := got.Decision
 	if res.code != 200 || got.Status != approval.Modified || d == nil || d.By != "ann" || d.Comment != "tests first" {
@@ -147,7 +175,12 @@ func TestApprovalConflictsAndBadInput(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			code, _ := ts.api(t, "POST", path, `{"action":"reject","comment":"no"}`)
+			code, raw, err := ts.tryAPI("POST", path, `{"action":"reject","comment":"no"}`)
+			if err != nil {
+				t.Errorf("concurrent decision: %v", err)
+			} else if code != 200 && code != 409 {
+				t.Errorf("concurrent decision answered %d: %s", code, raw)
+			}
 			codes <- code
 		}()
 	}

@@ -62,11 +62,16 @@ func TestDAGUnderReviewIsDrawn(t *testing.T) {
 	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/approvals", strings.NewReader(`{"title":"Run the briefing","plan":{"type":"_dag","calls":`+dagCalls+`}}`))
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create: %v %v", err, resp.Status)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create answered %s", resp.Status)
 	}
 	var created struct{ ID string }
-	json.NewDecoder(resp.Body).Decode(&created)
+	if err := json.NewDecoder(resp.Body).Decode(&created); err != nil {
+		t.Fatal(err)
+	}
 	resp.Body.Close()
 	_, doc := ts.page(t, "/approvals/"+created.ID)
 	if n := len(all(doc, `[data-testid=dag-node]`)); n != 2 {

@@ -84,7 +84,9 @@ func TestClaudeHookGate(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		_, raw := ts.api(t, "GET", "/api/v1/approvals?status=pending", nil)
 		var list struct{ Requests []struct{ ID string } }
-		_ = json.Unmarshal(raw, &list)
+		if err := json.Unmarshal(raw, &list); err != nil {
+			t.Fatalf("pending list %s: %v", raw, err)
+		}
 		pending = list.Requests
 	}
 	code, raw := ts.api(t, "POST", "/api/v1/approvals/"+url.PathEscape(pending[0].ID)+"/decision", map[string]any{"action": "reject", "comment": "Use the existing limiter package"})

@@ -67,6 +67,8 @@ func pendingCount(t *testing.T, ts *testServer) int {
 	}
 	defer resp.Body.Close()
 	var c struct{ Pending int }
-	json.NewDecoder(resp.Body).Decode(&c)
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
 	return c.Pending
 }

@@ -87,7 +87,9 @@ func TestProxyAnswersPollTimesOut(t *testing.T) {
 		t.Errorf("an idle poll answered %d %v %v, want 200 []", resp.StatusCode, got, err)
 	}
 	req, _ = http.NewRequest(http.MethodGet, ts.URL+"/api/v1/proxy/answers?stream=x", nil)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("a poll without the token: %v %v", resp.StatusCode, err)
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Errorf("a poll without the token: %v", err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a poll without the token answered %s", resp.Status)
 	}
 }

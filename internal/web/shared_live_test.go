@@ -83,7 +83,9 @@ func TestSharedLive(t *testing.T) {
 	eventually(t, "two recorded revisions", func() bool { return len(ts.historyRevisions(t, "release")) == 2 })
 
 	// A file that cannot be read is shown as such; deleting a plan takes its card away.
-	os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{"), 0o600)
+	if err := os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if f := next(t, list, "sp-broken"); f.Seq == 0 || !strings.Contains(f.HTML, "is corrupt") {
 		t.Fatalf("corrupt frame %+v", f)
 	}
@@ -117,7 +119,9 @@ func TestSharedCatchesUpAtStart(t *testing.T) {
 	ts := newSharedServer(t, false, testConfig{})
 	ts.write(t, "gone", "x")
 	ts.srv.shared.Observe(context.Background(), "gone", "disk")
-	os.Remove(filepath.Join(ts.dir, "gone.json"))
+	if err := os.Remove(filepath.Join(ts.dir, "gone.json")); err != nil {
+		t.Fatal(err)
+	}
 	ts.write(t, "kept", "a")
 	ts.write(t, "kept", "b")
 

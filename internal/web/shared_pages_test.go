@@ -49,8 +49,12 @@ func TestSharedListPage(t *testing.T) {
 	}
 	ts.write(t, "release", "# Ship it\n\n- [x] build\n- [ ] <script>alert(1)</script>", "Release 2.4", "architect", "in-progress")
 	ts.write(t, "notes", "plain")
-	os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{"), 0o600)
-	os.WriteFile(filepath.Join(ts.dir, "Upper.json"), []byte(`{"name":"Upper","content":"x","revision":1,"updatedAt":""}`), 0o600)
+	if err := os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ts.dir, "Upper.json"), []byte(`{"name":"Upper","content":"x","revision":1,"updatedAt":""}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	code, doc = ts.page(t, "/shared")
 	if code != 200 {
@@ -218,7 +222,9 @@ func TestSharedNewPlanAndPreview(t *testing.T) {
 
 func TestSharedPageErrors(t *testing.T) {
 	ts := newSharedServer(t, false, testConfig{})
-	os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{"), 0o600)
+	if err := os.WriteFile(filepath.Join(ts.dir, "broken.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		path string
 		code int

@@ -127,7 +127,9 @@ func (ts *testServer) ingest(t testing.TB, body string) (int, IngestResult) {
 	}
 	defer resp.Body.Close()
 	var res IngestResult
-	json.NewDecoder(resp.Body).Decode(&res)
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
+		t.Fatal(err)
+	}
 	return resp.StatusCode, res
 }
 
@@ -228,8 +230,14 @@ func TestIngest(t *testing.T) {
 
 func TestIngestLimitsAndAuth(t *testing.T) {
 	ts := newTestServer(t, testConfig{MaxBody: 4096, MaxLine: 1024})
-	post := func(body, auth string, hdr map[string]string) (*http.Response, Problem) {
-		req, _ := http.NewRequest("POST", ts.URL+"/api/v1/ingest", strings.NewReader(body))
+	// post answers the response and its problem; an answer that is not a problem (the standard
+	// library's plain-text refusal of a cross-site request) gives a zero Problem.
+	post := func(t *testing.T, body, auth string, hdr map[string]string) (*http.Response, Problem) {
+		t.Helper()
+		req, err := http.NewRequest("POST", ts.URL+"/api/v1/ingest", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if auth != "" {
 			req.Header.Set("Authorization", auth)
 		}
@@ -242,7 +250,11 @@ func TestIngestLimitsAndAuth(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		var p Problem
-		json.NewDecoder(resp.Body).Decode(&p)
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
+			if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+				t.Fatalf("a problem answer that does not decode: %v", err)
+			}
+		}
 		return resp, p
 	}
 	big := update("s", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`+strings.Repeat("x", 2000)+`"}}`)
@@ -259,7 +271,7 @@ func TestIngestLimitsAndAuth(t *testing.T) {
 		{"cross-site browser post", update("s", planA), "Bearer " + testToken, map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, p := post(tt.body, tt.auth, tt.hdr)
+			resp, p := post(t, tt.body, tt.auth, tt.hdr)
 			if resp.StatusCode != tt.status || !strings.Contains(p.Detail, tt.detail) {
 				t.Fatalf("status %d problem %+v", resp.StatusCode, p)
 			}
@@ -361,9 +373,15 @@ func TestSessionAndHistoryPages(t *testing.T) {
 
 func TestFilePlansOnlyUnderAllowedRoots(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(root, "plan.md"), []byte("# Allowed plan"), 0o644)
-	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# Secret"), 0o644)
-	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "link.md"))
+	if err := os.WriteFile(filepath.Join(root, "plan.md"), []byte("# Allowed plan"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# Secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "link.md")); err != nil {
+		t.Fatal(err)
+	}
 	ts := newTestServer(t, testConfig{AllowRoots: []string{root}})
 	for id, uri := range map[string]string{
 		"ok": "file://" + root + "/plan.md", "out": "file://" + outside + "/secret.md",
@@ -418,7 +436,9 @@ func TestSocket(t *testing.T) {
 	}
 	defer c2.CloseNow()
 	_, b, _ = c2.Read(ctx)
-	json.Unmarshal(b, &f)
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
 	if f.ID != "s-s10" {
 		t.Fatalf("catch-up frame = %+v", f)
 	}

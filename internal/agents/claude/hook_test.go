@@ -71,7 +71,7 @@ func TestRunHookGate(t *testing.T) {
 	if _, err := rig.gate.Decide(context.Background(), req.ID, approval.DecisionInput{Action: approval.Reject, By: "ana", Comment: "split step 2"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != nil {
+	if err := recvWithin(t, done, 30*time.Second, "return of the hook"); err != nil {
 		t.Fatal(err)
 	}
 	var ans hookOut

@@ -202,7 +202,7 @@ func TestHandleClosesRequestWhenHookGivesUp(t *testing.T) {
 		t.Fatal("no request")
 	}
 	cancel()
-	<-done
+	recvWithin(t, done, 30*time.Second, "return of Handle")
 	got, err := rig.gate.Get(context.Background(), req.ID)
 	if err != nil || got.Status != approval.Rejected || got.Decision == nil || got.Decision.By != HookDecider {
 		t.Errorf("request after the hook gave up: %+v %v", got, err)

@@ -235,7 +235,7 @@ func TestOpensOldSchema(t *testing.T) {
 	}
 
 	a := db.Approvals()
-	if r, err := a.Get(ctx, "old-request"); err != nil || r.Status != approval.Pending || r.Plan.Entries[0].Content != "deploy" {
+	if r, err := a.Get(ctx, "old-request"); err != nil || r.Status != approval.Pending || len(r.Plan.Entries) == 0 || r.Plan.Entries[0].Content != "deploy" {
 		t.Fatalf("Get = %+v, %v", r, err)
 	}
 	if sums, err := a.PendingSummaries(ctx); err != nil || len(sums) != 1 || sums[0].PlanSize != 1 || len(sums[0].Options) != 3 {

@@ -40,7 +40,7 @@ startGate();
 startKeys(gatePage);
 startEditor();
 
-// window.plandash.disconnect(ms) and .seq() let a test (or a curious person) see how the page
+// window.plandash.disconnect(ms), .resume() and .seq() let a test (or a curious person) see how the page
 // behaves on a flaky network without breaking the network.
-window.plandash = { disconnect: socket.disconnect, seq: socket.seq };
+window.plandash = { disconnect: socket.disconnect, resume: socket.resume, seq: socket.seq };
 socket.start();

@@ -64,6 +64,13 @@ export function createSocket({ topic, since, conn }) {
       pausedUntil = Date.now() + (ms || 0);
       if (ws) ws.close();
     },
+    // resume() ends a disconnect(ms) early and connects now, so a test decides when the page
+    // comes back instead of racing a timer.
+    resume() {
+      pausedUntil = 0;
+      clearTimeout(timer);
+      if (!ws) connect();
+    },
     seq: () => lastSeq,
   };
 }
