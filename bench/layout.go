@@ -72,7 +72,7 @@ func dotSource(g *dag.Graph) string {
 func benchLayout(ctx context.Context, e *env) (*table, error) {
 	dot, err := exec.LookPath("dot")
 	if err != nil {
-		return nil, errors.New("Graphviz dot not found: apt-get install -y graphviz (scripts/bench.sh does)")
+		return nil, errors.New("graphviz dot not found: apt-get install -y graphviz (scripts/bench.sh does)")
 	}
 	pd, err := e.startPlandash()
 	if err != nil {

@@ -18,7 +18,6 @@ type row struct {
 	cpuOurs      []float64 // µs of server CPU per message, per run; nil when not measured
 	cpuYard      []float64
 	note         string
-	missing      int // updates a socket never got a state for (fan-out); must be 0
 }
 
 // table is a benchmark's result: its rows and what the yardstick was.
