@@ -113,3 +113,16 @@ func (db *DB) Close() error {
 	db.pool.Close()
 	return nil
 }
+
+// Ready reports whether the database answers and its schema is the one this binary migrates
+// to, for a readiness probe.
+func (db *DB) Ready(ctx context.Context) error {
+	var version int
+	if err := db.pool.QueryRow(ctx, `SELECT version FROM plandash_schema`).Scan(&version); err != nil {
+		return fmt.Errorf("read the schema version: %w", err)
+	}
+	if want := len(migrations()); version != want {
+		return fmt.Errorf("the schema is at version %d, want %d", version, want)
+	}
+	return nil
+}

@@ -25,7 +25,7 @@ type ListenOptions struct {
 // given one twice.
 type Listener struct {
 	db    *DB
-	fn    func(Note)
+	fn    func(context.Context, Note)
 	opts  ListenOptions
 	ready chan struct{}
 
@@ -36,9 +36,9 @@ type Listener struct {
 }
 
 // Listener makes a listener that calls fn with every note of another instance (and with changes
-// read back in a catch-up, whoever made them). fn runs on the listener's goroutine: it must be
-// quick. Start it with Run.
-func (db *DB) Listener(fn func(Note), opts ListenOptions) *Listener {
+// read back in a catch-up, whoever made them). fn runs on the listener's goroutine, with Run's
+// context: it must be quick. Start it with Run.
+func (db *DB) Listener(fn func(context.Context, Note), opts ListenOptions) *Listener {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
@@ -147,7 +147,7 @@ func (l *Listener) hear(ctx context.Context, n Note) error {
 	}
 	l.seen[stream] = max(l.seen[stream], n.Seq)
 	if n.Instance != l.db.note.instance {
-		l.fn(n)
+		l.fn(ctx, n)
 	}
 	return nil
 }
@@ -159,7 +159,7 @@ func (l *Listener) catchUp(ctx context.Context, stream string) error {
 		return fmt.Errorf("catch up on %s: %w", stream, err)
 	}
 	for _, n := range notes {
-		l.fn(n)
+		l.fn(ctx, n)
 	}
 	l.seen[stream] = max(l.seen[stream], cur)
 	l.skip[stream] = max(l.skip[stream], cur)
