@@ -86,6 +86,8 @@ type App struct {
 	Live   *live.Live
 	Server *web.Server
 	Token  string
+	// Listener hears the changes other instances make (PostgreSQL only; nil on SQLite).
+	Listener *postgres.Listener
 
 	agents []func(context.Context) // followers of agents' own files and servers
 }
@@ -132,7 +134,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	store := sharedplans.New(cfg.PlansDir)
 	shared := sharedplans.NewService(store, db.SharedHistory(), sharedplans.ServiceConfig{Log: cfg.Log, Now: cfg.Now})
-	gate.OnChange(shared.GateChanged) // decisions on shared plans land on the plans
+	gate.OnChange(acting(shared.GateChanged)) // decisions on shared plans land on the plans
 	var policy files.Policy
 	if roots != nil {
 		policy = roots
@@ -146,8 +148,15 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Perms: permissions.New(cfg.Now),
 		Live:  live.New(hub.New(hub.Options{}), live.Options{Log: cfg.Log, Now: cfg.Now}),
 	}
+	var ready func(context.Context) error // nil: web probes the database through the gate
+	if pg, ok := db.(*postgres.DB); ok {
+		// Instances share the permission requests, and hear each other's changes.
+		a.Perms = permissions.NewOn(pg.Permissions(), cfg.Now, cfg.Log)
+		a.Listener = pg.Listener(remote{live: a.Live, gate: gate, perms: a.Perms, log: cfg.Log}.note, postgres.ListenOptions{Log: cfg.Log})
+		ready = pg.Ready
+	}
 	a.Server = web.NewServer(web.Deps{
-		Config: cfg.Config, Token: token,
+		Config: cfg.Config, Token: token, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Live: a.Live, Files: roots,
 		Hooks: map[string]web.AgentHooks{
 			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
@@ -223,6 +232,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	var bg sync.WaitGroup
 	for _, run := range []func(context.Context){a.Live.Run, a.Gate.Run, a.Shared.Run} {
 		bg.Go(func() { run(ctx) })
+	}
+	if a.Listener != nil {
+		bg.Go(func() { a.Listener.Run(ctx) })
 	}
 	for _, run := range a.agents {
 		bg.Go(func() { run(ctx) })

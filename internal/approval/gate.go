@@ -33,6 +33,9 @@ type Change struct {
 	Rule    *Rule    // the added or revoked rule, or nil
 	Pending int      // pending requests after the change
 	Seq     uint64
+	// Remote says another instance made the change (see Gate.Notify): listeners that show
+	// changes show it; listeners that act on them leave it to the instance that made it.
+	Remote bool
 }
 
 // Gate holds plans until a person decides. It is safe for concurrent use.
@@ -156,8 +159,9 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 			break
 		}
 	}
-	g.seq++
-	r.Seq = g.seq
+	if r.Seq, err = g.nextSeq(ctx); err != nil {
+		return Request{}, false, err
+	}
 	stored, created, err := g.store.Create(ctx, r, events)
 	if err != nil || !created {
 		return stored, false, err
@@ -212,8 +216,11 @@ func (g *Gate) Decide(ctx context.Context, id string, in DecisionInput) (Request
 func (g *Gate) decideLocked(ctx context.Context, r Request, d *Decision) (Request, error) {
 	before := r.Plan
 	r.Status, r.Decision = d.Action.Status(), d
-	g.seq++
-	r.Seq = g.seq
+	seq, err := g.nextSeq(ctx)
+	if err != nil {
+		return r, err
+	}
+	r.Seq = seq
 	ev := g.audit(string(r.Status), r, d.By)
 	ev.Comment = d.Comment
 	if d.Expired {
@@ -253,6 +260,22 @@ func (g *Gate) expireLocked(ctx context.Context, r Request) (Request, error) {
 	return g.decideLocked(ctx, r, d)
 }
 
+// nextSeq is the number of the next change: from the store when it is shared with other
+// instances, else one more than the last; g.mu is held.
+func (g *Gate) nextSeq(ctx context.Context) (uint64, error) {
+	sq, ok := g.store.(Sequencer)
+	if !ok {
+		g.seq++
+		return g.seq, nil
+	}
+	n, err := sq.NextSeq(ctx)
+	if err != nil {
+		return 0, err
+	}
+	g.seq = max(g.seq, n)
+	return n, nil
+}
+
 // changed wakes the request's waiters, then tells listeners; g.mu is held.
 func (g *Gate) changed(ctx context.Context, c Change) {
 	if c.Request != nil && c.Request.Decided() {
@@ -271,10 +294,20 @@ func (g *Gate) changed(ctx context.Context, c Change) {
 	if err != nil {
 		g.cfg.Log.Error("approval: count pending", "err", err)
 	}
-	c.Pending, c.Seq = n, g.seq
+	c.Pending, c.Seq = n, max(g.seq, seqOf(c))
 	for _, fn := range g.listeners {
 		fn(c)
 	}
+}
+
+func seqOf(c Change) uint64 {
+	switch {
+	case c.Request != nil:
+		return c.Request.Seq
+	case c.Rule != nil:
+		return c.Rule.Seq
+	}
+	return 0
 }
 
 func (g *Gate) audit(event string, r Request, by string) AuditEvent {

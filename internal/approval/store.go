@@ -44,3 +44,13 @@ type Store interface {
 	// Seq is the largest change number stored.
 	Seq(ctx context.Context) (uint64, error)
 }
+
+// Sequencer is implemented by a Store that gates in several processes share (PostgreSQL, one
+// gate per instance): it hands out change numbers from the database, so no two instances give
+// two changes the same Seq. A gate over a store without it is the store's only writer and counts
+// on from the store's Seq.
+type Sequencer interface {
+	// NextSeq returns a change number never returned before by any handle on the same
+	// database, larger than every number it returned before to this one.
+	NextSeq(ctx context.Context) (uint64, error)
+}

@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -91,6 +92,9 @@ func (g *Gate) ExpireDue(ctx context.Context) (int, error) {
 			g.mu.Lock()
 			_, err := g.expireLocked(ctx, r)
 			g.mu.Unlock()
+			if _, lost := errors.AsType[*DecidedError](err); lost {
+				continue // another instance's gate decided it first
+			}
 			if err != nil {
 				return n, err
 			}
@@ -170,8 +174,11 @@ func (g *Gate) AddRule(ctx context.Context, in Rule, by string) (Rule, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.seq++
-	r.Seq = g.seq
+	seq, err := g.nextSeq(ctx)
+	if err != nil {
+		return Rule{}, err
+	}
+	r.Seq = seq
 	ev := AuditEvent{At: r.Created, Event: EventRuleAdded, RuleID: r.ID, SessionID: r.SessionID, Agent: r.Agent, By: by, Comment: r.Describe()}
 	if err := g.store.PutRule(ctx, r, ev); err != nil {
 		return Rule{}, err
@@ -191,8 +198,10 @@ func (g *Gate) RevokeRule(ctx context.Context, id, by string) (Rule, error) {
 	if !r.Active() {
 		return r, errs.Errorf(errs.Conflict, "the rule was already revoked by %s at %s", r.RevokedBy, r.Revoked.UTC().Format(time.RFC3339))
 	}
-	g.seq++
-	r.Seq, r.Revoked, r.RevokedBy = g.seq, g.cfg.Now(), by
+	if r.Seq, err = g.nextSeq(ctx); err != nil {
+		return Rule{}, err
+	}
+	r.Revoked, r.RevokedBy = g.cfg.Now(), by
 	ev := AuditEvent{At: r.Revoked, Event: EventRuleRevoked, RuleID: r.ID, SessionID: r.SessionID, Agent: r.Agent, By: by, Comment: r.Describe()}
 	if err := g.store.PutRule(ctx, r, ev); err != nil {
 		return Rule{}, err

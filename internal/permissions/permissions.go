@@ -1,14 +1,16 @@
 // Package permissions is where `plandash acp --approvals=both|dashboard` meets the dashboard:
 // the permission requests agents sent through a proxy, offered here so a person can answer them
 // from the inbox. The first answer wins: the dashboard's, queued until the proxy that offered the
-// request fetches it, or the IDE's, which the proxy reports. The inbox is in memory: a proxy
-// offers its open requests again when it reconnects after a restart.
+// request fetches it, or the IDE's, which the proxy reports. The requests live in a Store: in
+// memory for one process (a proxy offers its open requests again when it reconnects after a
+// restart), or in PostgreSQL for instances sharing a database.
 package permissions
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -48,42 +50,53 @@ type Outcome struct {
 	OptionID string `json:"optionId,omitempty"`
 }
 
-// maxResolved is how many ended requests are kept to show who resolved them.
+// maxResolved is how many ended requests a store keeps to show who resolved them.
 const maxResolved = 200
 
-type key struct{ stream, id string }
-
-// Inbox holds the offered requests. Its zero value is not usable; call New.
+// Inbox holds the offered requests. Its zero value is not usable; call New or NewOn.
 type Inbox struct {
+	store    Store
 	now      func() time.Time
+	log      *slog.Logger
 	onChange func(latest string)
 
-	mu       sync.Mutex
-	reqs     map[key]*Request
-	answers  map[string][]Answer      // by stream, not yet fetched
-	wake     map[string]chan struct{} // by stream: closed when an answer is queued
-	resolved []key                    // oldest first, bounded
+	mu   sync.Mutex
+	wake map[string]chan struct{} // by stream: closed when an answer may be waiting
 }
 
-// New returns an empty inbox.
-func New(now func() time.Time) *Inbox {
+// New returns an empty inbox kept in memory: the choice for one process (SQLite), where a proxy
+// offers its open requests again when it reconnects after a restart.
+func New(now func() time.Time) *Inbox { return NewOn(NewMemory(), now, nil) }
+
+// NewOn returns an inbox over store. Several instances over one database store (PostgreSQL)
+// share the requests and their answers; each tells the others of its changes (Notify), so an
+// answer given on one reaches the proxy long-polling another.
+func NewOn(store Store, now func() time.Time, log *slog.Logger) *Inbox {
 	if now == nil {
 		now = time.Now
 	}
-	return &Inbox{now: now, onChange: func(string) {}, reqs: map[key]*Request{}, answers: map[string][]Answer{}, wake: map[string]chan struct{}{}}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Inbox{store: store, now: now, log: log, onChange: func(string) {}, wake: map[string]chan struct{}{}}
 }
 
 // OnChange sets fn to be called after every change, outside the inbox's lock, with the title of
 // a newly offered request ("" for other changes). Set it before the inbox is used.
 func (in *Inbox) OnChange(fn func(latest string)) { in.onChange = fn }
 
+// readTimeout bounds the reads of List and OpenCount, whose callers (page renders) have no
+// context to give; a database that does not answer by then shows an empty list, logged.
+const readTimeout = 5 * time.Second
+
 // List returns the offered requests, open ones first, oldest first.
 func (in *Inbox) List() []Request {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	out := make([]Request, 0, len(in.reqs))
-	for _, p := range in.reqs {
-		out = append(out, *p)
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	out, err := in.store.List(ctx)
+	if err != nil {
+		in.log.Error("permissions: list requests", "err", err)
+		return nil
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if (out[i].ResolvedBy == "") != (out[j].ResolvedBy == "") {
@@ -97,10 +110,8 @@ func (in *Inbox) List() []Request {
 // OpenCount counts the requests an agent is still blocked on: they count in every page's pending
 // badge like the gate's requests.
 func (in *Inbox) OpenCount() int {
-	in.mu.Lock()
-	defer in.mu.Unlock()
 	n := 0
-	for _, p := range in.reqs {
+	for _, p := range in.List() {
 		if p.Open() {
 			n++
 		}
@@ -115,27 +126,20 @@ func (in *Inbox) Offer(r Request) error {
 		return errs.Errorf(errs.Invalid, "stream and id are required")
 	}
 	r.ID = compact(r.ID)
-	r.Offered, r.Answered, r.ResolvedBy, r.Outcome = in.now(), false, "", nil
-	in.mu.Lock()
-	in.reqs[key{r.Stream, string(r.ID)}] = &r
-	in.mu.Unlock()
+	r.Offered, r.Answered, r.ResolvedBy, r.Outcome, r.Resolved = in.now(), false, "", nil, time.Time{}
+	if err := in.store.Offer(context.Background(), r); err != nil {
+		return err
+	}
 	in.onChange(Title(r.Params))
 	return nil
 }
 
 // Resolve records that a request ended, and who ended it.
 func (in *Inbox) Resolve(stream string, id json.RawMessage, by string, o *acp.PermissionOutcome) {
-	k := key{stream, string(compact(id))}
-	in.mu.Lock()
-	if p := in.reqs[k]; p != nil && p.ResolvedBy == "" {
-		p.ResolvedBy, p.Outcome, p.Resolved, p.Answered = by, o, in.now(), false
-		in.resolved = append(in.resolved, k)
-		for len(in.resolved) > maxResolved {
-			delete(in.reqs, in.resolved[0])
-			in.resolved = in.resolved[1:]
-		}
+	if _, err := in.store.Resolve(context.Background(), stream, compact(id), by, o, in.now()); err != nil {
+		in.log.Error("permissions: resolve a request", "stream", stream, "err", err)
+		return
 	}
-	in.mu.Unlock()
 	in.onChange("")
 }
 
@@ -143,35 +147,35 @@ func (in *Inbox) Resolve(stream string, id json.RawMessage, by string, o *acp.Pe
 // wins: a request already answered or ended is a conflict; an option the agent did not offer is
 // invalid.
 func (in *Inbox) Answer(stream string, id json.RawMessage, o acp.PermissionOutcome, by string) error {
-	if err := in.answer(stream, id, o, by); err != nil {
+	id = compact(id)
+	err := in.store.Answer(context.Background(), stream, id, Answer{ID: id, Outcome: Outcome(o), By: by}, func(p *Request) error {
+		switch {
+		case p == nil:
+			return errs.Errorf(errs.NotFound, "no permission request %s on stream %q", id, stream)
+		case p.ResolvedBy != "":
+			return errs.Errorf(errs.Conflict, "the request was already resolved by the %s", p.ResolvedBy)
+		case p.Answered:
+			return errs.Errorf(errs.Conflict, "the request was already answered")
+		}
+		return checkOffered(p.Params, o)
+	})
+	if err != nil {
 		return err
 	}
-	in.onChange("")
+	in.Notify(stream)
 	return nil
 }
 
-func (in *Inbox) answer(stream string, id json.RawMessage, o acp.PermissionOutcome, by string) error {
+// Notify wakes the proxy long-polling stream here and tells the listener: another instance
+// sharing the store changed the stream's requests (or this one answered one).
+func (in *Inbox) Notify(stream string) {
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	p := in.reqs[key{stream, string(compact(id))}]
-	switch {
-	case p == nil:
-		return errs.Errorf(errs.NotFound, "no permission request %s on stream %q", id, stream)
-	case p.ResolvedBy != "":
-		return errs.Errorf(errs.Conflict, "the request was already resolved by the %s", p.ResolvedBy)
-	case p.Answered:
-		return errs.Errorf(errs.Conflict, "the request was already answered")
-	}
-	if err := checkOffered(p.Params, o); err != nil {
-		return err
-	}
-	p.Answered = true
-	in.answers[stream] = append(in.answers[stream], Answer{ID: p.ID, Outcome: Outcome(o), By: by})
 	if ch := in.wake[stream]; ch != nil {
 		close(ch)
 		delete(in.wake, stream)
 	}
-	return nil
+	in.mu.Unlock()
+	in.onChange("")
 }
 
 // Answers is a proxy's long poll: the answers queued for its stream, as soon as there are any,
@@ -180,18 +184,21 @@ func (in *Inbox) Answers(ctx context.Context, stream string, wait time.Duration)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
+		// Registered before taking, so an answer queued in between wakes this poll.
 		in.mu.Lock()
-		if got := in.answers[stream]; len(got) > 0 {
-			delete(in.answers, stream)
-			in.mu.Unlock()
-			return got
-		}
 		ch := in.wake[stream]
 		if ch == nil {
 			ch = make(chan struct{})
 			in.wake[stream] = ch
 		}
 		in.mu.Unlock()
+		got, err := in.store.Take(ctx, stream)
+		if err != nil && ctx.Err() == nil {
+			in.log.Error("permissions: take answers", "stream", stream, "err", err)
+		}
+		if len(got) > 0 {
+			return got
+		}
 		select {
 		case <-ch:
 		case <-timer.C:

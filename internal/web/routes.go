@@ -21,6 +21,7 @@ func (s *Server) routes() http.Handler {
 	r.Use(http.NewCrossOriginProtection().Handler)
 
 	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
 	r.Get("/static/dag.css", dagCSS)
 	r.Handle("/static/*", http.StripPrefix("/static/", staticFiles()))
 

@@ -44,6 +44,10 @@ type Deps struct {
 	Files       *files.Roots          // file plans show content under these; nil shows none
 	Hooks       map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini
 	MCP         http.Handler          // MCP over streamable HTTP, served at /mcp
+
+	// Ready is GET /readyz's probe: nil error when the database answers and is migrated. When
+	// nil, the probe is a read through the gate.
+	Ready func(context.Context) error
 }
 
 // Server is plandash's HTTP handler over its services.
@@ -58,6 +62,7 @@ type Server struct {
 	live        *live.Live
 	hooks       map[string]AgentHooks
 	mcp         http.Handler
+	ready       func(context.Context) error
 	render      *renderer
 	auth        *Auth
 	streams     *streams
@@ -78,7 +83,7 @@ func NewServer(d Deps) *Server {
 	}
 	s := &Server{
 		cfg: d.Config, log: d.Log, svc: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
-		perms: d.Perms, live: d.Live, hooks: d.Hooks, mcp: d.MCP,
+		perms: d.Perms, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready,
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
 	}

@@ -33,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) approval.Store) {
 		{"rules", testRules},
 		{"audit filters and order", testAudit},
 		{"Seq", testSeq},
+		{"NextSeq, for stores that number changes", testNextSeq},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}

@@ -127,3 +127,24 @@ func testSeq(t *testing.T, s approval.Store) {
 		t.Fatalf("Seq = %d, %v; want the decision's %d", seq, err, d.Seq)
 	}
 }
+
+// testNextSeq: a store shared by several gates (approval.Sequencer) hands out numbers that
+// only grow, starting above every number stored; other stores skip it.
+func testNextSeq(t *testing.T, s approval.Store) {
+	sq, ok := s.(approval.Sequencer)
+	if !ok {
+		t.Skip("the store does not number changes: its one gate does")
+	}
+	ctx := context.Background()
+	last, err := s.Seq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		n, err := sq.NextSeq(ctx)
+		if err != nil || n <= last {
+			t.Fatalf("NextSeq = %d, %v; want more than %d", n, err, last)
+		}
+		last = n
+	}
+}

@@ -16,9 +16,30 @@ import (
 // approvalStore implements approval.Store.
 type approvalStore struct {
 	pool *pgxpool.Pool
+	note *notifier
 }
 
-var _ approval.Store = (*approvalStore)(nil)
+var (
+	_ approval.Store     = (*approvalStore)(nil)
+	_ approval.Sequencer = (*approvalStore)(nil)
+)
+
+// NextSeq draws the gate's next change number from the database, so gates on different
+// instances never hand out the same one.
+func (s *approvalStore) NextSeq(ctx context.Context) (uint64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT nextval('approval_seq')`).Scan(&n)
+	return uint64(n), err
+}
+
+// tick numbers a write in the approvals stream. The clock's row lock, held until commit, makes
+// approval writes of all instances commit in the order of their numbers, so a listener catching
+// up from a number misses none (the gate's Seq, drawn before the write, has no such order).
+func tick(ctx context.Context, tx pgx.Tx) (int64, error) {
+	var n int64
+	err := tx.QueryRow(ctx, `UPDATE approvals_clock SET n = n + 1 RETURNING n`).Scan(&n)
+	return n, err
+}
 
 // approvalsSchema: bodies are the domain values as JSON, with the columns that queries filter
 // and sort on, and what the inbox lists, copied out of them: a long inbox is then read without
@@ -74,11 +95,15 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 		for i, o := range sum.Options {
 			opts[i] = string(o)
 		}
+		n, err := tick(ctx, tx)
+		if err != nil {
+			return err
+		}
 		tag, err := tx.Exec(ctx, `INSERT INTO approval_requests(id, status, created_ns, deadline_ns, decided_ns, seq,
-			title, agent, session_id, plan_type, plan_size, options, default_outcome, body)
-			VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14) ON CONFLICT(id) DO NOTHING`,
+			title, agent, session_id, plan_type, plan_size, options, default_outcome, body, changed)
+			VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) ON CONFLICT(id) DO NOTHING`,
 			r.ID, string(r.Status), r.Created.UnixNano(), r.Deadline.UnixNano(), decidedAt(r), int64(r.Seq),
-			sum.Title, sum.Agent, sum.SessionID, sum.PlanType, sum.PlanSize, opts, string(sum.Default), mustJSON(r))
+			sum.Title, sum.Agent, sum.SessionID, sum.PlanType, sum.PlanSize, opts, string(sum.Default), mustJSON(r), n)
 		if err != nil {
 			return err
 		}
@@ -87,7 +112,10 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 			return err
 		}
 		stored, created = r, true
-		return audit(ctx, tx, events)
+		if err := audit(ctx, tx, events); err != nil {
+			return err
+		}
+		return s.note.send(ctx, tx, streamApprovals, uint64(n), Note{Kind: NoteApproval, ID: r.ID})
 	})
 	return stored, created, err
 }
@@ -97,13 +125,20 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events []approval.AuditEvent) (bool, error) {
 	ok := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE approval_requests SET status=$1, decided_ns=$2, seq=$3, body=$4 WHERE id=$5 AND status='pending'`,
-			string(r.Status), decidedAt(r), int64(r.Seq), mustJSON(r), r.ID)
+		n, err := tick(ctx, tx)
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE approval_requests SET status=$1, decided_ns=$2, seq=$3, body=$4, changed=$6 WHERE id=$5 AND status='pending'`,
+			string(r.Status), decidedAt(r), int64(r.Seq), mustJSON(r), r.ID, n)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
 		ok = true
-		return audit(ctx, tx, events)
+		if err := audit(ctx, tx, events); err != nil {
+			return err
+		}
+		return s.note.send(ctx, tx, streamApprovals, uint64(n), Note{Kind: NoteApproval, ID: r.ID})
 	})
 	return ok && err == nil, err
 }
@@ -187,12 +222,19 @@ func (s *approvalStore) PutRule(ctx context.Context, r approval.Rule, ev approva
 		revoked = &ns
 	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO approval_rules(id, created_ns, revoked_ns, seq, body) VALUES($1,$2,$3,$4,$5)
-			ON CONFLICT(id) DO UPDATE SET revoked_ns=excluded.revoked_ns, seq=excluded.seq, body=excluded.body`,
-			r.ID, r.Created.UnixNano(), revoked, int64(r.Seq), mustJSON(r)); err != nil {
+		n, err := tick(ctx, tx)
+		if err != nil {
 			return err
 		}
-		return audit(ctx, tx, []approval.AuditEvent{ev})
+		if _, err := tx.Exec(ctx, `INSERT INTO approval_rules(id, created_ns, revoked_ns, seq, body, changed) VALUES($1,$2,$3,$4,$5,$6)
+			ON CONFLICT(id) DO UPDATE SET revoked_ns=excluded.revoked_ns, seq=excluded.seq, body=excluded.body, changed=excluded.changed`,
+			r.ID, r.Created.UnixNano(), revoked, int64(r.Seq), mustJSON(r), n); err != nil {
+			return err
+		}
+		if err := audit(ctx, tx, []approval.AuditEvent{ev}); err != nil {
+			return err
+		}
+		return s.note.send(ctx, tx, streamApprovals, uint64(n), Note{Kind: NoteRules, ID: r.ID})
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/approval/approvaltest"
+	"github.com/plandash/plandash/internal/permissions"
+	"github.com/plandash/plandash/internal/permissions/permissionstest"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/plans/planstest"
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -41,4 +43,8 @@ func TestApprovalContract(t *testing.T) {
 
 func TestHistoryContract(t *testing.T) {
 	historytest.Run(t, func(t *testing.T) sharedplans.HistoryStore { return openFresh(t).SharedHistory() })
+}
+
+func TestPermissionsContract(t *testing.T) {
+	permissionstest.Run(t, func(t *testing.T) permissions.Store { return openFresh(t).Permissions() })
 }

@@ -14,6 +14,11 @@
 //     COMMITTED the second of two concurrent deciders waits for the first and then finds the
 //     row no longer pending, whichever instance or connection it runs on.
 //   - The schema is migrated at start-up under an advisory lock (see migrate).
+//   - Every commit notifies its changes (ids only) on a channel of the schema, inside its
+//     transaction, and a Listener hears other instances' notes and, after losing its
+//     connection, catches up from each stream's sequence (see Note and Listener). The gate's
+//     change numbers come from a database sequence (NextSeq), and its commits are ordered by
+//     approvals_clock, so a catch-up on approvals is exact too.
 //
 // Times are stored as Unix nanoseconds (bigint), as in the SQLite store, so a value read back
 // is exactly the value written; bodies are the domain values as json (not jsonb, which would
@@ -25,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plandash/plandash/internal/approval"
@@ -42,11 +48,14 @@ type Options struct {
 
 // DB is the one handle on the PostgreSQL database. Its stores live as long as it does.
 type DB struct {
-	pool *pgxpool.Pool
+	pool       *pgxpool.Pool
+	connConfig *pgx.ConnConfig // for the listener's own connection
+	note       *notifier
 
 	plans     *plansStore
 	approvals *approvalStore
 	history   *historyStore
+	perms     *permissionStore
 }
 
 // Open connects to the database at url (postgres://user:pass@host:port/db?…; every libpq
@@ -74,8 +83,15 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open PostgreSQL %s: %w", where, err)
 	}
-	db := &DB{pool: pool, approvals: &approvalStore{pool: pool}, history: &historyStore{pool: pool}}
-	if db.plans, err = openPlans(ctx, pool); err != nil {
+	note, err := newNotifier(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open PostgreSQL %s: %w", where, err)
+	}
+	db := &DB{pool: pool, connConfig: cfg.ConnConfig, note: note,
+		approvals: &approvalStore{pool: pool, note: note}, history: &historyStore{pool: pool, note: note},
+		perms: &permissionStore{pool: pool, note: note}}
+	if db.plans, err = openPlans(ctx, pool, note); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open PostgreSQL %s: %w", where, err)
 	}
@@ -95,5 +111,18 @@ func (db *DB) SharedHistory() sharedplans.HistoryStore { return db.history }
 // used afterwards.
 func (db *DB) Close() error {
 	db.pool.Close()
+	return nil
+}
+
+// Ready reports whether the database answers and its schema is the one this binary migrates
+// to, for a readiness probe.
+func (db *DB) Ready(ctx context.Context) error {
+	var version int
+	if err := db.pool.QueryRow(ctx, `SELECT version FROM plandash_schema`).Scan(&version); err != nil {
+		return fmt.Errorf("read the schema version: %w", err)
+	}
+	if want := len(migrations()); version != want {
+		return fmt.Errorf("the schema is at version %d, want %d", version, want)
+	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 // that plandash has seen, so the dashboard can show revisions and diffs.
 type historyStore struct {
 	pool *pgxpool.Pool
+	note *notifier
 }
 
 var _ sharedplans.HistoryStore = (*historyStore)(nil)
@@ -83,7 +84,7 @@ func (s *historyStore) Record(ctx context.Context, e entry) (entry, bool, error)
 			return err
 		}
 		added = true
-		return nil
+		return s.note.send(ctx, tx, streamHistory, uint64(e.Seq), Note{Kind: NoteShared, ID: e.Name})
 	})
 	switch {
 	case err != nil:

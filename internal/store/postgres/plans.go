@@ -17,6 +17,7 @@ import (
 // plansStore implements plans.Store.
 type plansStore struct {
 	pool *pgxpool.Pool
+	note *notifier
 	// seq is the newest Seq this instance committed or read from plans_clock. It may lag
 	// behind other instances' commits, never run ahead of what is committed: a page that
 	// reads it before the store sees some changes twice, never misses one.
@@ -77,8 +78,8 @@ CREATE INDEX activity_session ON activity(session_id, id);
 `
 
 // openPlans makes the store, starting its Seq at the database's.
-func openPlans(ctx context.Context, pool *pgxpool.Pool) (*plansStore, error) {
-	s := &plansStore{pool: pool}
+func openPlans(ctx context.Context, pool *pgxpool.Pool, note *notifier) (*plansStore, error) {
+	s := &plansStore{pool: pool, note: note}
 	if _, err := s.clock(ctx, pool); err != nil {
 		return nil, err
 	}
@@ -138,9 +139,9 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 		}
 		for _, p := range c.Plans {
 			p.Seq = seq
-			b.Queue(`INSERT INTO plans(session_id, plan_id, removed, updated_ns, body) VALUES($1,$2,$3,$4,$5)
-				ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated_ns=excluded.updated_ns, body=excluded.body`,
-				p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), mustJSON(p))
+			b.Queue(`INSERT INTO plans(session_id, plan_id, removed, updated_ns, body, seq) VALUES($1,$2,$3,$4,$5,$6)
+				ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated_ns=excluded.updated_ns, body=excluded.body, seq=excluded.seq`,
+				p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), mustJSON(p), n)
 		}
 		for _, p := range c.Revisions {
 			p.Seq = seq
@@ -148,9 +149,9 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 				p.SessionID, p.ID, p.Revision, mustJSON(p))
 		}
 		for _, t := range c.ToolCalls {
-			b.Queue(`INSERT INTO tool_calls(session_id, id, created_ns, body) VALUES($1,$2,$3,$4)
-				ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`,
-				t.SessionID, t.ID, t.Created.UnixNano(), mustJSON(t))
+			b.Queue(`INSERT INTO tool_calls(session_id, id, created_ns, body, seq) VALUES($1,$2,$3,$4,$5)
+				ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body, seq=excluded.seq`,
+				t.SessionID, t.ID, t.Created.UnixNano(), mustJSON(t), n)
 		}
 		for _, a := range c.Activity {
 			if a.ID != 0 {
@@ -161,6 +162,7 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 				QueryRow(func(row pgx.Row) error { return row.Scan(&a.ID) })
 		}
 		b.Queue(`UPDATE plans_clock SET seq = $1`, n)
+		s.note.queue(b, streamPlans, seq, commitNotes(c)...)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return revisionError(err, c.Revisions)
 		}
@@ -171,6 +173,29 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 	}
 	s.saw(seq)
 	return nil
+}
+
+// commitNotes are what a commit tells other instances: the parts a session's page redoes on
+// their own, as the live layer names them.
+func commitNotes(c *plans.Changes) []Note {
+	out := make([]Note, 0, len(c.Sessions)+len(c.Plans)+len(c.ToolCalls)+len(c.Activity))
+	for _, sess := range c.Sessions {
+		out = append(out, Note{Kind: NoteSession, ID: sess.ID})
+	}
+	for _, p := range c.Plans {
+		out = append(out, Note{Kind: NoteSession, ID: p.SessionID, Part: "plan:" + p.ID})
+	}
+	for _, t := range c.ToolCalls {
+		out = append(out, Note{Kind: NoteSession, ID: t.SessionID, Part: "call:" + t.ID})
+	}
+	seen := map[string]bool{}
+	for _, a := range c.Activity {
+		if !seen[a.SessionID] {
+			seen[a.SessionID] = true
+			out = append(out, Note{Kind: NoteSession, ID: a.SessionID, Part: "activity"})
+		}
+	}
+	return out
 }
 
 // revisionError says which rule a batch broke when it stores a plan's revision twice: a bug

@@ -16,7 +16,7 @@ const toolCallsByTime = `CREATE INDEX IF NOT EXISTS tool_calls_created ON tool_c
 // n, recorded in plandash_schema. A new table or column is a new step at the end; a step never
 // changes once released.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, multiInstance, permissionsSchema}
 }
 
 // Advisory locks are scoped to the schema the tables live in (its name hashed is the lock's
@@ -84,3 +84,27 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return nil
 	})
 }
+
+// multiInstance is what several instances on one database need to tell each other of changes
+// exactly: plans and tool calls carry the Seq of the commit that last wrote them, so a listener
+// that lost its connection reads back what changed; the gate draws change numbers from
+// approval_seq (unique across instances) and orders its commits by approvals_clock, whose row
+// lock each write takes, so "changed" numbers become visible in order.
+const multiInstance = `
+ALTER TABLE plans ADD COLUMN seq bigint NOT NULL DEFAULT 0;
+CREATE INDEX plans_by_seq ON plans(seq);
+ALTER TABLE tool_calls ADD COLUMN seq bigint NOT NULL DEFAULT 0;
+CREATE INDEX tool_calls_by_seq ON tool_calls(seq);
+CREATE SEQUENCE approval_seq;
+SELECT setval('approval_seq', 1 + GREATEST(COALESCE((SELECT MAX(seq) FROM approval_requests), 0),
+	COALESCE((SELECT MAX(seq) FROM approval_rules), 0)), false);
+CREATE TABLE approvals_clock (
+	one boolean PRIMARY KEY DEFAULT true CHECK (one),
+	n bigint NOT NULL
+);
+INSERT INTO approvals_clock(n) VALUES (0);
+ALTER TABLE approval_requests ADD COLUMN changed bigint NOT NULL DEFAULT 0;
+CREATE INDEX approval_requests_changed ON approval_requests(changed);
+ALTER TABLE approval_rules ADD COLUMN changed bigint NOT NULL DEFAULT 0;
+CREATE INDEX approval_rules_changed ON approval_rules(changed);
+`

@@ -1,0 +1,56 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/live"
+	"github.com/plandash/plandash/internal/permissions"
+	"github.com/plandash/plandash/internal/store/postgres"
+)
+
+// Several instances on one PostgreSQL database: each commit notifies its changes inside its
+// transaction, and every instance's listener turns the other instances' notes into what a local
+// commit would have caused. Local commits are announced by the services' own listeners, once;
+// the listener skips this instance's notes.
+
+// remote applies another instance's change here.
+type remote struct {
+	live  *live.Live
+	gate  *approval.Gate
+	perms *permissions.Inbox
+	log   *slog.Logger
+}
+
+// note is the listener's function: it shows the change on this instance's pages and wakes what
+// waits here for it.
+func (r remote) note(ctx context.Context, n postgres.Note) {
+	var err error
+	switch n.Kind {
+	case postgres.NoteSession, postgres.NoteShared:
+		// Note kinds and parts are the live layer's change kinds and session parts.
+		r.live.Announce(live.Change{Kind: n.Kind, ID: n.ID, Part: n.Part})
+	case postgres.NoteApproval:
+		// The gate reads the request back, wakes its waiters if it was decided, and tells the
+		// web side's listener, which announces it as it does a local change.
+		err = r.gate.Notify(ctx, n.ID)
+	case postgres.NoteRules:
+		err = r.gate.NotifyRule(ctx, n.ID)
+	case postgres.NotePermissions:
+		r.perms.Notify(n.ID)
+	}
+	if err != nil && ctx.Err() == nil {
+		r.log.Error("applying another instance's change", "kind", n.Kind, "id", n.ID, "err", err)
+	}
+}
+
+// acting wraps a gate listener that acts on changes (rather than shows them), so it acts only on
+// this instance's: the instance that made a change acts on it once.
+func acting(fn func(approval.Change)) func(approval.Change) {
+	return func(c approval.Change) {
+		if !c.Remote {
+			fn(c)
+		}
+	}
+}
