@@ -13,6 +13,8 @@ import { startCountdown } from "./countdown.js";
 import { startKeys } from "./keys.js";
 import { startGate } from "./gate.js";
 import { startEditor } from "./editor.js";
+import { startEdits } from "./edits.js";
+import { startInbox } from "./inbox.js";
 import { startShared } from "./shared.js";
 import { startDag } from "./dag.js";
 import { startEmbed } from "./embed.js";
@@ -39,6 +41,8 @@ startShared(socket);
 startGate();
 startKeys(gatePage);
 startEditor();
+startEdits();
+startInbox();
 
 // window.plandash.disconnect(ms) and .seq() let a test (or a curious person) see how the page
 // behaves on a flaky network without breaking the network.
