@@ -191,7 +191,9 @@ func TestApprovalKeyboard(t *testing.T) {
 	p.wait("j j to select the third", sel+js(third))
 	p.do(key("k"))
 	p.wait("k to go back to the second", sel+js(second))
-	// a approves the selected request from the inbox.
+	// a shows the selected request's plan, then approves it from the inbox.
+	p.do(key("a"))
+	p.wait("the second's plan shown", visible(row(second)+` [data-testid="row-plan"] [data-testid="plan-card"]`))
 	p.do(key("a"))
 	p.wait("the second to be approved", attrIs(fmt.Sprintf(`[data-testid="decided-row"][data-id=%q]`, second), "data-status", "approved"))
 	p.waitConn("live")
