@@ -46,7 +46,7 @@ func TestApprovalInboxPage(t *testing.T) {
 	if len(decided) != 1 || attr(decided[0], "data-status") != "rejected" || !strings.Contains(text(decided[0]), "stale") {
 		t.Fatalf("decided rows = %d", len(decided))
 	}
-	if title := text(all(doc, "title")[0]); !strings.HasPrefix(title, "[2] ") {
+	if title := text(all(doc, "title")[0]); !strings.HasPrefix(title, "2 waiting — ") {
 		t.Fatalf("title = %q", title)
 	}
 

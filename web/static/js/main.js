@@ -23,7 +23,7 @@ const body = document.body;
 const topic = body.dataset.topic || "";
 const gatePage = /^approvals?(:|$)/.test(topic);
 
-const socket = createSocket({ topic, since: Number(body.dataset.seq || 0), conn: document.getElementById("conn") });
+const socket = createSocket({ topic, since: Number(body.dataset.seq || 0), conn: document.getElementById("conn"), countOnly: body.dataset.live === "count" });
 // First hook: every later one sees the page with the fragment already in it.
 socket.onFragment(createSwap());
 const pending = createPending(socket);
