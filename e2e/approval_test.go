@@ -164,11 +164,11 @@ func TestApprovalInboxShowsRequestsLive(t *testing.T) {
 
 	first := a.submit(threeSteps)
 	p.wait("the new request's row", exists(`[data-testid="approvals-pending"] `+row(first)))
-	p.wait("the count in the title", `document.title.startsWith("[1] ")`)
+	p.wait("the count in the title", `document.title.startsWith("1 waiting — ")`)
 	p.wait("the count in the navigation", `document.getElementById("pending-count").textContent === "1"`)
 	p.wait("the count on the favicon", `document.querySelector('link[rel="icon"]').getAttribute("href").startsWith("data:image/svg+xml")`)
 	p.wait("the empty state to hide", `!`+visible(`[data-testid="approvals-empty"]`))
-	other.wait("the count on another page", `document.getElementById("pending-count").textContent === "1" && document.title.startsWith("[1] ")`)
+	other.wait("the count on another page", `document.getElementById("pending-count").textContent === "1" && document.title.startsWith("1 waiting — ")`)
 
 	second := a.submit(`{"title":"Write the docs","plan":{"type":"markdown","markdown":"# Docs\n\n- API\n- CLI"}}`)
 	p.wait("the second row, after the first", fmt.Sprintf(`(function(){ var r = document.querySelectorAll('[data-testid="approval-row"]'); return r.length === 2 && r[0].dataset.id === %q && r[1].dataset.id === %q; })()`, first, second))
@@ -186,7 +186,7 @@ func TestApprovalInboxShowsRequestsLive(t *testing.T) {
 	a.gateAPI("POST", "/api/v1/approvals/"+first+"/decision", `{"action":"approve"}`)
 	p.wait("the row to leave the pending list", gone(`[data-testid="approvals-pending"] `+row(first)))
 	p.wait("the decision in the recent list", attrIs(fmt.Sprintf(`[data-testid="decided-row"][data-id=%q]`, first), "data-status", "approved"))
-	p.wait("the count to drop", `document.title.startsWith("[1] ") && document.getElementById("pending-count").textContent === "1"`)
+	p.wait("the count to drop", `document.title.startsWith("1 waiting — ") && document.getElementById("pending-count").textContent === "1"`)
 	p.requireNoReload()
 	shootGate(t, p, "approvals-inbox")
 }
@@ -273,7 +273,9 @@ func TestApprovalKeyboard(t *testing.T) {
 	p.wait("j j to select the third", sel+js(third))
 	p.do(key("k"))
 	p.wait("k to go back to the second", sel+js(second))
-	// a approves the selected request from the inbox.
+	// a shows the selected request's plan, then approves it from the inbox.
+	p.do(key("a"))
+	p.wait("the second's plan shown", visible(row(second)+` [data-testid="row-plan"] [data-testid="plan-card"]`))
 	p.do(key("a"))
 	p.wait("the second to be approved", attrIs(fmt.Sprintf(`[data-testid="decided-row"][data-id=%q]`, second), "data-status", "approved"))
 	p.waitConn("live")

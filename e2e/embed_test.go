@@ -159,6 +159,8 @@ func TestEmbedApprovals(t *testing.T) {
 	}
 
 	// Approving from inside the panel works and keeps the panel's view.
+	host.clickInFrame(`[data-testid="show-plan"]`)
+	host.inFrame("the plan shown", `[data-testid="row-plan"] [data-testid="plan-card"]`)
 	host.clickInFrame(`[data-testid="quick-approve"]`)
 	host.inFrame("the decision", `[data-testid="approvals-empty"]`)
 	host.wait("the host to hear the count drop", `window.msgs.some(m => m.data.type === "plandash:pending" && m.data.pending === 0 && window.msgs.indexOf(m) > 2)`)

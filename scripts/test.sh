@@ -128,6 +128,20 @@ step "agent CLIs (npm, into a cache outside the repository)"
 scripts/agent-clis.sh
 export PLANDASH_AGENT_TESTS=1
 
+step "axe-core (npm, into a cache outside the repository)"
+# The browser tests inject axe-core into every page and fail on contrast and naming violations
+# (e2e/a11y_test.go finds it through PLANDASH_AXE). Pinned: a new axe release adds rules.
+axe_version=4.14.1
+axe_dir="${XDG_CACHE_HOME:-$HOME/.cache}/plandash/npm"
+axe_js="$axe_dir/node_modules/axe-core/axe.min.js"
+if ! grep -qs "\"version\": \"$axe_version\"" "$axe_dir/node_modules/axe-core/package.json"; then
+	mkdir -p "$axe_dir"
+	npm install --silent --no-audit --no-fund --prefix "$axe_dir" "axe-core@$axe_version" || fail "npm could not install axe-core@$axe_version"
+fi
+[ -f "$axe_js" ] || fail "axe-core is not at $axe_js after installing it"
+export PLANDASH_AXE="$axe_js"
+echo "axe-core: $axe_version"
+
 step "gofmt"
 # A command substitution, not a process substitution: set -e sees git fail (say, outside a
 # checkout) instead of running gofmt on nothing and passing.

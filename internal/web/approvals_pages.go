@@ -58,7 +58,7 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, code int, n templ
 }
 
 func (s *Server) approvalData(ctx context.Context, id string) (templates.ApprovalPage, error) {
-	p := templates.ApprovalPage{Seq: s.live.Seq(), Now: s.gate.Now(), Key: newKey()}
+	p := templates.ApprovalPage{Seq: s.live.Seq(), Now: s.gate.Now(), Key: newKey(), Seen: s.seenProof(id)}
 	var err error
 	if p.Request, err = s.gate.Get(ctx, id); err != nil {
 		return p, err
@@ -109,19 +109,33 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 		Key: form.Get("key"), By: s.decider(r)}
 	fromInbox := form.Get("back") == "inbox"
 	var edit *approval.PlanBody
-	if in.Action == approval.Modify {
+	if in.Action == approval.Approve || in.Action == approval.Modify {
 		req, err := s.gate.Get(ctx, id)
 		if err != nil {
 			s.errorPage(w, r, err)
 			return
 		}
-		p, err := planFromForm(form, req.Plan.Type)
-		if err != nil {
-			s.approvalRefused(w, r, id, in, nil, err)
-			return
+		// A decided request falls through to Decide, which says who decided first.
+		if in.Action == approval.Approve && !req.Decided() {
+			if refused := s.approveRefused(form, req); refused != nil {
+				if fromInbox {
+					s.inbox(w, r, status(refused), refusal(in.Action, refused))
+					return
+				}
+				kept, _ := planFromForm(form, req.Plan.Type)
+				s.approvalRefused(w, r, id, in, keptEdit(form, kept), refused)
+				return
+			}
 		}
-		shown := p
-		in.Plan, edit = &p, &shown
+		if in.Action == approval.Modify {
+			p, err := planFromForm(form, req.Plan.Type)
+			if err != nil {
+				s.approvalRefused(w, r, id, in, nil, err)
+				return
+			}
+			shown := p
+			in.Plan, edit = &p, &shown
+		}
 	}
 	if _, err := s.gate.Decide(ctx, id, in); err != nil {
 		if errs.KindOf(err) == errs.NotFound {

@@ -46,7 +46,7 @@ func TestApprovalInboxPage(t *testing.T) {
 	if len(decided) != 1 || attr(decided[0], "data-status") != "rejected" || !strings.Contains(text(decided[0]), "stale") {
 		t.Fatalf("decided rows = %d", len(decided))
 	}
-	if title := text(all(doc, "title")[0]); !strings.HasPrefix(title, "[2] ") {
+	if title := text(all(doc, "title")[0]); !strings.HasPrefix(title, "2 waiting — ") {
 		t.Fatalf("title = %q", title)
 	}
 
@@ -60,7 +60,7 @@ func TestApprovalInboxPage(t *testing.T) {
 			t.Fatalf("plan view has no %s", id)
 		}
 	}
-	if n := len(all(doc, `[data-testid=editor-rows] [data-testid=editor-row] input[name=content]`)); n != 3 {
+	if n := len(outsideTemplates(all(doc, `[data-testid=editor-rows] [data-testid=editor-row] input[name=content]`))); n != 3 {
 		t.Fatalf("editor has %d rows", n)
 	}
 	if attr(all(doc, `[data-testid=approval-nav]`)[0], "data-next") != second.ID {
@@ -76,6 +76,8 @@ func TestApprovalPageForms(t *testing.T) {
 	ts.page(t, "/approvals") // signs in
 	r := ts.create(t, checklist)
 	path := "/approvals/" + r.ID + "/decide"
+	_, rdoc := ts.page(t, "/approvals/"+r.ID)
+	seen := attr(all(rdoc, `[data-testid=plan-shown]`)[0], "data-seen")
 
 	// A modification that empties an entry is refused; the form says why and keeps the edit.
 	bad := url.Values{"action": {"modify"}, "comment": {"keep"},
@@ -86,7 +88,7 @@ func TestApprovalPageForms(t *testing.T) {
 	if resp.StatusCode != 400 || len(notice) != 1 || !strings.Contains(text(notice[0]), "entry 2 has no text") {
 		t.Fatalf("invalid modification: %d", resp.StatusCode)
 	}
-	if rows := all(doc, `[data-testid=editor-rows] [data-testid=editor-row] input[name=content]`); len(rows) != 2 || attr(rows[0], "value") != "Run the tests" {
+	if rows := outsideTemplates(all(doc, `[data-testid=editor-rows] [data-testid=editor-row] input[name=content]`)); len(rows) != 2 || attr(rows[0], "value") != "Run the tests" {
 		t.Fatalf("the refused edit is not shown again: %d rows", len(rows))
 	}
 	if len(all(doc, `details[data-testid=editor][open]`)) != 1 || text(all(doc, `[data-testid=decide-comment]`)[0]) != "keep" {
@@ -117,9 +119,26 @@ func TestApprovalPageForms(t *testing.T) {
 		t.Fatal("the decided page still offers the form, or shows no diff")
 	}
 
-	// Quick approval from the inbox goes back to the inbox.
+	// Quick approval from the inbox needs the proof that the plan was shown, which only the
+	// request's page (the plan beside it) carries; then it goes back to the inbox.
 	q := ts.create(t, checklist)
-	resp = ts.form(t, "/approvals/"+q.ID+"/decide", url.Values{"action": {"approve"}, "back": {"inbox"}})
+	for _, tc := range []struct {
+		name string
+		seen string
+		code int
+	}{
+		{"no proof", "", http.StatusBadRequest},
+		{"another request's proof", seen, http.StatusBadRequest},
+		{"a made-up proof", "00112233445566778899aabbccddeeff", http.StatusBadRequest},
+	} {
+		resp = ts.form(t, "/approvals/"+q.ID+"/decide", url.Values{"action": {"approve"}, "back": {"inbox"}, "seen": {tc.seen}})
+		doc = parse(t, resp)
+		if resp.StatusCode != tc.code || len(all(doc, `[data-testid=notice]`)) != 1 || len(all(doc, `[data-testid=approvals-inbox]`)) != 1 {
+			t.Fatalf("quick approval with %s: %d, want %d and the inbox with a notice", tc.name, resp.StatusCode, tc.code)
+		}
+	}
+	_, qdoc := ts.page(t, "/approvals/"+q.ID)
+	resp = ts.form(t, "/approvals/"+q.ID+"/decide", url.Values{"action": {"approve"}, "back": {"inbox"}, "seen": {attr(all(qdoc, `[data-testid=plan-shown]`)[0], "data-seen")}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/approvals" {
 		t.Fatalf("quick approval: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -239,4 +258,80 @@ func TestApprovalExpiresLive(t *testing.T) {
 	if !got.Decision.Expired || got.Status != approval.Rejected {
 		t.Fatalf("stored: %+v", got.Decision)
 	}
+}
+
+// outsideTemplates drops the nodes inside a <template>: a browser does not show them (the page
+// keeps the plan as submitted in one, for "Discard changes").
+func outsideTemplates(nodes []*html.Node) []*html.Node {
+	var out []*html.Node
+next:
+	for _, n := range nodes {
+		for p := n.Parent; p != nil; p = p.Parent {
+			if p.Type == html.ElementNode && p.Data == "template" {
+				continue next
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// A plain approval from a form whose editor holds changes is refused with the changes kept, and
+// the page then offers "Approve with changes" instead of Approve; an untouched editor approves.
+func TestApprovalPageRefusesEditedApprove(t *testing.T) {
+	ts := newTestServer(t, testConfig{User: "ann"})
+	ts.page(t, "/approvals") // signs in
+	for _, tc := range []struct {
+		name   string
+		plan   string
+		fields url.Values // the editor's fields as a browser posts them
+		edited bool
+	}{
+		{"checklist untouched", checklist, items([]string{"Read the code ", "Change it", "Run the tests"}, []string{"high", "medium", "low"}), false},
+		{"checklist entry changed", checklist, items([]string{"Read the code twice", "Change it", "Run the tests"}, []string{"high", "medium", "low"}), true},
+		{"checklist priority changed", checklist, items([]string{"Read the code", "Change it", "Run the tests"}, []string{"high", "medium", "high"}), true},
+		{"checklist entry added", checklist, items([]string{"Read the code", "Change it", "Run the tests", "Ship"}, []string{"high", "medium", "low", "low"}), true},
+		{"checklist entry removed", checklist, items([]string{"Read the code", "Change it"}, []string{"high", "medium"}), true},
+		{"checklist reordered", checklist, items([]string{"Change it", "Read the code", "Run the tests"}, []string{"medium", "high", "low"}), true},
+		{"markdown untouched (CRLF)", `{"title":"Docs","plan":{"type":"markdown","content":"# Docs\n- API"}}`, url.Values{"markdown": {"# Docs\r\n- API"}}, false},
+		{"markdown changed", `{"title":"Docs","plan":{"type":"markdown","content":"# Docs\n- API"}}`, url.Values{"markdown": {"# Docs\r\n- API\r\n- CLI"}}, true},
+		{"tool calls re-indented", `{"title":"Calls","plan":{"type":"dag","calls":[{"_tool":"read_file","_id":"a","path":"go.mod"}]}}`, url.Values{"calls": {"[\n  {\"_id\": \"a\", \"_tool\": \"read_file\", \"path\": \"go.mod\"}\n]"}}, false},
+		{"tool calls changed", `{"title":"Calls","plan":{"type":"dag","calls":[{"_tool":"read_file","_id":"a","path":"go.mod"}]}}`, url.Values{"calls": {`[{"_id":"a","_tool":"read_file","path":"go.sum"}]`}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ts.create(t, tc.plan)
+			_, doc := ts.page(t, "/approvals/"+r.ID)
+			form := url.Values{"action": {"approve"}, "key": {"k-" + r.ID}, "seen": {attr(all(doc, `[data-testid=plan-shown]`)[0], "data-seen")}}
+			for k, v := range tc.fields {
+				form[k] = v
+			}
+			resp := ts.form(t, "/approvals/"+r.ID+"/decide", form)
+			if !tc.edited {
+				if resp.StatusCode != http.StatusSeeOther {
+					t.Fatalf("untouched editor: %d, want 303", resp.StatusCode)
+				}
+				return
+			}
+			doc = parse(t, resp)
+			if resp.StatusCode != http.StatusConflict || len(all(doc, `[data-testid=notice]`)) != 1 {
+				t.Fatalf("edited editor: %d, want 409 with a notice", resp.StatusCode)
+			}
+			if len(all(doc, `[data-testid=approve][hidden]`)) != 1 || len(all(doc, `[data-testid=approve-changes]:not([hidden])`)) != 1 ||
+				len(all(doc, `[data-testid=discard-changes]:not([hidden])`)) != 1 || len(all(doc, `template#ed-original`)) != 1 {
+				t.Fatal("the refused page does not offer approving the changes, or discarding them")
+			}
+			if _, raw := ts.api(t, "GET", "/api/v1/approvals/"+r.ID, nil); !strings.Contains(string(raw), `"status": "pending"`) && !strings.Contains(string(raw), `"status":"pending"`) {
+				t.Fatalf("the request was decided: %s", raw)
+			}
+		})
+	}
+}
+
+// items is a checklist editor's fields, every entry pending.
+func items(content, priority []string) url.Values {
+	status := make([]string, len(content))
+	for i := range status {
+		status[i] = "pending"
+	}
+	return url.Values{"content": content, "priority": priority, "status": status}
 }

@@ -336,7 +336,7 @@ func TestOverviewPage(t *testing.T) {
 	if len(all(doc, `[data-testid=plan-card] img`)) != 0 || !strings.Contains(text(doc), "<img src=x onerror=alert(1)>") {
 		t.Fatal("agent text was not escaped")
 	}
-	if title := text(all(doc, "title")[0]); title != "(2) plandash" {
+	if title := text(all(doc, "title")[0]); title != "2 in progress — plandash" {
 		t.Fatalf("title %q", title)
 	}
 }

@@ -33,6 +33,8 @@ type ApprovalPage struct {
 	Edit    *approval.PlanBody
 	Comment string
 	Key     string // this page's idempotency key for its decision
+	// Seen is the proof that this page showed the plan, which a plain approval must carry.
+	Seen string
 }
 
 // AuditPage is the gate's audit trail.
@@ -63,6 +65,9 @@ const (
 
 // ApprovalRowID is a pending request's row in the inbox.
 func ApprovalRowID(id string) string { return "ap-" + idSafe(id) }
+
+// RowPlanID is the box in a pending request's inbox row where its plan is shown.
+func RowPlanID(id string) string { return "apl-" + idSafe(id) }
 
 // DecidedRowID is a decided request's row in the inbox.
 func DecidedRowID(id string) string { return "ad-" + idSafe(id) }

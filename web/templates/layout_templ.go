@@ -8,9 +8,16 @@ package templates
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
+import (
+	"regexp"
+	"strings"
+)
+
 // Page is the frame every full page shares: header, connection state, styles and the script.
 // topic is what the socket subscribes to ("all" or "session:<id>"); seq is the store revision
-// the page was rendered from, so a socket can catch up from exactly there.
+// the page was rendered from, so a socket can catch up from exactly there. A page without a
+// topic is drawn once: its socket follows only the pending count, and its connection badge says
+// the page is not live, rather than "connecting…" forever or "live" while nothing updates.
 func Page(title, topic string, seq uint64, body templ.Component) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -37,9 +44,9 @@ func Page(title, topic string, seq uint64, body templ.Component) templ.Component
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var2 string
-		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.ResolveAttributeValue(title)
+		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.ResolveAttributeValue(titleBase(title))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/layout.templ`, Line: 13, Col: 27}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/layout.templ`, Line: 20, Col: 38}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 		if templ_7745c5c3_Err != nil {
@@ -50,41 +57,130 @@ func Page(title, topic string, seq uint64, body templ.Component) templ.Component
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var3 string
-		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(title)
+		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(spellTitle(title))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/layout.templ`, Line: 13, Col: 37}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/layout.templ`, Line: 20, Col: 60}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "</title><link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"/static/app.css\"><link rel=\"stylesheet\" href=\"/static/dag.css\"><script type=\"module\" src=\"/static/js/main.js\"></script></head><body data-topic=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "</title><link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"/static/app.css\"><link rel=\"stylesheet\" href=\"/static/dag.css\"><script type=\"module\" src=\"/static/js/main.js\"></script></head>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var4 string
-		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.ResolveAttributeValue(topic)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/layout.templ`, Line: 19, Col: 26}
+		if topic == "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<body data-topic=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var4 string
+			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.ResolveAttributeValue(countTopic)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/layout.templ`, Line: 27, Col: 32}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" data-live=\"count\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = frame(false, body).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</body>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		} else {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<body data-topic=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var5 string
+			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.ResolveAttributeValue(topic)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/layout.templ`, Line: 31, Col: 27}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" data-seq=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var6 string
+			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.ResolveAttributeValue(seqText(seq))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/layout.templ`, Line: 31, Col: 53}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\" data-live=\"page\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = frame(true, body).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</body>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" data-seq=\"")
+		return nil
+	})
+}
+
+// frame is the header and main of a page; live says whether the page's content updates.
+func frame(live bool, body templ.Component) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		templ_7745c5c3_Var7 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var7 == nil {
+			templ_7745c5c3_Var7 = templ.NopComponent
+		}
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<header class=\"top\"><a class=\"brand\" href=\"/\" aria-label=\"plandash home\"><svg class=\"logo\" viewBox=\"0 0 16 16\" aria-hidden=\"true\"><rect x=\"1\" y=\"2\" width=\"14\" height=\"3\" rx=\"1.5\"></rect><rect x=\"1\" y=\"7\" width=\"9\" height=\"3\" rx=\"1.5\"></rect><rect x=\"1\" y=\"12\" width=\"5\" height=\"3\" rx=\"1.5\"></rect></svg> plandash</a><nav class=\"nav\"><a href=\"/\">Plans</a> <a href=\"/sessions\">Sessions</a> <a href=\"/approvals\" data-testid=\"nav-approvals\">Approvals<span id=\"pending-count\" class=\"pending-count\" data-testid=\"pending-count\"></span></a> <a href=\"/shared\">Shared</a></nav>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.ResolveAttributeValue(seqText(seq))
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/layout.templ`, Line: 19, Col: 52}
+		if live {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<span id=\"conn\" class=\"conn\" data-state=\"connecting\" data-testid=\"conn\" role=\"status\" aria-live=\"polite\">connecting…</span>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		} else {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<span id=\"conn\" class=\"conn conn-static\" data-state=\"connecting\" data-testid=\"conn\" role=\"status\" aria-live=\"polite\" title=\"This page is drawn once: reload it to see changes. The pending count stays live.\">not live</span>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\"><header class=\"top\"><a class=\"brand\" href=\"/\" aria-label=\"plandash home\"><svg class=\"logo\" viewBox=\"0 0 16 16\" aria-hidden=\"true\"><rect x=\"1\" y=\"2\" width=\"14\" height=\"3\" rx=\"1.5\"></rect><rect x=\"1\" y=\"7\" width=\"9\" height=\"3\" rx=\"1.5\"></rect><rect x=\"1\" y=\"12\" width=\"5\" height=\"3\" rx=\"1.5\"></rect></svg> plandash</a><nav class=\"nav\"><a href=\"/\">Plans</a> <a href=\"/sessions\">Sessions</a> <a href=\"/approvals\" data-testid=\"nav-approvals\">Approvals<span id=\"pending-count\" class=\"pending-count\" data-testid=\"pending-count\"></span></a> <a href=\"/shared\">Shared</a></nav><span id=\"conn\" class=\"conn\" data-state=\"connecting\" data-testid=\"conn\" role=\"status\" aria-live=\"polite\">connecting…</span></header><main id=\"main\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</header><main id=\"main\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -92,12 +188,55 @@ func Page(title, topic string, seq uint64, body templ.Component) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</main></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</main>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		return nil
 	})
+}
+
+// countTopic is what a page that is drawn once follows: the pending count every page shows.
+const countTopic = "gate"
+
+// Counters the server puts before a page's name: "[M] " requests waiting, "(N) " plans in progress.
+var (
+	waitingPrefix    = regexp.MustCompile(`^\[(\d+)\]\s*`)
+	inProgressPrefix = regexp.MustCompile(`^\((\d+)\)\s*`)
+)
+
+// titleBase is a page's name without its counters; the page script adds the current ones.
+func titleBase(title string) string {
+	_, _, base := titleCounts(title)
+	return base
+}
+
+// spellTitle spells a title's counters out: "[6] (1) plandash" reads "6 waiting · 1 in progress — plandash".
+func spellTitle(title string) string {
+	waiting, inProgress, base := titleCounts(title)
+	var parts []string
+	if waiting != "" {
+		parts = append(parts, waiting+" waiting")
+	}
+	if inProgress != "" {
+		parts = append(parts, inProgress+" in progress")
+	}
+	if len(parts) == 0 {
+		return base
+	}
+	return strings.Join(parts, " · ") + " — " + base
+}
+
+func titleCounts(title string) (waiting, inProgress, base string) {
+	for {
+		if m := waitingPrefix.FindStringSubmatch(title); m != nil && waiting == "" {
+			waiting, title = m[1], title[len(m[0]):]
+		} else if m := inProgressPrefix.FindStringSubmatch(title); m != nil && inProgress == "" {
+			inProgress, title = m[1], title[len(m[0]):]
+		} else {
+			return waiting, inProgress, title
+		}
+	}
 }
 
 var _ = templruntime.GeneratedTemplate

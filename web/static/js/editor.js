@@ -70,12 +70,12 @@ function startDrag() {
 // validate checks the calls now and after each pause in typing; a plan with problems cannot be sent.
 function validate(calls) {
   const out = calls.form.querySelector('[data-testid="editor-check"]');
-  const submit = calls.form.querySelector('[data-testid="submit-modify"]');
+  const submits = calls.form.querySelectorAll('[data-testid="submit-modify"], [data-testid="approve-changes"]');
   let timer = null;
   const show = (ok, msg) => {
     out.textContent = msg;
     out.dataset.ok = ok ? "true" : "false";
-    if (submit) submit.disabled = !ok;
+    submits.forEach((b) => { b.disabled = !ok; });
   };
   const check = () => {
     let parsed;

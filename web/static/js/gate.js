@@ -20,6 +20,10 @@ function guardDecision(ev) {
   if (!form.matches || !form.matches('form[action$="/decide"]')) return;
   const key = form.querySelector('input[name="key"]');
   if (key && !key.value) key.value = randomKey();
+  // A panel the socket re-rendered lost the page's proof that the plan is on screen; the plan
+  // beside it still carries it.
+  const seen = form.querySelector('input[name="seen"]'), shown = document.querySelector('[data-testid="plan-shown"]');
+  if (seen && !seen.value && shown && form.id === "decide-form") seen.value = shown.dataset.seen || "";
   const action = ev.submitter && ev.submitter.value;
   const comment = form.querySelector('textarea[name="comment"]');
   if (action === "reject" && comment && !comment.value.trim()) {
@@ -45,10 +49,13 @@ function showError(form, msg) {
   p.hidden = !msg;
 }
 
-/** submitWith presses the decision button with this data-testid, if it is there and enabled. */
-export function submitWith(testid) {
-  const b = document.querySelector('[data-testid="' + testid + '"]');
-  if (b && b.form && !b.disabled) b.form.requestSubmit(b);
+/**
+ * submitWith presses a decision button (an element, or the data-testid of one), if it is there,
+ * shown and enabled.
+ */
+export function submitWith(button) {
+  const b = typeof button === "string" ? document.querySelector('[data-testid="' + button + '"]') : button;
+  if (b && b.form && !b.disabled && !b.hidden) b.form.requestSubmit(b);
 }
 
 /** openEditor opens the plan editor and puts the cursor where a person adds to the plan. */

@@ -1,8 +1,11 @@
-// The gate's keyboard shortcuts. In the inbox: j/k select a request, Enter or o opens it, a
-// approves it, m and r open it ready to modify or reject. On a request's page: j/k go to the
-// next or previous pending request, a approves, m opens the editor, r starts a rejection, and
-// Ctrl+Enter in the comment then rejects. Keys typed into fields are left alone.
+// The gate's keyboard shortcuts. In the inbox: j/k select a request, Enter or o opens it, v
+// shows its plan, a approves it once its plan is shown (before that, a shows it), m and r open
+// it ready to modify or reject. On a request's page: j/k go to the next or previous pending
+// request, a approves (with the changes, once the plan is edited), m opens the editor, r starts
+// a rejection, and Ctrl+Enter in the comment then rejects. Keys typed into fields are left alone.
 import { openEditor, startReject, submitWith } from "./gate.js";
+import { approveNow } from "./edits.js";
+import { showPlan, togglePlan } from "./inbox.js";
 
 // startKeys binds the shortcuts; gatePage says whether this page is one of the gate's.
 export function startKeys(gatePage) {
@@ -41,9 +44,13 @@ export function startKeys(gatePage) {
         return true;
       case "a": {
         const b = row && row.querySelector('[data-testid="quick-approve"]');
-        if (b) b.form.requestSubmit(b);
+        if (b && !b.disabled) submitWith(b);
+        else if (row) showPlan(row); // never approve a plan that was not on screen
         return true;
       }
+      case "v":
+        if (row) togglePlan(row);
+        return true;
       case "m": case "r":
         if (row) location.href = row.dataset.href + (key === "m" ? "#modify" : "#reject");
         return true;
@@ -74,7 +81,7 @@ function onRequest(key) {
       if (to) location.href = "/approvals/" + encodeURIComponent(to);
       return true;
     }
-    case "a": submitWith("approve"); return true;
+    case "a": approveNow(); return true;
     case "m": openEditor(); return true;
     case "r": startReject(); return true;
   }

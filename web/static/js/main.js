@@ -13,6 +13,8 @@ import { startCountdown } from "./countdown.js";
 import { startKeys } from "./keys.js";
 import { startGate } from "./gate.js";
 import { startEditor } from "./editor.js";
+import { startEdits } from "./edits.js";
+import { startInbox } from "./inbox.js";
 import { startShared } from "./shared.js";
 import { startDag } from "./dag.js";
 import { startEmbed } from "./embed.js";
@@ -21,7 +23,7 @@ const body = document.body;
 const topic = body.dataset.topic || "";
 const gatePage = /^approvals?(:|$)/.test(topic);
 
-const socket = createSocket({ topic, since: Number(body.dataset.seq || 0), conn: document.getElementById("conn") });
+const socket = createSocket({ topic, since: Number(body.dataset.seq || 0), conn: document.getElementById("conn"), countOnly: body.dataset.live === "count" });
 // First hook: every later one sees the page with the fragment already in it.
 socket.onFragment(createSwap());
 const pending = createPending(socket);
@@ -39,6 +41,8 @@ startShared(socket);
 startGate();
 startKeys(gatePage);
 startEditor();
+startEdits();
+startInbox();
 
 // window.plandash.disconnect(ms), .resume() and .seq() let a test (or a curious person) see how the page
 // behaves on a flaky network without breaking the network.

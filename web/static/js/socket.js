@@ -1,15 +1,19 @@
 // Owns the page's one live socket: it subscribes to the page's topic, catches up from the last
 // change seen (since=SEQ), reconnects with backoff, reloads the page when the server asks for a
-// resync, and shows its state in #conn ("connecting…", "live", "reconnecting…"). Nothing else
-// touches the socket: the rest of the page hears of it through onFragment and onState.
+// resync, and shows its state in #conn ("connecting…", "live", "reconnecting…"). A page drawn
+// once (countOnly) follows only the pending count, without catching up, and its badge keeps
+// saying it is not live. Nothing else touches the socket: the rest of the page hears of it
+// through onFragment and onState.
 import { hooks } from "./hooks.js";
 import { pageToken } from "./token.js";
 
 const LABELS = { live: "live", reconnecting: "reconnecting…" };
+const COUNT_ONLY = { live: "not live", reconnecting: "not live" };
 
 // createSocket returns the socket of a page on topic, rendered at change number since. Nothing
-// connects until start(); a page without a topic (a history page, say) never does.
-export function createSocket({ topic, since, conn }) {
+// connects until start(); a page without a topic never does.
+export function createSocket({ topic, since, conn, countOnly }) {
+  const labels = countOnly ? COUNT_ONLY : LABELS;
   const fragments = hooks(), states = hooks();
   let lastSeq = since, state = conn ? conn.dataset.state : "", ws = null, retry = 0, pausedUntil = 0, timer = null;
 
@@ -18,7 +22,7 @@ export function createSocket({ topic, since, conn }) {
     state = s;
     if (conn) {
       conn.dataset.state = s;
-      conn.textContent = LABELS[s];
+      conn.textContent = labels[s];
     }
     states.emit(s);
   }
@@ -37,7 +41,7 @@ export function createSocket({ topic, since, conn }) {
   function connect() {
     if (!topic) return;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const url = proto + "//" + location.host + "/ws?topic=" + encodeURIComponent(topic) + "&since=" + lastSeq;
+    const url = proto + "//" + location.host + "/ws?topic=" + encodeURIComponent(topic) + (countOnly ? "" : "&since=" + lastSeq);
     // In a panel whose browser keeps no third-party cookies the token travels as a subprotocol.
     const token = pageToken();
     ws = token ? new WebSocket(url, ["plandash.v1", "plandash.token." + token]) : new WebSocket(url);

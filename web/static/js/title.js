@@ -1,16 +1,21 @@
-// Owns document.title: the page's name (<title data-base>), after "(N) " while N plans are in
-// progress on the page and, once the pending count is known, after "[M] " while M requests
-// wait for a decision, as in "[1] (2) plandash". Nothing else writes the title.
+// Owns document.title: the page's name (<title data-base>) after its counters spelled out,
+// "6 waiting · 1 in progress — plandash": requests waiting for a decision (once the pending count
+// is known) and plans in progress on the page. Nothing else writes the title.
 
-// compose is the title for a page named base (which may carry the server's own "(N) " and
-// "[M] " prefixes from when it was rendered) with inProgress plans running and pending
-// requests waiting (null: not known yet, so the server's "[M] " stays).
+// compose is the title for a page named base (which may still carry the server's short "(N) "
+// and "[M] " counters, as the embed's pages do) with inProgress plans running and pending
+// requests waiting (null: not known yet, so the server's own count of waiting requests stays).
 export function compose(base, inProgress, pending) {
-  base = base.replace(/^\(\d+\)\s*/, "");
-  let t = inProgress > 0 ? "(" + inProgress + ") " + base : base;
-  if (pending === null) return t;
-  t = t.replace(/^\[\d+\]\s*/, "");
-  return pending > 0 ? "[" + pending + "] " + t : t;
+  let waiting = null;
+  for (;;) {
+    const w = /^\[(\d+)\]\s*/.exec(base), p = /^\(\d+\)\s*/.exec(base);
+    if (w) { waiting = Number(w[1]); base = base.slice(w[0].length); } else if (p) base = base.slice(p[0].length); else break;
+  }
+  if (pending !== null) waiting = pending;
+  const parts = [];
+  if (waiting > 0) parts.push(waiting + " waiting");
+  if (inProgress > 0) parts.push(inProgress + " in progress");
+  return parts.length ? parts.join(" · ") + " — " + base : base;
 }
 
 // startTitle keeps the title current as fragments arrive and the pending count changes.
