@@ -87,10 +87,11 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	id := r.ID // Wait returns an empty request when ctx ends
 	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, r.ID, time.Minute)
+		r, err = s.gate.Wait(ctx, id, time.Minute)
 		if ctx.Err() != nil {
-			s.close(ctx, r.ID)
+			s.close(ctx, id)
 			return nil, ctx.Err()
 		}
 		if err != nil {
