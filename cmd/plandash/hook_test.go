@@ -136,8 +136,16 @@ func BenchmarkHookClaudeProcess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
-	b.Cleanup(func() { ts.Close(); srv.Close() })
+	// The real server, served as plandash serve does (capture events are acknowledged once read).
+	served, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, served) }()
+	b.Cleanup(func() { cancel(); <-done })
+	ts := struct{ URL string }{"http://" + served.Addr().String()}
 	// A port that was just listened on and closed: connections to it are refused at once.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

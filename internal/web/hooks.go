@@ -14,6 +14,49 @@ type AgentHooks interface {
 	Handle(ctx context.Context, body []byte) ([]byte, error)
 }
 
+// capturer is implemented by agent hooks whose events, but for the gate's, need no answer.
+// Such an event is acknowledged as soon as it is read and recorded right after, in the order
+// events arrived: the hook (and the agent behind it) does not wait for the database's fsync.
+type capturer interface {
+	Captures(body []byte) bool
+}
+
+// maxCaptureQueue bounds the events read but not yet recorded; past it, a hook waits for its
+// event to be recorded, as it would without the queue.
+const maxCaptureQueue = 4096
+
+// capture is an event read and acknowledged, to be recorded.
+type capture struct {
+	agent string
+	h     AgentHooks
+	body  []byte
+}
+
+// recordCaptures records acknowledged events in arrival order until ctx ends, then the ones
+// still queued.
+func (s *Server) recordCaptures(ctx context.Context) {
+	record := func(c capture) {
+		if _, err := c.h.Handle(context.WithoutCancel(ctx), c.body); err != nil {
+			s.log.Warn("agent hook: an acknowledged event could not be recorded", "agent", c.agent, "err", err)
+		}
+	}
+	for {
+		select {
+		case c := <-s.captures:
+			record(c)
+		case <-ctx.Done():
+			for {
+				select {
+				case c := <-s.captures:
+					record(c)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
 // maxHookBody bounds one hook event: a plan plus the hook's common fields.
 const maxHookBody = 16 << 20
 
@@ -33,6 +76,15 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeProblem(w, r, s.log, errs.Wrap(errs.Invalid, err, "reading the hook event: "+err.Error()))
 		return
+	}
+	if c, ok := h.(capturer); ok && s.capturing.Load() && c.Captures(body) {
+		select {
+		case s.captures <- capture{agent, h, body}:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusAccepted)
+			return
+		default: // the queue is full: record it now, and let the hook wait
+		}
 	}
 	answer, err := h.Handle(r.Context(), body)
 	if r.Context().Err() != nil && s.stopping() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -142,5 +143,49 @@ func TestWaitingSessionLinksBothWays(t *testing.T) {
 	_, doc = ts.page(t, link)
 	if a := all(doc, `[data-testid="approval-session"]`); len(a) != 1 || attr(a[0], "href") != "/sessions/"+url.PathEscape(session) {
 		t.Fatal("the request does not link back to its session")
+	}
+}
+
+// TestCaptureAcknowledgedBeforeRecorded: while the server runs, a capture event is answered at
+// once (202) and recorded right after, in order; shutting down records what was acknowledged.
+func TestCaptureAcknowledgedBeforeRecorded(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- ts.srv.Serve(ctx, ln) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ts.srv.capturing.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("Serve never started recording")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	post := func(body string) int {
+		req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/api/v1/hooks/claude", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(fixture(t, "post_todowrite.json")); code != http.StatusAccepted {
+		t.Fatalf("a capture event answered %d, want 202", code)
+	}
+	if code := post("{not json"); code != http.StatusBadRequest {
+		t.Fatalf("garbage answered %d, want 400 (checked before acknowledging)", code)
+	}
+	cancel() // shutting down records what was acknowledged before Serve returns
+	if err := <-served; err != nil && err != http.ErrServerClosed {
+		t.Fatal(err)
+	}
+	d, err := ts.srv.svc.Session(context.Background(), "claude-code:3f2a9c1e-7b4d-4e0a-9c55-1d2e3f4a5b6c")
+	if err != nil || len(d.Plans) != 1 || d.Plans[0].ID != "todos" {
+		t.Fatalf("the acknowledged event was not recorded: %+v %v", d.Plans, err)
 	}
 }

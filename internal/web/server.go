@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
@@ -68,6 +69,8 @@ type Server struct {
 	streams     *streams
 	handler     http.Handler
 	stop        chan struct{} // closed when graceful shutdown begins
+	captures    chan capture  // agents' events acknowledged, to be recorded in order
+	capturing   atomic.Bool   // recordCaptures runs (only while Serve does)
 }
 
 // NewServer builds the server, registers its live topics and listens to the services' changes.
@@ -86,6 +89,7 @@ func NewServer(d Deps) *Server {
 		perms: d.Perms, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready,
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
+		captures: make(chan capture, maxCaptureQueue),
 	}
 	s.render.waiting = s.waitingBySession
 	s.registerTopics()
@@ -108,6 +112,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	var bg sync.WaitGroup
 	defer bg.Wait()
 	bg.Go(func() { s.sweepIdle(ctx) })
+	// Recording acknowledged events outlives the requests: it stops only after Shutdown, below.
+	captureCtx, stopCapture := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopCapture()
+	bg.Go(func() { s.recordCaptures(captureCtx) })
+	s.capturing.Store(true)
+	defer s.capturing.Store(false)
 	// Requests get a context of their own that ends only once shutdown has been announced, so a
 	// waiting request always knows why it was woken.
 	reqCtx, endRequests := context.WithCancel(context.WithoutCancel(ctx))
@@ -133,6 +143,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancelShut()
 	err := srv.Shutdown(shut)
 	<-errc
+	stopCapture() // every request has ended: record what they acknowledged, then stop
 	return err
 }
 

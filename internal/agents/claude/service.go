@@ -282,3 +282,11 @@ func modeFrom(comment, fallback string) string {
 	}
 	return fallback
 }
+
+// Captures reports whether body is an event that needs no answer (everything but a plan at the
+// gate): the server may acknowledge it before it is recorded, so the hook never waits on the
+// database.
+func (s *Service) Captures(body []byte) bool {
+	ev, err := Decode(body)
+	return err == nil && ev.SessionID != "" && !IsGateEvent(ev)
+}

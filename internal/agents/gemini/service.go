@@ -297,3 +297,10 @@ func planTitle(md string) string {
 	}
 	return "Gemini CLI plan"
 }
+
+// Captures reports whether body is an event that needs no answer (everything but a plan at the
+// gate): the server may acknowledge it before it is recorded.
+func (s *Service) Captures(body []byte) bool {
+	ev, err := Decode(body)
+	return err == nil && ev.SessionID != "" && !IsGateEvent(ev)
+}
