@@ -304,3 +304,35 @@ func TestEmbedSessionPage(t *testing.T) {
 		t.Fatalf("without a token the embed view is not the boot page (status %s)", resp.Status)
 	}
 }
+
+// TestSessionsPageAndProbes: the list of recent sessions, and the probes a load balancer asks.
+func TestSessionsPageAndProbes(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	ts.ingest(t, update("listed", `{"sessionUpdate":"plan","entries":[{"content":"x","priority":"low","status":"pending"}]}`))
+	code, doc := ts.page(t, "/sessions")
+	if code != 200 {
+		t.Fatalf("/sessions: %d", code)
+	}
+	found := false
+	for _, a := range all(doc, `a[href]`) {
+		if attr(a, "href") == "/sessions/listed" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("/sessions does not link the session")
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+	}
+	if code, _ := ts.api(t, "GET", "/no/such/route", nil); code != 404 {
+		t.Errorf("an unknown route: %d", code)
+	}
+}
