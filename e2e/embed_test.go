@@ -87,10 +87,16 @@ func (p *page) inFrame(what, sel string) string {
 			if err == nil && len(nodes) > 0 {
 				text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.FromNode(frames[0])))
 				cancel()
-				if err != nil {
+				if err == nil {
+					return text
+				}
+				// The panel navigated between finding and reading (a form's redirect, a live
+				// swap): look again in the document it shows now.
+				if time.Now().After(deadline) {
 					p.fail("read %s in the iframe: %v", sel, err)
 				}
-				return text
+				time.Sleep(100 * time.Millisecond) // polling interval, not an assertion
+				continue
 			}
 		}
 		cancel()
