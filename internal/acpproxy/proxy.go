@@ -18,9 +18,10 @@ import (
 
 // Proxy sits between an ACP client (the IDE) and the real agent and forwards every byte both
 // ways. Each direction is one goroutine that reads from one peer and writes to the other itself,
-// so the forwarding path has no goroutine hop; the tap gets a copy of each line first (so the
-// dashboard sees a request before the answer the other goroutine may forward a moment later) and
-// never blocks.
+// so the forwarding path has no goroutine hop. The tap's work (splitting lines, reading plans,
+// queueing frames for the dashboard) runs on a goroutine of its own: the forwarding path only
+// queues a copy of each chunk for it before writing the chunk on (so the dashboard sees a
+// request before the answer the other goroutine may forward a moment later), and never blocks.
 //
 // With no capability bridge and approvals left to the IDE, the proxy forwards what it reads as it
 // reads it, like cat. Otherwise both directions are forwarded line by line so that a frame can be
@@ -45,6 +46,7 @@ type Proxy struct {
 	Log          *slog.Logger
 
 	toClient, toAgent *peerWriter
+	feeder            *tapFeeder
 	bridge            *bridge
 	perms             *permissions
 }
@@ -68,8 +70,14 @@ func (p *Proxy) Run() error {
 	if p.Approvals != ApprovalsIDE && p.Broker == nil {
 		return errors.New("acp proxy: approvals from the dashboard need a permission broker")
 	}
-	p.toClient = &peerWriter{w: p.ClientOut, dir: acp.AgentToClient, tap: p.Tap, onFail: p.OnClientGone}
-	p.toAgent = &peerWriter{w: p.AgentIn, dir: acp.ClientToAgent, tap: p.Tap}
+	if p.Tap != nil {
+		p.feeder = newTapFeeder(p.Tap, feederMaxBytes)
+		// The caller reads the tap once Run returns: it must hold what was forwarded so far.
+		// What the IDE still sends goes on being tapped until its stream ends too.
+		defer p.feeder.drain()
+	}
+	p.toClient = &peerWriter{w: p.ClientOut, dir: acp.AgentToClient, feed: p.feeder, onFail: p.OnClientGone}
+	p.toAgent = &peerWriter{w: p.AgentIn, dir: acp.ClientToAgent, feed: p.feeder}
 	lineMode := p.PlanUpdates || p.Approvals != ApprovalsIDE
 	if p.PlanUpdates {
 		p.bridge = newBridge()
@@ -274,13 +282,13 @@ func (p *Proxy) fromAgent(line []byte) (verdict, []byte) {
 }
 
 // peerWriter serialises everything written toward one peer: forwarded bytes and the proxy's own
-// frames. The tap is fed under the same lock, so the tap sees frames in exactly the order the
-// peer receives them.
+// frames. The tap's copy is queued under the same lock, so the tap sees frames in exactly the
+// order the peer receives them.
 type peerWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
 	dir    acp.Direction
-	tap    *Tap
+	feed   *tapFeeder // nil taps nothing
 	failed bool
 	onFail func()
 }
@@ -289,8 +297,8 @@ type peerWriter struct {
 func (pw *peerWriter) send(b []byte) {
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
-	if pw.tap != nil {
-		pw.tap.Feed(pw.dir, b)
+	if pw.feed != nil {
+		pw.feed.put(pw.dir, b)
 	}
 	pw.write(b)
 }
@@ -300,8 +308,8 @@ func (pw *peerWriter) send(b []byte) {
 func (pw *peerWriter) sendLines(out, orig []byte) {
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
-	if pw.tap != nil && len(orig) > 0 {
-		pw.tap.Feed(pw.dir, orig)
+	if pw.feed != nil && len(orig) > 0 {
+		pw.feed.put(pw.dir, orig)
 	}
 	if len(out) > 0 {
 		pw.write(out)
@@ -314,8 +322,8 @@ func (pw *peerWriter) inject(frame []byte) {
 	line := append(bytes.Clone(frame), '\n')
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
-	if pw.tap != nil {
-		pw.tap.Feed(pw.dir, line)
+	if pw.feed != nil {
+		pw.feed.put(pw.dir, line)
 	}
 	pw.write(line)
 }
@@ -324,8 +332,8 @@ func (pw *peerWriter) inject(frame []byte) {
 func (pw *peerWriter) endPartial() {
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
-	if pw.tap != nil {
-		pw.tap.End(pw.dir)
+	if pw.feed != nil {
+		pw.feed.end(pw.dir)
 	}
 }
 

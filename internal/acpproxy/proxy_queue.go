@@ -46,6 +46,7 @@ type QueueStats struct {
 	Dropped   uint64 // frames dropped because the queue was full
 	Coalesced uint64 // plan frames replaced by a newer state of the same plan
 	Oversize  uint64 // lines too long to send to the dashboard
+	Lost      uint64 // times forwarded bytes were not tapped because the tap was far behind
 }
 
 // frameQueue is bounded, and built for a dashboard that may be away for a long time: plans are

@@ -76,8 +76,11 @@ func dirSlot(d acp.Direction) int {
 
 // Feed takes bytes travelling in direction dir: any chunk, not necessarily whole lines. Calls
 // for one direction must not overlap.
-func (t *Tap) Feed(dir acp.Direction, b []byte) {
-	at := t.now()
+func (t *Tap) Feed(dir acp.Direction, b []byte) { t.feedAt(dir, t.now(), b, false) }
+
+// feedAt is Feed for a chunk forwarded at at. owned says b is the tap's to keep (a copy made
+// for it), so frames may point into it instead of into a copy of their own.
+func (t *Tap) feedAt(dir acp.Direction, at time.Time, b []byte, owned bool) {
 	if t.rec != nil {
 		t.rec.feed(dir, at, b)
 	}
@@ -86,6 +89,9 @@ func (t *Tap) Feed(dir acp.Direction, b []byte) {
 	// One copy of the chunk holds every line that lies in it; the frames share it. append does
 	// not zero what it copies over, as make would.
 	var slab []byte
+	if owned {
+		slab = b
+	}
 	t.split[i].feed(b, func(line []byte, over bool, off int) {
 		if over {
 			t.q.mu.Lock()
@@ -139,8 +145,19 @@ func (t *Tap) cursorSide(fs []frame, dir acp.Direction, line []byte, at time.Tim
 }
 
 // End flushes a last line that had no terminator when the stream in direction dir ended.
-func (t *Tap) End(dir acp.Direction) {
-	at := t.now()
+func (t *Tap) End(dir acp.Direction) { t.endAt(dir, t.now()) }
+
+// lose says bytes of direction dir were forwarded but not fed: the line they fell in is not
+// whole, so it is not sent at all, and the tap goes on from the next line.
+func (t *Tap) lose(dir acp.Direction) {
+	t.split[dirSlot(dir)].lose()
+	t.q.mu.Lock()
+	t.q.stats.Lost++
+	t.q.mu.Unlock()
+}
+
+// endAt is End for a stream that ended at at.
+func (t *Tap) endAt(dir acp.Direction, at time.Time) {
 	if t.rec != nil {
 		t.rec.end(dir, at)
 	}
@@ -222,7 +239,10 @@ type splitter struct {
 	buf  []byte
 	max  int
 	over bool
+	lost bool // part of the line being assembled was never fed: skip it whole
 }
+
+func (s *splitter) lose() { s.lost, s.over, s.buf = true, false, s.buf[:0] }
 
 func (s *splitter) feed(b []byte, fn func(line []byte, over bool, off int)) {
 	pos := 0
@@ -234,7 +254,7 @@ func (s *splitter) feed(b []byte, fn func(line []byte, over bool, off int)) {
 		}
 		seg, off := b[pos:pos+i], pos
 		pos += i + 1
-		if len(s.buf) > 0 || s.over {
+		if len(s.buf) > 0 || s.over || s.lost {
 			s.hold(seg)
 			seg, off = s.buf, -1
 		} else if s.max > 0 && len(seg) > s.max+1 {
@@ -246,7 +266,7 @@ func (s *splitter) feed(b []byte, fn func(line []byte, over bool, off int)) {
 
 func (s *splitter) hold(b []byte) {
 	switch {
-	case s.over:
+	case s.over, s.lost:
 	case s.max > 0 && len(s.buf)+len(b) > s.max+1: // one byte of slack for a "\r"
 		s.over, s.buf = true, s.buf[:0]
 	default:
@@ -255,6 +275,10 @@ func (s *splitter) hold(b []byte) {
 }
 
 func (s *splitter) emit(line []byte, off int, fn func([]byte, bool, int)) {
+	if s.lost {
+		s.lost, s.over, s.buf = false, false, s.buf[:0]
+		return
+	}
 	over := s.over
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
@@ -270,7 +294,7 @@ func (s *splitter) emit(line []byte, off int, fn func([]byte, bool, int)) {
 }
 
 func (s *splitter) end(fn func([]byte, bool, int)) {
-	if len(s.buf) > 0 || s.over {
+	if len(s.buf) > 0 || s.over || s.lost {
 		s.emit(s.buf, -1, fn)
 	}
 }

@@ -80,6 +80,11 @@ func TestProxyForwardsBytesUnchanged(t *testing.T) {
 			if b := <-gotAgent; !bytes.Equal(b, payload) {
 				t.Errorf("the agent got %d bytes, not the IDE's %d unchanged", len(b), len(payload))
 			}
+			select { // the tap's goroutine has fed both directions' ends
+			case <-p.feeder.finished:
+			case <-time.After(testTimeout):
+				t.Fatal("the tap never finished")
+			}
 			frames := tapped(tap)
 			// Per direction: chunk, result, non-JSON, three lines under the limit, final plan.
 			if len(frames) != 2*7 {

@@ -1,0 +1,158 @@
+package acpproxy
+
+import (
+	"sync"
+	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+)
+
+// feederMaxBytes bounds what waits for the tap. Past it the tap is behind by more than a burst
+// of tool output, and the forwarding path drops the tap's copy rather than wait or grow.
+const feederMaxBytes = 64 << 20
+
+// tapFeeder hands what the proxy forwards to the tap on a goroutine of its own, so forwarding a
+// chunk costs one copy of it and never waits on the tap's line splitting and parsing. Chunks of
+// both directions go through one queue in the order they were forwarded: each is queued before
+// it is written to its peer, so a request is queued before the agent can have read it, let
+// alone answered, and the tap sees the two in that order.
+type tapFeeder struct {
+	tap *Tap
+	max int
+
+	mu       sync.Mutex
+	idle     sync.Cond // signalled when pending empties
+	pending  []tapChunk
+	bytes    int
+	busy     bool    // the goroutine is feeding a batch it took out
+	lost     [2]bool // a chunk of that direction was dropped since the last one queued
+	closed   bool
+	ends     int // directions whose end was queued; after both, nothing more comes
+	wake     chan struct{}
+	finished chan struct{} // closed when the goroutine has fed everything and stopped
+	lostSeen uint64 // chunks dropped, for the logs and the tests
+}
+
+// tapChunk is one forwarded chunk, or the end of one direction's stream.
+type tapChunk struct {
+	dir  acp.Direction
+	at   time.Time
+	b    []byte
+	end  bool
+	lost bool // chunks of this direction were dropped just before this one
+}
+
+func newTapFeeder(t *Tap, max int) *tapFeeder {
+	f := &tapFeeder{tap: t, max: max, wake: make(chan struct{}, 1), finished: make(chan struct{})}
+	f.idle.L = &f.mu
+	go f.run()
+	return f
+}
+
+// put queues a copy of b, read from the peer that sends in direction dir.
+func (f *tapFeeder) put(dir acp.Direction, b []byte) {
+	at := f.tap.now()
+	cp := append([]byte(nil), b...)
+	f.queue(tapChunk{dir: dir, at: at, b: cp})
+}
+
+// end queues the end of direction dir's stream.
+func (f *tapFeeder) end(dir acp.Direction) {
+	f.queue(tapChunk{dir: dir, at: f.tap.now(), end: true})
+}
+
+func (f *tapFeeder) queue(c tapChunk) {
+	slot := dirSlot(c.dir)
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return
+	}
+	if !c.end && f.bytes+len(c.b) > f.max {
+		f.lost[slot] = true
+		f.lostSeen++
+		f.mu.Unlock()
+		return
+	}
+	c.lost, f.lost[slot] = f.lost[slot], false
+	if c.end {
+		if f.ends++; f.ends == 2 {
+			f.closed = true
+		}
+	}
+	f.pending = append(f.pending, c)
+	f.bytes += len(c.b)
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (f *tapFeeder) run() {
+	defer close(f.finished)
+	var batch []tapChunk
+	for range f.wake {
+		for {
+			f.mu.Lock()
+			if len(f.pending) == 0 {
+				f.busy = false
+				f.idle.Broadcast()
+				closed := f.closed
+				f.mu.Unlock()
+				if closed {
+					return
+				}
+				break
+			}
+			batch, f.pending = f.pending, batch[:0]
+			f.busy = true
+			f.mu.Unlock()
+			n := 0
+			for i, c := range batch {
+				if c.lost {
+					f.tap.lose(c.dir)
+				}
+				if c.end {
+					f.tap.endAt(c.dir, c.at)
+				} else {
+					f.tap.feedAt(c.dir, c.at, c.b, true)
+				}
+				n += len(c.b)
+				batch[i] = tapChunk{}
+			}
+			f.mu.Lock()
+			f.bytes -= n
+			f.mu.Unlock()
+		}
+	}
+}
+
+// drain waits until the tap has taken every chunk queued so far.
+func (f *tapFeeder) drain() {
+	f.mu.Lock()
+	for len(f.pending) > 0 || f.busy {
+		f.idle.Wait()
+	}
+	f.mu.Unlock()
+}
+
+// close drains and stops the goroutine; later chunks are not tapped. Without it the goroutine
+// stops once both directions have ended.
+func (f *tapFeeder) close() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+	f.drain()
+}
+
+// dropped is how many chunks were forwarded without being tapped.
+func (f *tapFeeder) dropped() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lostSeen
+}
