@@ -30,7 +30,7 @@ type tapFeeder struct {
 	ends     int // directions whose end was queued; after both, nothing more comes
 	wake     chan struct{}
 	finished chan struct{} // closed when the goroutine has fed everything and stopped
-	lostSeen uint64 // chunks dropped, for the logs and the tests
+	lostSeen uint64        // chunks dropped, for the logs and the tests
 }
 
 // tapChunk is one forwarded chunk, or the end of one direction's stream.
