@@ -27,6 +27,9 @@ const keyframeEvery = 1024
 type fields map[string]json.RawMessage
 
 func splitFields(body []byte) (fields, error) {
+	if f, err := scanObject(body); err == nil {
+		return f, nil
+	}
 	var f fields
 	if err := json.Unmarshal(body, &f); err != nil {
 		return nil, fmt.Errorf("decode revision: %w", err)
@@ -86,8 +89,9 @@ func diffFields(base, next fields) delta {
 // diffEntries is the hunks from one entries array to another, by a minimal diff of their
 // elements; ok is false when either is not an array.
 func diffEntries(a, b json.RawMessage) ([]hunk, bool) {
-	var ea, eb []json.RawMessage
-	if json.Unmarshal(a, &ea) != nil || json.Unmarshal(b, &eb) != nil {
+	ea, okA := elements(a)
+	eb, okB := elements(b)
+	if !okA || !okB {
 		return nil, false
 	}
 	var hs []hunk
@@ -113,6 +117,15 @@ func diffEntries(a, b json.RawMessage) ([]hunk, bool) {
 		hs = append(hs, h)
 	}
 	return hs, true
+}
+
+// elements splits a JSON array into its elements.
+func elements(b json.RawMessage) ([]json.RawMessage, bool) {
+	if e, err := scanArray(b); err == nil {
+		return e, true
+	}
+	var e []json.RawMessage
+	return e, json.Unmarshal(b, &e) == nil
 }
 
 func rawStrings(rs []json.RawMessage) []string {

@@ -1,0 +1,176 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
+
+// Computing a revision's delta splits the plan's JSON (which json.Marshal just wrote) into its
+// members and its entries array into elements, for every update ingested. encoding/json
+// validates and decodes every byte to do that; on a batch of a thousand updates it was most
+// of ingest's CPU. These scanners only find where each value starts and ends. They are used on
+// JSON this process encoded; anything they cannot read falls back to encoding/json.
+
+var errScan = errors.New("not a JSON value the scanner reads")
+
+// scanObject splits a JSON object into its members, as json.Unmarshal into fields would (a
+// repeated name keeps its last value).
+func scanObject(b []byte) (fields, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, errScan
+	}
+	f := fields{}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return f, tail(b, i+1)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return nil, errScan
+		}
+		end, escaped := scanString(b, i)
+		if end < 0 {
+			return nil, errScan
+		}
+		name := string(b[i+1 : end-1])
+		if escaped || !utf8.ValidString(name) { // encoding/json unescapes, and replaces bad UTF-8
+			if err := json.Unmarshal(b[i:end], &name); err != nil {
+				return nil, errScan
+			}
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return nil, errScan
+		}
+		i = skipSpace(b, i+1)
+		vEnd := scanValue(b, i)
+		if vEnd < 0 {
+			return nil, errScan
+		}
+		f[name] = json.RawMessage(b[i:vEnd:vEnd])
+		i = skipSpace(b, vEnd)
+		if i >= len(b) {
+			return nil, errScan
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return f, tail(b, i+1)
+		default:
+			return nil, errScan
+		}
+	}
+}
+
+// scanArray splits a JSON array into its elements.
+func scanArray(b []byte) ([]json.RawMessage, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, errScan
+	}
+	out := []json.RawMessage{}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return out, tail(b, i+1)
+	}
+	for {
+		end := scanValue(b, i)
+		if end < 0 {
+			return nil, errScan
+		}
+		out = append(out, json.RawMessage(b[i:end:end]))
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return nil, errScan
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			return out, tail(b, i+1)
+		default:
+			return nil, errScan
+		}
+	}
+}
+
+// tail checks nothing but space follows a value ending at i.
+func tail(b []byte, i int) error {
+	if skipSpace(b, i) != len(b) {
+		return errScan
+	}
+	return nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// scanString returns the index just past the string starting at b[i] (a '"'), and whether it
+// has escapes; -1 if it does not end.
+func scanString(b []byte, i int) (int, bool) {
+	escaped := false
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '\\':
+			escaped = true
+			j++
+		case c == '"':
+			return j + 1, escaped
+		case c < 0x20:
+			return -1, false
+		}
+	}
+	return -1, false
+}
+
+// scanValue returns the index just past the value starting at b[i], or -1. Nested objects and
+// arrays are matched by depth; their members are checked no further than strings and brackets,
+// so it accepts some invalid JSON (its callers only hand it JSON that json.Marshal wrote).
+func scanValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		end, _ := scanString(b, i)
+		return end
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, _ := scanString(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) {
+		c := b[j]
+		if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t' {
+			break
+		}
+		j++
+	}
+	if j == i || !json.Valid(b[i:j]) {
+		return -1
+	}
+	return j
+}
