@@ -94,6 +94,17 @@ func diffEntries(a, b json.RawMessage) ([]hunk, bool) {
 	if !okA || !okB {
 		return nil, false
 	}
+	// Most updates change an entry or two: only the elements between the common head and tail
+	// go through the diff.
+	head := 0
+	for head < len(ea) && head < len(eb) && bytes.Equal(ea[head], eb[head]) {
+		head++
+	}
+	tailN := 0
+	for tailN < len(ea)-head && tailN < len(eb)-head && bytes.Equal(ea[len(ea)-1-tailN], eb[len(eb)-1-tailN]) {
+		tailN++
+	}
+	ea, eb = ea[head:len(ea)-tailN], eb[head:len(eb)-tailN]
 	var hs []hunk
 	i, j := 0, 0 // next element of a, of b
 	lines := plans.Diff(rawStrings(ea), rawStrings(eb))
@@ -104,7 +115,7 @@ func diffEntries(a, b json.RawMessage) ([]hunk, bool) {
 			k++
 			continue
 		}
-		h := hunk{At: i}
+		h := hunk{At: head + i}
 		for ; k < len(lines) && lines[k].Op != plans.Same; k++ {
 			if lines[k].Op == plans.Removed {
 				h.Del++
