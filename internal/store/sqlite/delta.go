@@ -26,15 +26,21 @@ const keyframeEvery = 1024
 // fields is a plan's JSON object split into its top-level members, kept as their encoded bytes.
 type fields map[string]json.RawMessage
 
+// splitFields splits a stored revision, checking it is JSON.
 func splitFields(body []byte) (fields, error) {
-	if f, err := scanObject(body); err == nil {
-		return f, nil
-	}
 	var f fields
 	if err := json.Unmarshal(body, &f); err != nil {
 		return nil, fmt.Errorf("decode revision: %w", err)
 	}
 	return f, nil
+}
+
+// splitOwn splits a plan's JSON that json.Marshal just wrote: valid, so it is only scanned.
+func splitOwn(body []byte) (fields, error) {
+	if f, err := scanObject(body); err == nil {
+		return f, nil
+	}
+	return splitFields(body)
 }
 
 // delta turns one revision's fields into the next's: members set or deleted, and for the
@@ -130,7 +136,8 @@ func diffEntries(a, b json.RawMessage) ([]hunk, bool) {
 	return hs, true
 }
 
-// elements splits a JSON array into its elements.
+// elements splits a JSON array into its elements. The arrays it is given are members of fields
+// that json.Marshal wrote or encoding/json checked, so scanning them is exact.
 func elements(b json.RawMessage) ([]json.RawMessage, bool) {
 	if e, err := scanArray(b); err == nil {
 		return e, true

@@ -66,7 +66,7 @@ func (s *plansStore) putRevisions(ctx context.Context, tx *sql.Tx, revs []*plans
 	for _, p := range revs {
 		p.Seq = seq
 		body := mustJSON(p)
-		next, err := splitFields(body)
+		next, err := splitOwn(body)
 		if err != nil {
 			return nil, err
 		}
