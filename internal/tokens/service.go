@@ -110,7 +110,7 @@ func (s *Service) Verify(ctx context.Context, secret string) (Token, error) {
 		tok, err := s.store.ByHash(ctx, hash)
 		switch {
 		case errs.KindOf(err) == errs.NotFound:
-			err = errs.New(errs.Unauthorized, "unknown token")
+			err = errs.New(errs.Unauthorized, "unknown token: not one made with `plandash tokens create` on this server")
 		case err != nil:
 			return Token{}, err
 		}
