@@ -110,7 +110,14 @@ func TestTokensRecordedAndRevoked(t *testing.T) {
 	if code != 200 || !strings.Contains(string(raw), `"source": "token:ci-runner"`) {
 		t.Fatalf("the session does not record the token: %d %s", code, raw)
 	}
+	if code, doc := ts.page(t, "/sessions/s1"); code != 200 || len(all(doc, `[data-testid=session-source]`)) != 1 ||
+		text(all(doc, `[data-testid=session-source]`)[0]) != "token:ci-runner" {
+		t.Fatalf("the session page does not show the token (%d)", code)
+	}
 
+	if code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"r0",`+checklist[1:], withToken(agent)...); code != 201 {
+		t.Fatalf("submit: %d %s", code, raw)
+	}
 	ts.create(t, `{"id":"r1",`+checklist[1:])
 	code, raw = ts.api(t, "POST", "/api/v1/approvals/r1/decision", `{"action":"approve"}`, withToken(lead)...)
 	if code != 200 {
@@ -120,8 +127,8 @@ func TestTokensRecordedAndRevoked(t *testing.T) {
 		t.Fatalf("decision = %+v, want it by token:lead-bot", d)
 	}
 	code, raw = ts.api(t, "GET", "/api/v1/approvals/audit", nil)
-	if code != 200 || !strings.Contains(string(raw), "token:lead-bot") {
-		t.Fatalf("the audit trail does not name the token: %d %s", code, raw)
+	if code != 200 || !strings.Contains(string(raw), `"by": "token:lead-bot"`) || !strings.Contains(string(raw), `"by": "token:ci-runner"`) {
+		t.Fatalf("the audit trail does not name the tokens that asked and decided: %d %s", code, raw)
 	}
 	// A person named by the trusted header wins over the token.
 	ts2 := newTestServer(t, testConfig{User: "ann", UserHeader: "X-User"})
