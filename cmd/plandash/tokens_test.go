@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 	"github.com/plandash/plandash/internal/tokens"
 )
 
@@ -30,9 +31,21 @@ func TestParseExpiry(t *testing.T) {
 // expiries are checked before the database is touched; list shows no secret; revoke of an
 // unknown name fails.
 func TestTokensCommand(t *testing.T) {
-	env, data := testEnv(t), t.TempDir()
+	for _, db := range []struct {
+		name  string
+		where func(t *testing.T) []string
+	}{
+		{"SQLite", func(t *testing.T) []string { return []string{"--data", t.TempDir()} }},
+		{"PostgreSQL", func(t *testing.T) []string { return []string{"--data", t.TempDir(), "--db", pgtest.URL(t)} }},
+	} {
+		t.Run(db.name, func(t *testing.T) { testTokensCommand(t, db.where(t)) })
+	}
+}
+
+func testTokensCommand(t *testing.T, where []string) {
+	env := testEnv(t)
 	tok := func(args ...string) (string, string, error) {
-		return runOut(t, env, "", append(append([]string{"tokens"}, args...), "--data", data)...)
+		return runOut(t, env, "", append(append([]string{"tokens"}, args...), where...)...)
 	}
 	secret, errOut, err := tok("create", "ci", "--scope", "decide")
 	if err != nil || !tokens.LooksLikeSecret(strings.TrimSpace(secret)) || strings.Count(secret, "\n") != 1 || !strings.Contains(errOut, "only time") {
