@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"math/big"
@@ -162,6 +163,37 @@ func getSession(t *testing.T, hc *http.Client, base, token, id string) string {
 	return string(b)
 }
 
+// pendingApprovals lists the ids of the requests waiting for a decision.
+func pendingApprovals(t *testing.T, hc *http.Client, base, token string) []string {
+	t.Helper()
+	req, err := http.NewRequest("GET", base+"/api/v1/approvals?status=pending", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Requests []struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		} `json:"requests"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range out.Requests {
+		if r.Status == "pending" {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
 // waitSession polls a session until its body holds want: a hook's event is acknowledged
 // before it is recorded.
 func waitSession(t *testing.T, hc *http.Client, base, token, id, want string) {
@@ -293,12 +325,49 @@ func TestRemoteAgentsOverTLS(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	admin, _ = serveTLS(t, p, addr, data)
+	admin, stop = serveTLS(t, p, addr, data)
 	if err := receive(t, acpDone, "exit of plandash acp"); err != nil {
 		t.Fatalf("acp: %v\n%s", err, acpErr.String())
 	}
 	if s := getSession(t, hc, base, admin, "s-acp-2"); !strings.Contains(s, `"source": "token:laptop-1"`) {
 		t.Fatalf("the frame sent across the restart was lost or does not name the token: %q\n%s", s, acpErr.String())
+	}
+
+	// approval request: the agent waits on its own request across a restart, and hears the
+	// decision made after it.
+	req := writeFile(t, "req.json", `{"title":"Deploy over TLS","agent":"ci","plan":{"type":"items","entries":[{"content":"Ship","priority":"high","status":"pending"}]}}`)
+	apprDone := make(chan error, 1)
+	var apprOut, apprErr syncBuffer
+	go func() {
+		apprDone <- run(context.Background(), []string{"approval", "request", req}, agentEnv, strings.NewReader(""), &apprOut, &apprErr)
+	}()
+	id := ""
+	for deadline := time.Now().Add(testWait); id == ""; {
+		for _, r := range pendingApprovals(t, hc, base, admin) {
+			id = r
+		}
+		if id == "" && time.Now().After(deadline) {
+			t.Fatalf("the approval request never arrived:\n%s", apprErr.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval, not an assertion
+	}
+	stop()
+	admin, stop = serveTLS(t, p, addr, data)
+	decide, err := http.NewRequest("POST", base+"/api/v1/approvals/"+id+"/decision", strings.NewReader(`{"action":"approve","comment":"after the restart"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide.Header.Set("Authorization", "Bearer "+admin)
+	resp, err = hc.Do(decide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("decide: %s", resp.Status)
+	}
+	if err := receive(t, apprDone, "exit of plandash approval request"); err != nil || !strings.Contains(apprOut.String(), "approved by tester") {
+		t.Fatalf("approval request across a restart: %v %q\n%s", err, apprOut.String(), apprErr.String())
 	}
 
 	// Revoked on the server machine: refused (within a second on every instance).
