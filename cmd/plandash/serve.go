@@ -107,14 +107,6 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(stderr, "plandash %s: --db-pool must be 0 (the default) or more, not %d\n", name, f.dbPool)
 		return errUsage
 	}
-	tlsCfg, err := tlsConfig(f.tlsCert, f.tlsKey)
-	if errors.Is(err, errHalfTLS) {
-		fmt.Fprintf(stderr, "plandash %s: %v\n", name, err)
-		return errUsage
-	}
-	if err != nil {
-		return err
-	}
 	var log *slog.Logger
 	switch f.logFormat {
 	case "text":
@@ -124,6 +116,14 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	default:
 		fmt.Fprintf(stderr, "plandash %s: --log-format must be text or json, not %q\n", name, f.logFormat)
 		return errUsage
+	}
+	tlsCfg, err := tlsConfig(f.tlsCert, f.tlsKey, log)
+	if errors.Is(err, errHalfTLS) {
+		fmt.Fprintf(stderr, "plandash %s: %v\n", name, err)
+		return errUsage
+	}
+	if err != nil {
+		return err
 	}
 	demoDir := filepath.Join(f.data, "plans")
 	if isDemo {
