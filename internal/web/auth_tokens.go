@@ -52,6 +52,15 @@ func agentLabel(r *http.Request) string {
 	return ""
 }
 
+// apiSource is what a change through the API is recorded as coming from: "token:NAME" for a
+// per-agent token, else "api".
+func apiSource(r *http.Request) string {
+	if label := agentLabel(r); label != "" {
+		return label
+	}
+	return "api"
+}
+
 // WithTokens lets per-agent tokens in, as checked by svc; without it only the server's own
 // token is.
 func (a *Auth) WithTokens(svc *tokens.Service) { a.tokens = svc }

@@ -118,6 +118,12 @@ func TestTokensRecordedAndRevoked(t *testing.T) {
 	if code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"r0",`+checklist[1:], withToken(agent)...); code != 201 {
 		t.Fatalf("submit: %d %s", code, raw)
 	}
+	if code, raw := ts.api(t, "PUT", "/api/v1/shared-plans/release", `{"content":"# Release"}`, withToken(agent)...); code != 201 {
+		t.Fatalf("shared plan write: %d %s", code, raw)
+	}
+	if code, raw := ts.api(t, "GET", "/api/v1/shared-plans/release/history", nil); code != 200 || !strings.Contains(string(raw), `"source": "token:ci-runner"`) {
+		t.Fatalf("the shared plan's history does not name the token: %d %s", code, raw)
+	}
 	ts.create(t, `{"id":"r1",`+checklist[1:])
 	code, raw = ts.api(t, "POST", "/api/v1/approvals/r1/decision", `{"action":"approve"}`, withToken(lead)...)
 	if code != 200 {
