@@ -123,8 +123,8 @@ func routeNeed(method, pattern string) need {
 // scopeProblem is the 403 answer: which scope the route needs, and which the token has.
 type scopeProblem struct {
 	Problem
-	RequiredScope tokens.Scope `json:"required_scope"`
-	TokenScope    tokens.Scope `json:"token_scope"`
+	RequiredScope tokens.Scope `json:"requiredScope"`
+	TokenScope    tokens.Scope `json:"tokenScope"`
 }
 
 // permit answers 403 and reports false when who's scope does not cover r's route.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -84,7 +85,7 @@ func TestTokenScopes(t *testing.T) {
 			if tc.want == 403 {
 				var p struct {
 					Problem
-					RequiredScope tokens.Scope `json:"required_scope"`
+					RequiredScope tokens.Scope `json:"requiredScope"`
 				}
 				if err := json.Unmarshal(raw, &p); err != nil || p.RequiredScope != tc.scope || p.Code != "insufficient_scope" ||
 					!strings.Contains(p.Detail, "scope "+string(tc.scope)) {
@@ -151,5 +152,33 @@ func TestTokensRecordedAndRevoked(t *testing.T) {
 	}
 	if code, raw := ts.api(t, "POST", "/api/v1/ingest", update("s1", planA), withToken(agent)...); code != 401 || !strings.Contains(string(raw), "revoked") {
 		t.Fatalf("after revoke: %d %s", code, raw)
+	}
+}
+
+// TestEveryAPIRouteHasAScope reads the route table: every API route is open to some per-agent
+// scope on purpose, and the ones left to admin are exactly those that must be. A route added to
+// routes.go without a decision here fails this test instead of silently needing admin.
+func TestEveryAPIRouteHasAScope(t *testing.T) {
+	adminOnly := map[string]bool{
+		"POST /api/v1/embed/login": true, // trades a token for the browser's cookie
+		"GET /api/v1/tokens":       true, "POST /api/v1/tokens": true, "DELETE /api/v1/tokens/{name}": true,
+	}
+	table, err := os.ReadFile("routes.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := apiRoute.FindAllStringSubmatch(string(table), -1)
+	if len(routes) < 30 {
+		t.Fatalf("found %d API routes in routes.go; the pattern no longer reads the table", len(routes))
+	}
+	for _, m := range routes {
+		key := strings.ToUpper(m[1]) + " " + m[2]
+		n := routeNeed(strings.ToUpper(m[1]), m[2])
+		if got := n.scope == tokens.Admin; got != adminOnly[key] {
+			t.Errorf("%s needs %s: decide in routeNeed which scope may call it (admin-only routes: %v)", key, n.scope, adminOnly)
+		}
+	}
+	if n := routeNeed("GET", "/mcp"); n.scope != tokens.Ingest {
+		t.Errorf("/mcp needs %s, want ingest (an agent's MCP tools)", n.scope)
 	}
 }

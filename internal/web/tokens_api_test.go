@@ -34,7 +34,7 @@ func TestTokensAPI(t *testing.T) {
 		says                             string
 	}{
 		{"an admin token makes one", ops, "POST", "/api/v1/tokens", `{"name":"ci"}`, 201, `"scope": "ingest"`},
-		{"a decide token may not", lead, "POST", "/api/v1/tokens", `{"name":"mine","scope":"admin"}`, 403, `"required_scope": "admin"`},
+		{"a decide token may not", lead, "POST", "/api/v1/tokens", `{"name":"mine","scope":"admin"}`, 403, `"requiredScope": "admin"`},
 		{"nor list", lead, "GET", "/api/v1/tokens", "", 403, "scope admin"},
 		{"nor revoke", lead, "DELETE", "/api/v1/tokens/ops", "", 403, "scope admin"},
 		{"a taken name", testToken, "POST", "/api/v1/tokens", `{"name":"laptop"}`, 409, "exists"},
