@@ -53,6 +53,8 @@ Usage:
                                    what those hooks run: post one event read on stdin
   plandash plans  list|show|write|status|delete
                                    read and write docker-agent's shared plans
+  plandash tokens create|list|revoke
+                                   per-agent tokens for agents on other machines
   plandash version
 
 Run 'plandash COMMAND -h' for a command's flags.
@@ -88,6 +90,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return hookCmd(ctx, rest, getenv, stdin, stdout, stderr)
 	case "install":
 		return installCmd(rest, getenv, stdout, stderr)
+	case "tokens":
+		return tokensCmd(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "plandash", version)
 		return nil

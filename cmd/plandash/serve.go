@@ -46,6 +46,7 @@ type serveFlags struct {
 	dbPool                       int
 	opencode                     listFlag
 	idle                         time.Duration
+	tlsCert, tlsKey              string
 	maxBody                      int64
 	maxLine                      int
 }
@@ -74,6 +75,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.Var(&f.hosts, "host", "a host name the server answers to besides loopback names and IP addresses, e.g. plandash.example.com behind a proxy (repeatable; other names are refused against DNS rebinding)")
 	fs.DurationVar(&f.retentionAge, "retention-age", 0, "drop plan revisions older than this, e.g. 720h (the current state of every plan is always kept; 0 keeps all)")
 	fs.IntVar(&f.retentionRevisions, "retention-revisions", 0, "keep at most this many revisions of each plan (0 keeps all)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain); needs --tls-key")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
 	fs.Var(&f.opencode, "opencode", "follow the OpenCode server at this URL, e.g. http://127.0.0.1:4096 (repeatable; $OPENCODE_SERVER_PASSWORD for its password)")
 }
 
@@ -114,6 +117,14 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(stderr, "plandash %s: --log-format must be text or json, not %q\n", name, f.logFormat)
 		return errUsage
 	}
+	tlsCfg, err := tlsConfig(f.tlsCert, f.tlsKey, log)
+	if errors.Is(err, errHalfTLS) {
+		fmt.Fprintf(stderr, "plandash %s: %v\n", name, err)
+		return errUsage
+	}
+	if err != nil {
+		return err
+	}
 	demoDir := filepath.Join(f.data, "plans")
 	if isDemo {
 		// The demo's shared plans stay out of docker-agent's real directory.
@@ -137,12 +148,11 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", f.addr)
+	ln, base, err := listen(f.addr, tlsCfg)
 	if err != nil {
 		srv.Close()
-		return fmt.Errorf("listen on %s: %w", f.addr, err)
+		return err
 	}
-	base := "http://" + ln.Addr().String()
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		log.Warn("listening beyond loopback: anyone who can reach this address and has the token sees your agents' plans", "addr", ln.Addr().String())
 	}
@@ -153,7 +163,11 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, where, base, url.QueryEscape(srv.Token))
 	if isDemo {
 		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
-		agent := &demo.Agent{API: client.New(base, srv.Token), Dir: demoDir, PlansDir: f.plansDir}
+		var opts []client.Option
+		if tlsCfg != nil {
+			opts = append(opts, client.WithCA(f.tlsCert)) // a self-signed certificate is its own CA
+		}
+		agent := &demo.Agent{API: client.New(base, srv.Token, opts...), Dir: demoDir, PlansDir: f.plansDir}
 		go func() {
 			if err := agent.Run(ctx); err != nil {
 				log.Error("demo agent stopped", "err", err)

@@ -33,6 +33,7 @@ import (
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/store/postgres"
 	"github.com/plandash/plandash/internal/store/sqlite"
+	"github.com/plandash/plandash/internal/tokens"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -61,6 +62,7 @@ type Database interface {
 	Plans() plans.Store
 	Approvals() approval.Store
 	SharedHistory() sharedplans.HistoryStore
+	Tokens() tokens.Store
 	Close() error
 }
 
@@ -86,6 +88,7 @@ type App struct {
 	Live   *live.Live
 	Server *web.Server
 	Token  string
+	Tokens *tokens.Service // the per-agent tokens
 	// Listener hears the changes other instances make (PostgreSQL only; nil on SQLite).
 	Listener *postgres.Listener
 
@@ -144,7 +147,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	mcpSrv := mcpserver.New(mcpserver.Options{Version: cfg.Version, SharedPlans: tools, Approvals: gateApprover{gate}})
 
 	a := &App{
-		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token,
+		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token, Tokens: tokens.NewService(db.Tokens(), cfg.Now, cfg.Log),
 		Perms: permissions.New(cfg.Now),
 		Live:  live.New(hub.New(hub.Options{}), live.Options{Log: cfg.Log, Now: cfg.Now}),
 	}
@@ -156,7 +159,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		ready = pg.Ready
 	}
 	a.Server = web.NewServer(web.Deps{
-		Config: cfg.Config, Token: token, Ready: ready,
+		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Live: a.Live, Files: roots,
 		Hooks: map[string]web.AgentHooks{
 			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/plans"
 )
 
 // Config tunes the Gate.
@@ -146,7 +147,12 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 	if err != nil {
 		return Request{}, false, err
 	}
-	events := []AuditEvent{g.audit(EventRequested, r, r.Agent)}
+	// The credential that asked, when it was a per-agent token; the agent's name is beside it.
+	by := r.Agent
+	if src := plans.SourceOf(ctx); src != "" {
+		by = src
+	}
+	events := []AuditEvent{g.audit(EventRequested, r, by)}
 	for _, rule := range rules {
 		if rule.Matches(r) && r.Allows(Approve) {
 			p := r.Plan

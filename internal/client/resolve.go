@@ -12,10 +12,11 @@ import (
 // DefaultServer is where `plandash serve` listens unless told otherwise.
 const DefaultServer = "http://127.0.0.1:7420"
 
-// Flags are the flags every command that talks to a running server takes: --server, --token and
-// --data. An empty field was not given.
+// Flags are the flags every command that talks to a running server takes: --server, --token,
+// --data and --ca. An empty field was not given.
 type Flags struct {
 	Server, Token, DataDir string
+	CA                     string // a PEM file of CAs to trust for an https:// server
 }
 
 // Register adds --server, --token and --data to fs. Their defaults are applied by Resolve, not
@@ -24,6 +25,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Server, "server", "", "the plandash server (default $PLANDASH_SERVER, else "+DefaultServer+")")
 	fs.StringVar(&f.Token, "token", "", "the server's token (default $PLANDASH_TOKEN, else the token file in --data)")
 	fs.StringVar(&f.DataDir, "data", "", "the server's data directory, to read its token from (default $XDG_DATA_HOME/plandash, else ~/.local/share/plandash)")
+	fs.StringVar(&f.CA, "ca", "", "trust the certificate authorities in this PEM file for an https:// server, besides the system's (default $PLANDASH_CA)")
 }
 
 // Target is a resolved server and the way to its token.
@@ -31,6 +33,7 @@ type Target struct {
 	Server  string // the base URL
 	Token   string // given by --token or $PLANDASH_TOKEN; "" means the token file in DataDir
 	DataDir string // the server's data directory
+	CA      string // a PEM file of extra CAs to trust (--ca, $PLANDASH_CA); "" trusts the system's
 }
 
 // Resolve decides the server and token the same way for every command: --server, else
@@ -50,6 +53,9 @@ func Resolve(getenv func(string) string, f Flags) Target {
 	}
 	if t.DataDir == "" {
 		t.DataDir = DefaultDataDir(getenv)
+	}
+	if t.CA == "" {
+		t.CA = getenv("PLANDASH_CA")
 	}
 	return t
 }
@@ -86,8 +92,12 @@ func (t Target) ReadToken() (string, error) {
 	return "", fmt.Errorf("no token: pass --token or $PLANDASH_TOKEN, or --data of the server (%w)", err)
 }
 
-// Client is a client of the target that reads the token before each call (see WithTokenFunc);
-// opts come after, so they may override it.
+// Client is a client of the target that reads the token before each call (see WithTokenFunc)
+// and trusts the target's CA file; opts come after, so they may override them.
 func (t Target) Client(opts ...Option) *Client {
-	return New(t.Server, "", append([]Option{WithTokenFunc(t.ReadToken)}, opts...)...)
+	first := []Option{WithTokenFunc(t.ReadToken)}
+	if t.CA != "" {
+		first = append(first, WithCA(t.CA))
+	}
+	return New(t.Server, "", append(first, opts...)...)
 }

@@ -38,6 +38,10 @@ func TestResolve(t *testing.T) {
 		{"flags beat the environment", []string{"--server", "http://f:2", "--token", "flagtok", "--data", "/d"},
 			env("PLANDASH_SERVER", "http://h:1", "PLANDASH_TOKEN", "envtok"),
 			client.Target{Server: "http://f:2", Token: "flagtok", DataDir: "/d"}},
+		{"a CA from the environment", nil, env("PLANDASH_CA", "/etc/ca.pem", "HOME", "/h"),
+			client.Target{Server: "http://127.0.0.1:7420", DataDir: "/h/.local/share/plandash", CA: "/etc/ca.pem"}},
+		{"--ca beats the environment", []string{"--ca", "/mine.pem"}, env("PLANDASH_CA", "/etc/ca.pem", "HOME", "/h"),
+			client.Target{Server: "http://127.0.0.1:7420", DataDir: "/h/.local/share/plandash", CA: "/mine.pem"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("x", flag.ContinueOnError)

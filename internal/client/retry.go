@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -113,6 +114,9 @@ func (e *transportError) Error() string {
 	msg := e.method + " " + e.url + ": " + inner.Error()
 	if errors.Is(inner, syscall.ECONNREFUSED) {
 		msg += " (is plandash running there?)"
+	}
+	if _, ok := errAs[x509.UnknownAuthorityError](inner); ok {
+		msg += " (a private CA signed the server's certificate? pass its PEM file with --ca or $PLANDASH_CA)"
 	}
 	return msg
 }

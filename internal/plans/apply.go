@@ -145,10 +145,11 @@ func refuse(code int, format string, args ...any) error {
 // batch caches what one Apply touches so each row is read once and written once, however many
 // messages of the batch change it.
 type batch struct {
-	svc *Service
-	ctx context.Context
-	st  *Stream
-	now time.Time
+	svc    *Service
+	ctx    context.Context
+	st     *Stream
+	source string // the current call's SourceOf
+	now    time.Time
 
 	sessions     map[string]*Session
 	sessionOrder []string
@@ -334,6 +335,9 @@ func (b *batch) session(id string) (*Session, error) {
 	}
 	if s, ok := b.sessions[id]; ok {
 		s.LastSeen = b.now
+		if b.source != "" {
+			s.Source = b.source
+		}
 		return s, nil
 	}
 	s, err := b.svc.store.Session(b.ctx, id)
@@ -348,6 +352,9 @@ func (b *batch) session(id string) (*Session, error) {
 	}
 	s.LastSeen = b.now
 	s.Ended = false
+	if b.source != "" {
+		s.Source = b.source
+	}
 	if b.sessions == nil {
 		b.sessions = map[string]*Session{}
 	}

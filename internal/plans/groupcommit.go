@@ -8,11 +8,12 @@ import (
 // call is one Apply waiting in the commit queue. The leader that takes it fills res and err and
 // then closes done; nobody touches it after that.
 type call struct {
-	st    *Stream
-	items []Item
-	res   Result
-	err   error
-	done  chan struct{}
+	st     *Stream
+	items  []Item
+	source string // who posted it (SourceOf the caller's context)
+	res    Result
+	err    error
+	done   chan struct{}
 }
 
 // enqueue is group commit. Each call joins the queue and then either learns its outcome or
@@ -22,7 +23,7 @@ type call struct {
 // in the next commit, so the cost of an fsync is shared by as many posters as are waiting for it,
 // and nobody waits for more than the commit in flight plus their own.
 func (s *Service) enqueue(ctx context.Context, st *Stream, items []Item) (Result, error) {
-	c := &call{st: st, items: items, done: make(chan struct{})}
+	c := &call{st: st, items: items, source: SourceOf(ctx), done: make(chan struct{})}
 	s.qmu.Lock()
 	s.queue = append(s.queue, c)
 	s.qmu.Unlock()
@@ -72,7 +73,7 @@ func (s *Service) commitQueued(ctx context.Context) {
 	b := &batch{svc: s, ctx: ctx, now: s.cfg.Now()}
 	var err error
 	for _, c := range group {
-		b.st, b.callSessions, b.callSeen = c.st, nil, nil
+		b.st, b.source, b.callSessions, b.callSeen = c.st, c.source, nil, nil
 		if c.res, err = b.applyItems(c.items); err != nil {
 			break
 		}

@@ -130,6 +130,9 @@ type Session struct {
 	Cwd        string `json:"cwd,omitempty"`
 	// Host is the machine the agent runs on, when that is not plandash's own machine.
 	Host string `json:"host,omitempty"`
+	// Source is the per-agent token that last reported on the session, "token:NAME" (see
+	// WithSource); changes made with the server's own token leave it as it is.
+	Source string `json:"source,omitempty"`
 	// AgentSessionID is the agent's own id for the session (Claude Code's session_id, Codex's
 	// thread id), when plandash's id is not it.
 	AgentSessionID string    `json:"agentSessionId,omitempty"`

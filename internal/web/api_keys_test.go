@@ -95,6 +95,10 @@ func TestAPIKeysAreCamelCase(t *testing.T) {
 		{"GET", "/api/v1/proxy/permissions", nil, "", 200},
 
 		{"POST", "/api/v1/sessions/{id}/end", func() string { return "/api/v1/sessions/s1/end" }, "", 200},
+
+		{"POST", "/api/v1/tokens", nil, `{"name":"ci","scope":"decide","expires":"24h"}`, 201},
+		{"GET", "/api/v1/tokens", nil, "", 200},
+		{"DELETE", "/api/v1/tokens/{name}", func() string { return "/api/v1/tokens/ci" }, "", 204},
 	}
 	called := map[string]bool{}
 	answers := map[string][]byte{}

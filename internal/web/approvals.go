@@ -9,12 +9,16 @@ import (
 	"github.com/plandash/plandash/internal/approval"
 )
 
-// decider is who decides: the name a trusted proxy puts in the configured header, else --user.
+// decider is who decides: the name a trusted proxy puts in the configured header, else the
+// per-agent token the request came with ("token:NAME"), else --user.
 func (s *Server) decider(r *http.Request) string {
 	if h := s.cfg.UserHeader; h != "" {
 		if v := strings.TrimSpace(r.Header.Get(h)); v != "" {
 			return v
 		}
+	}
+	if label := agentLabel(r); label != "" {
+		return label
 	}
 	if s.cfg.User != "" {
 		return s.cfg.User

@@ -17,6 +17,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/tokens"
 )
 
 // cookieName carries the browser's proof of the token.
@@ -27,6 +31,7 @@ const cookieName = "plandash_auth"
 type Auth struct {
 	token  []byte
 	cookie string
+	tokens *tokens.Service // per-agent tokens; nil admits the server's own token only
 	log    *slog.Logger
 	now    func() time.Time
 	fails  failures
@@ -58,40 +63,51 @@ const (
 	socketTokenProtocol = "plandash.token."
 )
 
-// Check reports whether r carries the token: an Authorization bearer header, the cookie, or (for
-// the socket) the token subprotocol.
+// Check reports whether r carries the server's own token: an Authorization bearer header, the
+// cookie, or (for the socket) the token subprotocol. A per-agent token does not pass: this
+// guards what only the browser's own credential opens (the embed views).
 func (a *Auth) Check(r *http.Request) bool {
-	ok, _ := a.verdict(r)
-	return ok
+	p, err := a.verdict(r)
+	return err == nil && p.admin()
 }
 
-// verdict is Check, and whether r presented credentials at all (a wrong one counts as an attempt).
-func (a *Auth) verdict(r *http.Request) (ok, presented bool) {
+// verdict is who r's credentials name, or why they name no one: errNoCredentials when r
+// presented none, an Unauthorized error for a wrong, revoked or expired token, any other
+// error when the tokens could not be looked up.
+func (a *Auth) verdict(r *http.Request) (principal, error) {
 	if h := r.Header.Get("Authorization"); h != "" {
 		t, ok := strings.CutPrefix(h, "Bearer ")
-		return ok && a.tokenOK(strings.TrimSpace(t)), true
+		if !ok {
+			return principal{}, errWrongToken
+		}
+		return a.bearer(r.Context(), strings.TrimSpace(t))
 	}
 	c, err := r.Cookie(cookieName)
 	if err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1 {
-		return true, true
+		return principal{}, nil
 	}
-	presented = err == nil
+	var verdict error = errNoCredentials
+	if err == nil {
+		verdict = errWrongToken // a cookie of another server, or of an older token
+	}
 	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
 		for _, p := range strings.Split(h, ",") {
 			if t, found := strings.CutPrefix(strings.TrimSpace(p), socketTokenProtocol); found {
-				if a.tokenOK(t) {
-					return true, true
+				who, err := a.bearer(r.Context(), t)
+				if err == nil || errs.KindOf(err) != errs.Unauthorized {
+					return who, err
 				}
-				presented = true
+				verdict = err
 			}
 		}
 	}
-	return false, presented
+	return principal{}, verdict
 }
 
 // admit checks r's credentials, logging a failure and refusing a client that failed too often.
-// It answers the refusal itself and reports false; true means r may go on.
-func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func()) bool {
+// It answers the refusal itself (refuse, with why) and reports false; true means r may go on
+// as who.
+func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func(why error)) (who principal, ok bool) {
 	client := clientIP(r)
 	if wait := a.fails.blocked(client, a.now()); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
@@ -99,18 +115,23 @@ func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func()) bool
 			Title: "Too Many Requests", Status: http.StatusTooManyRequests, Code: "throttled",
 			Detail: "too many attempts with a wrong token from this address; wait and try again with the right one",
 		})
-		return false
+		return principal{}, false
 	}
-	ok, presented := a.verdict(r)
-	if ok {
-		return true
-	}
-	if presented {
+	who, err := a.verdict(r)
+	switch {
+	case err == nil:
+		return who, true
+	case errs.KindOf(err) != errs.Unauthorized:
+		// The token store failed: not the client's fault, and not a reason to let it in.
+		a.log.Error("authentication: looking up a token failed", "path", r.URL.Path, "err", err)
+		writeProblem(w, r, a.log, errs.Wrap(errs.Unavailable, err, "the server could not check the token just now; try again"))
+		return principal{}, false
+	case err != errNoCredentials:
 		n := a.fails.add(client, a.now())
-		a.log.Warn("authentication failed: wrong token", "client", client, "method", r.Method, "path", r.URL.Path, "failures", n)
+		a.log.Warn("authentication failed", "why", err.Error(), "client", client, "method", r.Method, "path", r.URL.Path, "failures", n)
 	}
-	refuse()
-	return false
+	refuse(err)
+	return principal{}, false
 }
 
 // SetCookie gives the browser its proof of the token, for pages opened in their own tab.
@@ -135,19 +156,31 @@ func (a *Auth) SetEmbedCookie(w http.ResponseWriter) {
 	})
 }
 
-// RequireAPI refuses requests without the token with a problem body.
+// RequireAPI refuses requests without a valid token with a problem body (401), and requests
+// whose per-agent token's scope does not cover the route with another (403). A request let in
+// carries who it is (see principalOf) and, for a per-agent token, its label as the source of
+// the changes it makes.
 func (a *Auth) RequireAPI(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		refuse := func() {
+		refuse := func(why error) {
+			detail := "missing or wrong token: send Authorization: Bearer <token> (the token is printed at start-up and stored in the data directory, or made with `plandash tokens create`)"
+			if why != errNoCredentials && why != errWrongToken {
+				detail = why.Error()
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="plandash"`)
 			writeJSONStatus(w, http.StatusUnauthorized, "application/problem+json", Problem{
-				Title: "Unauthorized", Status: http.StatusUnauthorized, Code: "unauthorized",
-				Detail: "missing or wrong token: send Authorization: Bearer <token> (the token is printed at start-up and stored in the data directory)",
+				Title: "Unauthorized", Status: http.StatusUnauthorized, Code: "unauthorized", Detail: detail,
 			})
 		}
-		if a.admit(w, r, refuse) {
-			next.ServeHTTP(w, r)
+		who, ok := a.admit(w, r, refuse)
+		if !ok || !a.permit(w, r, who) {
+			return
 		}
+		ctx := withPrincipal(r.Context(), who)
+		if who.agent != nil {
+			ctx = plans.WithSource(ctx, who.agent.Label())
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -176,9 +209,16 @@ func (a *Auth) RequirePage(next http.Handler) http.Handler {
 			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 			return
 		}
-		if a.admit(w, r, func() {
+		locked := func(error) {
 			lockedPage(w, "Open the address plandash printed when it started (it carries the token once), or run `plandash url`.")
-		}) {
+		}
+		who, ok := a.admit(w, r, locked)
+		switch {
+		case !ok:
+		case !who.admin():
+			// Pages are the browser's, and the browser's credential is the server's own token.
+			lockedPage(w, "A per-agent token opens the API only; open the pages with the address plandash printed, or `plandash url`.")
+		default:
 			next.ServeHTTP(w, r)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/plans"
 )
 
 // AgentHooks handles one agent's hook events: it records them and, for an event that waits at
@@ -27,16 +28,17 @@ const maxCaptureQueue = 4096
 
 // capture is an event read and acknowledged, to be recorded.
 type capture struct {
-	agent string
-	h     AgentHooks
-	body  []byte
+	agent  string
+	h      AgentHooks
+	body   []byte
+	source string // plans.SourceOf the request that brought it
 }
 
 // recordCaptures records acknowledged events in arrival order until ctx ends, then the ones
 // still queued.
 func (s *Server) recordCaptures(ctx context.Context) {
 	record := func(c capture) {
-		if _, err := c.h.Handle(context.WithoutCancel(ctx), c.body); err != nil {
+		if _, err := c.h.Handle(plans.WithSource(context.WithoutCancel(ctx), c.source), c.body); err != nil {
 			s.log.Warn("agent hook: an acknowledged event could not be recorded", "agent", c.agent, "err", err)
 		}
 	}
@@ -79,7 +81,7 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 	}
 	if c, ok := h.(capturer); ok && s.capturing.Load() && c.Captures(body) {
 		select {
-		case s.captures <- capture{agent, h, body}:
+		case s.captures <- capture{agent, h, body, plans.SourceOf(r.Context())}:
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusAccepted)
 			return

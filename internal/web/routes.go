@@ -99,6 +99,10 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/proxy/permissions/resolved", s.apiProxyResolved)
 		r.Post("/api/v1/proxy/permissions/answer", s.apiProxyAnswer)
 		r.With(s.drain).Get("/api/v1/proxy/answers", s.apiProxyAnswers)
+
+		r.Get("/api/v1/tokens", s.apiListTokens)
+		r.Post("/api/v1/tokens", s.apiCreateToken)
+		r.Delete("/api/v1/tokens/{name}", s.apiRevokeToken)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, errNoRoute(r.URL.Path))

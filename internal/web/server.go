@@ -18,6 +18,7 @@ import (
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/internal/tokens"
 )
 
 // Config is how the HTTP side behaves.
@@ -35,7 +36,8 @@ type Config struct {
 // Deps is what the server speaks HTTP for: the application's services, built by the caller.
 type Deps struct {
 	Config
-	Token       string // the bearer token of the API, the socket and (once) the pages
+	Token       string          // the bearer token of the API, the socket and (once) the pages
+	Tokens      *tokens.Service // per-agent tokens the API also takes; nil takes none
 	Plans       *plans.Service
 	Gate        *approval.Gate
 	Shared      *sharedplans.Service
@@ -90,6 +92,9 @@ func NewServer(d Deps) *Server {
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
 		captures: make(chan capture, maxCaptureQueue),
+	}
+	if d.Tokens != nil {
+		s.auth.WithTokens(d.Tokens)
 	}
 	s.render.waiting = s.waitingBySession
 	s.registerTopics()

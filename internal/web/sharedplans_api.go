@@ -105,7 +105,7 @@ func (s *Server) sharedUpsert(w http.ResponseWriter, r *http.Request, name strin
 		return
 	}
 	p, err := s.shared.Write(r.Context(), sharedplans.UpsertRequest{Name: name, Content: b.Content, Title: b.Title,
-		Author: b.Author, Status: b.Status, ExpectedRevision: g.expected, MustExist: g.mustExist, MustNotExist: g.mustNotExist}, "api")
+		Author: b.Author, Status: b.Status, ExpectedRevision: g.expected, MustExist: g.mustExist, MustNotExist: g.mustNotExist}, apiSource(r))
 	if err != nil {
 		var vc *sharedplans.VersionConflictError
 		if g.mustNotExist && errors.As(err, &vc) && !g.header {
@@ -159,7 +159,7 @@ func (s *Server) apiSharedSetStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var v sharedplans.StatusView
-	err = s.shared.Attributed(r.Context(), name, "api", func(ctx context.Context) (err error) {
+	err = s.shared.Attributed(r.Context(), name, apiSource(r), func(ctx context.Context) (err error) {
 		v, err = s.sharedTools.SetPlanStatus(ctx, sharedplans.SetPlanStatusArgs{Name: name, Status: b.Status, LastKnownRevision: g.expected})
 		return err
 	})
@@ -184,7 +184,7 @@ func (s *Server) apiSharedDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var res sharedplans.DeleteResult
-	err = s.shared.Attributed(r.Context(), name, "api", func(ctx context.Context) (err error) {
+	err = s.shared.Attributed(r.Context(), name, apiSource(r), func(ctx context.Context) (err error) {
 		res, err = s.sharedTools.DeletePlan(ctx, sharedplans.DeletePlanArgs{Name: name, LastKnownRevision: g.expected})
 		return err
 	})
@@ -260,9 +260,9 @@ func (s *Server) apiSharedTool(w http.ResponseWriter, r *http.Request) {
 		return err
 	}
 	if json.Unmarshal(args, &named); !tool.ReadOnlyHint && named.Name != "" {
-		err = s.shared.Attributed(r.Context(), named.Name, "api", call)
+		err = s.shared.Attributed(r.Context(), named.Name, apiSource(r), call)
 	} else {
-		err = s.shared.Attributed(r.Context(), "", "api", call) // a read: nothing to record
+		err = s.shared.Attributed(r.Context(), "", apiSource(r), call) // a read: nothing to record
 	}
 	if err != nil {
 		s.writeSharedProblem(w, r, err, false)

@@ -30,6 +30,7 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/store/sqlite"
+	"github.com/plandash/plandash/internal/tokens"
 	"golang.org/x/net/html"
 )
 
@@ -38,7 +39,8 @@ const testToken = "test-token"
 type testServer struct {
 	*httptest.Server
 	srv    *Server
-	client *http.Client // carries the page cookie
+	client *http.Client    // carries the page cookie
+	tokens *tokens.Service // the per-agent tokens the server takes
 }
 
 // testConfig is a test server's set-up: the HTTP side's Config and the application's own.
@@ -88,7 +90,9 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	tools := sharedplans.NewToolset(store, policy)
 	mcpSrv := mcpserver.New(mcpserver.Options{Version: "test", SharedPlans: tools, Approvals: testApprover{gate}})
 	lv := live.New(hub.New(hub.Options{}), live.Options{Log: log, Now: cfg.Now})
+	toks := tokens.NewService(db.Tokens(), cfg.Now, log)
 	srv := NewServer(Deps{
+		Tokens: toks,
 		Config: Config{Hosts: cfg.Hosts, FrameAncestors: cfg.FrameAncestors, MaxBody: cfg.MaxBody, MaxLine: cfg.MaxLine, User: cfg.User, UserHeader: cfg.UserHeader, Log: log},
 		Token:  testToken, Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: permissions.New(cfg.Now), Live: lv, Files: roots,
 		Hooks: map[string]AgentHooks{"claude": claude.NewService(svc, gate, claude.Config{Log: log})},
@@ -101,7 +105,7 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); cancel(); bg.Wait(); db.Close() })
 	jar, _ := cookiejar.New(nil)
-	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}}
+	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}, tokens: toks}
 }
 
 // testApprover is the gate as the MCP approval tool sees it.

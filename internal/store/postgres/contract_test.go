@@ -13,6 +13,8 @@ import (
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/sharedplans/historytest"
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
+	"github.com/plandash/plandash/internal/tokens"
+	"github.com/plandash/plandash/internal/tokens/tokenstest"
 )
 
 // open opens the database at url, closed when the test ends.
@@ -47,4 +49,8 @@ func TestHistoryContract(t *testing.T) {
 
 func TestPermissionsContract(t *testing.T) {
 	permissionstest.Run(t, func(t *testing.T) permissions.Store { return openFresh(t).Permissions() })
+}
+
+func TestTokensContract(t *testing.T) {
+	tokenstest.Run(t, func(t *testing.T) tokens.Store { return openFresh(t).Tokens() })
 }

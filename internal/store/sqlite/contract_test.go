@@ -11,6 +11,8 @@ import (
 	"github.com/plandash/plandash/internal/plans/planstest"
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/sharedplans/historytest"
+	"github.com/plandash/plandash/internal/tokens"
+	"github.com/plandash/plandash/internal/tokens/tokenstest"
 )
 
 // openTemp opens a fresh database file in a temporary directory, closed when the test ends.
@@ -38,4 +40,8 @@ func TestApprovalContract(t *testing.T) {
 
 func TestHistoryContract(t *testing.T) {
 	historytest.Run(t, func(t *testing.T) sharedplans.HistoryStore { return openTemp(t).SharedHistory() })
+}
+
+func TestTokensContract(t *testing.T) {
+	tokenstest.Run(t, func(t *testing.T) tokens.Store { return openTemp(t).Tokens() })
 }

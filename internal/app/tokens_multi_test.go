@@ -1,0 +1,63 @@
+package app
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/internal/store/postgres/pgtest"
+	"github.com/plandash/plandash/internal/tokens"
+)
+
+// TestTokenAcrossInstances: a token made on instance A is taken by instance B at once; revoked
+// on A, B refuses it within a second, and what it reported through B names it.
+func TestTokenAcrossInstances(t *testing.T) {
+	db := pgtest.URL(t)
+	a, b := startInstance(t, db), startInstance(t, db)
+	_, secret, err := a.Tokens.Create(context.Background(), "remote-1", tokens.Ingest, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func() (int, string) {
+		t.Helper()
+		req, err := http.NewRequest("POST", b.URL+"/api/v1/ingest", strings.NewReader(
+			`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-multi","update":{"sessionUpdate":"plan","entries":[{"content":"x","priority":"low","status":"pending"}]}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(raw)
+	}
+	if code, raw := post(); code != 200 {
+		t.Fatalf("B takes A's token: %d %s", code, raw)
+	}
+	if code, raw := a.call(t, "GET", "/api/v1/sessions/s-multi", ""); code != 200 || !strings.Contains(string(raw), `"source": "token:remote-1"`) {
+		t.Fatalf("A reads the session B recorded: %d %s", code, raw)
+	}
+	if err := a.Tokens.Revoke(context.Background(), "remote-1"); err != nil {
+		t.Fatal(err)
+	}
+	// B may trust its cached lookup for tokens.CacheTTL; the test waits far longer before failing.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		code, raw := post()
+		if code == 401 && strings.Contains(raw, "revoked") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("B still takes the revoked token: %d %s", code, raw)
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval, not an assertion
+	}
+}
