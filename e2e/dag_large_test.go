@@ -179,6 +179,8 @@ func TestDAGLargeReadableAtEveryWidth(t *testing.T) {
 		case width < 1280 && (!pos["over"] || pos["below"]):
 			p.fail("at %d px the details are not over the graph: %v", width, pos)
 		}
+		// With details open (the text that was 2.59:1), in both themes.
+		checkA11y(p, axeSource(t), fmt.Sprintf("a 200-call diagram at %d px", width))
 		if width == 320 {
 			dagShot(t, p, fig, "dag-200-320-details.png")
 			p.do(key("\x1b"))
@@ -199,3 +201,31 @@ func dagShot(t *testing.T, p *page, sel, name string) {
 	}
 	saveShot(t, name, png)
 }
+
+// A live update of the plan (a call's status) swaps the diagram in anew; the reader's zoom,
+// scroll position, open node and search stay as they were.
+func TestDAGViewSurvivesLiveUpdate(t *testing.T) {
+	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	a.ingest(bigDAGPlan("sess-live"))
+	p := openPage(t, a, "/sessions/sess-live")
+	p.do(chromedp.EmulateViewport(1280, 900))
+	p.wait("the diagram", `document.querySelectorAll('[data-testid="dag-node"]').length === 200`)
+	dagShot(t, p, `[data-testid="dag-diagram"]`, "before.png")
+	p.do(click(`[data-testid="dag-zoom-in"]`))
+	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="dag-find"]`), "Upload"))
+	p.wait("matches", `/ of /.test(document.querySelector('[data-testid="dag-find-count"]').textContent)`)
+	p.do(click(`[data-testid="dag-node"].dag-match-current`))
+	p.wait("the node's details", `document.querySelector('[data-testid="dag-node-details"][open]') !== null`)
+	state := `JSON.stringify((f => ({zoom: f.dataset.zoom, left: f.querySelector('[data-testid="dag-canvas"]').scrollLeft,
+		top: f.querySelector('[data-testid="dag-canvas"]').scrollTop, open: f.querySelector('[data-testid="dag-node-details"][open]').dataset.nodeId,
+		find: f.querySelector('[data-testid="dag-find"]').value, count: f.querySelector('[data-testid="dag-find-count"]').textContent}))(document.querySelector('[data-testid="dag-diagram"]')))`
+	before := p.eval(state)
+	p.eval(`document.querySelector('[data-testid="dag-diagram"]').dataset.old = "1"; "ok"`)
+	msg := strings.Replace(bigDAGPlan("sess-live"), `"_status":"in_progress"`, `"_status":"completed"`, 1)
+	a.ingest(msg)
+	p.wait("the diagram to be swapped in", `document.querySelector('[data-testid="dag-diagram"]') && !document.querySelector('[data-testid="dag-diagram"]').dataset.old && document.querySelector('[data-testid="dag-diagram"]').dataset.zoom`)
+	if after := p.eval(state); after != before {
+		p.fail("the view changed with the update:\n before %s\n after  %s", before, after)
+	}
+}
+

@@ -172,6 +172,13 @@ function openNode(node, focus) {
   // Over the graph (narrow), the panel takes the focus so keyboard users read it and Escape
   // brings them back; beside it, the focus stays on the graph.
   if (focus && panel && getComputedStyle(panel).position === "absolute") panel.focus();
+  // Opening the column beside the graph narrows the canvas: keep the chosen node in sight.
+  else if (focus && !inView(fig, node)) reveal(fig, node);
+}
+
+function inView(fig, node) {
+  const r = node.getBoundingClientRect(), b = canvas(fig).getBoundingClientRect();
+  return r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom;
 }
 
 function closeDetails(fig) {
