@@ -228,4 +228,3 @@ func TestDAGViewSurvivesLiveUpdate(t *testing.T) {
 		p.fail("the view changed with the update:\n before %s\n after  %s", before, after)
 	}
 }
-
