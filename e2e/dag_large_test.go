@@ -143,6 +143,16 @@ func TestDAGLargeReadableAtEveryWidth(t *testing.T) {
 		p.fail("after Reset the zoom is %q", got)
 	}
 
+	// The keyboard does the same on the focused canvas: + zooms in, 0 resets.
+	p.do(chromedp.Focus(chromedp.CSS(`[data-testid="dag-canvas"]`)), key("+"))
+	if z := zoom(); z <= 1 {
+		p.fail("+ on the canvas left the zoom at %.2f", z)
+	}
+	p.do(key("0"))
+	if z := zoom(); z != 1 {
+		p.fail("0 on the canvas left the zoom at %.2f", z)
+	}
+
 	// Find: typing marks the matches and scrolls the first into the canvas; Enter goes on.
 	inCanvas := `((n, c) => { const r = n.getBoundingClientRect(), b = c.getBoundingClientRect();
 		return r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom; })(
