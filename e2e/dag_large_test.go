@@ -213,7 +213,7 @@ func dagShot(t *testing.T, p *page, sel, name string) {
 }
 
 // A live update of the plan (a call's status) swaps the diagram in anew; the reader's zoom,
-// scroll position, open node and search stay as they were.
+// scroll position, open node, search and focus stay as they were.
 func TestDAGViewSurvivesLiveUpdate(t *testing.T) {
 	a := startApp(t, t.TempDir(), "127.0.0.1:0")
 	a.ingest(bigDAGPlan("sess-live"))
@@ -228,7 +228,8 @@ func TestDAGViewSurvivesLiveUpdate(t *testing.T) {
 	p.wait("the node's details", `document.querySelector('[data-testid="dag-node-details"][open]') !== null`)
 	state := `JSON.stringify((f => ({zoom: f.dataset.zoom, left: f.querySelector('[data-testid="dag-canvas"]').scrollLeft,
 		top: f.querySelector('[data-testid="dag-canvas"]').scrollTop, open: f.querySelector('[data-testid="dag-node-details"][open]').dataset.nodeId,
-		find: f.querySelector('[data-testid="dag-find"]').value, count: f.querySelector('[data-testid="dag-find-count"]').textContent}))(document.querySelector('[data-testid="dag-diagram"]')))`
+		find: f.querySelector('[data-testid="dag-find"]').value, count: f.querySelector('[data-testid="dag-find-count"]').textContent,
+		focus: document.activeElement.dataset.nodeId || document.activeElement.dataset.testid || document.activeElement.tagName}))(document.querySelector('[data-testid="dag-diagram"]')))`
 	before := p.eval(state)
 	p.eval(`document.querySelector('[data-testid="dag-diagram"]').dataset.old = "1"; "ok"`)
 	msg := strings.Replace(bigDAGPlan("sess-live"), `"_status":"in_progress"`, `"_status":"completed"`, 1)
@@ -236,5 +237,14 @@ func TestDAGViewSurvivesLiveUpdate(t *testing.T) {
 	p.wait("the diagram to be swapped in", `document.querySelector('[data-testid="dag-diagram"]') && !document.querySelector('[data-testid="dag-diagram"]').dataset.old && document.querySelector('[data-testid="dag-diagram"]').dataset.zoom`)
 	if after := p.eval(state); after != before {
 		p.fail("the view changed with the update:\n before %s\n after  %s", before, after)
+	}
+	// Someone typing in the search field keeps typing there through an update.
+	p.do(chromedp.Focus(chromedp.CSS(`[data-testid="dag-find"]`)))
+	p.eval(`document.querySelector('[data-testid="dag-diagram"]').dataset.old = "1"; "ok"`)
+	a.ingest(strings.Replace(msg, `"_status":"in_progress"`, `"_status":"failed"`, 1))
+	p.wait("the diagram to be swapped in again", `!document.querySelector('[data-testid="dag-diagram"]').dataset.old && document.querySelector('[data-testid="dag-diagram"]').dataset.zoom`)
+	p.do(key(" image")) // typed where the focus is, not into a chosen element
+	if got := p.eval(`document.activeElement.dataset.testid + ":" + document.activeElement.value`); got != "dag-find:Upload image" {
+		p.fail("after the update the focus and search are %q", got)
 	}
 }

@@ -26,15 +26,30 @@ export function startDag() {
     const c = canvas(fig);
     const sel = fig.querySelector(NODE + ".dag-selected");
     const q = findInput(fig);
+    const was = views.get(fig.id) || {};
     views.set(fig.id, {
-      zoom: +fig.dataset.zoom, left: c.scrollLeft, top: c.scrollTop,
+      zoom: +fig.dataset.zoom, left: c.scrollLeft, top: c.scrollTop, focus: was.focus || null,
       selected: sel ? sel.dataset.nodeId : null, query: q ? q.value : "", current: +(fig.dataset.findCurrent || 0),
     });
   };
+  // Where the focus was inside each diagram, so a swap (which removes the focused element
+  // without a blur) does not throw a reader out of the search field or off a node.
+  document.addEventListener("focusin", (ev) => {
+    const fig = ev.target.closest && ev.target.closest(FIG);
+    if (!fig || !views.has(fig.id)) return;
+    const t = ev.target;
+    views.get(fig.id).focus = t.matches(NODE) ? { node: t.dataset.nodeId } : t.dataset.testid ? { testid: t.dataset.testid } : null;
+  });
+  document.addEventListener("focusout", (ev) => {
+    const fig = ev.target.closest && ev.target.closest(FIG);
+    if (!fig || (ev.relatedTarget && fig.contains(ev.relatedTarget))) return;
+    // A blur caused by the swap itself leaves the figure disconnected: keep the record then.
+    queueMicrotask(() => { if (fig.isConnected && views.has(fig.id)) views.get(fig.id).focus = null; });
+  });
   const setup = (fig) => {
     if (fig.dataset.zoom) return;
     const v = views.get(fig.id);
-    if (!v) { setZoom(fig, initialZoom(fig)); return; }
+    if (!v) { setZoom(fig, initialZoom(fig)); remember(fig); return; }
     setZoom(fig, v.zoom);
     const c = canvas(fig);
     c.scrollLeft = v.left; c.scrollTop = v.top;
@@ -44,6 +59,13 @@ export function startDag() {
     }
     const q = findInput(fig);
     if (q && v.query) { q.value = v.query; find(fig, v.current, false); }
+    const active = document.activeElement;
+    if (v.focus && (!active || active === document.body)) {
+      const el = v.focus.node
+        ? [...fig.querySelectorAll(NODE)].find((x) => x.dataset.nodeId === v.focus.node)
+        : fig.querySelector(`[data-testid="${v.focus.testid}"]`);
+      if (el) el.focus({ preventScroll: true });
+    }
   };
   const setupAll = () => document.querySelectorAll(FIG).forEach(setup);
   setupAll();
