@@ -121,3 +121,21 @@ func TestHiddenLabelsCountedInLegend(t *testing.T) {
 		}
 	}
 }
+
+func TestLongTitlesBounded(t *testing.T) {
+	title := strings.Repeat("ü", 10_000)
+	p, err := dag.Parse(json.RawMessage(`[{"_id":"a","_tool":"t","_title":"` + title + `","_outputPath":"†state.x"},{"_id":"b","_tool":"u","x":"†state.x"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := render(t, Diagram(NewPlanView("long", p)))
+	n := byTestID(doc, "dag-node")[0]
+	for what, s := range map[string]string{
+		"data-label": attr(n, "data-label"), "aria-label": attr(n, "aria-label"), "title": childText(n, "title"),
+		"edge title": childText(byTestID(doc, "dag-edge")[0], "title"),
+	} {
+		if runes := len([]rune(s)); runes > maxLongLabel+100 || !strings.Contains(s, "üü…") {
+			t.Errorf("%s carries %d runes of a 10,000-rune title", what, runes)
+		}
+	}
+}

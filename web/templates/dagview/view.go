@@ -273,5 +273,12 @@ func (v View) legend() legendFacts {
 // problems, which the drawing shows with glyphs and strokes.
 func (v View) nodeAria(i int) string {
 	n := v.Graph.Nodes[i]
-	return n.Label + ", " + statusText(v.status(i)) + marksText(n.Marks)
+	return longLabel(n.Label) + ", " + statusText(v.status(i)) + marksText(n.Marks)
 }
+
+// maxLongLabel bounds the untruncated copies of agent text a node carries
+// (its name, tooltip and the text find searches): each is repeated per node,
+// and a plan's titles are the agent's to choose.
+const maxLongLabel = 300
+
+func longLabel(s string) string { return dag.Truncate(s, maxLongLabel) }
