@@ -3,6 +3,7 @@ package dag
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -107,7 +108,8 @@ func FuzzParsePath(f *testing.F) {
 
 // FuzzLayout builds graphs straight from bytes (a node count, then edge
 // endpoints) so the fuzzer spends its time in layout, autog included,
-// rather than in JSON syntax.
+// rather than in JSON syntax. Besides the geometry, it checks that no edge
+// label meets a node, a line or another label.
 func FuzzLayout(f *testing.F) {
 	f.Add([]byte{3, 0, 1, 1, 2, 2, 0})
 	f.Add([]byte{40, 0, 1, 0, 2, 1, 3, 2, 3, 3, 0, 5, 5, 7, 39})
@@ -128,9 +130,12 @@ func FuzzLayout(f *testing.F) {
 			k := [2]int{int(data[i]) % n, int(data[i+1]) % n}
 			if !seen[k] {
 				seen[k] = true
-				g.Edges = append(g.Edges, Edge{From: k[0], To: k[1], Label: "x"})
+				// Labels of varied lengths, so placement meets wide and narrow boxes.
+				g.Edges = append(g.Edges, Edge{From: k[0], To: k[1], Label: strings.Repeat("x", 1+(k[0]+2*k[1])%14)})
 			}
 		}
-		checkGeometry(t, g, Layout(g))
+		geo := Layout(g)
+		checkGeometry(t, g, geo)
+		checkLabels(t, g, geo)
 	})
 }

@@ -21,6 +21,10 @@ type Node struct {
 	Label string `json:"label"`
 	// Status is empty for generic-graph nodes that carry none.
 	Status Status `json:"status,omitempty"`
+	// Marks are the kinds of problem the node takes part in, each drawn as
+	// a badge on its box (so problems never rest on colour alone); Layout
+	// widens the box by MarkWidth per mark to hold them.
+	Marks []ProblemKind `json:"-"`
 }
 
 // Edge points from From to To, both indices into Graph.Nodes; indices keep
@@ -116,7 +120,21 @@ func (p *Plan) build(index map[string]int) error {
 		return err
 	}
 	p.validate()
+	p.markNodes()
 	return nil
+}
+
+// markNodes copies each problem's kind onto the nodes of its calls, once
+// per kind, in the order the problems were found.
+func (p *Plan) markNodes() {
+	for _, pr := range p.Problems {
+		for _, id := range pr.Calls {
+			k, ok := p.Graph.NodeIndex(id)
+			if ok && !slices.Contains(p.Graph.Nodes[k].Marks, pr.Kind) {
+				p.Graph.Nodes[k].Marks = append(p.Graph.Nodes[k].Marks, pr.Kind)
+			}
+		}
+	}
 }
 
 func joinPaths(ps []Path) string {

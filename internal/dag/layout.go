@@ -36,14 +36,17 @@ const (
 )
 
 // Drawing metrics shared with the SVG templates. Node text is assumed to be
-// a 13px sans-serif face; CharWidth is its average advance.
+// a 13px sans-serif face; CharWidth is its average advance. Edge labels are
+// a 12px monospace face (0.6em per character), so that at the smallest zoom
+// the viewer allows they still print at about 11px.
 const (
 	NodeHeight        = 40.0
 	CharWidth         = 7.4
-	EdgeCharWidth     = 6.2
+	EdgeCharWidth     = 7.2
 	NodeIconWidth     = 28.0 // status icon column at the left of a node
 	NodePadRight      = 14.0
 	MinNodeWidth      = 80.0
+	MarkWidth         = 22.0 // one problem badge at the right of a node
 	LabelMaxRunes     = 32
 	EdgeLabelMaxRunes = 40
 	LayerGap          = 64.0 // room for an edge label between layers
@@ -65,6 +68,12 @@ type EdgeShape struct {
 	Points []Point
 	// Label is the centre of the edge label.
 	Label Point
+	// LabelBox is the room the label takes, beside the line in space no
+	// node, line or other label uses; zero when no label is drawn.
+	LabelBox Rect
+	// LabelHidden is set when the label has text but no free room: it is
+	// not drawn, and readers find it in the edge's tooltip instead.
+	LabelHidden bool
 	// Back marks edges drawn against the flow to close a cycle (and
 	// self-loops), so they can be styled apart.
 	Back bool
@@ -125,13 +134,15 @@ func Layout(g *Graph) Geometry {
 	loopRoom := make([]float64, n)
 	for i, e := range g.Edges {
 		if e.From == e.To {
-			loopRoom[e.From] = max(loopRoom[e.From], selfLoopReach+EdgeLabelWidth(g.Edges[i].Label)+8)
+			lw, _ := LabelBoxSize(g.Edges[i].Label)
+			loopRoom[e.From] = max(loopRoom[e.From], selfLoopReach+lw+2*labelClear+6)
 		}
 	}
 	for i, nd := range g.Nodes {
 		// A node with a self-loop gets a wider slot, centred, so the loop
 		// and its label fit beside the box.
-		geo.Nodes[i] = Rect{W: NodeWidth(nd.Label) + 2*loopRoom[i], H: NodeHeight}
+		w := NodeWidth(nd.Label) + MarkWidth*float64(len(nd.Marks))
+		geo.Nodes[i] = Rect{W: w + 2*loopRoom[i], H: NodeHeight}
 	}
 	markRepeatLabels(g, &geo) // before routing, which spreads only shown labels
 	var parts []box
@@ -157,6 +168,7 @@ func Layout(g *Graph) Geometry {
 		}
 	}
 	geo.Width, geo.Height = math.Ceil(w+2*Margin), math.Ceil(h+2*Margin)
+	placeLabels(g, &geo)
 	return geo
 }
 

@@ -119,23 +119,6 @@ func (b *pavBuf) solve() []float64 {
 	return out
 }
 
-// spreadRow moves the centres xs (sorted) of boxes with widths ws apart so
-// that neighbours keep gap between them, each as close to where it wants
-// to be as possible; edge labels sharing a row use it.
-func (b *pavBuf) spreadRow(xs, ws []float64, gap float64) {
-	b.off, b.target, b.weight = b.off[:0], b.target[:0], b.weight[:0]
-	off := 0.0
-	for i := range xs {
-		if i > 0 {
-			off += (ws[i-1]+ws[i])/2 + gap
-		}
-		b.off = append(b.off, off)
-		b.target = append(b.target, xs[i]-off)
-		b.weight = append(b.weight, 1)
-	}
-	copy(xs, b.solve())
-}
-
 // placeY stacks the layers; each is as tall as its tallest node.
 func placeY(ln []lnode, layers [][]int, p part, geo *Geometry) (top, height []float64) {
 	top = make([]float64, len(layers))

@@ -46,43 +46,13 @@ func route(ln []lnode, chains []lchain, top, height []float64, g *Graph, geo *Ge
 			pts = append(pts, Point{ln[v].x, top[l]}, Point{ln[v].x, top[l] + height[l]})
 		}
 		pts = append(pts, Point{endX[ci], dst.Y})
-		// Labels go in the gap below the top end: inside a layer a label
-		// would run over the boxes beside the edge.
+		// The gap below the top end is where placeLabels looks first; this
+		// anchor only sizes the part.
 		label := Point{(pts[0].X + pts[1].X) / 2, (pts[0].Y + pts[1].Y) / 2}
 		if c.rev {
 			slices.Reverse(pts)
 		}
 		s := &geo.Edges[c.edge]
 		s.Points, s.Label, s.Back = pts, label, c.rev
-	}
-	spreadLabels(ln, chains, g, geo)
-}
-
-// spreadLabels pushes apart the labels that share a gap between two layers
-// so they do not print over each other.
-func spreadLabels(ln []lnode, chains []lchain, g *Graph, geo *Geometry) {
-	rows := map[int][]int{} // gap (layer above it) → chains with a label there
-	for ci, c := range chains {
-		if s := geo.Edges[c.edge]; !s.RepeatLabel && g.Edges[c.edge].Label != "" {
-			l := ln[c.nodes[0]].layer
-			rows[l] = append(rows[l], ci)
-		}
-	}
-	var buf pavBuf
-	var xs, ws []float64
-	for _, row := range rows {
-		slices.SortStableFunc(row, func(a, b int) int {
-			return cmpFloat(geo.Edges[chains[a].edge].Label.X, geo.Edges[chains[b].edge].Label.X)
-		})
-		xs, ws = xs[:0], ws[:0]
-		for _, ci := range row {
-			e := chains[ci].edge
-			xs = append(xs, geo.Edges[e].Label.X)
-			ws = append(ws, EdgeLabelWidth(Truncate(g.Edges[e].Label, EdgeLabelMaxRunes)))
-		}
-		buf.spreadRow(xs, ws, 8)
-		for k, ci := range row {
-			geo.Edges[chains[ci].edge].Label.X = xs[k]
-		}
 	}
 }

@@ -3,7 +3,9 @@ package dagview
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/plans"
@@ -136,4 +138,70 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// statusRank orders statuses as a run goes through them, for the legend.
+func statusRank(s dag.Status) int {
+	switch s {
+	case dag.StatusPending:
+		return 0
+	case dag.StatusInProgress:
+		return 1
+	case dag.StatusCompleted:
+		return 2
+	case dag.StatusFailed:
+		return 3
+	case dag.StatusSkipped:
+		return 4
+	}
+	return 5
+}
+
+// markGlyph is the badge drawn on a node for a kind of problem; with the
+// box's stroke pattern (markShape) it tells problems apart without colour.
+func markGlyph(k dag.ProblemKind) string {
+	switch k {
+	case dag.ProblemCycle:
+		return "↻"
+	case dag.ProblemUnresolved:
+		return "?"
+	case dag.ProblemDuplicateWriter:
+		return "2×"
+	case dag.ProblemSelfRead:
+		return "↺"
+	}
+	return "!"
+}
+
+// markShape says in words how a problem's nodes are outlined.
+func markShape(k dag.ProblemKind) string {
+	switch k {
+	case dag.ProblemCycle:
+		return "dashed outline, ↻"
+	case dag.ProblemUnresolved:
+		return "dotted outline, ?"
+	case dag.ProblemDuplicateWriter:
+		return "double outline, 2×"
+	case dag.ProblemSelfRead:
+		return "dashed outline, ↺"
+	}
+	return "dashed outline, !"
+}
+
+func hasMark(ms []dag.ProblemKind, k dag.ProblemKind) bool { return slices.Contains(ms, k) }
+
+// marksText spells out a node's problems for its name and tooltip.
+func marksText(ms []dag.ProblemKind) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("; problems: ")
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strings.ToLower(problemTitle(m)))
+	}
+	return b.String()
 }

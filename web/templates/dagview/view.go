@@ -11,6 +11,7 @@
 package dagview
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -175,6 +176,10 @@ func (v View) classes(base string, i int) string {
 	if v.d.probNode[i] {
 		b.WriteString(" dag-has-problem")
 	}
+	for _, m := range v.Graph.Nodes[i].Marks {
+		b.WriteString(" dag-mark-node-")
+		b.WriteString(string(m))
+	}
 	return b.String()
 }
 
@@ -232,3 +237,48 @@ func (v View) ariaLabel() string {
 	}
 	return what + " diagram: " + strconv.Itoa(len(v.Graph.Nodes)) + " nodes, " + strconv.Itoa(len(v.Graph.Edges)) + " edges"
 }
+
+// legendFacts is what the legend lists: only what the drawing shows.
+type legendFacts struct {
+	statuses       []dag.Status
+	critical, back bool
+	marks          []dag.ProblemKind
+	hiddenLabels   int
+}
+
+func (v View) legend() legendFacts {
+	var l legendFacts
+	for i, n := range v.Graph.Nodes {
+		if st := v.status(i); !slices.Contains(l.statuses, st) {
+			l.statuses = append(l.statuses, st)
+		}
+		for _, m := range n.Marks {
+			if !slices.Contains(l.marks, m) {
+				l.marks = append(l.marks, m)
+			}
+		}
+		l.critical = l.critical || v.d.critNode[i]
+	}
+	slices.SortFunc(l.statuses, func(a, b dag.Status) int { return statusRank(a) - statusRank(b) })
+	for i, s := range v.Geometry.Edges {
+		l.back = l.back || s.Back
+		if s.LabelHidden && v.Graph.Edges[i].Label != "" {
+			l.hiddenLabels++
+		}
+	}
+	return l
+}
+
+// nodeAria names a node for assistive technology: its label, status and
+// problems, which the drawing shows with glyphs and strokes.
+func (v View) nodeAria(i int) string {
+	n := v.Graph.Nodes[i]
+	return longLabel(n.Label) + ", " + statusText(v.status(i)) + marksText(n.Marks)
+}
+
+// maxLongLabel bounds the untruncated copies of agent text a node carries
+// (its name, tooltip and the text find searches): each is repeated per node,
+// and a plan's titles are the agent's to choose.
+const maxLongLabel = 300
+
+func longLabel(s string) string { return dag.Truncate(s, maxLongLabel) }
