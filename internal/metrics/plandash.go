@@ -53,6 +53,11 @@ func New(version, store string) *Set {
 		ListenReconnects: r.Counter("plandash_listen_reconnects_total",
 			"Times the PostgreSQL listening connection was lost and reopened (each followed by a catch-up).").With(),
 	}
+	// Series that always exist start at zero, so rate() sees their first increase.
+	s.IngestPosts.With("ingest")
+	s.IngestMessages.With(acp.MethodSessionUpdate)
+	s.SocketFrames.With("live")
+	s.SocketFrames.With("catchup")
 	if version == "" {
 		version = "dev"
 	}
