@@ -33,7 +33,8 @@ type Set struct {
 	// how they arrived: "notify" (heard) or "catchup" (read back after the listening
 	// connection was lost, or a payload too big to send).
 	ListenNotes *CounterVec
-	// ListenReconnects counts how often the listening connection was lost and reopened.
+	// ListenReconnects counts failures of the listening connection (lost, or not opened on a
+	// retry): each is followed by another attempt.
 	ListenReconnects *Counter
 }
 
@@ -51,7 +52,7 @@ func New(version, store string) *Set {
 		StoreLatency: r.Histogram("plandash_store_seconds", "Time taken by store calls (commits and reads), by store and call.", nil, "store", "call"),
 		ListenNotes:  r.Counter("plandash_listen_notes_total", "Other instances' changes applied here (PostgreSQL), by kind and by how they arrived.", "kind", "via"),
 		ListenReconnects: r.Counter("plandash_listen_reconnects_total",
-			"Times the PostgreSQL listening connection was lost and reopened (each followed by a catch-up).").With(),
+			"Times the PostgreSQL listening connection failed or could not be opened; each is followed by another attempt and, once listening, a catch-up.").With(),
 	}
 	// Series that always exist start at zero, so rate() sees their first increase.
 	s.IngestPosts.With("ingest")

@@ -16,8 +16,8 @@ type ListenOptions struct {
 	// MinBackoff and MaxBackoff bound the wait between reconnects, doubled after each failure;
 	// 50ms and 5s when zero.
 	MinBackoff, MaxBackoff time.Duration
-	// OnReconnect, when set, is called each time the listening connection failed and is about
-	// to be reopened (and caught up), for the operator's metrics.
+	// OnReconnect, when set, is called each time the listening connection failed (or could not
+	// be opened) and another attempt follows, for the operator's metrics.
 	OnReconnect func()
 }
 
