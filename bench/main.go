@@ -5,6 +5,7 @@
 // process, on the same machine, in alternating runs.
 //
 //	go run ./bench [-quick] [-runs N] [ingest|fanout|proxy|decision|layout|all]
+//	scripts/pg-test.sh go run ./bench [-quick] [-runs N] team
 //
 // The yardsticks run as separate processes too: bench re-executes itself with a hidden
 // subcommand (yard-ingest, yard-hub, yard-poll), so CPU per message can be read from
@@ -71,8 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		names = benchNames
 	}
 	for _, n := range names {
-		if !slices.Contains(benchNames, n) {
-			return fmt.Errorf("unknown benchmark %q (have %s, all)", n, strings.Join(benchNames, ", "))
+		if !slices.Contains(benchNames, n) && n != "team" {
+			return fmt.Errorf("unknown benchmark %q (have %s, all; and team, on PostgreSQL)", n, strings.Join(benchNames, ", "))
 		}
 	}
 	env, err := newEnv(ctx, o)
@@ -86,6 +87,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		var t *table
 		switch n {
+		case "team": // not in "all": it needs a PostgreSQL cluster
+			rep, err := benchTeam(ctx, env)
+			if err != nil {
+				return fmt.Errorf("team: %w", err)
+			}
+			rep.print(stdout)
+			continue
 		case "ingest":
 			t, err = benchIngest(ctx, env)
 		case "fanout":

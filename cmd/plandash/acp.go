@@ -36,6 +36,8 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	var f client.Flags
 	f.Register(fs)
 	serve := fs.Bool("serve", false, "start an embedded dashboard server in this process when none answers at --server")
+	// No default shown from the environment: the URL may carry a password, and -h prints defaults.
+	db := fs.String("db", "", "with --serve: the embedded server keeps its data in PostgreSQL at this postgres:// URL, as plandash serve --db does (default $PLANDASH_DB; none keeps SQLite in --data)")
 	record := fs.String("record", "", "also write the transcript to this file (NDJSON envelopes; replay with plandash ingest)")
 	planUpdates := fs.Bool("plan-updates", false, "advertise the plan capability to the agent for an IDE without it, and translate plan updates back to v1 plans for that IDE")
 	approvals := fs.String("approvals", "ide", "who answers permission requests: ide, both (first answer wins) or dashboard")
@@ -54,6 +56,9 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 		fmt.Fprintln(stderr, "plandash acp:", err)
 		return errUsage
 	}
+	if *db == "" {
+		*db = getenv("PLANDASH_DB")
+	}
 	target := client.Resolve(getenv, f)
 	api := target.Client()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("from", "plandash acp")
@@ -69,7 +74,7 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	srvCtx, stopServer := context.WithCancel(base)
 	defer stopServer()
 	if *serve {
-		go superviseServer(srvCtx, api, target, log)
+		go superviseServer(srvCtx, api, target, *db, log)
 	}
 
 	var rec *acpproxy.Recorder
@@ -137,7 +142,7 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 // superviseServer runs an embedded server whenever none answers at the target: at start, and
 // again if the server this proxy relied on (another proxy's) goes away. Only one process can
 // listen on the address, so concurrent proxies take turns rather than fight.
-func superviseServer(ctx context.Context, api *client.Client, target client.Target, log *slog.Logger) {
+func superviseServer(ctx context.Context, api *client.Client, target client.Target, db string, log *slog.Logger) {
 	u, err := url.Parse(target.Server)
 	if err != nil || u.Host == "" {
 		log.Error("--serve: cannot serve at --server", "server", target.Server)
@@ -147,7 +152,7 @@ func superviseServer(ctx context.Context, api *client.Client, target client.Targ
 	probe := api.With(client.WithRetry(client.Retry{}), client.WithTimeout(500*time.Millisecond))
 	for {
 		if _, err := probe.Health(ctx); err != nil {
-			if done := serveEmbedded(ctx, u.Host, target, log); done != nil {
+			if done := serveEmbedded(ctx, u.Host, target, db, log); done != nil {
 				<-done
 			}
 		}
@@ -163,7 +168,10 @@ func superviseServer(ctx context.Context, api *client.Client, target client.Targ
 // It returns nil when it could not start (someone else got the address first). The server takes
 // the token the proxy was given (--token, $PLANDASH_TOKEN), so that the proxy's own posts are let
 // in; without one it loads or creates the token in the data directory, which the proxy reads.
-func serveEmbedded(ctx context.Context, addr string, target client.Target, log *slog.Logger) <-chan struct{} {
+// With db (a postgres:// URL) it runs on that database, as `plandash serve --db` would, so the
+// embedded server shows and adds to what the team's instances share instead of a private SQLite
+// file.
+func serveEmbedded(ctx context.Context, addr string, target client.Target, db string, log *slog.Logger) <-chan struct{} {
 	data := target.DataDir
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -174,7 +182,7 @@ func serveEmbedded(ctx context.Context, addr string, target client.Target, log *
 		log.Error("--serve", "err", err)
 		return nil
 	}
-	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: log}, DataDir: data, Token: target.Token, Version: version})
+	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: log}, DataDir: data, DB: db, Token: target.Token, Version: version})
 	if err != nil {
 		ln.Close()
 		log.Error("--serve: cannot open the dashboard", "err", err)

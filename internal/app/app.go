@@ -28,6 +28,7 @@ import (
 	"github.com/plandash/plandash/internal/hub"
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/mcpserver"
+	"github.com/plandash/plandash/internal/metrics"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -89,6 +90,8 @@ type App struct {
 	Server *web.Server
 	Token  string
 	Tokens *tokens.Service // the per-agent tokens
+	// Metrics is what GET /metrics shows; every part above counts into it.
+	Metrics *metrics.Set
 	// Listener hears the changes other instances make (PostgreSQL only; nil on SQLite).
 	Listener *postgres.Listener
 
@@ -128,15 +131,20 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	storeName := "sqlite"
+	if _, ok := db.(*postgres.DB); ok {
+		storeName = "postgres"
+	}
+	m := metrics.New(cfg.Version, storeName)
 	host, _ := os.Hostname()
-	svc := plans.NewService(db.Plans(), plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log, Host: host, Retention: cfg.Retention})
-	gate, err := approval.New(ctx, db.Approvals(), approval.Config{Now: cfg.Now, Log: cfg.Log, ValidateDAG: dag.Check})
+	svc := plans.NewService(m.TimePlans(db.Plans()), plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log, Host: host, Retention: cfg.Retention})
+	gate, err := approval.New(ctx, m.TimeApprovals(db.Approvals()), approval.Config{Now: cfg.Now, Log: cfg.Log, ValidateDAG: dag.Check})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	store := sharedplans.New(cfg.PlansDir)
-	shared := sharedplans.NewService(store, db.SharedHistory(), sharedplans.ServiceConfig{Log: cfg.Log, Now: cfg.Now})
+	shared := sharedplans.NewService(store, m.TimeSharedHistory(db.SharedHistory()), sharedplans.ServiceConfig{Log: cfg.Log, Now: cfg.Now})
 	gate.OnChange(acting(shared.GateChanged)) // decisions on shared plans land on the plans
 	var policy files.Policy
 	if roots != nil {
@@ -146,8 +154,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	home, _ := os.UserHomeDir()
 	mcpSrv := mcpserver.New(mcpserver.Options{Version: cfg.Version, SharedPlans: tools, Approvals: gateApprover{gate}})
 
+	m.Pending(gate.CountPending, func(err error) { cfg.Log.Warn("metrics: counting pending approvals", "err", err) })
 	a := &App{
-		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token, Tokens: tokens.NewService(db.Tokens(), cfg.Now, cfg.Log),
+		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token, Metrics: m,
+		Tokens: tokens.NewService(db.Tokens(), cfg.Now, cfg.Log),
 		Perms: permissions.New(cfg.Now),
 		Live:  live.New(hub.New(hub.Options{}), live.Options{Log: cfg.Log, Now: cfg.Now}),
 	}
@@ -155,7 +165,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if pg, ok := db.(*postgres.DB); ok {
 		// Instances share the permission requests, and hear each other's changes.
 		a.Perms = permissions.NewOn(pg.Permissions(), cfg.Now, cfg.Log)
-		a.Listener = pg.Listener(remote{live: a.Live, gate: gate, perms: a.Perms, log: cfg.Log}.note, postgres.ListenOptions{Log: cfg.Log})
+		a.Listener = pg.Listener(remote{live: a.Live, gate: gate, perms: a.Perms, log: cfg.Log, notes: m.ListenNotes}.note,
+			postgres.ListenOptions{Log: cfg.Log, OnReconnect: m.ListenReconnects.Inc})
 		ready = pg.Ready
 	}
 	a.Server = web.NewServer(web.Deps{
@@ -168,7 +179,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
 				PlanRoots: []string{filepath.Join(home, ".local", "share", "opencode", "plans")}, Log: cfg.Log}),
 		},
-		MCP: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+		MCP:     mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+		Metrics: m,
 	})
 	a.followAgents(cfg, svc, gate)
 	if !cfg.Retention.IsZero() {

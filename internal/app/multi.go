@@ -6,6 +6,7 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/live"
+	"github.com/plandash/plandash/internal/metrics"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/store/postgres"
 )
@@ -21,11 +22,24 @@ type remote struct {
 	gate  *approval.Gate
 	perms *permissions.Inbox
 	log   *slog.Logger
+	notes *metrics.CounterVec // by kind and how the note arrived
 }
 
 // note is the listener's function: it shows the change on this instance's pages and wakes what
 // waits here for it.
 func (r remote) note(ctx context.Context, n postgres.Note) {
+	// A note read back in a catch-up has no instance; a heard one names its sender.
+	via := "notify"
+	if n.Instance == "" {
+		via = "catchup"
+	}
+	kind := n.Kind
+	switch kind {
+	case postgres.NoteSession, postgres.NoteShared, postgres.NoteApproval, postgres.NoteRules, postgres.NotePermissions:
+	default:
+		kind = "other" // a label from the wire stays in a bounded set
+	}
+	r.notes.With(kind, via).Inc()
 	var err error
 	switch n.Kind {
 	case postgres.NoteSession, postgres.NoteShared:

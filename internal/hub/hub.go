@@ -7,6 +7,7 @@ package hub
 import (
 	"slices"
 	"sync"
+	"time"
 )
 
 // DefaultMaxPending is the MaxPending used when Options leaves it unset. A dashboard page rarely
@@ -23,6 +24,9 @@ type Fragment struct {
 	Key  string
 	Seq  uint64
 	Data []byte
+	// At is when the change was announced (zero when unknown), so whoever writes the fragment
+	// out can tell how long it took to get there.
+	At time.Time
 }
 
 // Options configures a Hub. The zero value is usable.

@@ -83,6 +83,13 @@ type entry struct {
 	c   Change
 }
 
+// stamp is the newest announcement of a change waiting to be rendered: its seq, and when
+// (wall clock with its monotonic reading), for measuring fan-out lag.
+type stamp struct {
+	seq uint64
+	at  time.Time
+}
+
 // Live is the registry and its render queue. Create one with New, register topics, then Run.
 type Live struct {
 	hub  *hub.Hub
@@ -97,7 +104,7 @@ type Live struct {
 	first uint64  // the oldest seq history still holds
 	hist  []entry // ring, oldest first once full
 	head  int     // next slot of hist to overwrite once it is full
-	dirty map[Change]uint64
+	dirty map[Change]stamp
 	queue []Change
 	wake  chan struct{}
 }
@@ -125,7 +132,7 @@ func New(h *hub.Hub, opts Options) *Live {
 	return &Live{
 		hub: h, log: opts.Log, opts: opts,
 		unkeyed: map[string]*Topic{}, keyed: map[string]*Topic{}, byKind: map[string][]*Topic{},
-		seq: start, first: start + 1, dirty: map[Change]uint64{}, wake: make(chan struct{}, 1),
+		seq: start, first: start + 1, dirty: map[Change]stamp{}, wake: make(chan struct{}, 1),
 	}
 }
 
@@ -192,6 +199,7 @@ func (t *Topic) subscription(c Change) string {
 
 // Announce records stored changes and queues them for rendering. It never blocks.
 func (l *Live) Announce(cs ...Change) {
+	at := time.Now() // not opts.Now: lag is measured on the monotonic clock
 	l.mu.Lock()
 	for _, c := range cs {
 		l.seq++
@@ -199,7 +207,7 @@ func (l *Live) Announce(cs ...Change) {
 		if _, queued := l.dirty[c]; !queued {
 			l.queue = append(l.queue, c)
 		}
-		l.dirty[c] = l.seq
+		l.dirty[c] = stamp{l.seq, at}
 	}
 	l.mu.Unlock()
 	select {
@@ -218,17 +226,17 @@ func (l *Live) remember(e entry) {
 	l.first = l.hist[l.head].seq
 }
 
-// take returns the next change to render and its newest seq.
-func (l *Live) take() (Change, uint64, bool) {
+// take returns the next change to render and its newest announcement.
+func (l *Live) take() (Change, stamp, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.queue) == 0 {
-		return Change{}, 0, false
+		return Change{}, stamp{}, false
 	}
 	c := l.queue[0]
 	l.queue[0] = Change{}
 	l.queue = l.queue[1:]
-	seq := l.dirty[c]
+	st := l.dirty[c]
 	delete(l.dirty, c)
 	if len(l.queue) > 0 {
 		// More work: wake another worker, if one is idle.
@@ -237,7 +245,7 @@ func (l *Live) take() (Change, uint64, bool) {
 		default:
 		}
 	}
-	return c, seq, true
+	return c, st, true
 }
 
 // Run renders and publishes announced changes until ctx ends.
@@ -251,7 +259,7 @@ func (l *Live) Run(ctx context.Context) {
 
 func (l *Live) work(ctx context.Context) {
 	for {
-		c, seq, ok := l.take()
+		c, st, ok := l.take()
 		if !ok {
 			select {
 			case <-ctx.Done():
@@ -268,7 +276,7 @@ func (l *Live) work(ctx context.Context) {
 			if l.hub.Subscribers(sub) == 0 {
 				continue
 			}
-			if fs, ok := l.render(ctx, t, c.ID, c, seq); ok {
+			if fs, ok := l.render(ctx, t, c.ID, c, st); ok {
 				l.hub.Publish(sub, fs...)
 			}
 		}
@@ -276,7 +284,8 @@ func (l *Live) work(ctx context.Context) {
 }
 
 // render renders c for topic t and encodes it; false when rendering failed (logged).
-func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, seq uint64) ([]hub.Fragment, bool) {
+func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st stamp) ([]hub.Fragment, bool) {
+	seq := st.seq
 	frags, err := t.Render(ctx, key, c)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -291,7 +300,7 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, seq u
 			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
 			return nil, false
 		}
-		out = append(out, hub.Fragment{Key: f.ID, Seq: seq, Data: b})
+		out = append(out, hub.Fragment{Key: f.ID, Seq: seq, Data: b, At: st.at})
 	}
 	return out, true
 }
@@ -358,7 +367,8 @@ func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send fun
 		return send(Resync)
 	}
 	for _, c := range order {
-		frags, ok := l.render(ctx, t, key, c, newest[c])
+		// No time: a catch-up frame's lag is how long the page was away, not the fan-out's.
+		frags, ok := l.render(ctx, t, key, c, stamp{seq: newest[c]})
 		if !ok {
 			continue
 		}

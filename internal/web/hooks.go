@@ -74,6 +74,7 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, errs.Errorf(errs.NotFound, "no hooks for agent %q: plandash takes claude, codex, gemini and opencode", agent))
 		return
 	}
+	s.metrics.IngestPosts.With("hook:" + agent).Inc() // agent is one of the hooks' names: bounded
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))
 	if err != nil {
 		writeProblem(w, r, s.log, errs.Wrap(errs.Invalid, err, "reading the hook event: "+err.Error()))

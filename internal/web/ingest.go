@@ -43,6 +43,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
+	s.countIngest(items)
 	st := s.streams.get(r.URL.Query().Get("stream"))
 	if agent := r.URL.Query().Get("agent"); agent != "" {
 		st.SetAgent(agent)

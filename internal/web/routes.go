@@ -63,6 +63,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/ws", s.socket)
 		r.Handle("/mcp", s.mcp)
 		r.Post("/api/v1/embed/login", s.apiEmbedLogin)
+		r.Get("/metrics", s.metricsHandler)
 
 		r.Post("/api/v1/ingest", s.ingest)
 		r.With(s.drain).Post("/api/v1/hooks/{agent}", s.apiAgentHook)

@@ -15,6 +15,7 @@ import (
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/live"
+	"github.com/plandash/plandash/internal/metrics"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -47,6 +48,7 @@ type Deps struct {
 	Files       *files.Roots          // file plans show content under these; nil shows none
 	Hooks       map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini
 	MCP         http.Handler          // MCP over streamable HTTP, served at /mcp
+	Metrics     *metrics.Set          // what GET /metrics shows; nil counts into a set of its own
 
 	// Ready is GET /readyz's probe: nil error when the database answers and is migrated. When
 	// nil, the probe is a read through the gate.
@@ -66,6 +68,7 @@ type Server struct {
 	hooks       map[string]AgentHooks
 	mcp         http.Handler
 	ready       func(context.Context) error
+	metrics     *metrics.Set
 	render      *renderer
 	auth        *Auth
 	streams     *streams
@@ -86,9 +89,12 @@ func NewServer(d Deps) *Server {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
+	if d.Metrics == nil {
+		d.Metrics = metrics.New("", "")
+	}
 	s := &Server{
 		cfg: d.Config, log: d.Log, svc: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
-		perms: d.Perms, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready,
+		perms: d.Perms, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
 		captures: make(chan capture, maxCaptureQueue),

@@ -30,6 +30,8 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered (403 for a foreign origin)
 	}
 	defer c.CloseNow()
+	s.metrics.Sockets.Add(1)
+	defer s.metrics.Sockets.Add(-1)
 	ctx := c.CloseRead(r.Context()) // the page sends nothing; this notices when it goes away
 
 	sub := s.live.Subscribe(topic, topicGate) // every page shows the pending count
@@ -37,7 +39,8 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	// Subscribed first, then caught up: nothing published in between is missed, and pages drop
 	// any fragment older than what they already have.
 	if catchUp {
-		if err := s.live.CatchUp(ctx, topic, since, func(b []byte) error { return write(ctx, c, b) }); err != nil {
+		frames := s.metrics.SocketFrames.With("catchup")
+		if err := s.live.CatchUp(ctx, topic, since, func(b []byte) error { frames.Inc(); return write(ctx, c, b) }); err != nil {
 			return
 		}
 	}
@@ -60,6 +63,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 			if err := write(ctx, c, f.Data); err != nil {
 				return
 			}
+			s.countFrame(f, time.Now())
 		}
 	}
 }

@@ -16,6 +16,9 @@ type ListenOptions struct {
 	// MinBackoff and MaxBackoff bound the wait between reconnects, doubled after each failure;
 	// 50ms and 5s when zero.
 	MinBackoff, MaxBackoff time.Duration
+	// OnReconnect, when set, is called each time the listening connection failed (or could not
+	// be opened) and another attempt follows, for the operator's metrics.
+	OnReconnect func()
 }
 
 // Listener hears the notes other instances commit and hands them to a function, in commit order
@@ -74,6 +77,9 @@ func (l *Listener) Run(ctx context.Context) {
 			wait = l.opts.MinBackoff // it was up a while: this is a new failure, not the same one
 		}
 		l.opts.Log.Warn("postgres: the listening connection failed; reconnecting", "err", err, "in", wait)
+		if l.opts.OnReconnect != nil {
+			l.opts.OnReconnect()
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
