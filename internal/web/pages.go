@@ -47,27 +47,6 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	s.page(w, r, templates.OverviewPage(o))
 }
 
-// apiOverview serves GET /api/v1/plans: the overview's data.
-func (s *Server) apiOverview(w http.ResponseWriter, r *http.Request) {
-	groups, seq, err := s.svc.Overview(r.Context())
-	if err != nil {
-		writeProblem(w, r, s.log, err)
-		return
-	}
-	type group struct {
-		Session plans.Session `json:"session"`
-		Plans   []plans.Plan  `json:"plans"`
-	}
-	out := struct {
-		Seq      uint64  `json:"seq"`
-		Sessions []group `json:"sessions"`
-	}{Seq: seq, Sessions: []group{}}
-	for _, g := range groups {
-		out.Sessions = append(out.Sessions, group{g.Session, g.Plans})
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
 // sessions serves GET /sessions.
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.svc.Sessions(r.Context(), 200)
