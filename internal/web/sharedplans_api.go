@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/page"
 	"github.com/plandash/plandash/internal/sharedplans"
 )
 
@@ -24,15 +25,32 @@ func (s *Server) sharedName(w http.ResponseWriter, r *http.Request) (string, boo
 	return name, true
 }
 
-// apiSharedList serves GET /api/v1/shared-plans: list_plans's result.
+// apiSharedList serves GET /api/v1/shared-plans?cursor=&limit=: list_plans's result (plans by
+// name, warnings on the first page) a page at a time, with the total and the next cursor.
 func (s *Server) apiSharedList(w http.ResponseWriter, r *http.Request) {
-	list, err := s.shared.Store().List(r.Context())
+	pr, err := pageRequest(r)
 	if err != nil {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
-	writeJSON(w, http.StatusOK, list)
+	lp, err := s.shared.ListPage(r.Context(), pr.After.ID, pr.Limit)
+	if err != nil {
+		s.writeSharedProblem(w, r, err, false)
+		return
+	}
+	writePage(w, r, lp.Plans, sharedCursor(lp.Next), func(p sharedplans.Summary) page.Cursor { return sharedCursor(p.Name) },
+		func(rows []sharedplans.Summary, next string) any {
+			return struct {
+				Plans    []sharedplans.Summary `json:"plans"`
+				Warnings []string              `json:"warnings,omitempty"`
+				Total    int                   `json:"total"`
+				Next     string                `json:"next"`
+			}{rows, lp.Warnings, lp.Total, next}
+		})
 }
+
+// sharedCursor is the position after the plan named name in the list by name.
+func sharedCursor(name string) page.Cursor { return page.Cursor{ID: name} }
 
 // apiSharedGet serves GET /api/v1/shared-plans/{name}: read_plan's result, with the revision
 // as ETag (If-None-Match with it answers 304).
