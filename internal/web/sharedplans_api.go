@@ -213,8 +213,9 @@ func (s *Server) apiSharedDelete(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
-// apiSharedHistory serves GET /api/v1/shared-plans/{name}/history: the states plandash has
-// recorded, newest first, without content; ?seq=N returns that one state with its content.
+// apiSharedHistory serves GET /api/v1/shared-plans/{name}/history?cursor=&limit=: the states
+// plandash has recorded, newest first, without content, a page at a time; ?seq=N returns that
+// one state with its content.
 func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 	name, ok := s.sharedName(w, r)
 	if !ok {
@@ -237,15 +238,25 @@ func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, e)
 		return
 	}
-	hist, err := s.shared.History().History(r.Context(), name, sharedHistoryLimit)
+	pr, err := pageRequest(r)
 	if err != nil {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Name    string                     `json:"name"`
-		Entries []sharedplans.HistoryEntry `json:"entries"`
-	}{name, emptyIfNil(hist)})
+	hist, err := s.shared.History().HistoryBefore(r.Context(), name, pr.After.Key, pr.Fetch())
+	if err != nil {
+		s.writeSharedProblem(w, r, err, false)
+		return
+	}
+	key := func(e sharedplans.HistoryEntry) page.Cursor { return page.Cursor{Key: e.Seq} }
+	hist, next := page.Trim(pr, hist, key)
+	writePage(w, r, emptyIfNil(hist), next, key, func(rows []sharedplans.HistoryEntry, next string) any {
+		return struct {
+			Name    string                     `json:"name"`
+			Entries []sharedplans.HistoryEntry `json:"entries"`
+			Next    string                     `json:"next"`
+		}{name, rows, next}
+	})
 }
 
 func emptyIfNil[T any](s []T) []T {
