@@ -34,7 +34,7 @@ func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := templates.SharedList{Warnings: lp.Warnings, Dir: s.shared.Store().Dir(), Seq: seq, Now: s.now(),
-		Total: lp.Total, Plans: make([]templates.SharedPlan, 0, len(lp.Plans))}
+		Total: lp.Total, Plans: make([]templates.SharedPlan, 0, len(lp.Plans)), After: pr.After.ID, Until: lp.Next}
 	if lp.Next != "" {
 		v.Next = nextURL(r, sharedCursor(lp.Next))
 	}
