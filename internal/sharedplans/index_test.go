@@ -112,9 +112,9 @@ func TestIndexFollowsTheDirectory(t *testing.T) {
 	if got := []string{lp.Plans[0].Name, lp.Plans[1].Name, lp.Plans[2].Name}; !reflect.DeepEqual(got, []string{"p0001", "p0004", "p0005"}) || lp.Plans[0].Title != "Renamed" {
 		t.Fatalf("after changes the index lists %v (%q)", got, lp.Plans[0].Title)
 	}
-	_, warnings, total = walkList(t, svc, 500)
+	names, warnings, total = walkList(t, svc, 500)
 	want, wantWarnings, wantTotal = walkList(t, scan, 500)
-	if total != wantTotal || len(warnings) != 2 || len(wantWarnings) != 2 {
+	if !reflect.DeepEqual(names, want) || total != wantTotal || len(warnings) != 2 || len(wantWarnings) != 2 {
 		t.Fatalf("after changes: total %d vs scan %d, warnings %q vs %q", total, wantTotal, warnings, wantWarnings)
 	}
 	top, n, err := svc.Strip(context.Background(), 3)
