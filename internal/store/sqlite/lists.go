@@ -114,11 +114,16 @@ func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string
 }
 
 // RevisionAt rebuilds one revision from the keyframe at or before it: at most keyframeEvery
-// rows are read and decoded, however long the plan's history.
+// rows are read and decoded, however long the plan's history. A plan's newest revision, which
+// the history page shows by default, usually comes from the cache of tips, rows unread.
 func (s *plansStore) RevisionAt(ctx context.Context, sessionID, planID string, revision int) (plans.Revision, error) {
-	f, err := rebuild(ctx, s.r, plans.PlanKey{SessionID: sessionID, PlanID: planID}, revision)
-	if err != nil {
-		return plans.Revision{}, err
+	k := plans.PlanKey{SessionID: sessionID, PlanID: planID}
+	f, ok := s.cache.get(k, revision)
+	if !ok {
+		var err error
+		if f, err = rebuild(ctx, s.r, k, revision); err != nil {
+			return plans.Revision{}, err
+		}
 	}
 	if f == nil {
 		return plans.Revision{}, fmt.Errorf("%w: plan %q has no revision %d", plans.ErrNotFound, planID, revision)
