@@ -43,6 +43,8 @@ type Store interface {
 	Audit(ctx context.Context, f AuditFilter) ([]AuditEvent, error)
 	// Seq is the largest change number stored.
 	Seq(ctx context.Context) (uint64, error)
+
+	Lister // the paged lists (lists.go)
 }
 
 // Sequencer is implemented by a Store that gates in several processes share (PostgreSQL, one

@@ -59,4 +59,6 @@ type Store interface {
 	ChangedSince(ctx context.Context, seq uint64) ([]string, uint64, error)
 	// Seq is the newest change sequence number.
 	Seq() uint64
+
+	Lister // the paged lists (lists.go)
 }

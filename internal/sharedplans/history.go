@@ -60,6 +60,9 @@ type HistoryStore interface {
 	// History returns up to limit of the plan's newest entries, newest first, without their
 	// content (Entry has it).
 	History(ctx context.Context, name string, limit int) ([]HistoryEntry, error)
+	// HistoryBefore is History from the entry before Seq before on: the next page of a walk
+	// from the newest. before <= 0 starts at the newest.
+	HistoryBefore(ctx context.Context, name string, before int64, limit int) ([]HistoryEntry, error)
 	// ChangedSince returns the newest entry of every plan that changed after seq, in Seq
 	// order, with content: what a page rendered at seq has not seen.
 	ChangedSince(ctx context.Context, seq int64) ([]HistoryEntry, error)

@@ -20,15 +20,21 @@ import (
 // `skipped "<name>": <error>` instead of failing the listing. A missing directory is an empty
 // list.
 func (s *Store) List(ctx context.Context) (ListResult, error) {
+	res, _, err := s.scan(ctx)
+	return res, err
+}
+
+// scan is List, with the name of the file each warning is about.
+func (s *Store) scan(ctx context.Context) (ListResult, []string, error) {
 	if err := ctx.Err(); err != nil {
-		return ListResult{}, err
+		return ListResult{}, nil, err
 	}
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return ListResult{Plans: []Summary{}}, nil
+			return ListResult{Plans: []Summary{}}, nil, nil
 		}
-		return ListResult{}, err
+		return ListResult{}, nil, err
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
@@ -40,22 +46,24 @@ func (s *Store) List(ctx context.Context) (ListResult, error) {
 	sums := make([]Summary, len(names))
 	errs := make([]error, len(names))
 	if err := s.loadAll(ctx, names, sums, errs); err != nil {
-		return ListResult{}, err
+		return ListResult{}, nil, err
 	}
 
 	res := ListResult{Plans: make([]Summary, 0, len(names))}
+	var warned []string
 	// Warnings keep directory order (ReadDir sorts by file name), as docker-agent's do.
 	for i, file := range names {
 		name := strings.TrimSuffix(file, ".json")
 		if errs[i] != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("skipped %q: %s", name, errs[i]))
+			warned = append(warned, name)
 			continue
 		}
 		sums[i].Name = name
 		res.Plans = append(res.Plans, sums[i])
 	}
 	slices.SortFunc(res.Plans, func(a, b Summary) int { return cmp.Compare(a.Name, b.Name) })
-	return res, nil
+	return res, warned, nil
 }
 
 // loadAll reads the listed files into sums/errs by index. Each file costs a few syscalls, so a

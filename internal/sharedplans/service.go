@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sort"
 	"sync"
 	"time"
 
@@ -30,6 +29,7 @@ type Service struct {
 	mu       sync.Mutex
 	bad      map[string]string // plans whose file is unreadable now, with why; under mu
 	onChange []func(name string)
+	idx      index // what lists show, kept by observations while the watcher runs (index.go)
 
 	work sync.WaitGroup // decisions being written back
 }
@@ -104,6 +104,7 @@ func (s *Service) Run(ctx context.Context) {
 		s.log.Error("shared plans: cannot watch the plans directory; the dashboard will not see changes", "dir", dir, "err", err)
 		return
 	}
+	defer s.idx.stop()
 	if err := s.sync(ctx); err != nil && ctx.Err() == nil {
 		s.log.Error("shared plans: catching up with the plans directory", "dir", dir, "err", err)
 	}
@@ -117,7 +118,14 @@ func (s *Service) sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.store.List(ctx)
+	// The scan and the index's start are one step under mu: an observation (the watcher is
+	// already live) then lands after the scan it is newer than, never under it.
+	s.mu.Lock()
+	list, names, err := s.store.scan(ctx)
+	if err == nil {
+		s.idx.reset(list, names)
+	}
+	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
@@ -154,6 +162,7 @@ func (s *Service) observe(ctx context.Context, name, source string) {
 		if ctx.Err() != nil {
 			return
 		}
+		s.idx.remove(name, err.Error())
 		if s.bad[name] != err.Error() {
 			s.bad[name] = err.Error()
 			s.tell(name)
@@ -162,6 +171,11 @@ func (s *Service) observe(ctx context.Context, name, source string) {
 	}
 	_, wasBad := s.bad[name]
 	delete(s.bad, name)
+	if ok {
+		s.idx.put(p.Summary())
+	} else {
+		s.idx.remove(name, "")
+	}
 	e := HistoryEntry{Name: name, Removed: !ok, Source: source, SeenAt: s.now()}
 	if ok {
 		e = HistoryEntry{Name: name, Revision: p.Revision, Title: p.Title, Author: p.Author, Status: p.Status,
@@ -218,18 +232,6 @@ func (s *Service) Delete(ctx context.Context, name string, expected *int, source
 		return err
 	})
 	return deleted, err
-}
-
-// Strip lists the n most recently updated plans (summaries only, never contents) and how many
-// there are.
-func (s *Service) Strip(ctx context.Context, n int) ([]Summary, int, error) {
-	list, err := s.store.List(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	sums := list.Plans
-	sort.SliceStable(sums, func(i, j int) bool { return sums[i].UpdatedAt > sums[j].UpdatedAt })
-	return sums[:min(len(sums), n)], len(sums), nil
 }
 
 // ErrLockTimeout is a write that gave up waiting for another process's plans lock.

@@ -56,7 +56,9 @@ func TestAPIKeysAreCamelCase(t *testing.T) {
 		{"POST", "/api/v1/ingest", nil, ingest, 200},
 		{"POST", "/api/v1/hooks/{agent}", func() string { return "/api/v1/hooks/claude" }, fixture(t, "post_todowrite.json"), 200},
 		{"GET", "/api/v1/plans", nil, "", 200},
+		{"GET", "/api/v1/sessions", nil, "", 200},
 		{"GET", "/api/v1/sessions/{id}", func() string { return "/api/v1/sessions/s1" }, "", 200},
+		{"GET", "/api/v1/sessions/{id}/tool-calls", func() string { return "/api/v1/sessions/s1/tool-calls?limit=1" }, "", 200},
 		{"GET", "/api/v1/sessions/{id}", func() string { return "/api/v1/sessions/nope" }, "", 404},
 		{"GET", "/api/v1/sessions/{id}/plans/{plan}/history", func() string { return "/api/v1/sessions/s1/plans/main/history?from=1&to=2" }, "", 200},
 

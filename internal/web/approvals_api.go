@@ -8,6 +8,7 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/page"
 )
 
 // maxWait bounds a long poll; clients poll again. Proxies and load balancers commonly cut idle
@@ -108,15 +109,25 @@ func parseWait(v string) (time.Duration, error) {
 	return min(d, maxWait), nil
 }
 
-// apiListApprovals serves GET /api/v1/approvals?status=pending|decided.
+// apiListApprovals serves GET /api/v1/approvals?status=pending|decided&cursor=&limit=: pending
+// requests oldest first, or decided ones most recently decided first, a page at a time.
 func (s *Server) apiListApprovals(w http.ResponseWriter, r *http.Request) {
-	var list []approval.Request
-	var err error
+	pr, err := pageRequest(r)
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	var (
+		list []approval.Request
+		next page.Cursor
+		key  = approval.PendingCursor
+	)
 	switch st := r.URL.Query().Get("status"); st {
 	case "", "pending":
-		list, err = s.gate.Pending(r.Context())
+		list, next, err = s.gate.PendingPage(r.Context(), pr)
 	case "decided":
-		list, err = s.gate.Decided(r.Context(), 200)
+		list, next, err = s.gate.DecidedPage(r.Context(), pr)
+		key = approval.DecidedCursor
 	default:
 		err = errs.Errorf(errs.Invalid, "status must be pending or decided, not %q", st)
 	}
@@ -124,11 +135,16 @@ func (s *Server) apiListApprovals(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	out := make([]approvalJSON, len(list))
-	for i, a := range list {
-		out[i] = s.approvalOut(r, a)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"requests": out})
+	writePage(w, r, list, next, key, func(rows []approval.Request, next string) any {
+		out := make([]approvalJSON, len(rows))
+		for i, a := range rows {
+			out[i] = s.approvalOut(r, a)
+		}
+		return struct {
+			Requests []approvalJSON `json:"requests"`
+			Next     string         `json:"next"`
+		}{out, next}
+	})
 }
 
 // apiDecideApproval serves POST /api/v1/approvals/{id}/decision.
@@ -162,27 +178,26 @@ func (s *Server) apiApprovalCount(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"pending": n + s.perms.OpenCount(), "seq": seq})
 }
 
-// apiApprovalAudit serves GET /api/v1/approvals/audit?session=&agent=&limit=.
+// apiApprovalAudit serves GET /api/v1/approvals/audit?session=&agent=&cursor=&limit=: the audit
+// trail, newest first, a page at a time.
 func (s *Server) apiApprovalAudit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := approval.AuditFilter{SessionID: q.Get("session"), Agent: q.Get("agent")}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			writeProblem(w, r, s.log, errs.Errorf(errs.Invalid, "limit must be a positive number"))
-			return
-		}
-		f.Limit = n
-	}
-	ev, err := s.gate.Audit(r.Context(), f)
+	pr, err := pageRequest(r)
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	if ev == nil {
-		ev = []approval.AuditEvent{}
+	ev, next, err := s.gate.AuditPage(r.Context(), approval.AuditFilter{SessionID: q.Get("session"), Agent: q.Get("agent")}, pr)
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"events": ev})
+	writePage(w, r, emptyIfNil(ev), next, approval.AuditCursor, func(rows []approval.AuditEvent, next string) any {
+		return struct {
+			Events []approval.AuditEvent `json:"events"`
+			Next   string                `json:"next"`
+		}{rows, next}
+	})
 }
 
 // apiApprovalRules serves GET /api/v1/approvals/rules?revoked=1.

@@ -105,7 +105,8 @@ func routeNeed(method, pattern string) need {
 	case "GET /api/v1/approvals/{id}":
 		return need{scope: tokens.Decide, own: true}
 	// What a person (or a bot deciding for one) does: read the dashboard, decide.
-	case "GET /api/v1/plans", "GET /api/v1/sessions/{id}", "GET /api/v1/sessions/{id}/plans/{plan}/history",
+	case "GET /api/v1/plans", "GET /api/v1/sessions", "GET /api/v1/sessions/{id}", "GET /api/v1/sessions/{id}/tool-calls",
+		"GET /api/v1/sessions/{id}/plans/{plan}/history",
 		"POST /api/v1/sessions/{id}/end", "GET /ws",
 		"GET /api/v1/approvals", "GET /api/v1/approvals/audit", "GET /api/v1/approvals/count",
 		"GET /api/v1/approvals/rules", "POST /api/v1/approvals/rules", "DELETE /api/v1/approvals/rules/{rule}",

@@ -47,27 +47,6 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	s.page(w, r, templates.OverviewPage(o))
 }
 
-// apiOverview serves GET /api/v1/plans: the overview's data.
-func (s *Server) apiOverview(w http.ResponseWriter, r *http.Request) {
-	groups, seq, err := s.svc.Overview(r.Context())
-	if err != nil {
-		writeProblem(w, r, s.log, err)
-		return
-	}
-	type group struct {
-		Session plans.Session `json:"session"`
-		Plans   []plans.Plan  `json:"plans"`
-	}
-	out := struct {
-		Seq      uint64  `json:"seq"`
-		Sessions []group `json:"sessions"`
-	}{Seq: seq, Sessions: []group{}}
-	for _, g := range groups {
-		out.Sessions = append(out.Sessions, group{g.Session, g.Plans})
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
 // sessions serves GET /sessions.
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.svc.Sessions(r.Context(), 200)
@@ -118,7 +97,7 @@ func (s *Server) apiEndSession(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, sess)
 }
 
-// history serves GET /sessions/{id}/plans/{plan}/history?from=&to=.
+// history serves GET /sessions/{id}/plans/{plan}/history?from=&to=&cursor=&limit=.
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	h, err := s.historyData(r)
 	if err != nil {
@@ -128,7 +107,8 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	s.page(w, r, templates.History(h))
 }
 
-// apiHistory serves GET /api/v1/sessions/{id}/plans/{plan}/history?from=&to=.
+// apiHistory serves GET /api/v1/sessions/{id}/plans/{plan}/history?from=&to=&cursor=&limit=: one
+// page of revisions (newest first, without plans) and the diff between the two compared.
 func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 	h, err := s.historyData(r)
 	if err != nil {
@@ -143,34 +123,60 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 	for i, l := range h.Diff {
 		diff[i] = line{string(rune(l.Op)), l.Text}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"revisions": h.Revisions, "from": h.From, "to": h.To, "diff": diff})
+	next := ""
+	if h.Older != "" {
+		next = plans.RevisionCursor(h.Revisions[len(h.Revisions)-1]).String()
+		w.Header().Set("Link", "<"+h.Older+`>; rel="next"`)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"revisions": h.Revisions, "newest": h.Newest, "next": next, "from": h.From, "to": h.To, "diff": diff})
 }
 
+// historyData loads what the history page shows and no more: one page of the revision list
+// (?cursor=&limit=, without plans) and the two revisions compared, each read on its own.
 func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
-	sid, pid := param(r, "id"), param(r, "plan")
-	sess, err := s.svc.SessionOnly(r.Context(), sid)
+	ctx, sid, pid := r.Context(), param(r, "id"), param(r, "plan")
+	sess, err := s.svc.SessionOnly(ctx, sid)
 	if err != nil {
 		return templates.HistoryPage{}, err
 	}
-	revs, err := s.svc.History(r.Context(), sid, pid)
+	pr, err := pageRequest(r)
 	if err != nil {
 		return templates.HistoryPage{}, err
 	}
-	h := templates.HistoryPage{Session: sess, PlanID: pid, Revisions: revs, To: len(revs), From: max(len(revs)-1, 1)}
+	revs, next, newest, err := s.svc.RevisionsPage(ctx, sid, pid, pr)
+	if err != nil {
+		return templates.HistoryPage{}, err
+	}
+	h := templates.HistoryPage{Session: sess, PlanID: pid, Revisions: revs, Newest: newest, To: newest, From: max(newest-1, 1)}
+	if !next.IsZero() {
+		h.Older = nextURL(r, next)
+	}
+	if !pr.After.IsZero() {
+		q := r.URL.Query()
+		q.Del("cursor")
+		h.Newer = "?" + q.Encode()
+	}
 	for _, p := range []struct {
 		name string
 		dst  *int
 	}{{"from", &h.From}, {"to", &h.To}} {
 		if v := r.URL.Query().Get(p.name); v != "" {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > len(revs) {
-				return h, errs.Errorf(errs.Invalid, "%s must be a revision between 1 and %d", p.name, len(revs))
+			if err != nil || n < 1 || n > newest {
+				return h, errs.Errorf(errs.Invalid, "%s must be a revision between 1 and %d", p.name, newest)
 			}
 			*p.dst = n
 		}
 	}
-	// Revisions are numbered from 1 and stored densely, so revision n is revs[n-1].
-	from, to := revs[h.From-1].Plan, revs[h.To-1].Plan
+	fromRev, err := s.svc.RevisionAt(ctx, sid, pid, h.From)
+	if err != nil {
+		return h, err
+	}
+	toRev, err := s.svc.RevisionAt(ctx, sid, pid, h.To)
+	if err != nil {
+		return h, err
+	}
+	from, to := fromRev.Plan, toRev.Plan
 	h.Diff = plans.Diff(from.Lines(), to.Lines())
 	if from.Kind == plans.KindDAG && to.Kind == plans.KindDAG {
 		a, errA := s.render.dags.get(from)

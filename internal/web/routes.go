@@ -68,7 +68,9 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/ingest", s.ingest)
 		r.With(s.drain).Post("/api/v1/hooks/{agent}", s.apiAgentHook)
 		r.Get("/api/v1/plans", s.apiOverview)
+		r.Get("/api/v1/sessions", s.apiSessionsList)
 		r.Get("/api/v1/sessions/{id}", s.apiSession)
+		r.Get("/api/v1/sessions/{id}/tool-calls", s.apiToolCalls)
 		r.Post("/api/v1/sessions/{id}/end", s.apiEndSession)
 		r.Get("/api/v1/sessions/{id}/plans/{plan}/history", s.apiHistory)
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/page"
 	"github.com/plandash/plandash/internal/sharedplans"
 )
 
@@ -24,15 +25,32 @@ func (s *Server) sharedName(w http.ResponseWriter, r *http.Request) (string, boo
 	return name, true
 }
 
-// apiSharedList serves GET /api/v1/shared-plans: list_plans's result.
+// apiSharedList serves GET /api/v1/shared-plans?cursor=&limit=: list_plans's result (plans by
+// name, warnings on the first page) a page at a time, with the total and the next cursor.
 func (s *Server) apiSharedList(w http.ResponseWriter, r *http.Request) {
-	list, err := s.shared.Store().List(r.Context())
+	pr, err := pageRequest(r)
 	if err != nil {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
-	writeJSON(w, http.StatusOK, list)
+	lp, err := s.shared.ListPage(r.Context(), pr.After.ID, pr.Limit)
+	if err != nil {
+		s.writeSharedProblem(w, r, err, false)
+		return
+	}
+	writePage(w, r, lp.Plans, sharedCursor(lp.Next), func(p sharedplans.Summary) page.Cursor { return sharedCursor(p.Name) },
+		func(rows []sharedplans.Summary, next string) any {
+			return struct {
+				Plans    []sharedplans.Summary `json:"plans"`
+				Warnings []string              `json:"warnings,omitempty"`
+				Total    int                   `json:"total"`
+				Next     string                `json:"next"`
+			}{rows, lp.Warnings, lp.Total, next}
+		})
 }
+
+// sharedCursor is the position after the plan named name in the list by name.
+func sharedCursor(name string) page.Cursor { return page.Cursor{ID: name} }
 
 // apiSharedGet serves GET /api/v1/shared-plans/{name}: read_plan's result, with the revision
 // as ETag (If-None-Match with it answers 304).
@@ -195,8 +213,9 @@ func (s *Server) apiSharedDelete(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
-// apiSharedHistory serves GET /api/v1/shared-plans/{name}/history: the states plandash has
-// recorded, newest first, without content; ?seq=N returns that one state with its content.
+// apiSharedHistory serves GET /api/v1/shared-plans/{name}/history?cursor=&limit=: the states
+// plandash has recorded, newest first, without content, a page at a time; ?seq=N returns that
+// one state with its content.
 func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 	name, ok := s.sharedName(w, r)
 	if !ok {
@@ -219,15 +238,25 @@ func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, e)
 		return
 	}
-	hist, err := s.shared.History().History(r.Context(), name, sharedHistoryLimit)
+	pr, err := pageRequest(r)
 	if err != nil {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Name    string                     `json:"name"`
-		Entries []sharedplans.HistoryEntry `json:"entries"`
-	}{name, emptyIfNil(hist)})
+	hist, err := s.shared.History().HistoryBefore(r.Context(), name, pr.After.Key, pr.Fetch())
+	if err != nil {
+		s.writeSharedProblem(w, r, err, false)
+		return
+	}
+	key := func(e sharedplans.HistoryEntry) page.Cursor { return page.Cursor{Key: e.Seq} }
+	hist, next := page.Trim(pr, hist, key)
+	writePage(w, r, emptyIfNil(hist), next, key, func(rows []sharedplans.HistoryEntry, next string) any {
+		return struct {
+			Name    string                     `json:"name"`
+			Entries []sharedplans.HistoryEntry `json:"entries"`
+			Next    string                     `json:"next"`
+		}{name, rows, next}
+	})
 }
 
 func emptyIfNil[T any](s []T) []T {

@@ -16,20 +16,34 @@ import (
 	"github.com/plandash/plandash/web/templates"
 )
 
-// sharedListPage serves GET /shared: every plan in the directory, as on disk now.
+// sharedListPage serves GET /shared?cursor=&limit=: one page of the plans by name, from the
+// watcher's index, each read from disk for its excerpt.
 func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	// The Seq is read before the directory, so anything recorded after it is caught up by the
-	// socket even if the listing already shows it.
-	seq := int64(s.live.Seq())
-	list, err := s.shared.Store().List(ctx)
+	pr, err := pageRequest(r)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	v := templates.SharedList{Warnings: list.Warnings, Dir: s.shared.Store().Dir(), Seq: seq, Now: s.now(),
-		Plans: make([]templates.SharedPlan, 0, len(list.Plans))}
-	for _, sum := range list.Plans {
+	// The Seq is read before the directory, so anything recorded after it is caught up by the
+	// socket even if the listing already shows it.
+	seq := int64(s.live.Seq())
+	lp, err := s.shared.ListPage(ctx, pr.After.ID, pr.Limit)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	v := templates.SharedList{Warnings: lp.Warnings, Dir: s.shared.Store().Dir(), Seq: seq, Now: s.now(),
+		Total: lp.Total, Plans: make([]templates.SharedPlan, 0, len(lp.Plans)), After: pr.After.ID, Until: lp.Next}
+	if lp.Next != "" {
+		v.Next = nextURL(r, sharedCursor(lp.Next))
+	}
+	if !pr.After.IsZero() {
+		q := r.URL.Query()
+		q.Del("cursor")
+		v.First = "?" + q.Encode()
+	}
+	for _, sum := range lp.Plans {
 		p, ok, err := s.shared.Store().Get(ctx, sum.Name)
 		switch {
 		case err != nil:

@@ -41,6 +41,7 @@ type testServer struct {
 	srv    *Server
 	client *http.Client    // carries the page cookie
 	tokens *tokens.Service // the per-agent tokens the server takes
+	db     *sqlite.DB      // the stores, for tests that fill them directly
 }
 
 // testConfig is a test server's set-up: the HTTP side's Config and the application's own.
@@ -105,7 +106,7 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); cancel(); bg.Wait(); db.Close() })
 	jar, _ := cookiejar.New(nil)
-	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}, tokens: toks}
+	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}, tokens: toks, db: db}
 }
 
 // testApprover is the gate as the MCP approval tool sees it.

@@ -82,11 +82,14 @@ type SessionPage struct {
 	Now     time.Time
 }
 
-// HistoryPage compares two revisions of a plan.
+// HistoryPage compares two revisions of a plan, beside one page of its revision list.
 type HistoryPage struct {
 	Session   plans.Session
 	PlanID    string
-	Revisions []plans.Revision
+	Revisions []plans.RevisionInfo // one page, newest first
+	Newest    int                  // the newest revision's number
+	Older     string               // the URL of the next (older) page of revisions; empty on the last
+	Newer     string               // the URL of the first page, when this is a later one
 	From, To  int
 	Diff      []plans.DiffLine
 	DAGDiff   *dag.PlanDiff // calls added, removed and changed, for tool-call plans

@@ -37,6 +37,9 @@ func Run(t *testing.T, open func(t *testing.T) approval.Store) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}
+	for _, tc := range listTests {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
+	}
 }
 
 // t0 is the suite's clock; times are UTC so they compare with reflect.DeepEqual after any

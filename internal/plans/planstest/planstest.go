@@ -31,6 +31,9 @@ func Run(t *testing.T, open func(t *testing.T) plans.Store) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}
+	for _, tc := range listTests {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
+	}
 }
 
 // t0 is the suite's clock; times are UTC and whole so they compare with reflect.DeepEqual after

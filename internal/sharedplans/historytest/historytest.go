@@ -254,6 +254,30 @@ func testHistoryLimit(t *testing.T, s sharedplans.HistoryStore) {
 			t.Fatalf("History(p) has %+v", e)
 		}
 	}
+	// HistoryBefore walks on from a page's last entry, newest first, and sees entries recorded
+	// meanwhile only on a new walk.
+	var walked []int64
+	before := int64(0)
+	for n := 0; n < 10; n++ {
+		page, err := s.HistoryBefore(ctx, "p", before, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, e := range page {
+			if e.Name != "p" || e.Content != "" {
+				t.Fatalf("HistoryBefore has %+v", e)
+			}
+			walked = append(walked, e.Seq)
+		}
+		before = page[len(page)-1].Seq
+		record(t, s, entry{Name: "p", Revision: 100 + n, Content: "later"})
+	}
+	if want := []int64{seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}; !slices.Equal(walked, want) {
+		t.Fatalf("HistoryBefore walked %v, want %v", walked, want)
+	}
 }
 
 func testChangedSinceContent(t *testing.T, s sharedplans.HistoryStore) {

@@ -122,6 +122,16 @@ func (s *historyStore) History(ctx context.Context, name string, n int) ([]entry
 		FROM shared_plan_history WHERE name = $1 ORDER BY seq DESC LIMIT $2`, name, limit(n))
 }
 
+// HistoryBefore returns up to n of the plan's entries older than Seq before (all when
+// before <= 0), newest first, without their content.
+func (s *historyStore) HistoryBefore(ctx context.Context, name string, before int64, n int) ([]entry, error) {
+	if before <= 0 {
+		return s.History(ctx, name, n)
+	}
+	return s.query(ctx, `SELECT seq, name, revision, removed, title, author, status, '', updated_at, seen_at_ms, source
+		FROM shared_plan_history WHERE name = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, name, before, limit(n))
+}
+
 // ChangedSince returns the newest entry of every plan that changed after seq, in Seq order:
 // what a page rendered at seq has not seen.
 func (s *historyStore) ChangedSince(ctx context.Context, seq int64) ([]entry, error) {

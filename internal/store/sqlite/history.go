@@ -105,6 +105,16 @@ func (s *historyStore) History(ctx context.Context, name string, limit int) ([]e
 		FROM shared_plan_history WHERE name = ? ORDER BY seq DESC LIMIT ?`, name, limit)
 }
 
+// HistoryBefore returns up to limit of the plan's entries older than Seq before (all when
+// before <= 0), newest first, without their content.
+func (s *historyStore) HistoryBefore(ctx context.Context, name string, before int64, limit int) ([]entry, error) {
+	if before <= 0 {
+		return s.History(ctx, name, limit)
+	}
+	return s.query(ctx, `SELECT seq, name, revision, removed, title, author, status, '', updated_at, seen_at, source
+		FROM shared_plan_history WHERE name = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, name, before, limit)
+}
+
 // ChangedSince returns the newest entry of every plan that changed after seq, in Seq order:
 // what a page rendered at seq has not seen.
 func (s *historyStore) ChangedSince(ctx context.Context, seq int64) ([]entry, error) {

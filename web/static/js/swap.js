@@ -1,6 +1,9 @@
 // Puts the socket's fragments into the page: a fragment replaces the element with its id, is
 // added to its parent when new (first when the parent says data-insert="prepend"), and removes
-// the element when its html is empty. A fragment older than what an element already shows is
+// the element when its html is empty. A parent that keeps its children in order
+// (data-sort-key="name": each child's data-name) gets a new one in its place, and only when the
+// key falls within the page it shows (data-after < key <= data-until, either bound optional), so
+// a paged list does not gather what belongs on other pages. A fragment older than what an element already shows is
 // dropped. Only what changed flashes: cards whose revision moved, diagram nodes whose status did.
 
 // createSwap returns apply(frame), which remembers the newest change applied per element id.
@@ -25,9 +28,23 @@ export function createSwap() {
     }
     const parent = f.parent && document.getElementById(f.parent);
     if (!parent) return;
-    if (parent.dataset.insert === "prepend") parent.prepend(el); else parent.append(el);
+    if (parent.dataset.sortKey) {
+      if (!insertSorted(parent, el)) return;
+    } else if (parent.dataset.insert === "prepend") parent.prepend(el); else parent.append(el);
     flash(el);
   };
+}
+
+// insertSorted puts el among parent's children by its key and reports whether it belongs here.
+// Keys compare as strings; the keys used (plan names) are ASCII, so this is the server's order.
+function insertSorted(parent, el) {
+  const k = parent.dataset.sortKey, key = el.dataset[k];
+  if (key === undefined) return false;
+  const { after, until } = parent.dataset;
+  if ((after && key <= after) || (until && key > until)) return false;
+  const next = [...parent.children].find((c) => c.dataset[k] > key);
+  if (next) next.before(el); else parent.append(el);
+  return true;
 }
 
 function replace(old, el) {
