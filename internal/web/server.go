@@ -18,6 +18,7 @@ import (
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/web/static"
 )
 
 // Config is how the HTTP side behaves.
@@ -65,6 +66,7 @@ type Server struct {
 	mcp         http.Handler
 	ready       func(context.Context) error
 	render      *renderer
+	assets      *assets
 	auth        *Auth
 	streams     *streams
 	handler     http.Handler
@@ -92,6 +94,11 @@ func NewServer(d Deps) *Server {
 		captures: make(chan capture, maxCaptureQueue),
 	}
 	s.render.waiting = s.waitingBySession
+	a, err := newAssets(static.FS, map[string][]byte{"dag.css": dagCSS()}, d.Log)
+	if err != nil {
+		panic(err) // the files are embedded in the binary: unreadable means a broken build
+	}
+	s.assets = a
 	s.registerTopics()
 	d.Plans.OnCommit(s.sessionsCommitted)
 	d.Gate.OnChange(s.gateChanged)
