@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -137,12 +138,28 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", f.addr)
+	addrGiven := false
+	fs.Visit(func(fl *flag.Flag) { addrGiven = addrGiven || fl.Name == "addr" })
+	ln, err := listen(f.addr, isDemo && !addrGiven)
 	if err != nil {
 		srv.Close()
-		return fmt.Errorf("listen on %s: %w", f.addr, err)
+		return err
 	}
 	base := "http://" + ln.Addr().String()
+	// `plandash url` and the other client commands read the address actually used from here.
+	if err = mkdir(f.data); err == nil {
+		err = client.WriteAddr(f.data, base)
+	}
+	if err != nil {
+		ln.Close()
+		srv.Close()
+		return err
+	}
+	defer func() {
+		if err := client.RemoveAddr(f.data, base); err != nil {
+			log.Warn("could not remove the recorded address", "err", err)
+		}
+	}()
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		log.Warn("listening beyond loopback: anyone who can reach this address and has the token sees your agents' plans", "addr", ln.Addr().String())
 	}
@@ -153,8 +170,12 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, where, base, url.QueryEscape(srv.Token))
 	if isDemo {
 		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
-		agent := &demo.Agent{API: client.New(base, srv.Token), Dir: demoDir, PlansDir: f.plansDir}
+		// The agent's connections are its own, closed when it stops: a connection it opened but
+		// never used would otherwise hold the server's graceful shutdown for its full timeout.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		agent := &demo.Agent{API: client.New(base, srv.Token, client.WithHTTPClient(&http.Client{Transport: tr})), Dir: demoDir, PlansDir: f.plansDir}
 		go func() {
+			defer tr.CloseIdleConnections()
 			if err := agent.Run(ctx); err != nil {
 				log.Error("demo agent stopped", "err", err)
 			}
