@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // A page comes back within a second of the server answering again after a restart on the same
@@ -22,6 +24,12 @@ func TestReconnectWithinASecondOfTheServer(t *testing.T) {
 	banner := `[data-testid="offline-banner"]`
 	p.wait("the banner saying the server is down", visible(banner)+
 		` && document.querySelector(`+js(banner)+`).textContent.includes("plandash is not answering")`)
+
+	png, err := chromedp.Run(p.ctx, chromedp.Screenshot(chromedp.CSS("body")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveShot(t, "reconnect-banner.png", png)
 
 	// The probe starts before the server does, so its first answer is when the page could
 	// first have reached the new server.
