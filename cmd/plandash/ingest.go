@@ -90,7 +90,7 @@ func urlCmd(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	f.Register(fs)
 	embed := fs.Bool("embed", false, "print the address of the iframe view, with the token in the fragment")
 	session := fs.String("session", "", "a session id: the address of that session's page")
-	demo := fs.Bool("demo", false, "the address of `plandash demo` (its data directory is the default one's demo/)")
+	demo := fs.Bool("demo", false, "the address of the demo (plandash demo; its data directory is the default one's demo/)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}

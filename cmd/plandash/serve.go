@@ -56,8 +56,16 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	if isDemo {
 		data = filepath.Join(data, "demo")
 	}
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:7420", "listen address (loopback by default; anything else exposes your agents' plans)")
-	fs.StringVar(&f.data, "data", data, "data directory: the SQLite database and the token")
+	addrHelp := "listen address (loopback by default; anything else exposes your agents' plans)"
+	dataHelp := "data directory: the SQLite database, the token and the address in use"
+	plansHelp := "docker-agent's shared plans directory (default $PLANDASH_PLANS_DIR, else ~/.cagent/plans)"
+	if isDemo {
+		addrHelp += "; when not given and 7420 is taken, a free port"
+		dataHelp += ", the files of the demo's file plans (plans/) and its shared plans (shared-plans/)"
+		plansHelp = "the demo's shared plans directory (default $PLANDASH_PLANS_DIR, else shared-plans/ in --data)"
+	}
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:7420", addrHelp)
+	fs.StringVar(&f.data, "data", data, dataHelp)
 	// No default shown from the environment: the URL may carry a password, and -h prints defaults.
 	fs.StringVar(&f.db, "db", "", "keep the data in PostgreSQL at this postgres:// URL instead of SQLite (default $PLANDASH_DB)")
 	fs.IntVar(&f.dbPool, "db-pool", 0, "PostgreSQL connections at most (default: pgx's, the larger of 4 and the number of CPUs)")
@@ -68,7 +76,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.DurationVar(&f.idle, "idle", 30*time.Minute, "a session with no activity this long leaves the overview")
 	fs.Int64Var(&f.maxBody, "max-body", 8<<20, "largest ingest request body in bytes")
 	fs.IntVar(&f.maxLine, "max-line", 4<<20, "largest NDJSON line in bytes")
-	fs.StringVar(&f.plansDir, "plans-dir", getenv("PLANDASH_PLANS_DIR"), "docker-agent's shared plans directory (default ~/.cagent/plans)")
+	fs.StringVar(&f.plansDir, "plans-dir", getenv("PLANDASH_PLANS_DIR"), plansHelp)
 	fs.StringVar(&f.user, "user", userName(getenv), "the name decisions at the gate are recorded under")
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")

@@ -23,7 +23,7 @@ type Flags struct {
 func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Server, "server", "", "the plandash server (default $PLANDASH_SERVER, else the address the server recorded in --data, else "+DefaultServer+")")
 	fs.StringVar(&f.Token, "token", "", "the server's token (default $PLANDASH_TOKEN, else the token file in --data)")
-	fs.StringVar(&f.DataDir, "data", "", "the server's data directory, to read its token from (default $XDG_DATA_HOME/plandash, else ~/.local/share/plandash)")
+	fs.StringVar(&f.DataDir, "data", "", "the server's data directory, to read its token and address from (default $XDG_DATA_HOME/plandash, else ~/.local/share/plandash)")
 }
 
 // Target is a resolved server and the way to its token.
