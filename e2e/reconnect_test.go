@@ -1,9 +1,13 @@
 package e2e
 
 import (
+	"context"
+	"net"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+	pdapp "github.com/plandash/plandash/internal/app"
 )
 
 // A page comes back within a second of the server answering again after a restart on the same
@@ -57,4 +61,55 @@ func TestReconnectWithinASecondOfTheServer(t *testing.T) {
 	// And the page is live for real: an update reaches it.
 	b.ingest(planV1("s1", entry{"One", "high", "completed"}))
 	p.wait("an update after the restart", attrIs(card("s1", "main"), "data-revision", "2"))
+}
+
+// A server that answers but refuses the page (it came back with another token) is told apart
+// from a server that is down: the banner says to reload, and the page stops knocking fast.
+func TestReconnectToAServerThatRefusesThePage(t *testing.T) {
+	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	p := openPage(t, a, "/")
+	p.markNoReload()
+	a.stop()
+	p.waitConn("reconnecting")
+
+	// The same port, another token: the page's cookie no longer opens the socket.
+	var ln net.Listener
+	deadline := time.Now().Add(waitFor)
+	for {
+		var err error
+		if ln, err = net.Listen("tcp", a.addr); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stopped server's address %s stayed taken: %v", a.addr, err)
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval, not an assertion
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := pdapp.Config{DataDir: t.TempDir(), Token: "another-token"}
+	cfg.Log = testLogger(t)
+	srv, err := pdapp.Open(ctx, cfg)
+	if err != nil {
+		cancel()
+		ln.Close()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(2 * waitFor):
+			t.Errorf("the server with another token did not stop")
+		}
+	})
+
+	banner := `[data-testid="offline-banner"]`
+	p.wait("the banner saying the page is refused", visible(banner)+
+		` && document.querySelector(`+js(banner)+`).textContent.includes("refuses this page")`)
+	if got := p.eval(`document.getElementById("conn").dataset.state`); got != "reconnecting" {
+		p.fail("connection state %q with the server refusing the page, want reconnecting", got)
+	}
+	p.requireNoReload()
 }

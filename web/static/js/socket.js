@@ -8,14 +8,16 @@
 // Coming back fast matters more than sparing a loopback server a few refused connections: the
 // wait between tries doubles from 100 ms but never passes RETRY_CAP (less a random part, so
 // many tabs do not knock in step), and the page tries at once when the network comes back or
-// the tab is shown again. A hidden tab waits longer. When tries keep failing, a banner says so
+// the tab is shown again. A hidden tab, and a page the server refuses, wait longer. When tries keep failing, a banner says so
 // plainly, and whether the server is down or answering but refusing this page.
 import { hooks } from "./hooks.js";
 import { pageToken } from "./token.js";
 
 const LABELS = { live: "live", reconnecting: "reconnecting…" };
 const COUNT_ONLY = { live: "not live", reconnecting: "not live" };
-const RETRY_CAP = 800, HIDDEN_CAP = 10000;
+// SLOW_CAP is for a hidden tab and a server that refuses the page: under the server's limit of
+// 20 wrong credentials a minute, so the person's own sign-in is not throttled.
+const RETRY_CAP = 800, SLOW_CAP = 10000;
 // Failed tries before the banner shows: a restart that takes a moment goes unannounced.
 const BANNER_AFTER = 3;
 const DOWN = "plandash is not answering — retrying…";
@@ -30,6 +32,8 @@ export function createSocket({ topic, since, conn, countOnly }) {
   // Page-clock times (performance.now) of the last open and the last loss: how fast the page
   // came back can be measured in the page itself.
   let liveAt = 0, downAt = 0, banner = null;
+  // suspect: the server answered /healthz while the socket failed; refused: it did twice.
+  let suspect = false, refused = false;
 
   function showBanner(text) {
     if (!banner) {
@@ -48,11 +52,19 @@ export function createSocket({ topic, since, conn, countOnly }) {
   }
 
   // After a few failed tries, ask /healthz (no token needed) whether the server is there at
-  // all, and say which of the two it is.
+  // all. Down: say so and keep knocking fast. Answering: it may have only just come back, so
+  // try the socket once more at once; if that fails too, the server refuses this page (its
+  // token changed, say), and knocking fast would only trip its throttle of wrong credentials.
   function explain() {
     fetch("/healthz", { cache: "no-store" })
-      .then((r) => { if (!ws || ws.readyState !== WebSocket.OPEN) showBanner(r.ok ? REFUSED : DOWN); })
-      .catch(() => { if (!ws || ws.readyState !== WebSocket.OPEN) showBanner(DOWN); });
+      .then((r) => {
+        if (ws) return; // a try is under way or has succeeded
+        if (!r.ok) { suspect = refused = false; showBanner(DOWN); return; }
+        if (!suspect) { suspect = true; retryNow(); return; }
+        refused = true;
+        showBanner(REFUSED);
+      })
+      .catch(() => { suspect = refused = false; if (!ws) showBanner(DOWN); });
   }
 
   function setState(s) {
@@ -84,14 +96,19 @@ export function createSocket({ topic, since, conn, countOnly }) {
     const token = pageToken();
     ws = token ? new WebSocket(url, ["plandash.v1", "plandash.token." + token]) : new WebSocket(url);
     let opened = false;
-    ws.onopen = () => { opened = true; retry = 0; liveAt = performance.now(); hideBanner(); setState("live"); };
+    ws.onopen = () => {
+      opened = true; retry = 0; suspect = refused = false;
+      liveAt = performance.now();
+      hideBanner();
+      setState("live");
+    };
     ws.onmessage = receive;
     ws.onclose = () => {
       ws = null;
       if (opened) downAt = performance.now();
       setState("reconnecting");
       if (!opened && ++retry >= BANNER_AFTER) explain();
-      const cap = document.hidden ? HIDDEN_CAP : RETRY_CAP;
+      const cap = document.hidden || refused ? SLOW_CAP : RETRY_CAP;
       const backoff = Math.min(100 * 2 ** retry, cap) * (0.6 + 0.4 * Math.random());
       const wait = Math.max(backoff, pausedUntil - Date.now());
       clearTimeout(timer);
