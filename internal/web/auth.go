@@ -188,10 +188,6 @@ func lockedPage(w http.ResponseWriter, why string) {
 	writeLocked(w, http.StatusUnauthorized, why)
 }
 
-func htmlEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
-}
-
 // LoadOrCreateToken returns the token stored in dir, creating a random one on first use.
 func LoadOrCreateToken(dir string) (string, error) {
 	path := filepath.Join(dir, "token")
