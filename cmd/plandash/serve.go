@@ -154,6 +154,9 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	base := "http://" + ln.Addr().String()
+	if _, want, _ := net.SplitHostPort(f.addr); want != "0" && !strings.HasSuffix(ln.Addr().String(), ":"+want) {
+		fmt.Fprintf(stdout, "%s is taken: listening on a free port instead.\n", f.addr)
+	}
 	// `plandash url` and the other client commands read the address actually used from here.
 	if err = mkdir(f.data); err == nil {
 		err = client.WriteAddr(f.data, base)
