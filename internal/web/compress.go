@@ -54,10 +54,11 @@ type gzipWriter struct {
 }
 
 func (g *gzipWriter) WriteHeader(code int) {
-	if !g.decided {
+	// An informational status (103) is not the answer: the decision waits for the real one.
+	if !g.decided && code >= 200 {
 		g.decided = true
 		h := g.Header()
-		if code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified && compressible(h) {
+		if code != http.StatusNoContent && code != http.StatusNotModified && compressible(h) {
 			h.Set("Content-Encoding", "gzip")
 			h.Del("Content-Length")
 			g.zw = gzip.NewWriter(g.ResponseWriter)
