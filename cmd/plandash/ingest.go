@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -89,8 +90,12 @@ func urlCmd(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	f.Register(fs)
 	embed := fs.Bool("embed", false, "print the address of the iframe view, with the token in the fragment")
 	session := fs.String("session", "", "a session id: the address of that session's page")
+	demo := fs.Bool("demo", false, "the address of the demo (plandash demo; its data directory is the default one's demo/)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *demo && f.DataDir == "" {
+		f.DataDir = filepath.Join(defaultDataDir(getenv), "demo")
 	}
 	target := client.Resolve(getenv, f)
 	token, err := target.ReadToken()

@@ -39,9 +39,11 @@ const usage = `plandash: a live dashboard of AI agents' plans.
 
 Usage:
   plandash serve  [flags]          run the dashboard server
-  plandash demo   [flags]          run the server with a built-in scripted agent
+  plandash demo   [flags]          run the server with built-in scripted agents; its data (database,
+                                   token, plans/, shared-plans/) lives in the data directory's demo/
   plandash ingest [flags] [FILE|-] post a recorded NDJSON ACP transcript (stdin by default)
-  plandash url    [flags]          print the dashboard address with its token
+  plandash url    [flags]          print the dashboard address with its token and the port in use
+                                   (--demo: the demo's; --embed: the IDE panel's)
   plandash acp    [flags] -- AGENT [ARGS…]
                                    run AGENT behind a transparent ACP proxy that feeds the dashboard
   plandash mcp    [flags]          serve plandash's MCP tools (shared plans, approval) on stdio
@@ -57,7 +59,8 @@ Usage:
                                    per-agent tokens for agents on other machines
   plandash version
 
-Run 'plandash COMMAND -h' for a command's flags.
+Run 'plandash COMMAND -h' for a command's flags. Data directory: $XDG_DATA_HOME/plandash, else
+~/.local/share/plandash (--data changes it).
 `
 
 // run is the whole program, with its dependencies as parameters so tests can drive it.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -56,8 +57,16 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	if isDemo {
 		data = filepath.Join(data, "demo")
 	}
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:7420", "listen address (loopback by default; anything else exposes your agents' plans)")
-	fs.StringVar(&f.data, "data", data, "data directory: the SQLite database and the token")
+	addrHelp := "listen address (loopback by default; anything else exposes your agents' plans)"
+	dataHelp := "data directory: the SQLite database, the token and the address in use"
+	plansHelp := "docker-agent's shared plans directory (default $PLANDASH_PLANS_DIR, else ~/.cagent/plans)"
+	if isDemo {
+		addrHelp += "; when not given and 7420 is taken, a free port"
+		dataHelp += ", the files of the demo's file plans (plans/) and its shared plans (shared-plans/)"
+		plansHelp = "the demo's shared plans directory (default $PLANDASH_PLANS_DIR, else shared-plans/ in --data)"
+	}
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:7420", addrHelp)
+	fs.StringVar(&f.data, "data", data, dataHelp)
 	// No default shown from the environment: the URL may carry a password, and -h prints defaults.
 	fs.StringVar(&f.db, "db", "", "keep the data in PostgreSQL at this postgres:// URL instead of SQLite (default $PLANDASH_DB)")
 	fs.IntVar(&f.dbPool, "db-pool", 0, "PostgreSQL connections at most (default: pgx's, the larger of 4 and the number of CPUs)")
@@ -68,7 +77,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.DurationVar(&f.idle, "idle", 30*time.Minute, "a session with no activity this long leaves the overview")
 	fs.Int64Var(&f.maxBody, "max-body", 8<<20, "largest ingest request body in bytes")
 	fs.IntVar(&f.maxLine, "max-line", 4<<20, "largest NDJSON line in bytes")
-	fs.StringVar(&f.plansDir, "plans-dir", getenv("PLANDASH_PLANS_DIR"), "docker-agent's shared plans directory (default ~/.cagent/plans)")
+	fs.StringVar(&f.plansDir, "plans-dir", getenv("PLANDASH_PLANS_DIR"), plansHelp)
 	fs.StringVar(&f.user, "user", userName(getenv), "the name decisions at the gate are recorded under")
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
@@ -148,11 +157,31 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	ln, base, err := listen(f.addr, tlsCfg)
+	addrGiven := false
+	fs.Visit(func(fl *flag.Flag) { addrGiven = addrGiven || fl.Name == "addr" })
+	ln, err := listen(f.addr, isDemo && !addrGiven)
 	if err != nil {
 		srv.Close()
 		return err
 	}
+	ln, base := secure(ln, tlsCfg)
+	if _, want, _ := net.SplitHostPort(f.addr); want != "0" && !strings.HasSuffix(ln.Addr().String(), ":"+want) {
+		fmt.Fprintf(stdout, "%s is taken: listening on a free port instead.\n", f.addr)
+	}
+	// `plandash url` and the other client commands read the address actually used from here.
+	if err = mkdir(f.data); err == nil {
+		err = client.WriteAddr(f.data, base)
+	}
+	if err != nil {
+		ln.Close()
+		srv.Close()
+		return err
+	}
+	defer func() {
+		if err := client.RemoveAddr(f.data, base); err != nil {
+			log.Warn("could not remove the recorded address", "err", err)
+		}
+	}()
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		log.Warn("listening beyond loopback: anyone who can reach this address and has the token sees your agents' plans", "addr", ln.Addr().String())
 	}
@@ -163,12 +192,16 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, where, base, url.QueryEscape(srv.Token))
 	if isDemo {
 		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
-		var opts []client.Option
+		// The agent's connections are its own, closed when it stops: a connection it opened but
+		// never used would otherwise hold the server's graceful shutdown for its full timeout.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		opts := []client.Option{client.WithHTTPClient(&http.Client{Transport: tr})}
 		if tlsCfg != nil {
 			opts = append(opts, client.WithCA(f.tlsCert)) // a self-signed certificate is its own CA
 		}
 		agent := &demo.Agent{API: client.New(base, srv.Token, opts...), Dir: demoDir, PlansDir: f.plansDir}
 		go func() {
+			defer tr.CloseIdleConnections()
 			if err := agent.Run(ctx); err != nil {
 				log.Error("demo agent stopped", "err", err)
 			}

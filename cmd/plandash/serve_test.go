@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -49,6 +50,7 @@ type server struct {
 	base, token string
 	data        string
 	stderr      *syncBuffer
+	stop        func() // stops the server and waits for a clean exit; safe to call twice
 }
 
 var dashboardLine = regexp.MustCompile(`Open the dashboard: (http://[^/\s]+)/\?token=(\S+)`)
@@ -58,18 +60,29 @@ var dashboardLine = regexp.MustCompile(`Open the dashboard: (http://[^/\s]+)/\?t
 func startServer(t *testing.T, cmd string, extra ...string) *server {
 	t.Helper()
 	data := t.TempDir()
-	args := append([]string{cmd, "--addr", "127.0.0.1:0", "--data", data, "--plans-dir", filepath.Join(t.TempDir(), "plans")}, extra...)
+	s := startServerEnv(t, testEnv(t), append([]string{cmd, "--addr", "127.0.0.1:0", "--data", data, "--plans-dir", filepath.Join(t.TempDir(), "plans")}, extra...)...)
+	s.data = data
+	return s
+}
+
+// startServerEnv runs `plandash ARGS…` in process with getenv, as startServer does.
+func startServerEnv(t *testing.T, getenv func(string) string, args ...string) *server {
+	t.Helper()
+	cmd := args[0]
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
-	getenv := testEnv(t)
 	go func() { done <- run(ctx, args, getenv, strings.NewReader(""), &stdout, &stderr) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := receive(t, done, "exit of plandash "+cmd); err != nil {
-			t.Errorf("plandash %s ended with %v\n%s", cmd, err, stderr.String())
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := receive(t, done, "exit of plandash "+cmd); err != nil {
+				t.Errorf("plandash %s ended with %v\n%s", cmd, err, stderr.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(testWait)
 	for {
 		if m := dashboardLine.FindStringSubmatch(stdout.String()); m != nil {
@@ -77,7 +90,7 @@ func startServer(t *testing.T, cmd string, extra ...string) *server {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return &server{base: m[1], token: tok, data: data, stderr: &stderr}
+			return &server{base: m[1], token: tok, stderr: &stderr, stop: stop}
 		}
 		select {
 		case err := <-done:
@@ -219,4 +232,46 @@ func TestDemoShowsItsAgents(t *testing.T) {
 	if n := count(s.page(t, "/approvals"), `[data-testid="approval-row"]`); n < 1 {
 		t.Errorf("the inbox shows %d requests, want the demo's waiting one", n)
 	}
+	// The overview as a browser fetches it, compressed: the goal is 30 KB on the wire.
+	wire, plain := s.wireSize(t, "/")
+	t.Logf("the demo's overview: %d bytes on the wire with gzip, %d bytes uncompressed", wire, plain)
+	if wire > 30<<10 {
+		t.Errorf("the demo's overview is %d bytes on the wire with gzip, want at most 30 KB", wire)
+	}
+}
+
+// wireSize fetches path as a browser does (accepting gzip) and returns the bytes on the wire
+// and the bytes once decompressed.
+func (s *server) wireSize(t *testing.T, path string) (wire, plain int) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Accept", "text/html")
+	req.Header.Set("Accept-Encoding", "gzip")
+	tr := &http.Transport{DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: testWait}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("GET %s: %d, Content-Encoding %q; want 200 gzip", path, resp.StatusCode, resp.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b), len(p)
 }

@@ -101,14 +101,10 @@ func (c *certFiles) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return c.current, nil
 }
 
-// listen listens on addr, with TLS when cfg is not nil, and returns the base URL clients use.
-func listen(addr string, cfg *tls.Config) (net.Listener, string, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, "", fmt.Errorf("listen on %s: %w", addr, err)
-	}
+// secure puts TLS on ln when cfg is not nil, and returns the base URL clients use.
+func secure(ln net.Listener, cfg *tls.Config) (net.Listener, string) {
 	if cfg == nil {
-		return ln, "http://" + ln.Addr().String(), nil
+		return ln, "http://" + ln.Addr().String()
 	}
-	return tls.NewListener(ln, cfg), "https://" + ln.Addr().String(), nil
+	return tls.NewListener(ln, cfg), "https://" + ln.Addr().String()
 }

@@ -61,6 +61,10 @@ func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = 
 // loop (the proxy's sink and broker).
 func WithRetry(r Retry) Option { return func(c *Client) { c.retry = r } }
 
+// WithHTTPClient makes the calls through hc, e.g. one whose idle connections its owner closes
+// when it stops, so a server shutting down does not wait for them.
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
 // New returns a client of the server at baseURL (e.g. http://127.0.0.1:7420) that presents token.
 func New(baseURL, token string, opts ...Option) *Client {
 	c := &Client{

@@ -22,9 +22,9 @@ type Flags struct {
 // Register adds --server, --token and --data to fs. Their defaults are applied by Resolve, not
 // by the flag package, so that a flag given beats the environment, which beats the defaults.
 func (f *Flags) Register(fs *flag.FlagSet) {
-	fs.StringVar(&f.Server, "server", "", "the plandash server (default $PLANDASH_SERVER, else "+DefaultServer+")")
+	fs.StringVar(&f.Server, "server", "", "the plandash server (default $PLANDASH_SERVER, else the address the server recorded in --data, else "+DefaultServer+")")
 	fs.StringVar(&f.Token, "token", "", "the server's token (default $PLANDASH_TOKEN, else the token file in --data)")
-	fs.StringVar(&f.DataDir, "data", "", "the server's data directory, to read its token from (default $XDG_DATA_HOME/plandash, else ~/.local/share/plandash)")
+	fs.StringVar(&f.DataDir, "data", "", "the server's data directory, to read its token and address from (default $XDG_DATA_HOME/plandash, else ~/.local/share/plandash)")
 	fs.StringVar(&f.CA, "ca", "", "trust the certificate authorities in this PEM file for an https:// server, besides the system's (default $PLANDASH_CA)")
 }
 
@@ -37,22 +37,26 @@ type Target struct {
 }
 
 // Resolve decides the server and token the same way for every command: --server, else
-// $PLANDASH_SERVER, else DefaultServer; --token, else $PLANDASH_TOKEN, else the file "token" in
-// --data (default DefaultDataDir). It reads nothing: the token file is read when a call needs it
-// (see ReadToken), because a server started later may create it.
+// $PLANDASH_SERVER, else the address the running server recorded in --data (see AddrFile), else
+// DefaultServer; --token, else $PLANDASH_TOKEN, else the file "token" in --data (default
+// DefaultDataDir). The token file is read only when a call needs it (see ReadToken), because a
+// server started later may create it.
 func Resolve(getenv func(string) string, f Flags) Target {
 	t := Target(f)
+	if t.DataDir == "" {
+		t.DataDir = DefaultDataDir(getenv)
+	}
 	if t.Server == "" {
 		t.Server = getenv("PLANDASH_SERVER")
+	}
+	if t.Server == "" {
+		t.Server = ReadAddr(t.DataDir)
 	}
 	if t.Server == "" {
 		t.Server = DefaultServer
 	}
 	if t.Token == "" {
 		t.Token = getenv("PLANDASH_TOKEN")
-	}
-	if t.DataDir == "" {
-		t.DataDir = DefaultDataDir(getenv)
 	}
 	if t.CA == "" {
 		t.CA = getenv("PLANDASH_CA")

@@ -225,15 +225,7 @@ func (a *Auth) RequirePage(next http.Handler) http.Handler {
 }
 
 func lockedPage(w http.ResponseWriter, why string) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusUnauthorized)
-	fmt.Fprintf(w, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>plandash · locked</title><link rel="stylesheet" href="/static/app.css"></head><body><main><div class="empty" data-testid="locked">
-<h2>This dashboard needs its token</h2><p>%s</p></div></main></body></html>`, htmlEscape(why))
-}
-
-func htmlEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+	writeLocked(w, http.StatusUnauthorized, why)
 }
 
 // LoadOrCreateToken returns the token stored in dir, creating a random one on first use.

@@ -3,8 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/plandash/plandash/internal/dag"
@@ -99,13 +97,11 @@ func toolStatus(s string) dag.Status {
 	return dag.StatusPending
 }
 
-// dagCSS serves the diagram stylesheet, its colours tied to the page's theme.
-func dagCSS(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/css; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	fmt.Fprint(w, ":root { --dag-bg: var(--panel); --dag-border: var(--border); --dag-node-fill: var(--panel); "+
-		"--dag-node-stroke: var(--border); --dag-text: var(--text); }\n")
-	w.Write(dagview.CSS)
+// dagCSS is the diagram stylesheet, its colours tied to the page's theme (served as
+// /static/dag.css with the other static files).
+func dagCSS() []byte {
+	return append([]byte(":root { --dag-bg: var(--panel); --dag-border: var(--border); --dag-node-fill: var(--panel); "+
+		"--dag-node-stroke: var(--border); --dag-text: var(--text); }\n"), dagview.CSS...)
 }
 
 // toolStatuses answers the status of a session's tool calls by id: from the calls the caller

@@ -30,9 +30,7 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 	} else if code == http.StatusNotFound {
 		msg = "There is nothing here: the session or plan does not exist (yet)."
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(code)
-	_ = templates.ErrorPage(code, msg).Render(r.Context(), w)
+	writeErrorPage(w, r, code, msg)
 }
 
 // overview serves GET /.

@@ -12,7 +12,8 @@ import (
 )
 
 // This file is the one place where errors become HTTP answers: every handler, page or API,
-// hands its error to writeProblem or errorPage, which ask status and code.
+// hands its error to writeProblem or errorPage, which ask status and code. A browser that asked
+// for a page gets the error as a page (errorpages.go); everything else gets problem+json.
 
 // Problem is an RFC 9457 problem details body: every JSON error has this shape. Code is the
 // error's kind in words scripts can match; the shared-plan members say which revision lost.
@@ -78,6 +79,10 @@ func writeProblemStatus(w http.ResponseWriter, r *http.Request, log *slog.Logger
 		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		detail = "internal error; the server log has the details"
 	}
+	if wantsHTML(r) {
+		writeErrorPage(w, r, status, pageMessage(status, detail))
+		return
+	}
 	p := Problem{Title: http.StatusText(status), Status: status, Detail: detail, Code: code(err)}
 	var vc *sharedplans.VersionConflictError
 	if errors.As(err, &vc) {
@@ -102,6 +107,18 @@ func writeJSONStatus(w http.ResponseWriter, code int, ctype string, v any) {
 	w.Header().Set("Content-Type", ctype)
 	w.WriteHeader(code)
 	_, _ = w.Write(append(plans.IndentShallow(b, plans.MaxShownDepth), '\n'))
+}
+
+// pageMessage is what an error page says: the error's own words, except where they are meant
+// for a program.
+func pageMessage(status int, detail string) string {
+	switch status {
+	case http.StatusInternalServerError:
+		return "Something went wrong on the server; its log has the details."
+	case http.StatusNotFound:
+		return "There is nothing at this address (" + detail + "): the session, plan or request does not exist, or no longer does."
+	}
+	return detail
 }
 
 // errNoRoute is the answer to a path no route serves.

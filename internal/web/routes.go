@@ -4,8 +4,6 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
-	"github.com/plandash/plandash/web/static"
 )
 
 // routes is every route of the server, in one table. Pages take the session cookie (or the token
@@ -14,16 +12,17 @@ import (
 // cross-site forgery before it reaches a handler.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.Recoverer)
+	r.Use(s.recoverPanics)
 	r.Use(s.checkHost)
 	r.Use(securityHeaders(s.cfg.FrameAncestors))
-	// Sec-Fetch-Site and Origin are checked; non-browser clients (curl, the proxy) send neither.
-	r.Use(http.NewCrossOriginProtection().Handler)
+	r.Use(s.csrf())
+	r.Use(compressPages)
+	r.Use(s.assets.withBase)
+	r.Use(s.loginForm)
 
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
-	r.Get("/static/dag.css", dagCSS)
-	r.Handle("/static/*", http.StripPrefix("/static/", staticFiles()))
+	r.Handle("/static/*", s.assets)
 
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth.RequirePage)
@@ -110,13 +109,6 @@ func (s *Server) routes() http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, errNoRoute(r.URL.Path))
 	})
+	r.MethodNotAllowed(s.methodNotAllowed)
 	return r
-}
-
-func staticFiles() http.Handler {
-	fs := http.FileServerFS(static.FS)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-cache")
-		fs.ServeHTTP(w, r)
-	})
 }

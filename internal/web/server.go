@@ -20,6 +20,7 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/tokens"
+	"github.com/plandash/plandash/web/static"
 )
 
 // Config is how the HTTP side behaves.
@@ -70,6 +71,7 @@ type Server struct {
 	ready       func(context.Context) error
 	metrics     *metrics.Set
 	render      *renderer
+	assets      *assets
 	auth        *Auth
 	streams     *streams
 	handler     http.Handler
@@ -103,6 +105,11 @@ func NewServer(d Deps) *Server {
 		s.auth.WithTokens(d.Tokens)
 	}
 	s.render.waiting = s.waitingBySession
+	a, err := newAssets(static.FS, map[string][]byte{"dag.css": dagCSS()}, d.Log)
+	if err != nil {
+		panic(err) // the files are embedded in the binary: unreadable means a broken build
+	}
+	s.assets = a
 	s.registerTopics()
 	d.Plans.OnCommit(s.sessionsCommitted)
 	d.Gate.OnChange(s.gateChanged)

@@ -46,5 +46,5 @@ startInbox();
 
 // window.plandash.disconnect(ms), .resume() and .seq() let a test (or a curious person) see how the page
 // behaves on a flaky network without breaking the network.
-window.plandash = { disconnect: socket.disconnect, resume: socket.resume, seq: socket.seq };
+window.plandash = { disconnect: socket.disconnect, resume: socket.resume, seq: socket.seq, times: socket.times };
 socket.start();
