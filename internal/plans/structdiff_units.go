@@ -1,0 +1,309 @@
+package plans
+
+import (
+	"cmp"
+	"slices"
+)
+
+// unit is one comparable piece of a revision: an entry, a markdown block or a line. key is what
+// must be equal for two units to be the same unit; text is what a person reads and what is
+// diffed word by word.
+type unit struct {
+	key, text        string
+	kind             string
+	level            int
+	status, priority string
+}
+
+// Similarity pairing: a removed and an added unit whose words overlap at least this much
+// (Dice coefficient) are one unit edited. Up to pairBudget pairs are scored across the whole
+// diff; beyond that, only pairs within one run of changes and near each other are, so a huge
+// rewrite stays fast.
+const (
+	minSimilarity = 0.5
+	pairBudget    = 40_000
+)
+
+// diffUnits is the structured diff of two unit lists. It runs Myers on the keys, so equal units
+// in the same order are kept in O((N+M)·D); then it pairs what was removed with what was added:
+// equal keys elsewhere in the order are moves (when moves is set), similar texts in the same
+// run of changes are edits in place, similar texts elsewhere are moves with an edit.
+func diffUnits(a, b []unit, moves bool) StructuredDiff {
+	ids := make(map[string]int32, len(a)+len(b))
+	intern := func(us []unit) []int32 {
+		out := make([]int32, len(us))
+		for i, u := range us {
+			k := u.kind + "\x00" + u.key
+			id, ok := ids[k]
+			if !ok {
+				id = int32(len(ids))
+				ids[k] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	ia, ib := intern(a), intern(b)
+	spans := diffIDs(ia, ib, unitBudget)
+
+	// The run of changes (hunk) each removed and added unit belongs to.
+	hunkA, hunkB := make([]int32, len(a)), make([]int32, len(b))
+	var removed, added []int
+	hunk := int32(0)
+	for _, s := range spans {
+		switch s.op {
+		case Same:
+			hunk++
+		case Removed:
+			for i := s.a0; i < s.a1; i++ {
+				hunkA[i] = hunk
+				removed = append(removed, i)
+			}
+		case Added:
+			for j := s.b0; j < s.b1; j++ {
+				hunkB[j] = hunk
+				added = append(added, j)
+			}
+		}
+	}
+	pairA := make(map[int]int) // removed index in a → added index in b
+	pairB := make(map[int]int)
+	if moves {
+		pairExact(ia, ib, removed, added, pairA, pairB)
+	}
+	pairSimilar(a, b, removed, added, hunkA, hunkB, moves, pairA, pairB)
+
+	var all []Change
+	var st DiffStats
+	for _, s := range spans {
+		switch s.op {
+		case Same:
+			for k := range s.a1 - s.a0 {
+				i, j := s.a0+k, s.b0+k
+				c := keptChange(a[i], b[j], i, j, ChangeSame)
+				if c.StatusChanged() || c.PriorityChanged() || a[i].text != b[j].text {
+					c.Op = ChangeEdited
+				}
+				all = append(all, c)
+			}
+		case Removed:
+			for i := s.a0; i < s.a1; i++ {
+				if _, ok := pairA[i]; ok {
+					continue // shown where it is now
+				}
+				t, cut := boundText(a[i].text)
+				all = append(all, Change{Op: ChangeRemoved, From: i + 1, Kind: a[i].kind, Level: a[i].level, Text: t, TextCut: cut,
+					OldStatus: a[i].status, Status: a[i].status, OldPriority: a[i].priority, Priority: a[i].priority})
+			}
+		case Added:
+			for j := s.b0; j < s.b1; j++ {
+				i, ok := pairB[j]
+				if !ok {
+					t, cut := boundText(b[j].text)
+					all = append(all, Change{Op: ChangeAdded, To: j + 1, Kind: b[j].kind, Level: b[j].level, Text: t, TextCut: cut,
+						OldStatus: b[j].status, Status: b[j].status, OldPriority: b[j].priority, Priority: b[j].priority})
+					continue
+				}
+				op := ChangeEdited
+				if hunkA[i] != hunkB[j] {
+					op = ChangeMoved
+				}
+				all = append(all, keptChange(a[i], b[j], i, j, op))
+			}
+		}
+	}
+	for _, c := range all {
+		switch c.Op {
+		case ChangeSame:
+			st.Same++
+		case ChangeAdded:
+			st.Added++
+		case ChangeRemoved:
+			st.Removed++
+		case ChangeEdited:
+			st.Edited++
+		case ChangeMoved:
+			st.Moved++
+		}
+	}
+	shown, hidden := collapse(all)
+	return StructuredDiff{Changes: shown, Stats: st, Hidden: hidden}
+}
+
+// keptChange is the change of a unit present in both revisions, with its words diffed when its
+// text changed.
+func keptChange(a, b unit, i, j int, op ChangeOp) Change {
+	c := Change{Op: op, From: i + 1, To: j + 1, Kind: b.kind, Level: b.level,
+		OldStatus: a.status, Status: b.status, OldPriority: a.priority, Priority: b.priority}
+	if a.text != b.text {
+		c.Words, c.WordsHidden = WordDiff(a.text, b.text)
+		if len(c.Words) == 0 {
+			// Only possible when both are empty, which equal texts are; keep the text shown.
+			c.Text = b.text
+		}
+		return c
+	}
+	c.Text, c.TextCut = boundText(b.text)
+	return c
+}
+
+// pairExact pairs removed and added units with equal keys: the same unit, somewhere else.
+// Within one run of changes equal keys cannot both be unmatched (Myers would have kept them),
+// so every such pair is a move. Earlier removed units pair with earlier added ones.
+func pairExact(ia, ib []int32, removed, added []int, pairA, pairB map[int]int) {
+	byID := make(map[int32][]int, len(removed))
+	for _, i := range removed {
+		byID[ia[i]] = append(byID[ia[i]], i)
+	}
+	for _, j := range added {
+		q := byID[ib[j]]
+		if len(q) == 0 {
+			continue
+		}
+		pairA[q[0]], pairB[j] = j, q[0]
+		byID[ib[j]] = q[1:]
+	}
+}
+
+// pairSimilar pairs the still unpaired removed and added units whose words overlap most, best
+// pairs first; in the same run of changes before elsewhere. Without moves only pairs within
+// one run are considered.
+func pairSimilar(a, b []unit, removed, added []int, hunkA, hunkB []int32, moves bool, pairA, pairB map[int]int) {
+	var ra, rb []int
+	for _, i := range removed {
+		if _, ok := pairA[i]; !ok {
+			ra = append(ra, i)
+		}
+	}
+	for _, j := range added {
+		if _, ok := pairB[j]; !ok {
+			rb = append(rb, j)
+		}
+	}
+	if len(ra) == 0 || len(rb) == 0 {
+		return
+	}
+	tok := newTokenSets()
+	wa, wb := make([][]int32, len(ra)), make([][]int32, len(rb))
+	for x, i := range ra {
+		wa[x] = tok.set(a[i].text)
+	}
+	for y, j := range rb {
+		wb[y] = tok.set(b[j].text)
+	}
+	type cand struct {
+		x, y int
+		sim  float64
+		near bool
+	}
+	var cands []cand
+	try := func(x, y int) {
+		i, j := ra[x], rb[y]
+		if a[i].kind != b[j].kind {
+			return
+		}
+		if s := dice(wa[x], wb[y]); s >= minSimilarity {
+			cands = append(cands, cand{x, y, s, hunkA[i] == hunkB[j]})
+		}
+	}
+	if moves && len(ra)*len(rb) <= pairBudget {
+		for x := range ra {
+			for y := range rb {
+				try(x, y)
+			}
+		}
+	} else {
+		// Within each run, compare each removed unit with the added units at about the same
+		// offset in the run, in a window sized to the budget.
+		window := max(pairBudget/max(len(ra), len(rb)), 1)
+		y0 := 0
+		for x := 0; x < len(ra); {
+			h := hunkA[ra[x]]
+			x1 := x
+			for x1 < len(ra) && hunkA[ra[x1]] == h {
+				x1++
+			}
+			for y0 < len(rb) && hunkB[rb[y0]] < h {
+				y0++
+			}
+			y1 := y0
+			for y1 < len(rb) && hunkB[rb[y1]] == h {
+				y1++
+			}
+			for k := x; k < x1; k++ {
+				lo := y0 + max(k-x-window/2, 0)
+				for y := lo; y < min(y1, lo+window); y++ {
+					try(k, y)
+				}
+			}
+			x, y0 = x1, y1
+		}
+	}
+	slices.SortStableFunc(cands, func(p, q cand) int {
+		if p.near != q.near {
+			if p.near {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(q.sim, p.sim); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.x, q.x)
+	})
+	for _, c := range cands {
+		i, j := ra[c.x], rb[c.y]
+		if _, ok := pairA[i]; ok {
+			continue
+		}
+		if _, ok := pairB[j]; ok {
+			continue
+		}
+		pairA[i], pairB[j] = j, i
+	}
+}
+
+// collapse bounds a full change list for showing: unchanged runs keep contextUnits units next
+// to a change and fold the rest into one Skipped change; after MaxChanges changes the list
+// stops and the rest are counted.
+func collapse(all []Change) ([]Change, int) {
+	var out []Change
+	shown, hidden := 0, 0
+	for k := 0; k < len(all); {
+		if all[k].Op != ChangeSame {
+			if shown < MaxChanges {
+				out = append(out, all[k])
+				shown++
+			} else {
+				hidden++
+			}
+			k++
+			continue
+		}
+		end := k
+		for end < len(all) && all[end].Op == ChangeSame {
+			end++
+		}
+		if shown >= MaxChanges {
+			k = end
+			continue
+		}
+		lead, trail := contextUnits, contextUnits
+		if k == 0 {
+			lead = 0 // nothing before to give context to
+		}
+		if end == len(all) {
+			trail = 0
+		}
+		if end-k <= lead+trail+1 {
+			out = append(out, all[k:end]...)
+		} else {
+			out = append(out, all[k:k+lead]...)
+			first := all[k+lead]
+			out = append(out, Change{Op: ChangeSkipped, From: first.From, To: first.To, Count: end - k - lead - trail})
+			out = append(out, all[end-trail:end]...)
+		}
+		k = end
+	}
+	return out, hidden
+}
