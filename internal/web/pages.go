@@ -143,7 +143,7 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 	for i, l := range h.Diff {
 		diff[i] = line{string(rune(l.Op)), l.Text}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"revisions": h.Revisions, "from": h.From, "to": h.To, "diff": diff})
+	writeJSON(w, http.StatusOK, map[string]any{"revisions": h.Revisions, "from": h.From, "to": h.To, "diff": diff, "changes": h.Changes})
 }
 
 func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
@@ -172,6 +172,7 @@ func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
 	// Revisions are numbered from 1 and stored densely, so revision n is revs[n-1].
 	from, to := revs[h.From-1].Plan, revs[h.To-1].Plan
 	h.Diff = plans.Diff(from.Lines(), to.Lines())
+	h.Changes = plans.StructDiff(from, to)
 	if from.Kind == plans.KindDAG && to.Kind == plans.KindDAG {
 		a, errA := s.render.dags.get(from)
 		b, errB := s.render.dags.get(to)

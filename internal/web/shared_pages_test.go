@@ -129,12 +129,13 @@ func TestSharedPlanPageEditAndConflict(t *testing.T) {
 	if src := text(all(doc, `[data-testid="history-entry"]`)[0]); !strings.Contains(src, "edited here") {
 		t.Errorf("newest history entry %q does not say it was edited here", src)
 	}
-	var ops []string
-	for _, l := range all(doc, `[data-testid="shared-diff"] [data-testid="diff-line"]`) {
-		ops = append(ops, attr(l, "data-op")+text(l))
+	author := one(t, doc, `[data-testid="shared-diff"] [data-testid="diff-field"][data-field="author"]`)
+	if text(one(t, author, "del")) != "architect" || text(one(t, author, "ins")) != "alice" {
+		t.Errorf("author change = %q", text(author))
 	}
-	if diff := strings.Join(ops, "|"); !strings.Contains(diff, "- author: architect") || !strings.Contains(diff, "+ line 2") || !strings.Contains(diff, "- line two") {
-		t.Errorf("diff = %s", diff)
+	edited := one(t, doc, `[data-testid="shared-diff"] [data-testid="diff-change"][data-op="edited"]`)
+	if text(one(t, edited, "del")) != "two" || text(one(t, edited, "ins")) != "2" {
+		t.Errorf("edited paragraph = %q", text(edited))
 	}
 
 	// Someone else writes revision 3; a save of the draft opened at revision 2 is refused and
