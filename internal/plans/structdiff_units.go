@@ -81,7 +81,7 @@ func diffUnits(a, b []unit, moves bool) StructuredDiff {
 			for k := range s.a1 - s.a0 {
 				i, j := s.a0+k, s.b0+k
 				c := keptChange(a[i], b[j], i, j, ChangeSame)
-				if c.StatusChanged() || c.PriorityChanged() || a[i].text != b[j].text {
+				if a[i].status != b[j].status || a[i].priority != b[j].priority || a[i].text != b[j].text {
 					c.Op = ChangeEdited
 				}
 				all = append(all, c)
@@ -166,101 +166,124 @@ func pairExact(ia, ib []int32, removed, added []int, pairA, pairB map[int]int) {
 }
 
 // pairSimilar pairs the still unpaired removed and added units whose words overlap most, best
-// pairs first; in the same run of changes before elsewhere. Without moves only pairs within
-// one run are considered.
+// pairs first: first within each run of changes (edits in place), then, when moves is set,
+// across runs (moved and edited). Scoring is bounded by pairBudget pairs per pass.
 func pairSimilar(a, b []unit, removed, added []int, hunkA, hunkB []int32, moves bool, pairA, pairB map[int]int) {
-	var ra, rb []int
+	p := pairer{a: a, b: b, pairA: pairA, pairB: pairB, tok: newTokenSets(),
+		setA: make(map[int][]int32), setB: make(map[int][]int32)}
+	ra, rb := p.unpaired(removed, added)
+	if len(ra) == 0 || len(rb) == 0 {
+		return
+	}
+	// Within each run, compare each removed unit with the added units at about the same
+	// offset in the run, in a window sized to the budget.
+	window := max(pairBudget/max(len(ra), len(rb)), 1)
+	y0 := 0
+	for x := 0; x < len(ra); {
+		h := hunkA[ra[x]]
+		x1 := x
+		for x1 < len(ra) && hunkA[ra[x1]] == h {
+			x1++
+		}
+		for y0 < len(rb) && hunkB[rb[y0]] < h {
+			y0++
+		}
+		y1 := y0
+		for y1 < len(rb) && hunkB[rb[y1]] == h {
+			y1++
+		}
+		for k := x; k < x1; k++ {
+			lo := y0 + max(k-x-window/2, 0)
+			for y := lo; y < min(y1, lo+window); y++ {
+				p.try(ra[k], rb[y])
+			}
+		}
+		x, y0 = x1, y1
+	}
+	p.assign()
+	if !moves {
+		return
+	}
+	ra, rb = p.unpaired(ra, rb)
+	if len(ra)*len(rb) > pairBudget {
+		return
+	}
+	for _, i := range ra {
+		for _, j := range rb {
+			p.try(i, j)
+		}
+	}
+	p.assign()
+}
+
+// pairer scores candidate pairs of one diff, caching each unit's word set.
+type pairer struct {
+	a, b         []unit
+	pairA, pairB map[int]int
+	tok          *tokenSets
+	setA, setB   map[int][]int32
+	cands        []cand
+}
+
+type cand struct {
+	i, j int
+	sim  float64
+}
+
+func (p *pairer) unpaired(removed, added []int) (ra, rb []int) {
 	for _, i := range removed {
-		if _, ok := pairA[i]; !ok {
+		if _, ok := p.pairA[i]; !ok {
 			ra = append(ra, i)
 		}
 	}
 	for _, j := range added {
-		if _, ok := pairB[j]; !ok {
+		if _, ok := p.pairB[j]; !ok {
 			rb = append(rb, j)
 		}
 	}
-	if len(ra) == 0 || len(rb) == 0 {
+	return ra, rb
+}
+
+func (p *pairer) try(i, j int) {
+	if p.a[i].kind != p.b[j].kind {
 		return
 	}
-	tok := newTokenSets()
-	wa, wb := make([][]int32, len(ra)), make([][]int32, len(rb))
-	for x, i := range ra {
-		wa[x] = tok.set(a[i].text)
+	sa, ok := p.setA[i]
+	if !ok {
+		sa = p.tok.set(p.a[i].text)
+		p.setA[i] = sa
 	}
-	for y, j := range rb {
-		wb[y] = tok.set(b[j].text)
+	sb, ok := p.setB[j]
+	if !ok {
+		sb = p.tok.set(p.b[j].text)
+		p.setB[j] = sb
 	}
-	type cand struct {
-		x, y int
-		sim  float64
-		near bool
+	if s := dice(sa, sb); s >= minSimilarity {
+		p.cands = append(p.cands, cand{i, j, s})
 	}
-	var cands []cand
-	try := func(x, y int) {
-		i, j := ra[x], rb[y]
-		if a[i].kind != b[j].kind {
-			return
-		}
-		if s := dice(wa[x], wb[y]); s >= minSimilarity {
-			cands = append(cands, cand{x, y, s, hunkA[i] == hunkB[j]})
-		}
-	}
-	if moves && len(ra)*len(rb) <= pairBudget {
-		for x := range ra {
-			for y := range rb {
-				try(x, y)
-			}
-		}
-	} else {
-		// Within each run, compare each removed unit with the added units at about the same
-		// offset in the run, in a window sized to the budget.
-		window := max(pairBudget/max(len(ra), len(rb)), 1)
-		y0 := 0
-		for x := 0; x < len(ra); {
-			h := hunkA[ra[x]]
-			x1 := x
-			for x1 < len(ra) && hunkA[ra[x1]] == h {
-				x1++
-			}
-			for y0 < len(rb) && hunkB[rb[y0]] < h {
-				y0++
-			}
-			y1 := y0
-			for y1 < len(rb) && hunkB[rb[y1]] == h {
-				y1++
-			}
-			for k := x; k < x1; k++ {
-				lo := y0 + max(k-x-window/2, 0)
-				for y := lo; y < min(y1, lo+window); y++ {
-					try(k, y)
-				}
-			}
-			x, y0 = x1, y1
-		}
-	}
-	slices.SortStableFunc(cands, func(p, q cand) int {
-		if p.near != q.near {
-			if p.near {
-				return -1
-			}
-			return 1
-		}
-		if c := cmp.Compare(q.sim, p.sim); c != 0 {
+}
+
+// assign pairs the candidates greedily, most similar first (earlier units first on a tie).
+func (p *pairer) assign() {
+	slices.SortFunc(p.cands, func(x, y cand) int {
+		if c := cmp.Compare(y.sim, x.sim); c != 0 {
 			return c
 		}
-		return cmp.Compare(p.x, q.x)
+		if c := cmp.Compare(x.i, y.i); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.j, y.j)
 	})
-	for _, c := range cands {
-		i, j := ra[c.x], rb[c.y]
-		if _, ok := pairA[i]; ok {
+	for _, c := range p.cands {
+		if _, ok := p.pairA[c.i]; ok {
 			continue
 		}
-		if _, ok := pairB[j]; ok {
+		if _, ok := p.pairB[c.j]; ok {
 			continue
 		}
-		pairA[i], pairB[j] = j, i
+		p.pairA[c.i], p.pairB[c.j] = c.j, c.i
 	}
+	p.cands = p.cands[:0]
 }
 
 // collapse bounds a full change list for showing: unchanged runs keep contextUnits units next
@@ -280,8 +303,10 @@ func collapse(all []Change) ([]Change, int) {
 			k++
 			continue
 		}
-		end := k
-		for end < len(all) && all[end].Op == ChangeSame {
+		// A run of unchanged units is one only while it is contiguous in both revisions: a
+		// unit moved away from between two kept ones splits it.
+		end := k + 1
+		for end < len(all) && all[end].Op == ChangeSame && all[end].From == all[end-1].From+1 && all[end].To == all[end-1].To+1 {
 			end++
 		}
 		if shown >= MaxChanges {

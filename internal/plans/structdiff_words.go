@@ -74,14 +74,35 @@ func WordDiff(a, b string) (runs []WordChange, hidden int) {
 		}
 	}
 	flush()
-	out = mergeRuns(out)
-	if len(out) > maxWordChanges {
-		for _, r := range out[maxWordChanges:] {
-			hidden += countWords(r.Text)
+	return boundRuns(mergeRuns(out))
+}
+
+// boundRuns keeps the first maxWordChanges runs and 2·maxChangeText bytes of text, cutting the
+// run that crosses the byte bound on a rune boundary, and counts the words left out.
+func boundRuns(rs []WordChange) ([]WordChange, int) {
+	hidden, size := 0, 0
+	for k, r := range rs {
+		if k == maxWordChanges || size >= 2*maxChangeText {
+			for _, r := range rs[k:] {
+				hidden += countWords(r.Text)
+			}
+			return rs[:k:k], hidden
 		}
-		out = out[:maxWordChanges:maxWordChanges]
+		if size+len(r.Text) > 2*maxChangeText {
+			i := 2*maxChangeText - size
+			for i > 0 && !runeStart(r.Text[i]) {
+				i--
+			}
+			hidden += countWords(r.Text[i:])
+			rs[k].Text = r.Text[:i]
+			for _, r := range rs[k+1:] {
+				hidden += countWords(r.Text)
+			}
+			return rs[: k+1 : k+1], hidden
+		}
+		size += len(r.Text)
 	}
-	return out, hidden
+	return rs, hidden
 }
 
 // mergeRuns joins neighbouring runs with the same operation (absorbed spaces can leave a
