@@ -73,77 +73,138 @@ func diffUnits(a, b []unit, moves bool) StructuredDiff {
 	}
 	pairSimilar(a, b, removed, added, hunkA, hunkB, moves, pairA, pairB)
 
-	var all []Change
-	var st DiffStats
+	// Every unit of b that is in a too, by Myers or by pairing: matchB[j] is its index in a.
+	matchB := make([]int, len(b))
+	for j := range matchB {
+		matchB[j] = -1
+	}
 	for _, s := range spans {
-		switch s.op {
-		case Same:
+		if s.op == Same {
 			for k := range s.a1 - s.a0 {
-				i, j := s.a0+k, s.b0+k
-				c := keptChange(a[i], b[j], i, j, ChangeSame)
-				if a[i].status != b[j].status || a[i].priority != b[j].priority || a[i].text != b[j].text {
-					c.Op = ChangeEdited
-				}
-				all = append(all, c)
-			}
-		case Removed:
-			for i := s.a0; i < s.a1; i++ {
-				if _, ok := pairA[i]; ok {
-					continue // shown where it is now
-				}
-				t, cut := boundText(a[i].text)
-				all = append(all, Change{Op: ChangeRemoved, From: i + 1, Kind: a[i].kind, Level: a[i].level, Text: t, TextCut: cut,
-					OldStatus: a[i].status, Status: a[i].status, OldPriority: a[i].priority, Priority: a[i].priority})
-			}
-		case Added:
-			for j := s.b0; j < s.b1; j++ {
-				i, ok := pairB[j]
-				if !ok {
-					t, cut := boundText(b[j].text)
-					all = append(all, Change{Op: ChangeAdded, To: j + 1, Kind: b[j].kind, Level: b[j].level, Text: t, TextCut: cut,
-						OldStatus: b[j].status, Status: b[j].status, OldPriority: b[j].priority, Priority: b[j].priority})
-					continue
-				}
-				op := ChangeEdited
-				if hunkA[i] != hunkB[j] {
-					op = ChangeMoved
-				}
-				all = append(all, keptChange(a[i], b[j], i, j, op))
+				matchB[s.b0+k] = s.a0 + k
 			}
 		}
 	}
-	for _, c := range all {
-		switch c.Op {
-		case ChangeSame:
-			st.Same++
-		case ChangeAdded:
-			st.Added++
-		case ChangeRemoved:
-			st.Removed++
-		case ChangeEdited:
-			st.Edited++
-		case ChangeMoved:
-			st.Moved++
-		}
+	for j, i := range pairB {
+		matchB[j] = i
 	}
+	all, st := emitChanges(a, b, matchB, moves)
 	shown, hidden := collapse(all)
+	// Words are diffed only for what is shown: a huge rewrite costs MaxChanges word diffs.
+	for k, c := range shown {
+		if (c.Op == ChangeEdited || c.Op == ChangeMoved) && a[c.From-1].text != b[c.To-1].text {
+			shown[k].Words, shown[k].WordsHidden = WordDiff(a[c.From-1].text, b[c.To-1].text)
+		}
+	}
 	return StructuredDiff{Changes: shown, Stats: st, Hidden: hidden}
 }
 
-// keptChange is the change of a unit present in both revisions, with its words diffed when its
-// text changed.
+// emitChanges lists the changes in b's order. The matched units that keep their relative order
+// (the longest increasing run of their old positions) stay in place; the other matched units
+// are moved, so a single entry dragged to the top is one move, not every other entry shifted.
+// A removed unit is listed right after the in-place unit it followed in a.
+func emitChanges(a, b []unit, matchB []int, moves bool) ([]Change, DiffStats) {
+	anchor := inPlace(matchB)
+	if !moves {
+		// Lines are only ever paired within a run of changes, in order: all are in place.
+		for j, i := range matchB {
+			anchor[j] = i >= 0
+		}
+	}
+	matchedA := make([]bool, len(a))
+	for _, i := range matchB {
+		if i >= 0 {
+			matchedA[i] = true
+		}
+	}
+	// nextAnchor[j] is the old position of the first in-place unit after b[j] (len(a) if none).
+	nextAnchor := make([]int, len(b)+1)
+	nextAnchor[len(b)] = len(a)
+	for j := len(b) - 1; j >= 0; j-- {
+		nextAnchor[j] = nextAnchor[j+1]
+		if anchor[j] {
+			nextAnchor[j] = matchB[j]
+		}
+	}
+	all := make([]Change, 0, max(len(a), len(b)))
+	var st DiffStats
+	r := 0
+	flushRemoved := func(limit int) {
+		for ; r < len(a) && r < limit; r++ {
+			if matchedA[r] {
+				continue
+			}
+			t, cut := boundText(a[r].text)
+			all = append(all, Change{Op: ChangeRemoved, From: r + 1, Kind: a[r].kind, Level: a[r].level, Text: t, TextCut: cut,
+				OldStatus: a[r].status, Status: a[r].status, OldPriority: a[r].priority, Priority: a[r].priority})
+			st.Removed++
+		}
+	}
+	flushRemoved(nextAnchor[0])
+	for j := range b {
+		i := matchB[j]
+		switch {
+		case i < 0:
+			t, cut := boundText(b[j].text)
+			all = append(all, Change{Op: ChangeAdded, To: j + 1, Kind: b[j].kind, Level: b[j].level, Text: t, TextCut: cut,
+				OldStatus: b[j].status, Status: b[j].status, OldPriority: b[j].priority, Priority: b[j].priority})
+			st.Added++
+		case !anchor[j]:
+			all = append(all, keptChange(a[i], b[j], i, j, ChangeMoved))
+			st.Moved++
+		default:
+			op := ChangeSame
+			if a[i].status != b[j].status || a[i].priority != b[j].priority || a[i].text != b[j].text {
+				op = ChangeEdited
+				st.Edited++
+			} else {
+				st.Same++
+			}
+			all = append(all, keptChange(a[i], b[j], i, j, op))
+			flushRemoved(nextAnchor[j+1])
+		}
+	}
+	flushRemoved(len(a))
+	return all, st
+}
+
+// inPlace marks the matched units of b that form a longest run whose old positions increase
+// (patience-style longest increasing subsequence, O(n log n)); ties keep earlier units.
+func inPlace(matchB []int) []bool {
+	var tails []int // tails[k]: index in b of the smallest old position ending a run of k+1
+	prev := make([]int, len(matchB))
+	for j, i := range matchB {
+		prev[j] = -1
+		if i < 0 {
+			continue
+		}
+		k, _ := slices.BinarySearchFunc(tails, i, func(t, target int) int { return cmp.Compare(matchB[t], target) })
+		if k > 0 {
+			prev[j] = tails[k-1]
+		}
+		if k == len(tails) {
+			tails = append(tails, j)
+		} else {
+			tails[k] = j
+		}
+	}
+	out := make([]bool, len(matchB))
+	if len(tails) > 0 {
+		for j := tails[len(tails)-1]; j >= 0; j = prev[j] {
+			out[j] = true
+		}
+	}
+	return out
+}
+
+// keptChange is the change of a unit present in both revisions. Its words are diffed later,
+// for the changes shown; its text is kept when it did not change.
 func keptChange(a, b unit, i, j int, op ChangeOp) Change {
 	c := Change{Op: op, From: i + 1, To: j + 1, Kind: b.kind, Level: b.level,
 		OldStatus: a.status, Status: b.status, OldPriority: a.priority, Priority: b.priority}
-	if a.text != b.text {
-		c.Words, c.WordsHidden = WordDiff(a.text, b.text)
-		if len(c.Words) == 0 {
-			// Only possible when both are empty, which equal texts are; keep the text shown.
-			c.Text = b.text
-		}
-		return c
+	if a.text == b.text {
+		c.Text, c.TextCut = boundText(b.text)
 	}
-	c.Text, c.TextCut = boundText(b.text)
 	return c
 }
 
@@ -178,6 +239,9 @@ func pairSimilar(a, b []unit, removed, added []int, hunkA, hunkB []int32, moves 
 	// Within each run, compare each removed unit with the added units at about the same
 	// offset in the run, in a window sized to the budget.
 	window := max(pairBudget/max(len(ra), len(rb)), 1)
+	if !moves {
+		window = 1 // the k-th removed with the k-th added only: pairs never cross
+	}
 	y0 := 0
 	for x := 0; x < len(ra); {
 		h := hunkA[ra[x]]
