@@ -53,7 +53,25 @@ func TestHistoryDiffReadsAsChanges(t *testing.T) {
 	p.do(click(`[data-testid="revisions"] [data-testid="revision"]:first-child [data-testid="revision-link"]`))
 	p.wait("revision 1 shown", `document.querySelector('[data-testid="revision"][aria-current="true"]') !== null &&
 		document.querySelector('[data-testid="revision"][aria-current="true"]').textContent.includes("rev 1")`)
-	if got := p.eval(`document.querySelector('[data-testid="diff-summary"]').textContent`); got != "No changes between these revisions." {
+	if got := p.eval(`document.querySelector('[data-testid="diff-summary"]').textContent`); got != "No changes." {
 		p.fail("revision 1 against itself reads %q", got)
 	}
+}
+
+// On the gate, an edit shows "your changes" under the editor as it is typed, the same diff the
+// decided page shows; discarding the edit hides it.
+func TestGateEditShowsYourChanges(t *testing.T) {
+	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	id := a.submit(threeSteps)
+	p := openPage(t, a, "/approvals/"+id)
+	if got := p.eval(`String(document.querySelector('[data-testid="edit-diff"]').hidden)`); got != "true" {
+		p.fail("an unedited plan shows a diff")
+	}
+	editFirstEntry(p, "Read the code twice")
+	p.wait("your changes, word by word", `(() => { const d = document.querySelector('[data-testid="edit-diff"]');
+		const ins = d && d.querySelector('[data-testid="diff-change"][data-op="edited"] ins');
+		return !d.hidden && ins !== null && ins.textContent.trim() === "twice"; })()`)
+	shootGate(t, p, "gate-your-changes")
+	p.do(click(`[data-testid="discard-changes"]`))
+	p.wait("the diff hidden again", `document.querySelector('[data-testid="edit-diff"]').hidden`)
 }

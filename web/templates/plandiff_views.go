@@ -9,7 +9,7 @@ import (
 // diffSummary is the first line of a diff: what changed, in words.
 func diffSummary(d plans.StructuredDiff) string {
 	if d.Empty() {
-		return "No changes between these revisions."
+		return "No changes."
 	}
 	return "Changes: " + d.Summary() + "."
 }
@@ -95,4 +95,14 @@ func orNone(s string) string {
 		return "none"
 	}
 	return priorityLabel(s)
+}
+
+// editDiff is what a refused edit on the gate changes: the plan as submitted against the
+// person's version.
+func editDiff(p ApprovalPage) plans.StructuredDiff {
+	if p.Edit == nil {
+		return plans.StructuredDiff{}
+	}
+	r := p.Request
+	return plans.StructDiff(r.Plan.Plan(r.SessionID), p.Edit.Plan(r.SessionID))
 }
