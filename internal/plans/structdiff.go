@@ -49,6 +49,14 @@ type FieldChange struct {
 	To   string `json:"to"`
 }
 
+// NewFieldChange records that a plan-level value changed, each side cut to a readable length
+// (a title or an address can be anything an agent sent).
+func NewFieldChange(name, from, to string) FieldChange {
+	f, _ := boundText(from)
+	t, _ := boundText(to)
+	return FieldChange{Name: name, From: f, To: t}
+}
+
 // DiffStats counts the changes of a diff by kind.
 type DiffStats struct {
 	Added   int `json:"added"`
@@ -164,7 +172,7 @@ func StructDiff(a, b Plan) StructuredDiff {
 		fields = append(fields, FieldChange{"kind", string(a.Kind), string(b.Kind)})
 	}
 	if a.URI != b.URI && a.Kind == KindFile && b.Kind == KindFile {
-		fields = append(fields, FieldChange{"file", a.URI, b.URI})
+		fields = append(fields, NewFieldChange("file", a.URI, b.URI))
 	}
 	var d StructuredDiff
 	switch {

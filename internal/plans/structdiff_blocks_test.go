@@ -83,6 +83,11 @@ func TestStructDiffKinds(t *testing.T) {
 			}
 		})
 	}
+	// A plan-level value is bounded like any text shown.
+	long := Plan{Kind: KindFile, URI: "file:///" + strings.Repeat("é", 10_000)}
+	if d := StructDiff(Plan{Kind: KindFile, URI: "file:///a"}, long); len(d.Fields) != 1 || len(d.Fields[0].To) > maxChangeText {
+		t.Errorf("a long address is shown whole: %d bytes", len(d.Fields[0].To))
+	}
 	// The JSON line that changed is edited word by word, not removed and added.
 	d := StructDiff(dagA, dagB)
 	if d.Stats.Edited != 1 || d.Stats.Added+d.Stats.Removed != 0 {

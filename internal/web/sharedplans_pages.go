@@ -139,7 +139,7 @@ func sharedDiff(a, b sharedplans.HistoryEntry) plans.StructuredDiff {
 			{"title", a.Title, b.Title}, {"author", a.Author, b.Author}, {"status", a.Status, b.Status},
 		} {
 			if f.from != f.to {
-				fields = append(fields, plans.FieldChange{Name: f.name, From: f.from, To: f.to})
+				fields = append(fields, plans.NewFieldChange(f.name, f.from, f.to))
 			}
 		}
 	}
