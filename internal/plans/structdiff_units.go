@@ -29,11 +29,12 @@ const (
 // equal keys elsewhere in the order are moves (when moves is set), similar texts in the same
 // run of changes are edits in place, similar texts elsewhere are moves with an edit.
 func diffUnits(a, b []unit, moves bool) StructuredDiff {
-	ids := make(map[string]int32, len(a)+len(b))
+	type kindKey struct{ kind, key string }
+	ids := make(map[kindKey]int32, len(a)+len(b))
 	intern := func(us []unit) []int32 {
 		out := make([]int32, len(us))
 		for i, u := range us {
-			k := u.kind + "\x00" + u.key
+			k := kindKey{u.kind, u.key}
 			id, ok := ids[k]
 			if !ok {
 				id = int32(len(ids))
