@@ -53,8 +53,9 @@ func TestHistoryDiffReadsAsChanges(t *testing.T) {
 	p.do(click(`[data-testid="revisions"] [data-testid="revision"]:first-child [data-testid="revision-link"]`))
 	p.wait("revision 1 shown", `document.querySelector('[data-testid="revision"][aria-current="true"]') !== null &&
 		document.querySelector('[data-testid="revision"][aria-current="true"]').textContent.includes("rev 1")`)
-	if got := p.eval(`document.querySelector('[data-testid="diff-summary"]').textContent`); got != "No changes." {
-		p.fail("revision 1 against itself reads %q", got)
+	// The first revision shows what the plan started with.
+	if got := p.eval(`document.querySelector('[data-testid="diff-summary"]').textContent`); got != "Changes: 5 added." || !evalAs[bool](p, exists(`[data-testid="first-revision"]`)) {
+		p.fail("revision 1 reads %q", got)
 	}
 }
 

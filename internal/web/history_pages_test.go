@@ -81,6 +81,12 @@ func TestHistoryStructuredDiff(t *testing.T) {
 		t.Error("the revision shown is not marked current")
 	}
 
+	// Revision 1 shows what the plan started with: everything added.
+	_, doc = ts.page(t, "/sessions/h1/plans/main/history?from=1&to=1")
+	if len(all(doc, `[data-testid=first-revision]`)) != 1 || len(all(doc, `[data-testid=diff-change][data-op=added]`)) != 5 {
+		t.Error("revision 1 does not show the plan it started with")
+	}
+
 	// A markdown plan diffs by block: the heading edited word by word, the task ticked.
 	_, doc = ts.page(t, "/sessions/h1/plans/design/history")
 	if d := one(t, doc, `[data-testid=plan-diff]`); attr(d, "data-mode") != "blocks" {

@@ -173,6 +173,11 @@ func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
 	from, to := revs[h.From-1].Plan, revs[h.To-1].Plan
 	h.Diff = plans.Diff(from.Lines(), to.Lines())
 	h.Changes = plans.StructDiff(from, to)
+	if h.From == 1 && h.To == 1 {
+		// The first revision against nothing: what the plan started with, all of it new.
+		h.First = true
+		h.Changes = plans.StructDiff(plans.Plan{Kind: to.Kind, Type: to.Type}, to)
+	}
 	if from.Kind == plans.KindDAG && to.Kind == plans.KindDAG {
 		a, errA := s.render.dags.get(from)
 		b, errB := s.render.dags.get(to)

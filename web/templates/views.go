@@ -92,6 +92,7 @@ type HistoryPage struct {
 	From, To  int
 	Diff      []plans.DiffLine     // the line diff the JSON API has always served
 	Changes   plans.StructuredDiff // what the page shows
+	First     bool                 // revision 1 alone: Changes is all of it, added
 	DAGDiff   *dag.PlanDiff        // calls added, removed and changed, for tool-call plans
 }
 
