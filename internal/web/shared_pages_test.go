@@ -185,6 +185,14 @@ func TestSharedPlanPageEditAndConflict(t *testing.T) {
 	if code != 200 || len(all(doc, `[data-testid="shared-removed"]`)) != 1 || len(all(doc, `[data-testid="history-entry"]`)) != 3 {
 		t.Fatalf("deleted plan page: %d", code)
 	}
+	// The removal is a state to compare too: the plan's text all removed.
+	if l := all(doc, `[data-testid="history-entry"] a.rev-label`); len(l) == 0 || text(l[0]) != "deleted" {
+		t.Error("the deletion is not a link to its changes")
+	}
+	field := one(t, doc, `[data-testid="shared-diff"] [data-testid="diff-field"][data-field="plan"]`)
+	if text(one(t, field, "ins")) != "deleted" || len(all(doc, `[data-testid="shared-diff"] [data-op="removed"]`)) == 0 {
+		t.Errorf("the deletion's diff reads %q", text(field))
+	}
 }
 
 func TestSharedNewPlanAndPreview(t *testing.T) {

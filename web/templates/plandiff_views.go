@@ -106,3 +106,11 @@ func editDiff(p ApprovalPage) plans.StructuredDiff {
 	r := p.Request
 	return plans.StructDiff(r.Plan.Plan(r.SessionID), p.Edit.Plan(r.SessionID))
 }
+
+// sharedRevLabel names a shared plan's recorded state in its history list.
+func sharedRevLabel(r SharedRevision) string {
+	if r.Removed {
+		return "deleted"
+	}
+	return fmt.Sprintf("rev %d", r.Revision)
+}
