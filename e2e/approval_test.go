@@ -230,7 +230,7 @@ func TestApprovalModifyItemsPlan(t *testing.T) {
 	if r.Status != approval.Modified || strings.Join(got, "|") != strings.Join(want, "|") || r.Decision.Comment != "Change first, then read" || r.Decision.By != "local user" {
 		p.fail("the waiting client received %s %+v\nentries %v\nwant    %v", r.Status, r.Decision, got, want)
 	}
-	if n := count(p, `[data-testid="decision-diff"] [data-op="+"]`); n == 0 {
+	if n := count(p, `[data-testid="decision-diff"] [data-testid="diff-change"][data-op="added"]`); n == 0 {
 		p.fail("no diff shown for the modified plan")
 	}
 	shootGate(t, p, "approval-modified")

@@ -79,57 +79,92 @@ func Diff(a, b []string) []DiffLine {
 		}
 		return out
 	}
-	d := &myers{la: a, lb: b, a: intern(a), b: intern(b), out: make([]DiffLine, 0, max(len(a), len(b)))}
+	out := make([]DiffLine, 0, max(len(a), len(b)))
+	for _, s := range diffIDs(intern(a), intern(b), 0) {
+		switch s.op {
+		case Same, Removed:
+			for _, l := range a[s.a0:s.a1] {
+				out = append(out, DiffLine{s.op, l})
+			}
+		case Added:
+			for _, l := range b[s.b0:s.b1] {
+				out = append(out, DiffLine{s.op, l})
+			}
+		}
+	}
+	groupChanges(out)
+	return out
+}
+
+// span is one run of an edit script: a[a0:a1] kept as b[b0:b1] (Same), a[a0:a1] removed, or
+// b[b0:b1] added. The structured diff works on these index ranges rather than on lines.
+type span struct {
+	op             DiffOp
+	a0, a1, b0, b1 int
+}
+
+// diffIDs diffs two sequences of interned ids. budget bounds the search (in diagonal steps;
+// 0 means unbounded): when it runs out, what is left of a range is reported as removed and
+// added whole, so the script stays correct but may not be minimal. That keeps a diff of two
+// large, entirely different inputs from taking (N+M)·D time.
+func diffIDs(a, b []int32, budget int) []span {
+	d := &myers{a: a, b: b, budget: budget, limited: budget > 0}
 	d.compare(0, len(a), 0, len(b))
-	groupChanges(d.out)
 	return d.out
 }
 
-// myers holds one diff's inputs (lines and their interned ids, compared as integers) and the
-// two V arrays of the middle-snake search, reused across the recursion.
+// myers holds one diff's inputs (interned ids, compared as integers), the two V arrays of the
+// middle-snake search, reused across the recursion, and what is left of its budget.
 type myers struct {
-	la, lb []string
-	a, b   []int32
-	v1, v2 []int
-	out    []DiffLine
+	a, b    []int32
+	v1, v2  []int
+	out     []span
+	budget  int
+	limited bool
 }
 
-func (d *myers) emit(op DiffOp, lines []string) {
-	for _, l := range lines {
-		d.out = append(d.out, DiffLine{op, l})
+// emit appends a run, merging it into the previous one when they continue each other.
+func (d *myers) emit(op DiffOp, a0, a1, b0, b1 int) {
+	if a0 == a1 && b0 == b1 {
+		return
 	}
+	if n := len(d.out); n > 0 && d.out[n-1].op == op && d.out[n-1].a1 == a0 && d.out[n-1].b1 == b0 {
+		d.out[n-1].a1, d.out[n-1].b1 = a1, b1
+		return
+	}
+	d.out = append(d.out, span{op, a0, a1, b0, b1})
 }
 
 // compare diffs a[a0:a1] against b[b0:b1], appending to d.out in order.
 func (d *myers) compare(a0, a1, b0, b1 int) {
-	s := a0
+	s, sb := a0, b0
 	for a0 < a1 && b0 < b1 && d.a[a0] == d.b[b0] {
 		a0++
 		b0++
 	}
-	d.emit(Same, d.la[s:a0])
-	e := a1
+	d.emit(Same, s, a0, sb, b0)
+	e, eb := a1, b1
 	for a1 > a0 && b1 > b0 && d.a[a1-1] == d.b[b1-1] {
 		a1--
 		b1--
 	}
 	switch {
 	case a0 == a1:
-		d.emit(Added, d.lb[b0:b1])
+		d.emit(Added, a0, a0, b0, b1)
 	case b0 == b1:
-		d.emit(Removed, d.la[a0:a1])
+		d.emit(Removed, a0, a1, b0, b0)
 	default:
 		x, y, ok := d.bisect(a0, a1, b0, b1)
 		if !ok {
-			// Nothing in common: the whole range is replaced.
-			d.emit(Removed, d.la[a0:a1])
-			d.emit(Added, d.lb[b0:b1])
+			// Nothing in common (or no budget left): the whole range is replaced.
+			d.emit(Removed, a0, a1, b0, b0)
+			d.emit(Added, a1, a1, b0, b1)
 			break
 		}
 		d.compare(a0, x, b0, y)
 		d.compare(x, a1, y, b1)
 	}
-	d.emit(Same, d.la[a1:e])
+	d.emit(Same, a1, e, b1, eb)
 }
 
 // bisect finds the middle snake of a[a0:a1] and b[b0:b1] (both non-empty, first and last
@@ -156,6 +191,11 @@ func (d *myers) bisect(a0, a1, b0, b1 int) (x, y int, ok bool) {
 	// Diagonals that ran off the grid are skipped from then on.
 	var k1start, k1end, k2start, k2end int
 	for dd := 0; dd < maxD; dd++ {
+		if d.limited {
+			if d.budget -= 2*dd + 2; d.budget < 0 {
+				return 0, 0, false
+			}
+		}
 		for k1 := -dd + k1start; k1 <= dd-k1end; k1 += 2 {
 			i := off + k1
 			var x1 int

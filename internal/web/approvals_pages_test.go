@@ -115,7 +115,7 @@ func TestApprovalPageForms(t *testing.T) {
 	if resp.StatusCode != 409 || len(notice) != 1 || !strings.Contains(text(notice[0]), "ann modified it first") {
 		t.Fatalf("stale form: %d", resp.StatusCode)
 	}
-	if len(all(doc, `[data-testid=decide-form]`)) != 0 || len(all(doc, `[data-testid=decision-diff] [data-op="+"]`)) == 0 {
+	if len(all(doc, `[data-testid=decide-form]`)) != 0 || len(all(doc, `[data-testid=decision-diff] [data-testid=diff-change][data-op=added]`)) == 0 {
 		t.Fatal("the decided page still offers the form, or shows no diff")
 	}
 

@@ -126,7 +126,7 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 		next = plans.RevisionCursor(h.Revisions[len(h.Revisions)-1]).String()
 		w.Header().Set("Link", "<"+h.Older+`>; rel="next"`)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"revisions": h.Revisions, "newest": h.Newest, "next": next, "from": h.From, "to": h.To, "diff": diff})
+	writeJSON(w, http.StatusOK, map[string]any{"revisions": h.Revisions, "newest": h.Newest, "next": next, "from": h.From, "to": h.To, "diff": diff, "changes": h.Changes})
 }
 
 // historyData loads what the history page shows and no more: one page of the revision list
@@ -176,6 +176,12 @@ func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
 	}
 	from, to := fromRev.Plan, toRev.Plan
 	h.Diff = plans.Diff(from.Lines(), to.Lines())
+	h.Changes = plans.StructDiff(from, to)
+	if h.From == 1 && h.To == 1 {
+		// The first revision against nothing: what the plan started with, all of it new.
+		h.First = true
+		h.Changes = plans.StructDiff(plans.Plan{Kind: to.Kind, Type: to.Type}, to)
+	}
 	if from.Kind == plans.KindDAG && to.Kind == plans.KindDAG {
 		a, errA := s.render.dags.get(from)
 		b, errB := s.render.dags.get(to)

@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/approvals/acp/answer", s.acpAnswerForm)
 		r.Get("/approvals/{id}", s.approvalPage)
 		r.Post("/approvals/{id}/decide", s.approvalDecideForm)
+		r.Post("/approvals/{id}/diff", s.approvalEditDiff)
 
 		r.Get("/shared", s.sharedListPage)
 		r.Get("/shared/-/new", s.sharedNewPage)

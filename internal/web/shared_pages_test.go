@@ -129,12 +129,13 @@ func TestSharedPlanPageEditAndConflict(t *testing.T) {
 	if src := text(all(doc, `[data-testid="history-entry"]`)[0]); !strings.Contains(src, "edited here") {
 		t.Errorf("newest history entry %q does not say it was edited here", src)
 	}
-	var ops []string
-	for _, l := range all(doc, `[data-testid="shared-diff"] [data-testid="diff-line"]`) {
-		ops = append(ops, attr(l, "data-op")+text(l))
+	author := one(t, doc, `[data-testid="shared-diff"] [data-testid="diff-field"][data-field="author"]`)
+	if text(one(t, author, "del")) != "architect" || text(one(t, author, "ins")) != "alice" {
+		t.Errorf("author change = %q", text(author))
 	}
-	if diff := strings.Join(ops, "|"); !strings.Contains(diff, "- author: architect") || !strings.Contains(diff, "+ line 2") || !strings.Contains(diff, "- line two") {
-		t.Errorf("diff = %s", diff)
+	edited := one(t, doc, `[data-testid="shared-diff"] [data-testid="diff-change"][data-op="edited"]`)
+	if text(one(t, edited, "del")) != "two" || text(one(t, edited, "ins")) != "2" {
+		t.Errorf("edited paragraph = %q", text(edited))
 	}
 
 	// Someone else writes revision 3; a save of the draft opened at revision 2 is refused and
@@ -183,6 +184,14 @@ func TestSharedPlanPageEditAndConflict(t *testing.T) {
 	code, doc = ts.page(t, "/shared/release")
 	if code != 200 || len(all(doc, `[data-testid="shared-removed"]`)) != 1 || len(all(doc, `[data-testid="history-entry"]`)) != 3 {
 		t.Fatalf("deleted plan page: %d", code)
+	}
+	// The removal is a state to compare too: the plan's text all removed.
+	if l := all(doc, `[data-testid="history-entry"] a.rev-label`); len(l) == 0 || text(l[0]) != "deleted" {
+		t.Error("the deletion is not a link to its changes")
+	}
+	field := one(t, doc, `[data-testid="shared-diff"] [data-testid="diff-field"][data-field="plan"]`)
+	if text(one(t, field, "ins")) != "deleted" || len(all(doc, `[data-testid="shared-diff"] [data-op="removed"]`)) == 0 {
+		t.Errorf("the deletion's diff reads %q", text(field))
 	}
 }
 

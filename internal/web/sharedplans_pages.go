@@ -127,19 +127,38 @@ func (s *Server) sharedPlanData(ctx context.Context, name string, q url.Values) 
 		if okA && okB {
 			ra, rb := revisionView(a), revisionView(b)
 			v.From, v.To = &ra, &rb
-			v.Diff = plans.Diff(entryLines(a), entryLines(b))
+			v.Diff = sharedDiff(a, b)
 		}
 	}
 	return v, nil
 }
 
-// entryLines is a recorded state as the lines a person compares: the metadata, then the text.
-func entryLines(e sharedplans.HistoryEntry) []string {
-	if e.Removed {
-		return []string{"(plan deleted)"}
+// sharedDiff compares two recorded states of a shared plan: its title, author and status, then
+// its text block by block. A deleted state has no text, so re-creating a plan shows all of it
+// added.
+func sharedDiff(a, b sharedplans.HistoryEntry) plans.StructuredDiff {
+	content := func(e sharedplans.HistoryEntry) string {
+		if e.Removed {
+			return ""
+		}
+		return e.Content
 	}
-	return append([]string{"title: " + e.Title, "author: " + e.Author, "status: " + e.Status, ""},
-		strings.Split(e.Content, "\n")...)
+	d := plans.MarkdownDiff(content(a), content(b))
+	var fields []plans.FieldChange
+	if a.Removed != b.Removed {
+		state := map[bool]string{false: "present", true: "deleted"}
+		fields = append(fields, plans.FieldChange{Name: "plan", From: state[a.Removed], To: state[b.Removed]})
+	} else if !a.Removed {
+		for _, f := range []struct{ name, from, to string }{
+			{"title", a.Title, b.Title}, {"author", a.Author, b.Author}, {"status", a.Status, b.Status},
+		} {
+			if f.from != f.to {
+				fields = append(fields, plans.NewFieldChange(f.name, f.from, f.to))
+			}
+		}
+	}
+	d.Fields = append(fields, d.Fields...)
+	return d
 }
 
 // sharedForm reads the editor's form. Browsers send textarea line breaks as CRLF; plans are
@@ -210,7 +229,7 @@ func (s *Server) sharedEditorFailed(w http.ResponseWriter, r *http.Request, draf
 			Draft: templates.SharedPlan{Name: draft.Name, Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content}}
 		curEntry := sharedplans.HistoryEntry{Title: cur.Title, Author: cur.Author, Status: cur.Status, Content: cur.Content, Removed: !ok}
 		c.Current.Removed = !ok
-		c.Diff = plans.Diff(entryLines(curEntry), entryLines(sharedplans.HistoryEntry{Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content}))
+		c.Diff = sharedDiff(curEntry, sharedplans.HistoryEntry{Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content})
 		v.Conflict = c
 		draft.Revision = cur.Revision // saving again is a deliberate overwrite of what was shown
 	} else {

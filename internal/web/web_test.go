@@ -357,11 +357,11 @@ func TestSessionAndHistoryPages(t *testing.T) {
 	}
 	_, doc = ts.page(t, "/sessions/s1/plans/main/history?from=1&to=2")
 	var added, removed int
-	for _, l := range all(doc, `[data-testid=diff-line]`) {
+	for _, l := range all(doc, `[data-testid=plan-diff] [data-testid=diff-change]`) {
 		switch attr(l, "data-op") {
-		case "+":
+		case "added":
 			added++
-		case "-":
+		case "removed":
 			removed++
 		}
 	}

@@ -151,13 +151,12 @@ func decidedBy(r approval.Request) string {
 	return d.By
 }
 
-func planDiff(r approval.Request) []plans.DiffLine {
+// planDiff is what the person changed: the plan as submitted against the plan as decided.
+func planDiff(r approval.Request) plans.StructuredDiff {
 	if r.Decision == nil || r.Decision.Plan == nil {
-		return nil
+		return plans.StructuredDiff{}
 	}
-	before := r.Plan.Plan(r.SessionID)
-	after := r.Decision.Plan.Plan(r.SessionID)
-	return plans.Diff(before.Lines(), after.Lines())
+	return plans.StructDiff(r.Plan.Plan(r.SessionID), r.Decision.Plan.Plan(r.SessionID))
 }
 
 func afterView(r approval.Request) PlanView {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates/dagview"
@@ -91,8 +93,25 @@ type HistoryPage struct {
 	Older     string               // the URL of the next (older) page of revisions; empty on the last
 	Newer     string               // the URL of the first page, when this is a later one
 	From, To  int
-	Diff      []plans.DiffLine
-	DAGDiff   *dag.PlanDiff // calls added, removed and changed, for tool-call plans
+	Diff      []plans.DiffLine     // the line diff the JSON API has always served
+	Changes   plans.StructuredDiff // what the page shows
+	First     bool                 // revision 1 alone: Changes is all of it, added
+	DAGDiff   *dag.PlanDiff        // calls added, removed and changed, for tool-call plans
+}
+
+// revisionURL is the history page comparing revision rev with the one before it (the first
+// revision with itself).
+func revisionURL(h HistoryPage, rev int) templ.SafeURL {
+	return templ.SafeURL(fmt.Sprintf("/sessions/%s/plans/%s/history?from=%d&to=%d",
+		urlPath(h.Session.ID), urlPath(h.PlanID), max(rev-1, 1), rev))
+}
+
+// currentRev marks the revision shown, for assistive technology and the page's style.
+func currentRev(shown bool) templ.Attributes {
+	if shown {
+		return templ.Attributes{"aria-current": "true"}
+	}
+	return nil
 }
 
 // Element ids shared by pages and the socket.

@@ -19,10 +19,12 @@ export function startEdits() {
   const original = tpl ? tpl.content.cloneNode(true) : body.cloneNode(true);
   const pristine = serial(original);
   const part = (id) => form.querySelector('[data-testid="' + id + '"]');
+  const showDiff = editDiff(form);
 
   const update = () => {
     const edited = serial(body) !== pristine;
     form.dataset.edited = edited ? "true" : "false";
+    showDiff(edited);
     const approve = part("approve");
     if (approve) { approve.hidden = edited; approve.disabled = edited; }
     ["approve-changes", "discard-changes", "edit-note"].forEach((id) => { const el = part(id); if (el) el.hidden = !edited; });
@@ -46,6 +48,41 @@ export function startEdits() {
 export function approveNow() {
   const form = document.getElementById("decide-form");
   submitWith(form && form.dataset.edited === "true" ? "approve-changes" : "approve");
+}
+
+// editDiff keeps "Your changes" under the editor current while the plan is edited. The server
+// renders it, the same structured diff the decided page shows, so no diff code lives here.
+// Typing is debounced, and an answer to an older edit is dropped.
+function editDiff(form) {
+  const box = form.querySelector('[data-testid="edit-diff"]');
+  const out = box && box.querySelector('[data-testid="edit-diff-body"]');
+  if (!out) return () => {};
+  let timer = null, pending = null, shown = null;
+  const render = () => {
+    const data = new URLSearchParams(new FormData(form));
+    data.delete("action");
+    const key = data.toString();
+    if (key === shown) return;
+    if (pending) pending.abort();
+    const ctl = pending = new AbortController();
+    fetch(box.dataset.diffUrl, { method: "POST", body: data, credentials: "same-origin", signal: ctl.signal })
+      .then((r) => {
+        if (!r.ok) throw new Error("diff: HTTP " + r.status);
+        return r.text();
+      }).then((html) => {
+        if (ctl !== pending) return;
+        out.innerHTML = html;
+        box.dataset.state = "ok";
+        shown = key;
+      }).catch((e) => {
+        if (e.name !== "AbortError") box.dataset.state = "error";
+      });
+  };
+  return (edited) => {
+    box.hidden = !edited;
+    clearTimeout(timer);
+    if (edited) timer = setTimeout(render, 200);
+  };
 }
 
 // serial is the plan a set of editor fields says, as text; entries are trimmed as the server
