@@ -109,7 +109,7 @@ func planModeAgent(r *run) error {
 	r.say("Waiting for your approval on the dashboard before I start.")
 	decision, _, comment := r.askApproval("Migrate sessions to Redis", map[string]any{"type": "markdown", "markdown": planMarkdown})
 	switch decision {
-	case "rejected":
+	case "rejected", "changes_requested":
 		r.say("Understood, not starting. Reason given: " + comment)
 		return r.err
 	case "modified":
