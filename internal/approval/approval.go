@@ -41,6 +41,9 @@ const (
 	ChangesRequested Status = "changes_requested"
 )
 
+// Words is the status as a sentence says it: "changes requested".
+func (s Status) Words() string { return strings.ReplaceAll(string(s), "_", " ") }
+
 // Refused reports whether the status tells the agent not to run its plan.
 func (s Status) Refused() bool { return s == Rejected || s == ChangesRequested }
 

@@ -113,9 +113,9 @@ func (e *DecidedError) Error() string {
 	}
 	if d.Expired {
 		return fmt.Sprintf("the deadline passed at %s with no decision, so the default outcome applied: %s",
-			d.At.UTC().Format(time.RFC3339), e.Request.Status)
+			d.At.UTC().Format(time.RFC3339), e.Request.Status.Words())
 	}
-	return fmt.Sprintf("already %s by %s at %s", e.Request.Status, d.By, d.At.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("already %s by %s at %s", e.Request.Status.Words(), d.By, d.At.UTC().Format(time.RFC3339))
 }
 
 // Unwrap makes the error a domain conflict, so it maps to 409 with everything else.
