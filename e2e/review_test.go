@@ -155,3 +155,37 @@ func TestReviewCommentReachesWaitingAgents(t *testing.T) {
 	checkA11y(p, axeSource(t), "a revision with the previous review")
 	shootGate(t, p, "review-revision")
 }
+
+// A markdown plan's rendered blocks point at their source lines, and a DAG's calls are
+// offered by id: both reach the agent with the text they quote.
+func TestReviewMarkdownLineAndCall(t *testing.T) {
+	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	md := a.submit(`{"title":"Release notes","agent":"gemini","plan":{"type":"markdown","markdown":"# Release 2.4\n\nThe parser is **faster**.\n\n- Parser is faster\n- New ` + "`--json`" + ` flag\n  - nested item\n"}}`)
+	decided := a.await(md)
+	p := openPage(t, a, "/approvals/"+md)
+	pin := `[data-testid="plan-markdown"] li:nth-child(2) > [data-testid="comment-on"]`
+	p.wait("a pin on the list item with a sub-list", exists(pin)+` && document.querySelector(`+js(pin)+`).dataset.target === "line:6"`)
+	p.do(click(`[data-testid="plan-markdown"] li:first-child > [data-testid="comment-on"]`))
+	p.wait("the composer on line 5", `document.querySelector('[data-testid="review-target"]').value === "line:5"`)
+	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="review-text"]`), "Say by how much"))
+	// Not added as a draft: the composer's text is sent with the decision all the same.
+	p.do(click(`[data-testid="request-changes"]`))
+	got := a.decision(decided)
+	if fb := got.Decision.Feedback; len(fb) != 1 || fb[0].Line != 5 || fb[0].Quote != "- Parser is faster" || fb[0].Comment != "Say by how much" {
+		t.Fatalf("markdown review: %+v", got.Decision)
+	}
+
+	dag := a.submit(`{"title":"Fetch and write","agent":"codex","plan":{"type":"dag","calls":[{"_id":"read","_tool":"fs.read","path":"a.txt"},{"_id":"write","_tool":"fs.write","path":"b.txt"}]}}`)
+	decided = a.await(dag)
+	p.do(chromedp.Navigate(a.url("/approvals/" + dag)))
+	p.waitConn("live")
+	p.wait("the calls offered", exists(`[data-testid="review-target"] option[value="call:write"]`)+` && `+exists(`details[data-node-id="write"] [data-testid="comment-on"]`))
+	p.do(chromedp.SetValue(chromedp.CSS(`[data-testid="review-target"]`), "call:write"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="review-text"]`), "Write to a temp file first"), click(`[data-testid="review-add"]`))
+	p.wait("the draft", exists(`[data-testid="review-draft"][data-target="call:write"]`))
+	p.do(click(`[data-testid="request-changes"]`))
+	got = a.decision(decided)
+	if fb := got.Decision.Feedback; len(fb) != 1 || fb[0].CallID != "write" || fb[0].Quote != "fs.write" {
+		t.Fatalf("DAG review: %+v", got.Decision)
+	}
+}

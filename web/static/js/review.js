@@ -143,7 +143,11 @@ function markTargets(select, pick) {
     if (!own) return;
     for (let i = from; i < lines.length; i++) {
       if (lines[i].text && (lines[i].text.startsWith(own.slice(0, 40)) || own.startsWith(lines[i].text.slice(0, 40)))) {
-        el.appendChild(button(lines[i].value, lines[i].value.replace(":", " ")));
+        const b = button(lines[i].value, lines[i].value.replace(":", " "));
+        const nested = Array.from(el.children).find((c) => c.tagName === "UL" || c.tagName === "OL");
+        if (el.tagName === "PRE") el.insertAdjacentElement("afterend", b); // not inside the code
+        else if (nested) el.insertBefore(b, nested); // beside the item's own text, above its sub-list
+        else el.appendChild(b);
         from = i + 1;
         return;
       }
