@@ -107,3 +107,27 @@ func TestReviewAPI(t *testing.T) {
 		t.Fatalf("late approval: %d %s", code, raw)
 	}
 }
+
+// FuzzFeedbackForm: the decision form's comment pairs are read or refused, never panic; what
+// is read has text and a known target.
+func FuzzFeedbackForm(f *testing.F) {
+	f.Add("entry:2", "split it", "plan", "")
+	f.Add("line:x", "a", "call:", "b")
+	f.Add("", "", "weird", "c")
+	f.Fuzz(func(t *testing.T, t1, c1, t2, c2 string) {
+		out, err := feedbackFromForm(url.Values{"c_target": {t1, t2}, "c_text": {c1, c2}})
+		if err != nil {
+			return
+		}
+		for _, c := range out {
+			if strings.TrimSpace(c.Comment) == "" || c.Comment != strings.TrimSpace(c.Comment) {
+				t.Fatalf("comment text %q", c.Comment)
+			}
+			switch c.Target {
+			case approval.TargetPlan, approval.TargetEntry, approval.TargetLine, approval.TargetCall:
+			default:
+				t.Fatalf("target %q read", c.Target)
+			}
+		}
+	})
+}
