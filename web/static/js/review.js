@@ -94,7 +94,15 @@ function count(box, list) {
   if (!b) return;
   const n = list.children.length;
   b.dataset.count = String(n);
-  b.setAttribute("aria-label", n ? "Request changes (" + n + (n === 1 ? " comment)" : " comments)") : "Request changes");
+  // The count shows on the button itself, so the reviewer sees what the key sends.
+  let c = b.querySelector(".review-count");
+  if (!c) {
+    c = document.createElement("span");
+    c.className = "review-count";
+    c.dataset.testid = "review-count";
+    b.insertBefore(c, b.querySelector("kbd"));
+  }
+  c.textContent = n ? "(" + n + ") " : "";
 }
 
 function hasTarget(select, value) {
