@@ -80,7 +80,7 @@ func approvalCmd(ctx context.Context, args []string, getenv func(string) string,
 	} else {
 		printDecision(stdout, r)
 	}
-	if r.Status == approval.Rejected {
+	if r.Status.Refused() {
 		return exitCode(3)
 	}
 	return nil
@@ -124,7 +124,10 @@ func printDecision(w io.Writer, r approval.Request) {
 		by = "the deadline (nobody decided; default outcome)"
 	}
 	fmt.Fprintf(w, "%s by %s at %s\n", r.Status, by, d.At.Local().Format(time.DateTime))
-	if d.Comment != "" {
+	switch {
+	case d.FeedbackText != "":
+		fmt.Fprintln(w, d.FeedbackText)
+	case d.Comment != "":
 		fmt.Fprintf(w, "comment: %s\n", d.Comment)
 	}
 	if r.Status != approval.Modified || d.Plan == nil {

@@ -103,6 +103,9 @@ type PermissionOption struct {
 type PermissionOutcome struct {
 	Outcome  string `json:"outcome"`
 	OptionID string `json:"optionId,omitempty"`
+	// Feedback is what the person said with a rejection on the dashboard. It is not a field of
+	// ACP's outcome: the proxy sends it in the outcome's _meta (FeedbackMeta).
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // CancelParams is a session/cancel notification.
@@ -364,4 +367,11 @@ func DecodeCancelRequestParams(params json.RawMessage) (CancelRequestParams, err
 	default:
 		return CancelRequestParams{RequestID: v}, nil
 	}
+}
+
+// FeedbackMeta is the _meta that carries the dashboard's feedback with a selected outcome:
+// {"plandash": {"feedback": "…"}}.
+func FeedbackMeta(feedback string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"plandash": map[string]string{"feedback": feedback}})
+	return b
 }

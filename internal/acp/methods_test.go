@@ -33,7 +33,7 @@ func TestDecodeMethods(t *testing.T) {
 		{"session/new result", wrap(DecodeNewSessionResult), `{"sessionId":"s1","modes":null}`, NewSessionResult{SessionID: "s1"}},
 		{"session/new result null", wrap(DecodeNewSessionResult), ` null `, NewSessionResult{}},
 		{"session/load", wrap(DecodeLoadSessionParams), `{"sessionId":"s1","cwd":"/p","mcpServers":[]}`, LoadSessionParams{SessionID: "s1", Cwd: "/p"}},
-		{"outcome selected", wrap(DecodePermissionOutcome), `{"outcome":{"outcome":"selected","optionId":"allow"}}`, PermissionOutcome{"selected", "allow"}},
+		{"outcome selected", wrap(DecodePermissionOutcome), `{"outcome":{"outcome":"selected","optionId":"allow"}}`, PermissionOutcome{Outcome: "selected", OptionID: "allow"}},
 		{"outcome cancelled", wrap(DecodePermissionOutcome), `{"outcome":{"outcome":"cancelled"}}`, PermissionOutcome{Outcome: "cancelled"}},
 		{"outcome future", wrap(DecodePermissionOutcome), `{"outcome":{"outcome":"_deferred"}}`, PermissionOutcome{Outcome: "_deferred"}},
 		{"session/cancel", wrap(DecodeCancelParams), `{"sessionId":"s1"}`, CancelParams{SessionID: "s1"}},

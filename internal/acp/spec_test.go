@@ -171,7 +171,7 @@ func TestSpecExamples(t *testing.T) {
 		if err != nil || pp.ToolCall.ToolCallID != "call_001" || len(pp.Options) != 2 {
 			t.Errorf("permission = %+v, %v", pp, err)
 		}
-		for f, want := range map[string]PermissionOutcome{"s08_outcome_selected": {"selected", "allow-once"}, "s08_outcome_cancelled": {Outcome: "cancelled"}} {
+		for f, want := range map[string]PermissionOutcome{"s08_outcome_selected": {Outcome: "selected", OptionID: "allow-once"}, "s08_outcome_cancelled": {Outcome: "cancelled"}} {
 			o, err := DecodePermissionOutcome(one(t, "spec/"+f+".json").Result)
 			if err != nil || o != want {
 				t.Errorf("%s = %+v, %v", f, o, err)
@@ -260,7 +260,7 @@ func TestGoSDKExchange(t *testing.T) {
 		t.Errorf("permission = %+v, %v", pp, err)
 	}
 	o, err := DecodePermissionOutcome(plain[12].Result)
-	if err != nil || o != (PermissionOutcome{"selected", "allow"}) {
+	if err != nil || o != (PermissionOutcome{Outcome: "selected", OptionID: "allow"}) {
 		t.Errorf("outcome = %+v, %v", o, err)
 	}
 }

@@ -212,7 +212,11 @@ func cursorOutcome(o acp.PermissionOutcome) acp.CursorPlanOutcome {
 	case o.Outcome == "selected" && o.OptionID == cursorAcceptOption:
 		return acp.CursorPlanOutcome{Outcome: acp.CursorAccepted}
 	case o.Outcome == "selected" && o.OptionID == cursorRejectOption:
-		return acp.CursorPlanOutcome{Outcome: acp.CursorRejected, Reason: "Rejected on the plandash dashboard"}
+		reason := "Rejected on the plandash dashboard"
+		if o.Feedback != "" {
+			reason += ": " + o.Feedback // Cursor's reject has a reason: the feedback goes there
+		}
+		return acp.CursorPlanOutcome{Outcome: acp.CursorRejected, Reason: reason}
 	}
 	return acp.CursorPlanOutcome{Outcome: acp.CursorCancelled}
 }

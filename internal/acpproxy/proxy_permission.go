@@ -331,9 +331,14 @@ func (pp *pendingPerm) resultFrame(o acp.PermissionOutcome) []byte {
 }
 
 func resultFrame(id json.RawMessage, o acp.PermissionOutcome) []byte {
-	outcome := map[string]string{"outcome": o.Outcome}
+	outcome := map[string]any{"outcome": o.Outcome}
 	if o.Outcome == "selected" {
 		outcome["optionId"] = o.OptionID
+		// SelectedPermissionOutcome's _meta carries the dashboard's feedback with a rejection:
+		// the schema's place for it, read by agents that look and ignored by the rest.
+		if o.Feedback != "" {
+			outcome["_meta"] = acp.FeedbackMeta(o.Feedback)
+		}
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"outcome": outcome}})
 	return b

@@ -74,7 +74,7 @@ func (b *RemoteBroker) Resolved(id json.RawMessage, r Resolution) {
 	b.mu.Unlock()
 	end := client.PermissionEnd{Stream: b.Stream, ID: id, By: r.By}
 	if r.Outcome.Outcome != "" {
-		end.Outcome = &client.Outcome{Outcome: r.Outcome.Outcome, OptionID: r.Outcome.OptionID}
+		end.Outcome = &client.Outcome{Outcome: r.Outcome.Outcome, OptionID: r.Outcome.OptionID, Feedback: r.Outcome.Feedback}
 	}
 	if err := b.api.EndPermission(context.Background(), end); err != nil {
 		b.Log.Warn("plandash: could not tell the dashboard a permission request ended", "err", err)
@@ -163,7 +163,7 @@ func (b *RemoteBroker) deliver(a client.PermissionAnswer) {
 	if !ok {
 		return // ended meanwhile; Resolved has told the server
 	}
-	if err := o.answer(acp.PermissionOutcome{Outcome: a.Outcome.Outcome, OptionID: a.Outcome.OptionID}); err != nil {
+	if err := o.answer(acp.PermissionOutcome{Outcome: a.Outcome.Outcome, OptionID: a.Outcome.OptionID, Feedback: a.Outcome.Feedback}); err != nil {
 		b.Log.Info("plandash: the dashboard's answer came too late or did not fit", "err", err)
 	}
 }

@@ -22,6 +22,9 @@ const (
 	Approve Action = "approve"
 	Modify  Action = "modify"
 	Reject  Action = "reject"
+	// RequestChanges rejects the plan with a review: comments on its entries, lines or calls
+	// that the agent reads to revise it. A request that allows Reject allows it.
+	RequestChanges Action = "request_changes"
 )
 
 // Status is where a request stands.
@@ -33,7 +36,16 @@ const (
 	Approved Status = "approved"
 	Modified Status = "modified"
 	Rejected Status = "rejected"
+	// ChangesRequested is a rejection with a review: the agent revises the plan and submits it
+	// again; the next request of the session shows which comments it addressed.
+	ChangesRequested Status = "changes_requested"
 )
+
+// Words is the status as a sentence says it: "changes requested".
+func (s Status) Words() string { return strings.ReplaceAll(string(s), "_", " ") }
+
+// Refused reports whether the status tells the agent not to run its plan.
+func (s Status) Refused() bool { return s == Rejected || s == ChangesRequested }
 
 // Status is the status a decision with this action leaves the request in.
 func (a Action) Status() Status {
@@ -42,6 +54,8 @@ func (a Action) Status() Status {
 		return Approved
 	case Modify:
 		return Modified
+	case RequestChanges:
+		return ChangesRequested
 	}
 	return Rejected
 }
@@ -146,12 +160,18 @@ type Request struct {
 	Seq uint64 `json:"seq"`
 	// Fingerprint identifies the submission, so a retry with the same id is recognised.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Revises is the request whose review this one answers: named by the agent, or the
+	// session's previous request when that one ended with changes requested.
+	Revises string `json:"revises,omitempty"`
 }
 
 // Allows reports whether the request lets a person take action a.
 func (r Request) Allows(a Action) bool { return allows(r.Options, a) }
 
 func allows(options []Action, a Action) bool {
+	if a == RequestChanges {
+		a = Reject // a review is a rejection that says more
+	}
 	for _, o := range options {
 		if o == a {
 			return true
@@ -204,7 +224,9 @@ func (p PlanBody) Size() int {
 func (r Request) Decided() bool { return r.Status != Pending }
 
 // Decision is how a request was decided. Plan is what the agent runs: the request's plan as it
-// was (approve) or as the person changed it (modify); it is absent on reject.
+// was (approve) or as the person changed it (modify); it is absent on reject and on request
+// changes, whose Feedback lists the reviewer's comments and FeedbackText renders them (with the
+// overall Comment) for agents that read only text.
 type Decision struct {
 	Action  Action    `json:"action"`
 	By      string    `json:"by"`
@@ -214,6 +236,9 @@ type Decision struct {
 	Expired bool      `json:"expired,omitempty"` // nobody decided in time: the default outcome
 	Rule    string    `json:"rule,omitempty"`    // the auto-approve rule that decided
 	Key     string    `json:"key,omitempty"`     // the decider's idempotency key
+
+	Feedback     []Comment `json:"feedback,omitempty"`
+	FeedbackText string    `json:"feedbackText,omitempty"`
 }
 
 // Submission is what an agent sends to create a request.
@@ -230,6 +255,9 @@ type Submission struct {
 	Deadline  time.Time `json:"deadline,omitzero"` // absolute; or Timeout
 	Timeout   Duration  `json:"timeout,omitempty"` // relative: "15m" or seconds
 	Default   Action    `json:"default,omitempty"` // approve or reject (the default: fail closed)
+	// Revises names the request whose requested changes this plan answers; optional within a
+	// session, where the session's previous request is found by itself.
+	Revises string `json:"revises,omitempty"`
 }
 
 // DecisionInput is a person's decision as the gate receives it.
@@ -237,6 +265,8 @@ type DecisionInput struct {
 	Action  Action    `json:"action"`
 	Plan    *PlanBody `json:"plan,omitempty"` // the modified plan (modify only)
 	Comment string    `json:"comment,omitempty"`
+	// Feedback is the review's comments (request changes only).
+	Feedback []Comment `json:"feedback,omitempty"`
 	// Key makes a decision idempotent: repeating a decision with the key of the one that won
 	// returns it again instead of a conflict (a double-click, a retried request).
 	Key string `json:"key,omitempty"`
@@ -292,6 +322,7 @@ const (
 	EventApproved     = "approved"
 	EventModified     = "modified"
 	EventRejected     = "rejected"
+	EventChanges      = "changes_requested"
 	EventExpired      = "expired"
 	EventAutoApproved = "auto-approved"
 	EventRuleAdded    = "rule-added"

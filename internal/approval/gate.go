@@ -114,9 +114,9 @@ func (e *DecidedError) Error() string {
 	}
 	if d.Expired {
 		return fmt.Sprintf("the deadline passed at %s with no decision, so the default outcome applied: %s",
-			d.At.UTC().Format(time.RFC3339), e.Request.Status)
+			d.At.UTC().Format(time.RFC3339), e.Request.Status.Words())
 	}
-	return fmt.Sprintf("already %s by %s at %s", e.Request.Status, d.By, d.At.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("already %s by %s at %s", e.Request.Status.Words(), d.By, d.At.UTC().Format(time.RFC3339))
 }
 
 // Unwrap makes the error a domain conflict, so it maps to 409 with everything else.
@@ -145,6 +145,9 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 	}
 	rules, err := g.store.Rules(ctx, false)
 	if err != nil {
+		return Request{}, false, err
+	}
+	if r.Revises, err = g.revises(ctx, r, sub.Revises); err != nil {
 		return Request{}, false, err
 	}
 	// The credential that asked, when it was a per-agent token; the agent's name is beside it.
@@ -180,6 +183,28 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 	return stored, true, nil
 }
 
+// revises finds the request r answers: the one the agent named, which must exist, or the
+// session's previous request when it ended with changes requested; g.mu is held.
+func (g *Gate) revises(ctx context.Context, r Request, named string) (string, error) {
+	if named = strings.TrimSpace(named); named != "" {
+		if _, err := g.store.Get(ctx, named); err != nil {
+			if errs.KindOf(err) == errs.NotFound {
+				return "", errs.Errorf(errs.Invalid, "revises names request %q, which does not exist", named)
+			}
+			return "", err
+		}
+		return named, nil
+	}
+	if r.SessionID == "" {
+		return "", nil
+	}
+	prev, ok, err := g.store.LatestInSession(ctx, r.SessionID, r.Created)
+	if err != nil || !ok || prev.Status != ChangesRequested {
+		return "", err
+	}
+	return prev.ID, nil
+}
+
 // Decide records a person's decision. Exactly one decision wins: every later one gets a
 // *DecidedError (a conflict) carrying the winner, unless it repeats the winner's Key.
 func (g *Gate) Decide(ctx context.Context, id string, in DecisionInput) (Request, error) {
@@ -212,10 +237,16 @@ func (g *Gate) Decide(ctx context.Context, id string, in DecisionInput) (Request
 		plan = &p
 	case action == Modify && plan.Equal(r.Plan):
 		action = Approve // nothing changed: the agent runs its own plan
-	case action == Reject:
+	case action == Reject || action == RequestChanges:
 		plan = nil
 	}
-	return g.decideLocked(ctx, r, &Decision{Action: action, By: in.By, At: now, Comment: strings.TrimSpace(in.Comment), Plan: plan, Key: in.Key})
+	d := &Decision{Action: action, By: in.By, At: now, Comment: strings.TrimSpace(in.Comment), Plan: plan, Key: in.Key}
+	if action == RequestChanges {
+		// The text is stored with the list, so every channel tells the agent the same words.
+		d.Feedback = in.Feedback
+		d.FeedbackText = FeedbackText(d.Comment, d.Feedback)
+	}
+	return g.decideLocked(ctx, r, d)
 }
 
 // decideLocked stores r with decision d; g.mu is held.
@@ -229,6 +260,9 @@ func (g *Gate) decideLocked(ctx context.Context, r Request, d *Decision) (Reques
 	r.Seq = seq
 	ev := g.audit(string(r.Status), r, d.By)
 	ev.Comment = d.Comment
+	if d.FeedbackText != "" {
+		ev.Comment = d.FeedbackText // the trail keeps the whole review, in words
+	}
 	if d.Expired {
 		ev.Event = EventExpired
 	}

@@ -29,6 +29,9 @@ type Store interface {
 	CountPending(ctx context.Context) (int, error)
 	// Due lists pending requests whose deadline is at or before now.
 	Due(ctx context.Context, now time.Time, limit int) ([]Request, error)
+	// LatestInSession is the session's newest request created at or before t; false when
+	// it has none.
+	LatestInSession(ctx context.Context, sessionID string, t time.Time) (Request, bool, error)
 	// NextDeadline is the earliest deadline of a pending request; false when none is pending.
 	NextDeadline(ctx context.Context) (time.Time, bool, error)
 

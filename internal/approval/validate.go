@@ -266,9 +266,12 @@ func (g *Gate) checkDecision(r Request, in *DecisionInput) error {
 		return tooLarge("the decision key is longer than %d bytes", MaxID)
 	}
 	switch in.Action {
-	case Approve, Modify, Reject:
+	case Approve, Modify, Reject, RequestChanges:
 	default:
-		return invalid("the decision %q is not one: use approve, modify or reject", in.Action)
+		return invalid("the decision %q is not one: use approve, modify, reject or request_changes", in.Action)
+	}
+	if len(in.Feedback) > 0 && in.Action != RequestChanges {
+		return invalid("comments on the plan go with request_changes, not %s", in.Action)
 	}
 	if !r.Allows(in.Action) {
 		return invalid("this request does not allow %s (it allows %s)", in.Action, joinActions(r.Options))
@@ -277,6 +280,15 @@ func (g *Gate) checkDecision(r Request, in *DecisionInput) error {
 	case Reject:
 		if strings.TrimSpace(in.Comment) == "" {
 			return invalid("a rejection needs a reason: the agent reads it to know what to do instead")
+		}
+	case RequestChanges:
+		fb, err := checkFeedback(r.Plan, in.Feedback)
+		if err != nil {
+			return err
+		}
+		in.Feedback = fb
+		if len(fb) == 0 && strings.TrimSpace(in.Comment) == "" {
+			return invalid("requesting changes needs a comment: on an entry, a line, a call or the whole plan")
 		}
 	case Modify:
 		if in.Plan == nil {

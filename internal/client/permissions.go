@@ -18,6 +18,8 @@ import (
 type Outcome struct {
 	Outcome  string `json:"outcome"`            // selected or cancelled
 	OptionID string `json:"optionId,omitempty"` // the option chosen, when selected
+	// Feedback is what the person said with a rejection; the proxy sends it in _meta.
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // PermissionOffer is an agent's permission request that a proxy shows on the dashboard.

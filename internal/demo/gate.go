@@ -31,11 +31,15 @@ func (r *run) askApproval(title string, plan map[string]any) (decision string, r
 		}
 		var got struct {
 			Decision *struct {
-				Comment string
-				Plan    json.RawMessage
+				Comment      string
+				FeedbackText string
+				Plan         json.RawMessage
 			}
 		}
 		if a.Decided() && a.Decode(&got) == nil && got.Decision != nil {
+			if got.Decision.FeedbackText != "" {
+				return a.Status, got.Decision.Plan, got.Decision.FeedbackText
+			}
 			return a.Status, got.Decision.Plan, got.Decision.Comment
 		}
 	}

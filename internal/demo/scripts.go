@@ -107,9 +107,17 @@ func planModeAgent(r *run) error {
 	}
 	// The agent asks a person before it leaves plan mode.
 	r.say("Waiting for your approval on the dashboard before I start.")
-	decision, _, comment := r.askApproval("Migrate sessions to Redis", map[string]any{"type": "markdown", "markdown": planMarkdown})
+	md := planMarkdown
+	decision, _, comment := r.askApproval("Migrate sessions to Redis", map[string]any{"type": "markdown", "markdown": md})
+	// A review is answered as an agent should: the plan revised and submitted again, which the
+	// gate shows as the next revision with the comments it addressed.
+	for n := 1; decision == "changes_requested" && n <= 3; n++ {
+		r.say("Revising the plan after your review.")
+		md += fmt.Sprintf("\n## Revision %d\n\n- Reworked after the review:\n\n%s\n", n, indent(comment))
+		decision, _, comment = r.askApproval("Migrate sessions to Redis", map[string]any{"type": "markdown", "markdown": md})
+	}
 	switch decision {
-	case "rejected":
+	case "rejected", "changes_requested":
 		r.say("Understood, not starting. Reason given: " + comment)
 		return r.err
 	case "modified":
@@ -215,4 +223,9 @@ func dagAgent(r *run) error {
 	}
 	r.say("The brief is ready.")
 	return r.err
+}
+
+// indent quotes a review's text as a markdown block quote inside the revised plan.
+func indent(s string) string {
+	return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ")
 }

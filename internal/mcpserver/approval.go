@@ -47,20 +47,33 @@ type approvalIn struct {
 	TimeoutSeconds int      `json:"timeout_seconds,omitempty" jsonschema:"how long to wait for a person (default 3600)"`
 	DefaultOutcome string   `json:"default_outcome,omitempty" jsonschema:"approve or reject: what happens when nobody decides in time (default reject)"`
 	RequestID      string   `json:"request_id,omitempty" jsonschema:"your own id for this request: calling again with it waits on the same request instead of asking twice"`
+	Revises        string   `json:"revises,omitempty" jsonschema:"the request_id of the request whose requested changes this plan answers (found by itself within a session_id)"`
+}
+
+// toolComment is one comment of a review, as the agent reads it.
+type toolComment struct {
+	Target  string `json:"target" jsonschema:"what the comment is on: plan, entry, line or call"`
+	Entry   int    `json:"entry,omitempty" jsonschema:"the entry's number, from 1 (target entry)"`
+	Line    int    `json:"line,omitempty" jsonschema:"the markdown line's number, from 1 (target line)"`
+	CallID  string `json:"call_id,omitempty" jsonschema:"the call's _id, or its position from 0 (target call)"`
+	Quote   string `json:"quote,omitempty" jsonschema:"the text the comment was made on, as you submitted it"`
+	Comment string `json:"comment" jsonschema:"what the reviewer said"`
 }
 
 type approvalOut struct {
-	RequestID string    `json:"request_id"`
-	Decision  string    `json:"decision" jsonschema:"approved, modified or rejected"`
-	Plan      *toolPlan `json:"plan,omitempty" jsonschema:"the plan to run: as submitted when approved, as the person changed it when modified; absent when rejected"`
-	Comment   string    `json:"comment,omitempty" jsonschema:"what the person said; the reason when rejected"`
-	DecidedBy string    `json:"decided_by"`
-	DecidedAt time.Time `json:"decided_at"`
-	Expired   bool      `json:"expired,omitempty" jsonschema:"nobody decided in time, so the default outcome applied"`
+	RequestID string        `json:"request_id"`
+	Decision  string        `json:"decision" jsonschema:"approved, modified, rejected or changes_requested"`
+	Plan      *toolPlan     `json:"plan,omitempty" jsonschema:"the plan to run: as submitted when approved, as the person changed it when modified; absent when rejected"`
+	Comment   string        `json:"comment,omitempty" jsonschema:"what the person said; the reason when rejected"`
+	DecidedBy string        `json:"decided_by"`
+	DecidedAt time.Time     `json:"decided_at"`
+	Expired   bool          `json:"expired,omitempty" jsonschema:"nobody decided in time, so the default outcome applied"`
+	Feedback  []toolComment `json:"feedback,omitempty" jsonschema:"changes_requested: the reviewer's comments on your plan; revise it and call again with revises set to request_id"`
 }
 
 const approvalDescription = `Ask a person to approve your plan before you run it, and wait for the decision.
-The person may approve it, change it (then run the changed plan you get back, not yours), or reject it with a reason (then do not run it).
+The person may approve it, change it (then run the changed plan you get back, not yours), reject it with a reason (then do not run it),
+or request changes: then the result lists their comments on your entries, lines or calls; revise the plan and call again with revises set to the request_id.
 This call blocks until someone decides or the deadline passes; progress notifications are sent while it waits.`
 
 // registerApproval adds request_plan_approval.
@@ -104,7 +117,7 @@ func (in approvalIn) submission() (approval.Submission, error) {
 	sub := approval.Submission{
 		ID: in.RequestID, SessionID: in.SessionID, Agent: in.Agent, Title: in.Title, Context: in.Context,
 		Default: approval.Action(in.DefaultOutcome), Timeout: approval.Duration(time.Duration(in.TimeoutSeconds) * time.Second),
-		Plan: approval.PlanBody{Type: in.Plan.Type, Markdown: in.Plan.Markdown},
+		Plan: approval.PlanBody{Type: in.Plan.Type, Markdown: in.Plan.Markdown}, Revises: in.Revises,
 	}
 	for _, o := range in.Options {
 		sub.Options = append(sub.Options, approval.Action(o))
@@ -135,6 +148,9 @@ func outcome(r approval.Request) approvalOut {
 		}
 		out.Plan = tp
 	}
+	for _, c := range d.Feedback {
+		out.Feedback = append(out.Feedback, toolComment{Target: c.Target, Entry: c.Entry, Line: c.Line, CallID: c.CallID, Quote: c.Quote, Comment: c.Comment})
+	}
 	return out
 }
 
@@ -151,6 +167,10 @@ func summary(r approval.Request) string {
 		s = fmt.Sprintf("Approved by %s. Run the plan as you submitted it.", d.By)
 	case r.Status == approval.Modified:
 		s = fmt.Sprintf("Approved with changes by %s. Run the changed plan below, not the one you submitted.", d.By)
+	case r.Status == approval.ChangesRequested:
+		// The review in words, then how to answer it: the same text every channel gives.
+		return fmt.Sprintf("Changes requested by %s. Do not run this plan.\n%s\n\nWhen the plan is revised, call request_plan_approval again with revises %q.",
+			d.By, d.Reason(), r.ID)
 	default:
 		s = fmt.Sprintf("Rejected by %s. Do not run this plan.", d.By)
 	}

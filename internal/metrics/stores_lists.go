@@ -56,3 +56,8 @@ func (t timedHistory) HistoryBefore(ctx context.Context, name string, before int
 	defer t.m.Time("shared_history", "history_before")()
 	return t.st.HistoryBefore(ctx, name, before, limit)
 }
+
+func (t timedApprovals) LatestInSession(ctx context.Context, sessionID string, before time.Time) (approval.Request, bool, error) {
+	defer t.time("latest_in_session")()
+	return t.st.LatestInSession(ctx, sessionID, before)
+}

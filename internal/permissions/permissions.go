@@ -48,6 +48,7 @@ type Answer struct {
 type Outcome struct {
 	Outcome  string `json:"outcome"`
 	OptionID string `json:"optionId,omitempty"`
+	Feedback string `json:"feedback,omitempty"` // what the person said with a rejection
 }
 
 // maxResolved is how many ended requests a store keeps to show who resolved them.

@@ -104,8 +104,8 @@ func (s *Service) applyDecision(name string, rev int, req approval.Request) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	d := req.Decision
-	status := StatusRejected
-	if d.Action != approval.Reject {
+	status := StatusRejected // reject, and request changes: the plan is not to run as it is
+	if d.Action == approval.Approve || d.Action == approval.Modify {
 		status = StatusApproved
 	}
 	expected := rev

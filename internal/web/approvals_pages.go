@@ -63,6 +63,9 @@ func (s *Server) approvalData(ctx context.Context, id string) (templates.Approva
 	if p.Request, err = s.gate.Get(ctx, id); err != nil {
 		return p, err
 	}
+	if p.Previous, err = s.previousRevision(ctx, p.Request); err != nil {
+		return p, err
+	}
 	pending, err := s.gate.PendingSummaries(ctx)
 	if err != nil {
 		return p, err
@@ -108,6 +111,12 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 	in := approval.DecisionInput{Action: approval.Action(form.Get("action")), Comment: strings.ReplaceAll(form.Get("comment"), "\r\n", "\n"),
 		Key: form.Get("key"), By: s.decider(r)}
 	fromInbox := form.Get("back") == "inbox"
+	if in.Action == approval.RequestChanges {
+		if in.Feedback, err = feedbackFromForm(form); err != nil {
+			s.approvalRefused(w, r, id, in, nil, err)
+			return
+		}
+	}
 	var edit *approval.PlanBody
 	if in.Action == approval.Approve || in.Action == approval.Modify {
 		req, err := s.gate.Get(ctx, id)
@@ -163,14 +172,14 @@ func refusal(a approval.Action, err error) templates.Notice {
 	var de *approval.DecidedError
 	if errors.As(err, &de) && de.Request.Decision != nil {
 		r, d := de.Request, de.Request.Decision
-		why := d.By + " " + string(r.Status) + " it first, at " + d.At.Local().Format("15:04:05") + "."
+		why := d.By + " " + r.Status.Words() + " it first, at " + d.At.Local().Format("15:04:05") + "."
 		switch {
 		case d.Expired:
-			why = "the deadline passed with no decision, so the default outcome applied: " + string(r.Status) + "."
+			why = "the deadline passed with no decision, so the default outcome applied: " + r.Status.Words() + "."
 		case d.Rule != "":
 			why = "an auto-approve rule approved it when it arrived."
 		}
-		return templates.Notice{Kind: "conflict", Text: "Your " + string(a) + " was not recorded: " + why}
+		return templates.Notice{Kind: "conflict", Text: "Your " + strings.ReplaceAll(string(a), "_", " ") + " was not recorded: " + why}
 	}
 	return templates.Notice{Kind: "error", Text: "Not recorded: " + err.Error() + "."}
 }
@@ -183,7 +192,7 @@ func (s *Server) approvalRefused(w http.ResponseWriter, r *http.Request, id stri
 		s.errorPage(w, r, perr)
 		return
 	}
-	p.Notice, p.Edit, p.Comment = refusal(in.Action, err), edit, in.Comment
+	p.Notice, p.Edit, p.Comment, p.Drafts = refusal(in.Action, err), edit, in.Comment, in.Feedback
 	s.pageStatus(w, r, status(err), templates.ApprovalView(p))
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
@@ -71,14 +73,42 @@ func (s *Server) newestPermissionTitle() string {
 	return title
 }
 
+// rejecting reports whether option is one of the request's reject options: only a rejection
+// carries the person's feedback to the agent.
+func (s *Server) rejecting(stream string, id json.RawMessage, option string) bool {
+	for _, p := range s.perms.List() {
+		if p.Stream != stream || string(p.ID) != string(id) {
+			continue
+		}
+		req, err := acp.DecodeRequestPermissionParams(p.Params)
+		if err != nil {
+			return false
+		}
+		for _, o := range req.Options {
+			if o.OptionID == option {
+				return strings.HasPrefix(o.Kind, "reject")
+			}
+		}
+	}
+	return false
+}
+
 // acpAnswerForm serves POST /approvals/acp/answer: a person picks one of the agent's options.
 func (s *Server) acpAnswerForm(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
+	stream, id := r.PostForm.Get("stream"), json.RawMessage(r.PostForm.Get("id"))
 	o := acp.PermissionOutcome{Outcome: "selected", OptionID: r.PostForm.Get("option")}
-	if err := s.perms.Answer(r.PostForm.Get("stream"), json.RawMessage(r.PostForm.Get("id")), o, s.decider(r)); err != nil {
+	if fb := strings.TrimSpace(strings.ReplaceAll(r.PostForm.Get("feedback"), "\r\n", "\n")); fb != "" && s.rejecting(stream, id, o.OptionID) {
+		if n := len([]rune(fb)); n > approval.MaxComment {
+			s.errorPage(w, r, errs.Errorf(errs.TooLarge, "the feedback is %d characters; the limit is %d", n, approval.MaxComment))
+			return
+		}
+		o.Feedback = fb // the proxy sends it to the agent in the outcome's _meta
+	}
+	if err := s.perms.Answer(stream, id, o, s.decider(r)); err != nil {
 		s.errorPage(w, r, err)
 		return
 	}

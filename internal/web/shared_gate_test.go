@@ -19,6 +19,7 @@ func TestSharedPlanThroughTheGate(t *testing.T) {
 		{"approve", `{"action":"approve"}`, "approved", "Step 1"},
 		{"modify", `{"action":"modify","plan":{"type":"markdown","markdown":"Step 1, smaller"}}`, "approved", "Step 1, smaller"},
 		{"reject", `{"action":"reject","comment":"not now"}`, "rejected", "Step 1"},
+		{"request changes", `{"action":"request_changes","feedback":[{"target":"line","line":1,"comment":"which step?"}]}`, "rejected", "Step 1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := newSharedServer(t, false, testConfig{})

@@ -35,6 +35,10 @@ type ApprovalPage struct {
 	Key     string // this page's idempotency key for its decision
 	// Seen is the proof that this page showed the plan, which a plain approval must carry.
 	Seen string
+	// Drafts are the review comments of a refused "request changes", shown again.
+	Drafts []approval.Comment
+	// Previous is the request whose requested changes this one answers, if any.
+	Previous *approval.Request
 }
 
 // AuditPage is the gate's audit trail.

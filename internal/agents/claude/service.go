@@ -262,7 +262,8 @@ func (s *Service) decision(r approval.Request, pr PlanRequest) Decision {
 		}
 		return ApproveEdited(pr.Input, edited, modeFrom(d.Comment, s.cfg.ApproveMode))
 	}
-	return Decision{Behavior: "deny", Message: d.Comment}
+	// A review reaches Claude whole: every comment with the text it was made on.
+	return Decision{Behavior: "deny", Message: d.Reason()}
 }
 
 // modeFrom reads "mode: acceptEdits" or "mode: default" from an approval comment: the gate has

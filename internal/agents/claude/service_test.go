@@ -108,6 +108,15 @@ func TestServiceGate(t *testing.T) {
 				t.Errorf("%+v", d)
 			}
 		}},
+		{"request changes denies with the review", approval.DecisionInput{Action: approval.RequestChanges, By: "ana", Comment: "Close.",
+			Feedback: []approval.Comment{{Target: approval.TargetLine, Line: 1, Comment: "Name the limit: 100 requests a minute"}}}, func(t *testing.T, out hookOut) {
+			d := out.Out.Decision
+			for _, want := range []string{"requested changes", "Overall: Close.", `On line 1 ("# Add rate limiting")`, "Name the limit: 100 requests a minute"} {
+				if d.Behavior != "deny" || !strings.Contains(d.Message, want) || d.UpdatedInput != nil {
+					t.Errorf("deny message lacks %q: %+v", want, d)
+				}
+			}
+		}},
 		{"modify approves the edited plan", approval.DecisionInput{Action: approval.Modify, By: "ana", Comment: "smaller",
 			Plan: &approval.PlanBody{Type: approval.TypeMarkdown, Markdown: "# Add rate limiting\n\n1. Token bucket only"}}, func(t *testing.T, out hookOut) {
 			d := out.Out.Decision

@@ -134,6 +134,9 @@ func decision(r approval.Request) Decision {
 		return Decision{Block: true, Reason: b.String()}
 	}
 	reason := strings.TrimSpace(d.Comment)
+	if len(d.Feedback) > 0 {
+		return Decision{Block: true, Reason: d.Reason()} // the review says what to change, entry by entry
+	}
 	if reason == "" {
 		reason = "The user rejected your plan in plandash. Make a different plan."
 	} else {

@@ -31,6 +31,8 @@ func TestGateDecisions(t *testing.T) {
 	}{
 		{name: "approve", in: approval.DecisionInput{Action: approval.Approve, By: "ann"}},
 		{name: "reject", in: approval.DecisionInput{Action: approval.Reject, By: "ann", Comment: "Split step 2"}, wantDeny: true, wantReason: "Split step 2"},
+		{name: "request changes", in: approval.DecisionInput{Action: approval.RequestChanges, By: "ann",
+			Feedback: []approval.Comment{{Target: approval.TargetLine, Line: 3, Comment: "Lex and parse apart"}}}, wantDeny: true, wantReason: "On line 3 (\"1. Tokenize\"):\n   Lex and parse apart"},
 		{name: "modify", in: approval.DecisionInput{Action: approval.Modify, By: "ann", Comment: "tighter",
 			Plan: &approval.PlanBody{Type: approval.TypeMarkdown, Markdown: "# Parser plan\n\n1. Lex\n"}}, wantDeny: true, wantReason: "1. Lex"},
 	}

@@ -253,7 +253,7 @@ func decision(r approval.Request) Decision {
 		}
 		return Revise(edited, d.Comment)
 	}
-	return Decision{Deny: true, Reason: d.Comment}
+	return Decision{Deny: true, Reason: d.Reason()}
 }
 
 // submission is the gate request for an exit_plan_mode call.

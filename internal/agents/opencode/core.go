@@ -261,7 +261,7 @@ func (c *core) permission(ctx context.Context, p PermissionAsked) (map[string]an
 		if strings.EqualFold(strings.TrimSpace(r.Decision.Comment), "always") {
 			body["reply"] = "always"
 		}
-	} else if cm := strings.TrimSpace(r.Decision.Comment); cm != "" {
+	} else if cm := strings.TrimSpace(r.Decision.Reason()); cm != "" {
 		body["message"] = cm
 	}
 	return body, true

@@ -34,6 +34,8 @@ func Run(t *testing.T, open func(t *testing.T) approval.Store) {
 		{"audit filters and order", testAudit},
 		{"Seq", testSeq},
 		{"NextSeq, for stores that number changes", testNextSeq},
+		{"changes requested with feedback", testChangesRequested},
+		{"LatestInSession", testLatestInSession},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}

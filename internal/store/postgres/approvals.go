@@ -205,6 +205,16 @@ func (s *approvalStore) Due(ctx context.Context, now time.Time, n int) ([]approv
 		ORDER BY deadline_ns, n LIMIT $2`, now.UnixNano(), limit(n))
 }
 
+// LatestInSession is the session's newest request created at or before t.
+func (s *approvalStore) LatestInSession(ctx context.Context, sessionID string, t time.Time) (approval.Request, bool, error) {
+	list, err := many[approval.Request](ctx, s.pool, `SELECT body FROM approval_requests WHERE session_id = $1 AND created_ns <= $2
+		ORDER BY created_ns DESC, n DESC LIMIT 1`, sessionID, t.UnixNano())
+	if err != nil || len(list) == 0 {
+		return approval.Request{}, false, err
+	}
+	return list[0], true, nil
+}
+
 // NextDeadline is the earliest pending deadline.
 func (s *approvalStore) NextDeadline(ctx context.Context) (time.Time, bool, error) {
 	var d *int64

@@ -16,8 +16,11 @@ const toolCallsByTime = `CREATE INDEX IF NOT EXISTS tool_calls_created ON tool_c
 // n, recorded in plandash_schema. A new table or column is a new step at the end; a step never
 // changes once released.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, multiInstance, permissionsSchema, tokensSchema}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, multiInstance, permissionsSchema, tokensSchema, approvalsBySession}
 }
+
+// approvalsBySession finds a session's previous request, whose review a new one may answer.
+const approvalsBySession = `CREATE INDEX IF NOT EXISTS approval_requests_session ON approval_requests(session_id, created_ns, n);`
 
 // Advisory locks are scoped to the schema the tables live in (its name hashed is the lock's
 // first key), so two plandash deployments in different schemas of one database do not queue

@@ -178,6 +178,16 @@ func (s *approvalStore) Due(ctx context.Context, now time.Time, limit int) ([]ap
 	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' AND deadline <= ? ORDER BY deadline LIMIT ?`, now.UnixNano(), limit)
 }
 
+// LatestInSession is the session's newest request created at or before t.
+func (s *approvalStore) LatestInSession(ctx context.Context, sessionID string, t time.Time) (approval.Request, bool, error) {
+	list, err := many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE session_id = ? AND created <= ?
+		ORDER BY created DESC, rowid DESC LIMIT ?`, sessionID, t.UnixNano(), 1)
+	if err != nil || len(list) == 0 {
+		return approval.Request{}, false, err
+	}
+	return list[0], true, nil
+}
+
 // NextDeadline is the earliest pending deadline.
 func (s *approvalStore) NextDeadline(ctx context.Context) (time.Time, bool, error) {
 	var d sql.NullInt64

@@ -14,8 +14,11 @@ import (
 // version was recorded. They are idempotent (IF NOT EXISTS) because such a database (version 0)
 // may already hold any of their tables, with the same names and columns.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession}
 }
+
+// approvalsBySession finds a session's previous request, whose review a new one may answer.
+const approvalsBySession = `CREATE INDEX IF NOT EXISTS approval_requests_session ON approval_requests(session_id, created);`
 
 // toolCallsByTime lets a session page read its newest tool calls without sorting them all.
 const toolCallsByTime = `CREATE INDEX IF NOT EXISTS tool_calls_created ON tool_calls(session_id, created, id);`

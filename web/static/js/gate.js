@@ -32,8 +32,20 @@ function guardDecision(ev) {
     comment.focus();
     return;
   }
+  if (action === "request_changes" && !reviewSaysSomething(form)) {
+    ev.preventDefault();
+    showError(form, "Add a comment first: on an entry, a line, a call or the whole plan.");
+    const t = form.querySelector('[data-testid="review-text"]');
+    if (t) t.focus();
+    return;
+  }
   if (form.dataset.busy) { ev.preventDefault(); return; }
   form.dataset.busy = "1";
+}
+
+// reviewSaysSomething: a review sends its drafts, the composer's unsent text, or the comment.
+function reviewSaysSomething(form) {
+  return Array.from(form.querySelectorAll('[name="c_text"], textarea[name="comment"]')).some((f) => f.value.trim() !== "");
 }
 
 function randomKey() {

@@ -2,9 +2,11 @@
 // shows its plan, a approves it once its plan is shown (before that, a shows it), m and r open
 // it ready to modify or reject. On a request's page: j/k go to the next or previous pending
 // request, a approves (with the changes, once the plan is edited), m opens the editor, r starts
-// a rejection, and Ctrl+Enter in the comment then rejects. Keys typed into fields are left alone.
+// a rejection, and Ctrl+Enter in the comment then rejects; c starts a review comment (Ctrl+Enter
+// adds it) and x sends the comments as "request changes". Keys typed into fields are left alone.
 import { openEditor, startReject, submitWith } from "./gate.js";
 import { approveNow } from "./edits.js";
+import { startComment } from "./review.js";
 import { showPlan, togglePlan } from "./inbox.js";
 
 // startKeys binds the shortcuts; gatePage says whether this page is one of the gate's.
@@ -84,6 +86,8 @@ function onRequest(key) {
     case "a": approveNow(); return true;
     case "m": openEditor(); return true;
     case "r": startReject(); return true;
+    case "c": startComment(); return true;
+    case "x": submitWith("request-changes"); return true;
   }
   return false;
 }

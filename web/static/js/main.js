@@ -14,6 +14,7 @@ import { startKeys } from "./keys.js";
 import { startGate } from "./gate.js";
 import { startEditor } from "./editor.js";
 import { startEdits } from "./edits.js";
+import { startReview } from "./review.js";
 import { startInbox } from "./inbox.js";
 import { startShared } from "./shared.js";
 import { startDag } from "./dag.js";
@@ -42,6 +43,7 @@ startGate();
 startKeys(gatePage);
 startEditor();
 startEdits();
+startReview();
 startInbox();
 
 // window.plandash.disconnect(ms), .resume() and .seq() let a test (or a curious person) see how the page
