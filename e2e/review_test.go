@@ -151,7 +151,7 @@ func TestReviewCommentReachesWaitingAgents(t *testing.T) {
 	p.do(chromedp.Navigate(a.url("/approvals/" + next)))
 	p.waitConn("live")
 	p.wait("the previous review, addressed", exists(`[data-testid="prior-review"] [data-testid="prior-item"][data-addressed="true"][data-target="entry:2"]`)+
-		` && `+exists(`[data-testid="revision-diff"] [data-op="+"]`))
+		` && `+exists(`[data-testid="revision-diff"] [data-testid="diff-change"]:not([data-op="same"]):not([data-op="skipped"])`))
 	checkA11y(p, axeSource(t), "a revision with the previous review")
 	shootGate(t, p, "review-revision")
 }

@@ -81,7 +81,7 @@ func TestReviewForm(t *testing.T) {
 		!strings.Contains(text(all(doc, `[data-testid=prior-addressed]`)[0]), "1 of 2") {
 		t.Fatalf("prior review: %d items", len(items))
 	}
-	if len(all(doc, `[data-testid=revision-diff] [data-op="+"]`)) == 0 || len(all(doc, `[data-testid=revision-diff] [data-op="-"]`)) == 0 {
+	if len(all(doc, `[data-testid=revision-diff] [data-testid=diff-change]:not([data-op=same]):not([data-op=skipped])`)) == 0 {
 		t.Fatal("no diff against the commented revision")
 	}
 	if attr(all(doc, `[data-testid=prior-link]`)[0], "href") != "/approvals/"+r.ID {

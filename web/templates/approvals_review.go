@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/plans"
 )
 
 // ReviewTarget is one part of a plan a reviewer may comment on, as the composer offers it.
@@ -98,8 +97,3 @@ func addressedCount(cs []PriorComment) int {
 	return n
 }
 
-// revisionLines is the diff of the commented revision against this one. The structured plan
-// diff replaces this line diff here, in its one call site (revisionDiff).
-func revisionLines(prev, cur approval.Request) []plans.DiffLine {
-	return plans.Diff(prev.Plan.Plan(prev.SessionID).Lines(), cur.Plan.Plan(cur.SessionID).Lines())
-}
