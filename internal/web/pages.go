@@ -35,18 +35,6 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 	_ = templates.ErrorPage(code, msg).Render(r.Context(), w)
 }
 
-// overview serves GET /.
-func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
-	o, err := s.render.overview(r.Context())
-	if err != nil {
-		s.errorPage(w, r, err)
-		return
-	}
-	o.Ingest = "http://" + r.Host + "/api/v1/ingest"
-	o.Shared, o.SharedTotal = s.sharedStrip(r)
-	s.page(w, r, templates.OverviewPage(o))
-}
-
 // apiOverview serves GET /api/v1/plans: the overview's data.
 func (s *Server) apiOverview(w http.ResponseWriter, r *http.Request) {
 	groups, seq, err := s.svc.Overview(r.Context())
