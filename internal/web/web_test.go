@@ -38,6 +38,8 @@ const testToken = "test-token"
 type testServer struct {
 	*httptest.Server
 	srv    *Server
+	store  plans.Store // the plans' store, for tests that fill it directly
+	dbPath string      // its SQLite file
 	client *http.Client // carries the page cookie
 }
 
@@ -62,7 +64,8 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plandash.db"))
+	dbPath := filepath.Join(t.TempDir(), "plandash.db")
+	db, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); cancel(); bg.Wait(); db.Close() })
 	jar, _ := cookiejar.New(nil)
-	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}}
+	return &testServer{Server: ts, srv: srv, store: db.Plans(), dbPath: dbPath, client: &http.Client{Jar: jar}}
 }
 
 // testApprover is the gate as the MCP approval tool sees it.

@@ -4,7 +4,10 @@
 // dropped. Only what changed flashes: cards whose revision moved, diagram nodes whose status did.
 
 // createSwap returns apply(frame), which remembers the newest change applied per element id.
-export function createSwap() {
+// hold(frame, el), when given, is asked before a new element is inserted (el) and after one is
+// removed (el null); when it returns true it has taken the element (the overview announces new
+// sessions instead of inserting them).
+export function createSwap(hold) {
   const seen = new Map(); // element id -> newest seq applied
 
   return function apply(f) {
@@ -13,6 +16,7 @@ export function createSwap() {
     const old = document.getElementById(f.id);
     if (!f.html) {
       if (old) old.remove();
+      if (hold) hold(f, null);
       return;
     }
     const tpl = document.createElement("template");
@@ -25,6 +29,7 @@ export function createSwap() {
     }
     const parent = f.parent && document.getElementById(f.parent);
     if (!parent) return;
+    if (hold && hold(f, el)) return;
     if (parent.dataset.insert === "prepend") parent.prepend(el); else parent.append(el);
     flash(el);
   };
