@@ -38,8 +38,8 @@ const testToken = "test-token"
 type testServer struct {
 	*httptest.Server
 	srv    *Server
-	store  plans.Store // the plans' store, for tests that fill it directly
-	dbPath string      // its SQLite file
+	store  plans.Store  // the plans' store, for tests that fill it directly
+	dbPath string       // its SQLite file
 	client *http.Client // carries the page cookie
 }
 
