@@ -47,10 +47,26 @@ func TestOverviewFiftySessions(t *testing.T) {
 	for i := range 50 {
 		fleetSession(a, i)
 	}
+	// One agent ended its session; another waits at the gate.
+	if code, raw := a.gateAPI("POST", "/api/v1/sessions/fleet-44/end", ""); code != 200 {
+		t.Fatalf("end a session: %d %s", code, raw)
+	}
+	waiting := a.submit(`{"title":"Deploy service-2 to staging","agent":"claude-code","sessionId":"fleet-46","plan":{"type":"items","entries":[
+		{"content":"Build the image","priority":"high","status":"pending"},{"content":"Roll out","priority":"medium","status":"pending"}]}}`)
+
 	p := openPage(t, a, "/")
 	p.do(chromedp.EmulateViewport(1280, 900))
 	if n := count(p, `[data-testid="session-group"]`); n != 50 {
 		p.fail("%d sessions on the overview, want 50", n)
+	}
+	if got := p.eval(`document.querySelector('[data-session-id="fleet-44"]').dataset.state + ": " + document.querySelector('[data-session-id="fleet-44"] [data-testid="session-gone"]').textContent`); !strings.HasPrefix(got, "gone: ended ") {
+		p.fail("the ended session shows %q", got)
+	}
+	if got := p.eval(`Array.from(document.querySelectorAll('[data-testid="needs-you-item"] a')).map(a => a.getAttribute("href")).join()`); got != "/approvals/"+waiting {
+		p.fail("needs you lists %q", got)
+	}
+	if got := p.eval(`document.querySelector('[data-session-id="fleet-46"]').dataset.state`); got != "waiting" {
+		p.fail("the waiting session is %q", got)
 	}
 	before := groupOrder(p)
 	if !strings.HasPrefix(before, "fleet-49,fleet-48,") {
@@ -82,6 +98,11 @@ func TestOverviewFiftySessions(t *testing.T) {
 	p.wait("the new sessions shown first", fmt.Sprintf(`Array.from(document.querySelectorAll('[data-testid="session-group"]')).map(g => g.dataset.sessionId).join(",") === %s`,
 		js("fleet-52,fleet-51,fleet-50,"+before)))
 	p.wait("the banner gone", `document.getElementById("new-sessions").hidden`)
+
+	// Deciding the request empties the strip and the session works again, live.
+	a.gateAPI("POST", "/api/v1/approvals/"+waiting+"/decision", `{"action":"approve"}`)
+	p.wait("the strip hidden", `document.getElementById("needs-you").hidden`)
+	p.wait("the session no longer waiting", `document.querySelector('[data-session-id="fleet-46"]').dataset.state === "active"`)
 	p.requireNoReload()
 
 	// Collapse a session; it stays collapsed after a reload.
@@ -136,18 +157,28 @@ func TestOverviewFiftySessions(t *testing.T) {
 	p.do(chromedp.Navigate(a.url("/")))
 	p.waitConn("live")
 	checkA11y(p, src, "the overview with 57 sessions")
+	a.submit(`{"title":"Drop the legacy session table","agent":"opencode","sessionId":"fleet-53","plan":{"type":"items","entries":[
+		{"content":"Back up the table","priority":"high","status":"pending"},{"content":"Drop it","priority":"high","status":"pending"}]}}`)
+	// What a person sees on opening the page (the viewport, not the whole long page), in both
+	// densities, at a desktop's width and a side panel's, light and dark.
 	for _, shot := range []struct {
-		width int64
-		theme string
-	}{{1280, "light"}, {320, "light"}, {1280, "dark"}, {320, "dark"}} {
+		path, name string
+		width      int64
+		theme      string
+	}{
+		{"/", "comfortable", 1280, "light"}, {"/", "comfortable", 320, "light"}, {"/", "comfortable", 1280, "dark"}, {"/", "comfortable", 320, "dark"},
+		{"/?density=compact", "compact", 1280, "light"}, {"/?density=compact", "compact", 1280, "dark"},
+	} {
+		p.do(chromedp.Navigate(a.url(shot.path)))
+		p.waitConn("live")
 		p.do(chromedp.EmulateViewport(shot.width, 900))
 		p.eval(`document.documentElement.dataset.theme = ` + js(shot.theme) + `; "ok"`)
 		p.wait(fmt.Sprintf("the layout at %d px", shot.width), fmt.Sprintf(`document.documentElement.clientWidth === %d`, shot.width))
-		png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+		png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			p.fail("screenshot: %v", err)
 		}
-		saveShot(t, fmt.Sprintf("overview-50-%d-%s.png", shot.width, shot.theme), png)
+		saveShot(t, fmt.Sprintf("overview-50-%s-%d-%s.png", shot.name, shot.width, shot.theme), png)
 		if shot.width == 320 {
 			if sw, cw := evalAs[int](p, `document.documentElement.scrollWidth`), evalAs[int](p, `document.documentElement.clientWidth`); sw > cw {
 				p.fail("at 320 px the document is %d px wide", sw)

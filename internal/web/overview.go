@@ -28,6 +28,11 @@ const (
 // overview serves GET /: a page of sessions, filtered by its query.
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	f, err := parseOverviewFilter(r.URL.Query())
+	cookie := ""
+	if c, err := r.Cookie(templates.DensityCookie); err == nil {
+		cookie = c.Value
+	}
+	f.Compact = templates.CompactDensity(r.URL.Query().Get("density"), cookie)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return

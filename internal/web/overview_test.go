@@ -216,6 +216,28 @@ func TestOverviewFilters(t *testing.T) {
 	}
 }
 
+// The density a person chose is remembered in a cookie for the plain address; the URL wins.
+func TestOverviewDensity(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	fillSessions(t, ts.store, time.Now(), 3, 1)
+	compact := func(path string) bool {
+		t.Helper()
+		_, doc := ts.page(t, path)
+		return len(all(doc, `#sessions.compact`)) == 1
+	}
+	if compact("/") || !compact("/?density=compact") {
+		t.Fatal("density from the URL is not followed")
+	}
+	u, err := url.Parse(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.client.Jar.SetCookies(u, []*http.Cookie{{Name: "plandash_density", Value: "compact"}})
+	if !compact("/") || compact("/?density=comfortable") {
+		t.Fatal("the remembered density is not used, or overrides the URL")
+	}
+}
+
 func TestOverviewRefusesBadQueries(t *testing.T) {
 	ts := newTestServer(t, testConfig{})
 	for _, q := range []string{"state=sleeping", "before=%21%21", "q=" + strings.Repeat("x", maxFilterText+1)} {

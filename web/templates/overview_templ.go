@@ -61,7 +61,7 @@ func overviewBody(o Overview) templ.Component {
 			templ_7745c5c3_Var2 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<link rel=\"stylesheet\" href=\"/static/overview.css\"><div class=\"page-head\"><h1>Plans</h1><p class=\"muted\" data-testid=\"overview-summary\">Every session with a plan, newest first, live from every connected agent. A session keeps its place while you read; new ones are announced above the list.</p></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<link rel=\"stylesheet\" href=\"/static/overview.css\"><div class=\"page-head\"><h1>Plans</h1><p class=\"muted\" data-testid=\"overview-summary\">Every session with a plan, newest first, live. Sessions keep their place while you read; new ones are announced.</p></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -539,7 +539,7 @@ func overviewFilters(o Overview) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "</select></label> <label><span>Density</span> <select name=\"density\" data-testid=\"filter-density\"><option value=\"\">comfortable</option> <option value=\"compact\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "</select></label> <label><span>Density</span> <select name=\"density\" data-testid=\"filter-density\"><option value=\"comfortable\">comfortable</option> <option value=\"compact\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

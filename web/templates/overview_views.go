@@ -48,6 +48,18 @@ func (f OverviewFilter) Query() url.Values {
 	return v
 }
 
+// DensityCookie remembers the density a person last chose, for the overview's address without
+// one (the navigation's "Plans" link, say).
+const DensityCookie = "plandash_density"
+
+// CompactDensity reads a density: from the URL when it names one, else from the cookie.
+func CompactDensity(query, cookie string) bool {
+	if query == "compact" || query == "comfortable" {
+		return query == "compact"
+	}
+	return cookie == "compact"
+}
+
 // FilterOptions are the choices the filter menus offer: what recent sessions have, and the
 // current choice always.
 type FilterOptions struct {

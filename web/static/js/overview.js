@@ -117,12 +117,19 @@ export function startOverview(socket) {
   });
 
   // Filters: a menu applies at once; the search box narrows what is shown as you type.
-  form.addEventListener("change", (e) => { if (e.target.matches("select")) form.requestSubmit(); });
+  form.addEventListener("change", (e) => {
+    if (!e.target.matches("select")) return;
+    if (e.target.name === "density") {
+      // Remembered for the overview's plain address; the server reads it (Lax: it only shapes a page).
+      document.cookie = "plandash_density=" + e.target.value + "; path=/; max-age=31536000; samesite=lax";
+    }
+    form.requestSubmit();
+  });
   form.addEventListener("submit", (e) => {
     // Empty fields stay out of the URL, so a shared link says only what it filters by.
     e.preventDefault();
     const q = new URLSearchParams();
-    for (const [k, v] of new FormData(form)) if (v !== "") q.set(k, String(v));
+    for (const [k, v] of new FormData(form)) if (v !== "" && !(k === "density" && v === "comfortable")) q.set(k, String(v));
     location.assign("/" + (q.size ? "?" + q : ""));
   });
   const search = form.querySelector('[name="q"]');
