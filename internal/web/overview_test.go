@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/plandash/plandash/web/templates"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -311,4 +313,35 @@ func (r *discardRecorder) WriteHeader(c int)   { r.code = c }
 func (r *discardRecorder) Write(p []byte) (int, error) {
 	r.groups += strings.Count(string(p), `data-testid="session-group"`)
 	return len(p), nil
+}
+
+// FuzzParseOverviewFilter: a query from outside is refused, or read into a filter whose values
+// are bounded, whose state is one the menu offers, and which prints back to the same filter.
+func FuzzParseOverviewFilter(f *testing.F) {
+	f.Add("agent=codex&host=.&dir=/home&state=gone&q=fix+login&density=compact")
+	f.Add("state=sleeping")
+	f.Add("before=" + plans.SessionCursor{ID: "s1", FirstSeen: time.Unix(1, 0)}.String())
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		got, err := parseOverviewFilter(q)
+		if err != nil {
+			return
+		}
+		for _, v := range []string{got.Agent, got.Host, got.Dir, got.Q} {
+			if len([]rune(v)) > maxFilterText {
+				t.Fatalf("accepted a value of %d runes", len([]rune(v)))
+			}
+		}
+		if got.State != "" && !slices.Contains(templates.OverviewStates, got.State) {
+			t.Fatalf("accepted state %q", got.State)
+		}
+		again, err := parseOverviewFilter(got.Query())
+		again.Before = got.Before
+		if err != nil || again != got {
+			t.Fatalf("%+v prints as %q, which reads as %+v, %v", got, got.Query().Encode(), again, err)
+		}
+	})
 }

@@ -38,9 +38,7 @@ const (
 
 // registerTopics declares every live page: which changes it shows and how it renders them.
 func (s *Server) registerTopics() {
-	// The overview has no snapshot: its list is one filtered page, which only the page's own URL
-	// can redo, so a page from before a restart reloads.
-	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeApproval, changePermissions}, Render: s.renderOverview})
+	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeApproval, changePermissions}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
 	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Parts: true, Kinds: []string{changeSession}, Render: s.renderSessionPart, Snapshot: s.renderSession})
 	s.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions}, Render: s.renderInbox})
 	s.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: s.renderApprovalPanel})
@@ -136,6 +134,17 @@ func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([
 		return nil, err
 	}
 	return []live.Fragment{s.render.overviewFragment(ctx, d, s.svc.Now())}, nil
+}
+
+// overviewSnapshot is the overview's first page whole, unfiltered, and what needs a person, for a
+// page from before a restart. A page showing a filter or an older page reloads instead (the page
+// script knows which it shows; the snapshot cannot).
+func (s *Server) overviewSnapshot(ctx context.Context, _ string) ([]live.Fragment, error) {
+	o, err := s.overviewData(ctx, templates.OverviewFilter{})
+	if err != nil {
+		return nil, err
+	}
+	return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(o.Needs, o.Now)}, {ID: "sessions", View: templates.SessionGroups(o)}}, nil
 }
 
 // renderSession is every live part of a session's page, for a page from before a restart.

@@ -28,7 +28,7 @@ const socket = createSocket({ topic, since: Number(body.dataset.seq || 0), conn:
 // First hook: every later one sees the page with the fragment already in it. The overview holds
 // new sessions back (it announces them) instead of inserting them under the reader's eyes.
 let hold = null;
-socket.onFragment(createSwap((f, el) => hold !== null && hold(f, el)));
+socket.onFragment(createSwap((f, el, old) => hold !== null && hold(f, el, old)));
 hold = startOverview(socket);
 const pending = createPending(socket);
 

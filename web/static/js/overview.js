@@ -1,8 +1,8 @@
 // The overview's page script: an order that does not jump while you read, filters that apply
 // as they change, and sessions collapsed by the reader (remembered in this browser).
 //
-// Order: a session already on the page is replaced where it is (swap.js). A session the page does
-// not show yet is held, not inserted, and announced ("3 new sessions — show"); "show" puts them in
+// Order: a session already on the page is replaced where it is (swap.js). On a page with sessions
+// on it, a session the page does not show yet is held, not inserted, and announced ("3 new sessions — show"); "show" puts them in
 // their places, newest first, or on an older page opens the newest one. A session older than the
 // page's oldest belongs to a later page and is left there; one that does not pass the page's
 // filters is not announced.
@@ -17,14 +17,13 @@ const MAX_REMEMBERED = 500;
 // startOverview enhances the overview when this page is one; it returns the hold hook for the
 // swap (see createSwap), or null on any other page.
 export function startOverview(socket) {
-  const list = document.getElementById("sessions");
+  let list = document.getElementById("sessions"); // replaced whole after a server restart
   const form = document.querySelector('[data-testid="overview-filters"]');
   const banner = document.getElementById("new-sessions");
   if (!list || !form || !banner) return null;
 
   const query = new URLSearchParams(location.search);
   const first = list.dataset.first === "true";
-  const bottom = list.dataset.bottom ? BigInt(list.dataset.bottom) : null;
   const held = new Map(); // element id -> the group, newest version
   const collapsed = new Set(load());
 
@@ -37,14 +36,27 @@ export function startOverview(socket) {
     return !text || g.textContent.toLowerCase().includes(text);
   }
 
-  function hold(f, el) {
-    if (f.parent !== "sessions" || !f.id.startsWith("s-")) return false;
+  // A page that shows a filter or an older page cannot take the whole first page a restarted
+  // server sends: it reloads its own address instead.
+  const narrowed = [...query.keys()].some((k) => k !== "density");
+
+  function hold(f, el, old) {
+    if (f.id === "sessions" && el) {
+      if (narrowed) { location.reload(); return true; }
+      el.classList.toggle("compact", list.classList.contains("compact"));
+      held.clear();
+      announce();
+      return false;
+    }
+    if (f.parent !== "sessions" || !f.id.startsWith("s-") || old) return false;
     if (!el) {
       if (held.delete(f.id)) announce();
       return false;
     }
     held.delete(f.id);
-    const older = bottom !== null && BigInt(el.dataset.firstSeen || "0") < bottom;
+    // An empty list has nothing to read yet: the first sessions go straight in.
+    if (!list.querySelector('[data-testid="session-group"]')) return false;
+    const older = !!list.dataset.bottom && BigInt(el.dataset.firstSeen || "0") < BigInt(list.dataset.bottom);
     if (!older && matches(el, (query.get("q") || "").toLowerCase())) held.set(f.id, el);
     announce();
     return true;
@@ -99,8 +111,8 @@ export function startOverview(socket) {
     b.setAttribute("aria-expanded", String(!shut));
     b.setAttribute("aria-label", (shut ? "Expand " : "Collapse ") + name);
   }
-  list.addEventListener("click", (e) => {
-    const b = e.target.closest('[data-testid="collapse"]');
+  document.addEventListener("click", (e) => {
+    const b = e.target.closest('#sessions [data-testid="collapse"]');
     if (!b) return;
     const g = b.closest('[data-testid="session-group"]'), id = g.dataset.sessionId;
     if (collapsed.has(id)) collapsed.delete(id); else collapsed.add(id);
@@ -109,6 +121,12 @@ export function startOverview(socket) {
   });
   list.querySelectorAll('[data-testid="session-group"]').forEach(enhance);
   socket.onFragment((f) => {
+    if (f.id === "sessions") {
+      list = document.getElementById("sessions");
+      list.querySelectorAll('[data-testid="session-group"]').forEach(enhance);
+      narrow();
+      return;
+    }
     const g = f.parent === "sessions" && document.getElementById(f.id);
     if (g) {
       enhance(g);

@@ -4,9 +4,9 @@
 // dropped. Only what changed flashes: cards whose revision moved, diagram nodes whose status did.
 
 // createSwap returns apply(frame), which remembers the newest change applied per element id.
-// hold(frame, el), when given, is asked before a new element is inserted (el) and after one is
-// removed (el null); when it returns true it has taken the element (the overview announces new
-// sessions instead of inserting them).
+// hold(frame, el, old), when given, is asked before an element replaces old or is inserted (old
+// null), and after one is removed (el null); when it returns true it has taken the fragment (the
+// overview announces new sessions instead of inserting them).
 export function createSwap(hold) {
   const seen = new Map(); // element id -> newest seq applied
 
@@ -16,20 +16,20 @@ export function createSwap(hold) {
     const old = document.getElementById(f.id);
     if (!f.html) {
       if (old) old.remove();
-      if (hold) hold(f, null);
+      if (hold) hold(f, null, null);
       return;
     }
     const tpl = document.createElement("template");
     tpl.innerHTML = f.html;
     const el = tpl.content.firstElementChild;
     if (!el) return;
+    if (hold && hold(f, el, old)) return;
     if (old) {
       replace(old, el);
       return;
     }
     const parent = f.parent && document.getElementById(f.parent);
     if (!parent) return;
-    if (hold && hold(f, el)) return;
     if (parent.dataset.insert === "prepend") parent.prepend(el); else parent.append(el);
     flash(el);
   };
