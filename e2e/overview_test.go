@@ -157,6 +157,11 @@ func TestOverviewFiftySessions(t *testing.T) {
 	p.do(chromedp.Navigate(a.url("/")))
 	p.waitConn("live")
 	checkA11y(p, src, "the overview with 57 sessions")
+	// How a gone session looks beside a live one, for people to judge.
+	p.eval(`document.querySelector('[data-session-id="fleet-44"]').scrollIntoView({block: "center"}); "ok"`)
+	if png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot()); err == nil {
+		saveShot(t, "overview-50-gone-session.png", png)
+	}
 	a.submit(`{"title":"Drop the legacy session table","agent":"opencode","sessionId":"fleet-53","plan":{"type":"items","entries":[
 		{"content":"Back up the table","priority":"high","status":"pending"},{"content":"Drop it","priority":"high","status":"pending"}]}}`)
 	// What a person sees on opening the page (the viewport, not the whole long page), in both
