@@ -102,7 +102,7 @@ func (s *Server) needsYou(ctx context.Context) []templates.Waiting {
 	}
 	for _, p := range s.perms.List() {
 		if p.Open() {
-			items = append(items, item{templates.Waiting{Title: permissions.Title(p.Params), Href: "/approvals#acp-permissions", Since: p.Offered}, p.SessionID, ""})
+			items = append(items, item{templates.Waiting{Title: permissions.Title(p.Params), Href: "/approvals#" + templates.AcpPermissionRowID(p.Stream, string(p.ID)), Since: p.Offered}, p.SessionID, ""})
 		}
 	}
 	slices.SortStableFunc(items, func(a, b item) int { return a.Since.Compare(b.Since) })

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"github.com/plandash/plandash/web/templates"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -238,6 +240,29 @@ func TestOverviewDensity(t *testing.T) {
 	ts.client.Jar.SetCookies(u, []*http.Cookie{{Name: "plandash_density", Value: "compact"}})
 	if !compact("/") || compact("/?density=comfortable") {
 		t.Fatal("the remembered density is not used, or overrides the URL")
+	}
+}
+
+// An agent's permission request is in "needs you", linking to its own row in the inbox.
+func TestOverviewNeedsYouLinksPermissions(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	fillSessions(t, ts.store, time.Now(), 2, 1)
+	params := json.RawMessage(`{"sessionId":"sess-000001","toolCall":{"toolCallId":"c1","title":"Run rm -rf build"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}`)
+	if err := ts.srv.perms.Offer(permissions.Request{Stream: "st-1", ID: json.RawMessage(`7`), SessionID: "sess-000001", Params: params}); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := ts.page(t, "/")
+	links := all(doc, `[data-testid=needs-you-item] a`)
+	if len(links) != 1 || !strings.Contains(text(links[0]), "rm -rf build") {
+		t.Fatalf("needs you: %d links", len(links))
+	}
+	href := attr(links[0], "href")
+	_, inbox := ts.page(t, "/approvals")
+	if !strings.HasPrefix(href, "/approvals#") || len(all(inbox, `[id="`+strings.TrimPrefix(href, "/approvals#")+`"][data-testid=acp-permission]`)) != 1 {
+		t.Fatalf("needs you links to %q, which the inbox does not have", href)
+	}
+	if g := all(doc, `[data-session-id=sess-000001]`); len(g) != 1 || attr(g[0], "data-state") != "waiting" {
+		t.Fatal("the session asking is not marked waiting")
 	}
 }
 
