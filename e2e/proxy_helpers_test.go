@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -241,37 +243,35 @@ func sessionUpdates(raw []byte) []string {
 // "kind:entry statuses", removed plans left out.
 func apiPlans(t *testing.T, a *app, session string) map[string]string {
 	t.Helper()
+	// The session's own record, not the overview's list: a session whose proxy ended is ended
+	// (it looks gone), and its plans are still what it left.
 	var out struct {
-		Sessions []struct {
-			Session struct {
-				ID string `json:"id"`
-			} `json:"session"`
-			Plans []struct {
-				ID      string `json:"id"`
-				Kind    string `json:"kind"`
-				Removed bool   `json:"removed"`
-				Entries []struct {
-					Status string `json:"status"`
-				} `json:"entries"`
-			} `json:"plans"`
-		} `json:"sessions"`
+		Plans []struct {
+			ID      string `json:"id"`
+			Kind    string `json:"kind"`
+			Removed bool   `json:"removed"`
+			Entries []struct {
+				Status string `json:"status"`
+			} `json:"entries"`
+		} `json:"plans"`
 	}
-	a.getJSON("/api/v1/plans", &out)
 	plans := map[string]string{}
-	for _, g := range out.Sessions {
-		if g.Session.ID != session {
+	code, raw := a.gateAPI(http.MethodGet, "/api/v1/sessions/"+url.PathEscape(session), "")
+	if code == http.StatusNotFound {
+		return plans // not yet
+	}
+	if code != http.StatusOK || json.Unmarshal(raw, &out) != nil {
+		t.Fatalf("GET the session %s: %d %s", session, code, raw)
+	}
+	for _, p := range out.Plans {
+		if p.Removed {
 			continue
 		}
-		for _, p := range g.Plans {
-			if p.Removed {
-				continue
-			}
-			var st []string
-			for _, e := range p.Entries {
-				st = append(st, e.Status)
-			}
-			plans[p.ID] = p.Kind + ":" + strings.Join(st, ",")
+		var st []string
+		for _, e := range p.Entries {
+			st = append(st, e.Status)
 		}
+		plans[p.ID] = p.Kind + ":" + strings.Join(st, ",")
 	}
 	return plans
 }

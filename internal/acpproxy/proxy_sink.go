@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -44,7 +45,18 @@ type Sink struct {
 	session string           // the last session id seen: violations are attached to it
 	early   map[uint64]frame // violations seen before any session, by frame seq
 	down    bool             // the last post failed (for logging changes only)
+	// seen are the sessions of this connection the dashboard took frames of (batch: of the
+	// batch being posted): when the proxy ends, the dashboard is told they ended, so they look
+	// gone at once rather than after the idle time.
+	seen, batch map[string]bool
 }
+
+// Bounds of the goodbye: how many sessions one connection's is told of, and how long the proxy
+// may spend telling a dashboard that is up (one that is down is not waited for at all).
+const (
+	maxSeen   = 256
+	closeWait = 2 * time.Second
+)
 
 // maxEarly bounds the violations kept while no session is known (an agent printing a banner).
 const maxEarly = 16
@@ -68,6 +80,7 @@ func (s *Sink) Run(ctx context.Context, t *Tap) error {
 		batch := t.q.take(s.BatchFrames, s.BatchBytes)
 		if batch == nil {
 			if t.q.isClosed() && t.q.empty() {
+				s.closeSessions(ctx)
 				return nil
 			}
 			select {
@@ -80,6 +93,7 @@ func (s *Sink) Run(ctx context.Context, t *Tap) error {
 		last = time.Now()
 		body, earlyUsed := s.encode(batch)
 		err := s.post(ctx, body)
+		s.remember(err == nil)
 		if err == nil || isPermanent(err) {
 			if err != nil {
 				s.Log.Warn("plandash: the dashboard refused tapped frames; they are dropped", "frames", len(batch), "err", err)
@@ -221,12 +235,53 @@ func (s *Sink) observe(b []byte) {
 		acp.Lookup(v, f[:], "sessionId", "agentInfo")
 		if id, ok := acp.Unquote(f[0]); ok && id != "" {
 			s.session = id
+			if s.batch == nil {
+				s.batch = map[string]bool{}
+			}
+			s.batch[id] = true
 		}
 		if acp.IsObject(f[1]) {
 			if im := acp.DecodeImplementation(f[1]); im.Name != "" {
 				s.Agent = im.Name
 			}
 		}
+	}
+}
+
+// remember keeps the sessions of the batch just posted when the dashboard took it.
+func (s *Sink) remember(taken bool) {
+	if taken && s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	for id := range s.batch {
+		if taken && len(s.seen) < maxSeen {
+			s.seen[id] = true
+		}
+		delete(s.batch, id)
+	}
+}
+
+// closeSessions tells the dashboard that this connection's sessions ended, as the client's
+// session/close would: the proxy is going away, and its agent with it. It is one post, made only
+// while the dashboard answers and bounded by closeWait, so a proxy never lingers on its way out.
+func (s *Sink) closeSessions(ctx context.Context) {
+	if s.down || len(s.seen) == 0 {
+		return
+	}
+	var body []byte
+	now := time.Now()
+	for i, id := range slices.Sorted(maps.Keys(s.seen)) {
+		msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("plandash-close-%d", i), "method": "session/close",
+			"params": map[string]any{"sessionId": id}})
+		if err != nil {
+			continue
+		}
+		body = appendEnvelope(body, acp.ClientToAgent, now, msg)
+	}
+	ctx, cancel := context.WithTimeout(ctx, closeWait)
+	defer cancel()
+	if err := s.post(ctx, body); err != nil {
+		s.Log.Info("plandash: could not tell the dashboard the sessions ended; they look gone after the idle time", "err", err)
 	}
 }
 

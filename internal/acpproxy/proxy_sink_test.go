@@ -3,6 +3,7 @@ package acpproxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -117,9 +118,14 @@ func TestSinkCatchesUpWithLatestPlans(t *testing.T) {
 	if len(plans) != 1 || !strings.Contains(plans[0], "version 1900") {
 		t.Errorf("the dashboard got plan states %v, want just the latest (version 1900)", plans)
 	}
-	last := msgs[len(msgs)-1]
+	// The newest frame arrives last, followed only by the goodbye: the proxy ended, so its
+	// session did.
+	last, bye := msgs[len(msgs)-2], msgs[len(msgs)-1]
 	if !strings.Contains(string(last.Raw), `"text":"1999"`) {
 		t.Errorf("the newest frame did not arrive last: %s", last.Raw)
+	}
+	if bye.Method != "session/close" || !strings.Contains(string(bye.Params), `"sessionId":"s1"`) || bye.Dir != acp.ClientToAgent {
+		t.Errorf("the session was not closed when the proxy ended: %s", bye.Raw)
 	}
 	ingest.mu.Lock()
 	q, auth := ingest.query[len(ingest.query)-1], ingest.auth[0]
@@ -206,5 +212,36 @@ func TestSinkSaysWhenPlanStatesWereSkipped(t *testing.T) {
 	}
 	if bytes.Contains(body, []byte("cursor/update_todos")) {
 		t.Errorf("a Cursor method was posted:\n%s", body)
+	}
+}
+
+// When the proxy ends, the dashboard hears that each session it was told of ended, once; a
+// session whose frames the dashboard refused is not named.
+func TestSinkClosesSessionsWhenTheProxyEnds(t *testing.T) {
+	ingest := newFakeIngest(t)
+	tap := NewTap(TapOptions{})
+	sink := &Sink{API: client.New(ingest.srv.URL, "tok"), Stream: "st-1", MinBackoff: time.Millisecond}
+	stop := runSink(t, sink, tap)
+	for _, s := range []string{"s2", "s1", "s2"} {
+		tap.Feed(acp.AgentToClient, []byte(update(s, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}`)))
+	}
+	for len(ingest.received()) < 3 {
+		time.Sleep(time.Millisecond) // polling for the posts, not an assertion on time
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	var closed []string
+	for _, m := range ingest.received() {
+		if m.Method == "session/close" {
+			var p struct{ SessionID string }
+			if err := json.Unmarshal(m.Params, &p); err != nil {
+				t.Fatal(err)
+			}
+			closed = append(closed, p.SessionID)
+		}
+	}
+	if strings.Join(closed, ",") != "s1,s2" {
+		t.Fatalf("closed %v, want s1,s2", closed)
 	}
 }

@@ -158,8 +158,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	a := &App{
 		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token, Metrics: m,
 		Tokens: tokens.NewService(db.Tokens(), cfg.Now, cfg.Log),
-		Perms: permissions.New(cfg.Now),
-		Live:  live.New(hub.New(hub.Options{}), live.Options{Log: cfg.Log, Now: cfg.Now}),
+		Perms:  permissions.New(cfg.Now),
+		Live:   live.New(hub.New(hub.Options{}), live.Options{Log: cfg.Log, Now: cfg.Now}),
 	}
 	var ready func(context.Context) error // nil: web probes the database through the gate
 	if pg, ok := db.(*postgres.DB); ok {

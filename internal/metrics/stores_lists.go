@@ -61,3 +61,8 @@ func (t timedApprovals) LatestInSession(ctx context.Context, sessionID string, b
 	defer t.time("latest_in_session")()
 	return t.st.LatestInSession(ctx, sessionID, before)
 }
+
+func (t timedPlans) ListSessions(ctx context.Context, f plans.SessionFilter, after plans.SessionCursor, limit int) ([]plans.SessionPlans, bool, error) {
+	defer t.time("list_sessions")()
+	return t.st.ListSessions(ctx, f, after, limit)
+}

@@ -200,7 +200,7 @@ func (b *batch) apply(m acp.Message) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, b.addActivity(p.SessionID, "cancel", "", "Turn cancelled", nil)
+		return nil, b.addActivity(p.SessionID, "cancel", "", "Turn cancelled", nil, false)
 	}
 	return nil, checkMethod(m.Method)
 }
@@ -259,7 +259,7 @@ func (b *batch) request(m acp.Message) error {
 				text = append(text, blk.Text)
 			}
 		}
-		return b.addActivity(p.SessionID, "prompt", "", strings.Join(text, "\n"), nil)
+		return b.addActivity(p.SessionID, "prompt", "", strings.Join(text, "\n"), nil, false)
 	case "session/close":
 		var p struct {
 			SessionID string `json:"sessionId"`
@@ -280,7 +280,7 @@ func (b *batch) request(m acp.Message) error {
 		if p.ToolCall.Title != nil {
 			title += ": " + *p.ToolCall.Title
 		}
-		return b.addActivity(p.SessionID, "permission", "", title, m.Params)
+		return b.addActivity(p.SessionID, "permission", "", title, m.Params, false)
 	default:
 		return checkMethod(m.Method)
 	}

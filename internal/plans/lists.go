@@ -35,8 +35,9 @@ type RevisionInfo struct {
 	At       time.Time `json:"at"`
 }
 
-// SessionCursor is the position of a session in SessionsPage and ActivePage.
-func SessionCursor(s Session) page.Cursor {
+// LastSeenCursor is the position of a session in SessionsPage and ActivePage (most recently seen
+// first).
+func LastSeenCursor(s Session) page.Cursor {
 	return page.Cursor{Key: s.LastSeen.UnixNano(), ID: s.ID}
 }
 

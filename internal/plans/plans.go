@@ -141,7 +141,10 @@ type Session struct {
 	FirstSeen      time.Time `json:"firstSeen"`
 	LastSeen       time.Time `json:"lastSeen"`
 	Ended          bool      `json:"ended,omitempty"`
-	Seq            uint64    `json:"seq"`
+	// Streaming is the kind of message chunk the agent's last update was ("" when it was
+	// anything else): only a chunk right after one of its kind continues that message.
+	Streaming string `json:"streaming,omitempty"`
+	Seq       uint64 `json:"seq"`
 }
 
 // Active reports whether the session still counts as live at now.

@@ -130,6 +130,13 @@ func (s *Service) Overview(ctx context.Context) ([]SessionPlans, uint64, error) 
 	return s.store.Overview(ctx, s.cfg.Now(), s.cfg.Idle)
 }
 
+// ListSessions is one page of sessions with plans, newest first by start (see Store.ListSessions);
+// f's Now and Idle are the service's.
+func (s *Service) ListSessions(ctx context.Context, f SessionFilter, after SessionCursor, limit int) ([]SessionPlans, bool, error) {
+	f.Now, f.Idle = s.cfg.Now(), s.cfg.Idle
+	return s.store.ListSessions(ctx, f, after, limit)
+}
+
 // SessionDetail is everything the session page shows: the session, its plans, its newest tool
 // calls (ToolCallTotal says how many it has in all) and its recent activity.
 type SessionDetail struct {

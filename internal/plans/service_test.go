@@ -313,6 +313,53 @@ func TestActivity(t *testing.T) {
 	}
 }
 
+// Chunks join into one message with their own spacing; anything else between two chunks ends the
+// message, in one batch or across batches, with or without a messageId.
+func TestMessageBoundaries(t *testing.T) {
+	chunk := func(text, id string) string {
+		mid := ""
+		if id != "" {
+			mid = `,"messageId":"` + id + `"`
+		}
+		return upd("s", `{"sessionUpdate":"agent_message_chunk"`+mid+`,"content":{"type":"text","text":"`+text+`"}}`)
+	}
+	planUpd := upd("s", `{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"m","content":"x"}}`)
+	thought := upd("s", `{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"}}`)
+	tests := []struct {
+		name    string
+		batches [][]string
+		want    []string // the messages' texts, oldest first
+	}{
+		{"spacing kept", [][]string{{chunk("Here is ", ""), chunk("the plan.\\n", ""), chunk(" Next", "")}}, []string{"Here is the plan.\n Next"}},
+		{"a plan between, one batch", [][]string{{chunk("next to it.", ""), planUpd, chunk("Waiting", "")}}, []string{"next to it.", "Waiting"}},
+		{"a plan between, across batches", [][]string{{chunk("next to it.", "")}, {planUpd}, {chunk("Waiting", "")}}, []string{"next to it.", "Waiting"}},
+		{"across batches, nothing between", [][]string{{chunk("Hel", "")}, {chunk("lo", "")}}, []string{"Hello"}},
+		{"a thought between", [][]string{{chunk("a", ""), thought, chunk("b", "")}}, []string{"a", "hmm", "b"}},
+		{"new messageId", [][]string{{chunk("a", "m1"), chunk("b", "m2"), chunk("c", "m2")}}, []string{"a", "bc"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			for _, b := range tt.batches {
+				e.apply(b...)
+			}
+			acts, err := e.store.Activity(context.Background(), "s", 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range acts {
+				if strings.HasSuffix(a.Kind, "_chunk") {
+					got = append(got, a.Text)
+				}
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Fatalf("messages = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestRestartKeepsEverything(t *testing.T) {
 	e := newEnv(t)
 	e.apply(upd("s1", v1("pending:a")), upd("s2", `{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"m","content":"x"}}`))

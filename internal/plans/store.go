@@ -44,6 +44,11 @@ type Store interface {
 	// Overview lists sessions active at now (seen within idle, not ended) that have at least one
 	// plan that is not removed, most recently active first, and the store's Seq at that moment.
 	Overview(ctx context.Context, now time.Time, idle time.Duration) ([]SessionPlans, uint64, error)
+	// ListSessions is one page of the sessions that have at least one plan not removed and pass
+	// f, each with those plans (most recently updated first): up to limit sessions after cursor
+	// in the list's order (see SessionCursor), and whether more follow. Its cost is the page's,
+	// however many sessions are stored.
+	ListSessions(ctx context.Context, f SessionFilter, after SessionCursor, limit int) ([]SessionPlans, bool, error)
 	// Sessions lists recent sessions, active or not, most recent first.
 	Sessions(ctx context.Context, limit int) ([]Session, error)
 	// SessionPlans lists a session's plans, removed ones too, newest first.

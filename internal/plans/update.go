@@ -22,6 +22,10 @@ func (b *batch) update(params json.RawMessage) ([]string, error) {
 		return msgs, err
 	}
 	u := n.Update
+	// A message is the run of chunks of one kind with nothing else between them: an agent that
+	// sends no messageId still starts a new message after a plan, a tool call or anything else.
+	joins := sess.Streaming == u.Kind
+	sess.Streaming = ""
 	switch {
 	case u.Plan != nil:
 		return msgs, b.putPlan(sess, u.Plan, msgs)
@@ -30,10 +34,11 @@ func (b *batch) update(params json.RawMessage) ([]string, error) {
 	case u.ToolCall != nil:
 		return msgs, b.toolCall(sess.ID, u.ToolCall)
 	case u.Chunk != nil:
-		return msgs, b.addActivity(sess.ID, u.Kind, u.Chunk.MessageID, u.Chunk.Text, chunkRaw(u))
+		sess.Streaming = u.Kind
+		return msgs, b.addActivity(sess.ID, u.Kind, u.Chunk.MessageID, u.Chunk.Text, chunkRaw(u), joins)
 	case u.Kind == acp.KindModeUpdate:
 		sess.Mode = u.ModeID
-		return msgs, b.addActivity(sess.ID, u.Kind, "", "Mode: "+u.ModeID, nil)
+		return msgs, b.addActivity(sess.ID, u.Kind, "", "Mode: "+u.ModeID, nil, false)
 	case u.Info != nil:
 		if u.Info.Title != nil {
 			sess.Title = *u.Info.Title
@@ -41,7 +46,7 @@ func (b *batch) update(params json.RawMessage) ([]string, error) {
 		return msgs, nil
 	}
 	// Everything else (usage, commands, config options, unknown variants) is kept raw.
-	return msgs, b.addActivity(sess.ID, u.Kind, "", "", u.Raw)
+	return msgs, b.addActivity(sess.ID, u.Kind, "", "", u.Raw, false)
 }
 
 // chunkRaw keeps non-text content blocks (images, resources) so they are not lost.
@@ -218,8 +223,10 @@ func setRaw(dst *json.RawMessage, v json.RawMessage) {
 	}
 }
 
-// addActivity records activity; streamed chunks of one message are merged into one row.
-func (b *batch) addActivity(sessionID, kind, messageID, text string, raw json.RawMessage) error {
+// addActivity records activity; streamed chunks of one message are merged into one row, each
+// chunk's text kept as sent (its own spaces and newlines are the message's). joins says the
+// session's previous update was a chunk of the same kind, so this one may continue its message.
+func (b *batch) addActivity(sessionID, kind, messageID, text string, raw json.RawMessage, joins bool) error {
 	if sessionID == "" {
 		return refuse(acp.CodeInvalidParams, "%s: sessionId is missing", kind)
 	}
@@ -230,7 +237,7 @@ func (b *batch) addActivity(sessionID, kind, messageID, text string, raw json.Ra
 	if err != nil {
 		return err
 	}
-	if isChunk(kind) && raw == nil && last != nil && last.Kind == kind && last.MessageID == messageID {
+	if joins && isChunk(kind) && raw == nil && last != nil && last.Kind == kind && last.MessageID == messageID {
 		if len(last.Text) < maxActivityText {
 			last.Text += text
 		}

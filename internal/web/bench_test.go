@@ -344,7 +344,7 @@ func bareHub(b *testing.B) string {
 }
 
 // BenchmarkOverview500Sessions renders the overview with 500 active sessions from five agents,
-// one checklist each: a team's morning.
+// one checklist each: a team's morning. The overview shows the newest page of them.
 func BenchmarkOverview500Sessions(b *testing.B) {
 	ts := newTestServer(b, testConfig{})
 	for a, agent := range []string{"claude-code", "codex", "gemini-cli", "opencode", "zed-agent"} {
@@ -364,7 +364,7 @@ func BenchmarkOverview500Sessions(b *testing.B) {
 	for b.Loop() {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		if rec.Code != 200 || strings.Count(rec.Body.String(), `data-testid="session-group"`) != 500 {
+		if rec.Code != 200 || strings.Count(rec.Body.String(), `data-testid="session-group"`) != overviewPageSize {
 			b.Fatalf("status %d, %d groups", rec.Code, strings.Count(rec.Body.String(), `data-testid="session-group"`))
 		}
 	}

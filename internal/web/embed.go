@@ -40,7 +40,7 @@ func (s *Server) embedOrigins() string {
 }
 
 func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
-	o, err := s.render.overview(r.Context())
+	o, err := s.overviewData(r.Context(), templates.OverviewFilter{})
 	if err != nil {
 		s.errorPage(w, r, err)
 		return

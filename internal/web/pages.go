@@ -33,18 +33,6 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 	writeErrorPage(w, r, code, msg)
 }
 
-// overview serves GET /.
-func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
-	o, err := s.render.overview(r.Context())
-	if err != nil {
-		s.errorPage(w, r, err)
-		return
-	}
-	o.Ingest = "http://" + r.Host + "/api/v1/ingest"
-	o.Shared, o.SharedTotal = s.sharedStrip(r)
-	s.page(w, r, templates.OverviewPage(o))
-}
-
 // sessions serves GET /sessions.
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.svc.Sessions(r.Context(), 200)

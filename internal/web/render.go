@@ -41,36 +41,20 @@ func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.Too
 	return out
 }
 
-func (r *renderer) overview(ctx context.Context) (templates.Overview, error) {
-	seq := r.live.Seq() // before the store is read: anything newer reaches the page live
-	groups, _, err := r.svc.Overview(ctx)
-	if err != nil {
-		return templates.Overview{}, err
-	}
-	o := templates.Overview{Seq: seq, Now: r.svc.Now(), Groups: make([]templates.Group, len(groups))}
-	waiting := r.waiting(ctx)
-	for i, g := range groups {
-		o.Groups[i] = templates.Group{Session: g.Session, Plans: r.views(ctx, g.Plans, nil, true), Waiting: waiting[g.Session.ID]}
-	}
-	return o, nil
-}
-
-// overviewFragment renders a session's group for the overview, or its removal when the session
-// has nothing active to show.
+// overviewFragment renders a session's group for the overview (a gone session's too, dimmed),
+// or its removal when the session has no plan left to show.
 func (r *renderer) overviewFragment(ctx context.Context, d plans.SessionDetail, now time.Time) live.Fragment {
 	var active []plans.Plan
-	if d.Session.Active(now, r.svc.Idle()) {
-		for _, p := range d.Plans {
-			if !p.Removed {
-				active = append(active, p)
-			}
+	for _, p := range d.Plans {
+		if !p.Removed {
+			active = append(active, p)
 		}
 	}
 	id := templates.GroupID(d.Session.ID)
 	if len(active) == 0 {
 		return live.Remove(id)
 	}
-	g := templates.Group{Session: d.Session, Plans: r.views(ctx, active, d.ToolCalls, true), Waiting: r.waiting(ctx)[d.Session.ID]}
+	g := templates.NewGroup(d.Session, r.views(ctx, active, d.ToolCalls, true), r.waiting(ctx)[d.Session.ID], now, r.svc.Idle())
 	return live.Fragment{ID: id, Parent: "sessions", View: templates.SessionGroup(g, now)}
 }
 

@@ -21,7 +21,7 @@ func (s *Server) apiSessionsList(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	writePage(w, r, emptyIfNil(list), next, plans.SessionCursor, func(rows []plans.Session, next string) any {
+	writePage(w, r, emptyIfNil(list), next, plans.LastSeenCursor, func(rows []plans.Session, next string) any {
 		return struct {
 			Sessions []plans.Session `json:"sessions"`
 			Next     string          `json:"next"`
@@ -71,7 +71,7 @@ func (s *Server) apiOverview(w http.ResponseWriter, r *http.Request) {
 	for i, g := range groups {
 		out[i] = group{g.Session, emptyIfNil(g.Plans)}
 	}
-	writePage(w, r, out, next, func(g group) page.Cursor { return plans.SessionCursor(g.Session) }, func(rows []group, next string) any {
+	writePage(w, r, out, next, func(g group) page.Cursor { return plans.LastSeenCursor(g.Session) }, func(rows []group, next string) any {
 		return struct {
 			Seq      uint64  `json:"seq"`
 			Sessions []group `json:"sessions"`

@@ -38,7 +38,7 @@ const (
 
 // registerTopics declares every live page: which changes it shows and how it renders them.
 func (s *Server) registerTopics() {
-	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
+	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeApproval, changePermissions}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
 	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Parts: true, Kinds: []string{changeSession}, Render: s.renderSessionPart, Snapshot: s.renderSession})
 	s.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions}, Render: s.renderInbox})
 	s.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: s.renderApprovalPanel})
@@ -123,8 +123,11 @@ func (s *Server) waitingBySession(ctx context.Context) map[string][]templates.Wa
 }
 
 func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
-	if c.Kind == changeShared {
+	switch c.Kind {
+	case changeShared:
 		return s.sharedRowFragment(ctx, c.ID)
+	case changeApproval, changePermissions:
+		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(s.needsYou(ctx), s.svc.Now())}}, nil
 	}
 	d, err := s.svc.SessionPlans(ctx, c.ID)
 	if err != nil {
@@ -133,13 +136,15 @@ func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([
 	return []live.Fragment{s.render.overviewFragment(ctx, d, s.svc.Now())}, nil
 }
 
-// overviewSnapshot is the overview's groups whole, for a page from before a restart.
+// overviewSnapshot is the overview's first page whole, unfiltered, and what needs a person, for a
+// page from before a restart. A page showing a filter or an older page reloads instead (the page
+// script knows which it shows; the snapshot cannot).
 func (s *Server) overviewSnapshot(ctx context.Context, _ string) ([]live.Fragment, error) {
-	o, err := s.render.overview(ctx)
+	o, err := s.overviewData(ctx, templates.OverviewFilter{})
 	if err != nil {
 		return nil, err
 	}
-	return []live.Fragment{{ID: "sessions", View: templates.SessionGroups(o)}}, nil
+	return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(o.Needs, o.Now)}, {ID: "sessions", View: templates.SessionGroups(o)}}, nil
 }
 
 // renderSession is every live part of a session's page, for a page from before a restart.

@@ -42,6 +42,8 @@ type testServer struct {
 	client *http.Client    // carries the page cookie
 	tokens *tokens.Service // the per-agent tokens the server takes
 	db     *sqlite.DB      // the stores, for tests that fill them directly
+	store  plans.Store     // the plans' store, for tests that fill it directly
+	dbPath string          // its SQLite file
 }
 
 // testConfig is a test server's set-up: the HTTP side's Config and the application's own.
@@ -65,7 +67,8 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plandash.db"))
+	dbPath := filepath.Join(t.TempDir(), "plandash.db")
+	db, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +109,7 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); cancel(); bg.Wait(); db.Close() })
 	jar, _ := cookiejar.New(nil)
-	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}, tokens: toks, db: db}
+	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}, tokens: toks, db: db, store: db.Plans(), dbPath: dbPath}
 }
 
 // testApprover is the gate as the MCP approval tool sees it.

@@ -96,4 +96,3 @@ func addressedCount(cs []PriorComment) int {
 	}
 	return n
 }
-

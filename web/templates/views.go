@@ -40,12 +40,16 @@ type Group struct {
 	Session plans.Session
 	Plans   []PlanView
 	Waiting []Waiting // what of this session waits for a person
+	State   string    // StateActive, StateWaiting, StateDone or StateGone
+	// MorePlans counts the session's active plans the overview leaves to the session's page.
+	MorePlans int
 }
 
 // Waiting is something an agent waits on a person for: a plan at the gate, or a permission it
 // asked through plandash acp.
 type Waiting struct {
 	Title string
+	Who   string // the session's agent and directory, for lists of many sessions
 	Href  string // where the person answers it
 	Since time.Time
 }
@@ -61,12 +65,21 @@ type Overview struct {
 	// Shared are the most recently updated shared plans (docker-agent's), of SharedTotal.
 	Shared      []SharedPlan
 	SharedTotal int
+	// Needs is what waits for a person, every session's, oldest first.
+	Needs   []Waiting
+	Filter  OverviewFilter
+	Options FilterOptions
+	// Older is the cursor of the next page, "" on the last.
+	Older string
 }
 
 // InProgressCount is how many plans are being worked on, for the page title.
 func (o Overview) InProgressCount() int {
 	n := 0
 	for _, g := range o.Groups {
+		if g.State == StateGone {
+			continue // its agent no longer works on anything
+		}
 		for _, p := range g.Plans {
 			if p.InProgress() {
 				n++

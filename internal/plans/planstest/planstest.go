@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) plans.Store) {
 		{"History is oldest first", testHistory},
 		{"SessionPlans, ToolCalls and Sessions order", testListOrder},
 		{"Activity merges and lists the newest", testActivity},
+		{"ListSessions pages by cursor and filters", testListSessions},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}

@@ -24,7 +24,7 @@ func (s *plansStore) SessionsPage(ctx context.Context, r page.Request) ([]plans.
 	if err != nil {
 		return nil, page.Cursor{}, err
 	}
-	list, next := page.Trim(r, list, plans.SessionCursor)
+	list, next := page.Trim(r, list, plans.LastSeenCursor)
 	return list, next, nil
 }
 
@@ -52,7 +52,7 @@ func (s *plansStore) ActivePage(ctx context.Context, now time.Time, idle time.Du
 		if err != nil {
 			return err
 		}
-		list, next = page.Trim(r, list, plans.SessionCursor)
+		list, next = page.Trim(r, list, plans.LastSeenCursor)
 		if len(list) == 0 {
 			return nil
 		}

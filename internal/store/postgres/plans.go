@@ -133,9 +133,9 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 		b := &pgx.Batch{}
 		for _, sess := range c.Sessions {
 			sess.Seq = seq
-			b.Queue(`INSERT INTO sessions(id, body, last_seen_ns, ended, seq) VALUES($1,$2,$3,$4,$5)
+			b.Queue(`INSERT INTO sessions(id, body, last_seen_ns, ended, seq, first_seen_ns) VALUES($1,$2,$3,$4,$5,$6)
 				ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen_ns=excluded.last_seen_ns, ended=excluded.ended, seq=excluded.seq`,
-				sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, n)
+				sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, n, plans.TimeNS(sess.FirstSeen))
 		}
 		for _, p := range c.Plans {
 			p.Seq = seq

@@ -233,6 +233,14 @@ func TestOpensOldSchema(t *testing.T) {
 	if err != nil || len(sessions) != 1 || sessions[0].Agent != "claude" {
 		t.Fatalf("Sessions = %+v, %v", sessions, err)
 	}
+	// The start time the list orders by is taken from the old body.
+	var firstSeen int64
+	if err := db.r.QueryRowContext(ctx, `SELECT first_seen FROM sessions WHERE id='old-session'`).Scan(&firstSeen); err != nil || firstSeen != 1767323045000000000 {
+		t.Fatalf("first_seen = %d, %v; want the body's firstSeen", firstSeen, err)
+	}
+	if list, _, err := p.ListSessions(ctx, plans.SessionFilter{}, plans.SessionCursor{}, 10); err != nil || len(list) != 1 || list[0].Session.ID != "old-session" {
+		t.Fatalf("ListSessions = %+v, %v", list, err)
+	}
 
 	a := db.Approvals()
 	if r, err := a.Get(ctx, "old-request"); err != nil || r.Status != approval.Pending || len(r.Plan.Entries) == 0 || r.Plan.Entries[0].Content != "deploy" {

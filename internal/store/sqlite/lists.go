@@ -23,7 +23,7 @@ func (s *plansStore) SessionsPage(ctx context.Context, r page.Request) ([]plans.
 	if err != nil {
 		return nil, page.Cursor{}, err
 	}
-	list, next := page.Trim(r, list, plans.SessionCursor)
+	list, next := page.Trim(r, list, plans.LastSeenCursor)
 	return list, next, nil
 }
 
@@ -41,7 +41,7 @@ func (s *plansStore) ActivePage(ctx context.Context, now time.Time, idle time.Du
 	if err != nil {
 		return nil, page.Cursor{}, 0, err
 	}
-	list, next := page.Trim(r, list, plans.SessionCursor)
+	list, next := page.Trim(r, list, plans.LastSeenCursor)
 	if len(list) == 0 {
 		return []plans.SessionPlans{}, next, seq, nil
 	}

@@ -91,9 +91,9 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 	}()
 	for _, sess := range c.Sessions {
 		sess.Seq = seq
-		if err := exec(ctx, tx, `INSERT INTO sessions(id, body, last_seen, ended, seq) VALUES(?,?,?,?,?)
+		if err := exec(ctx, tx, `INSERT INTO sessions(id, body, last_seen, ended, seq, first_seen) VALUES(?,?,?,?,?,?)
 			ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen, ended=excluded.ended, seq=excluded.seq`,
-			sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, seq); err != nil {
+			sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen)); err != nil {
 			return err
 		}
 	}

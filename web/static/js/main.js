@@ -19,14 +19,18 @@ import { startInbox } from "./inbox.js";
 import { startShared } from "./shared.js";
 import { startDag } from "./dag.js";
 import { startEmbed } from "./embed.js";
+import { startOverview } from "./overview.js";
 
 const body = document.body;
 const topic = body.dataset.topic || "";
 const gatePage = /^approvals?(:|$)/.test(topic);
 
 const socket = createSocket({ topic, since: Number(body.dataset.seq || 0), conn: document.getElementById("conn"), countOnly: body.dataset.live === "count" });
-// First hook: every later one sees the page with the fragment already in it.
-socket.onFragment(createSwap());
+// First hook: every later one sees the page with the fragment already in it. The overview holds
+// new sessions back (it announces them) instead of inserting them under the reader's eyes.
+let hold = null;
+socket.onFragment(createSwap((f, el, old) => hold !== null && hold(f, el, old)));
+hold = startOverview(socket);
 const pending = createPending(socket);
 
 // Document listeners run in the order they are added: the diagram's first, so a focused node

@@ -7,7 +7,10 @@
 // dropped. Only what changed flashes: cards whose revision moved, diagram nodes whose status did.
 
 // createSwap returns apply(frame), which remembers the newest change applied per element id.
-export function createSwap() {
+// hold(frame, el, old), when given, is asked before an element replaces old or is inserted (old
+// null), and after one is removed (el null); when it returns true it has taken the fragment (the
+// overview announces new sessions instead of inserting them).
+export function createSwap(hold) {
   const seen = new Map(); // element id -> newest seq applied
 
   return function apply(f) {
@@ -16,12 +19,14 @@ export function createSwap() {
     const old = document.getElementById(f.id);
     if (!f.html) {
       if (old) old.remove();
+      if (hold) hold(f, null, null);
       return;
     }
     const tpl = document.createElement("template");
     tpl.innerHTML = f.html;
     const el = tpl.content.firstElementChild;
     if (!el) return;
+    if (hold && hold(f, el, old)) return;
     if (old) {
       replace(old, el);
       return;

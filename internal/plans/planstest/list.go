@@ -1,0 +1,139 @@
+package planstest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// testListSessions: ListSessions pages by cursor in an order sessions keep for life, and
+// narrows by agent, host, directory, text, state and ids.
+func testListSessions(t *testing.T, s plans.Store) {
+	ctx := context.Background()
+	now, idle := at(1000), 100*time.Second
+	mk := func(id string, began, lastSeen int, agent, host, cwd, title string) *plans.Session {
+		return &plans.Session{ID: id, Agent: agent, Host: host, Cwd: cwd, Title: title, FirstSeen: at(began), LastSeen: at(lastSeen)}
+	}
+	ended := mk("ended", 50, 990, "codex", "", "/home/a/api", "")
+	ended.Ended = true
+	items := func(sid string, statuses ...string) *plans.Plan {
+		p := plan(sid, "p", 1, 10)
+		p.Entries = nil
+		for i, st := range statuses {
+			p.Entries = append(p.Entries, plans.Entry{Content: "step " + string(rune('a'+i)) + " of " + sid, Priority: "medium", Status: st})
+		}
+		return p
+	}
+	md := plan("md", "m", 1, 10)
+	md.Kind, md.Type, md.Entries, md.Markdown = plans.KindMarkdown, "markdown", nil, "# Move sessions to REDIS_100%"
+	removed := plan("removed", "p", 1, 10)
+	removed.Removed = true
+	c := &plans.Changes{
+		Sessions: []*plans.Session{
+			mk("working", 10, 999, "claude", "", "/home/a/web", "Fix login"),
+			mk("done", 20, 998, "claude", "box2", "/home/a/web/ui", ""),
+			mk("md", 30, 997, "gemini", "box2", "/srv/web", "Plan"),
+			mk("idle", 40, 100, "claude", "", "/home/a/web", ""),
+			ended,
+			mk("tie-a", 60, 996, "codex", "box3", "/tmp", ""),
+			mk("tie-b", 60, 995, "codex", "box3", "/tmp", ""),
+			mk("removed", 70, 999, "claude", "", "/home/a", ""),
+			mk("noplan", 80, 999, "claude", "", "/home/a", ""),
+		},
+		Plans: []*plans.Plan{
+			items("working", plans.StatusCompleted, plans.StatusInProgress), plan("working", "second", 1, 20),
+			items("done", plans.StatusCompleted, plans.StatusCancelled), md,
+			items("idle", plans.StatusPending), items("ended", plans.StatusPending),
+			items("tie-a", plans.StatusPending), items("tie-b", plans.StatusCompleted), removed,
+		},
+	}
+	commit(t, s, c)
+	list := func(f plans.SessionFilter, after plans.SessionCursor, limit int) ([]string, bool) {
+		t.Helper()
+		f.Now, f.Idle = now, idle
+		got, more, err := s.ListSessions(ctx, f, after, limit)
+		if err != nil {
+			t.Fatalf("ListSessions(%+v): %v", f, err)
+		}
+		var ids []string
+		for _, g := range got {
+			ids = append(ids, g.Session.ID)
+			for _, p := range g.Plans {
+				if p.Removed || p.SessionID != g.Session.ID {
+					t.Fatalf("session %s lists plan %+v", g.Session.ID, p)
+				}
+			}
+		}
+		return ids, more
+	}
+	all := []string{"tie-b", "tie-a", "ended", "idle", "md", "done", "working"}
+
+	// Pages of two, following the cursor, cover the list once, in order.
+	var paged []string
+	var after plans.SessionCursor
+	for range 10 {
+		got, more, err := s.ListSessions(ctx, plans.SessionFilter{Now: now, Idle: idle}, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range got {
+			paged = append(paged, g.Session.ID)
+		}
+		if !more {
+			break
+		}
+		after = plans.CursorOf(got[len(got)-1].Session)
+	}
+	same(t, "pages of two", paged, all)
+
+	// A session that changes keeps its place.
+	w := *c.Sessions[0]
+	w.LastSeen, w.Title = at(1000), "Fix login, again"
+	commit(t, s, &plans.Changes{Sessions: []*plans.Session{&w}})
+	if ids, _ := list(plans.SessionFilter{}, plans.SessionCursor{}, 10); strings.Join(ids, ",") != strings.Join(all, ",") {
+		t.Fatalf("after a change the order is %v, want %v", ids, all)
+	}
+	got, _, err := s.ListSessions(ctx, plans.SessionFilter{Now: now, Idle: idle, IDs: []string{"working"}}, plans.SessionCursor{}, 10)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("working: %v, %v", got, err)
+	}
+	same(t, "working's plans", []string{got[0].Plans[0].ID, got[0].Plans[1].ID}, []string{"second", "p"})
+	same(t, "working's session", got[0].Session.Title, "Fix login, again")
+
+	for _, tt := range []struct {
+		name string
+		f    plans.SessionFilter
+		want []string
+	}{
+		{"agent", plans.SessionFilter{Agent: "codex"}, []string{"tie-b", "tie-a", "ended"}},
+		{"host", plans.SessionFilter{Host: "box2"}, []string{"md", "done"}},
+		{"this machine", plans.SessionFilter{Host: plans.LocalHost}, []string{"ended", "idle", "working"}},
+		{"directory and under", plans.SessionFilter{Dir: "/home/a/web/"}, []string{"idle", "done", "working"}},
+		{"directory is not a prefix of a name", plans.SessionFilter{Dir: "/home/a/we"}, nil},
+		{"text in a title, any case", plans.SessionFilter{Text: "LOGIN"}, []string{"working"}},
+		{"text in an entry", plans.SessionFilter{Text: "step a of tie"}, []string{"tie-b", "tie-a"}},
+		{"text in markdown, wildcards literal", plans.SessionFilter{Text: "redis_100%"}, []string{"md"}},
+		{"a wildcard is not one", plans.SessionFilter{Text: "redis_1000"}, nil},
+		{"text in a directory", plans.SessionFilter{Text: "/srv"}, []string{"md"}},
+		{"active", plans.SessionFilter{State: plans.StateActive}, []string{"tie-a", "md", "working"}},
+		{"done", plans.SessionFilter{State: plans.StateDone}, []string{"tie-b", "done"}},
+		{"gone", plans.SessionFilter{State: plans.StateGone}, []string{"ended", "idle"}},
+		{"ids", plans.SessionFilter{IDs: []string{"md", "noplan", "nope", "idle"}}, []string{"idle", "md"}},
+		{"no ids", plans.SessionFilter{IDs: []string{}}, nil},
+		{"together", plans.SessionFilter{Agent: "claude", Host: plans.LocalHost, State: plans.StateActive, Text: "fix"}, []string{"working"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ids, more := list(tt.f, plans.SessionCursor{}, 10)
+			same(t, tt.name, ids, tt.want)
+			if more {
+				t.Fatalf("more after %v", ids)
+			}
+		})
+	}
+	if ids, more := list(plans.SessionFilter{State: plans.StateActive}, plans.SessionCursor{}, 2); !more || len(ids) != 2 {
+		t.Fatalf("a full page of active = %v, more %v", ids, more)
+	}
+}

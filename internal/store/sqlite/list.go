@@ -1,0 +1,110 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// firstSeenColumn orders sessions by when they began, a place each keeps for life: the column
+// is new, so sessions stored before it take their start from the body.
+const firstSeenColumn = `
+ALTER TABLE sessions ADD COLUMN first_seen INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET first_seen = CAST(unixepoch(json_extract(body, '$.firstSeen'), 'subsec') * 1000000000 AS INTEGER)
+	WHERE json_extract(body, '$.firstSeen') >= '1970';
+CREATE INDEX IF NOT EXISTS sessions_first_seen ON sessions(first_seen DESC, id DESC);
+`
+
+// Conditions on a session row s and its plans p, in SQLite's JSON functions.
+const (
+	sqlHasPlan    = `EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.removed = 0)`
+	sqlEntries    = `EXISTS (SELECT 1 FROM plans p, json_each(p.body, '$.entries') e WHERE p.session_id = s.id AND p.removed = 0`
+	sqlHasEntries = sqlEntries + `)`
+	sqlUnfinished = sqlEntries + ` AND json_extract(e.value, '$.status') IN ('pending', 'in_progress'))`
+	sqlLive       = `(s.ended = 0 AND s.last_seen > ?)`
+)
+
+// ListSessions is one page of sessions with plans, newest first by start; see plans.Store.
+func (s *plansStore) ListSessions(ctx context.Context, f plans.SessionFilter, after plans.SessionCursor, limit int) ([]plans.SessionPlans, bool, error) {
+	if f.IDs != nil && len(f.IDs) == 0 || limit <= 0 {
+		return nil, false, nil
+	}
+	where := []string{sqlHasPlan}
+	var args []any
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	if !after.IsZero() {
+		add(`(s.first_seen, s.id) < (?, ?)`, after.NS(), after.ID)
+	}
+	if f.Agent != "" {
+		add(`(json_extract(s.body, '$.agent') = ? OR json_extract(s.body, '$.agentTitle') = ?)`, f.Agent, f.Agent)
+	}
+	switch f.Host {
+	case "":
+	case plans.LocalHost:
+		add(`coalesce(json_extract(s.body, '$.host'), '') = ''`)
+	default:
+		add(`json_extract(s.body, '$.host') = ?`, f.Host)
+	}
+	if dir := strings.TrimRight(f.Dir, "/"); f.Dir != "" {
+		add(`(json_extract(s.body, '$.cwd') = ? OR json_extract(s.body, '$.cwd') LIKE ? ESCAPE '\')`, dir, plans.DirPattern(dir))
+	}
+	if f.Text != "" {
+		pat := plans.LikePattern(f.Text)
+		add(`(lower(coalesce(json_extract(s.body, '$.title'), '')) LIKE ? ESCAPE '\'
+			OR lower(coalesce(json_extract(s.body, '$.cwd'), '')) LIKE ? ESCAPE '\'
+			OR lower(coalesce(json_extract(s.body, '$.agentTitle'), json_extract(s.body, '$.agent'), '')) LIKE ? ESCAPE '\'
+			OR EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND p.removed = 0
+				AND (lower(coalesce(json_extract(p.body, '$.markdown'), '')) LIKE ? ESCAPE '\'
+				OR EXISTS (SELECT 1 FROM json_each(p.body, '$.entries') e WHERE lower(json_extract(e.value, '$.content')) LIKE ? ESCAPE '\'))))`, pat, pat, pat, pat, pat)
+	}
+	cutoff := f.Now.Add(-f.Idle).UnixNano()
+	switch f.State {
+	case plans.StateGone:
+		add(`NOT `+sqlLive, cutoff)
+	case plans.StateDone:
+		add(sqlLive+` AND `+sqlHasEntries+` AND NOT `+sqlUnfinished, cutoff)
+	case plans.StateActive:
+		add(sqlLive+` AND (`+sqlUnfinished+` OR NOT `+sqlHasEntries+`)`, cutoff)
+	}
+	if f.IDs != nil {
+		add(`s.id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(f.IDs)), ",")+`)`, anys(f.IDs)...)
+	}
+	q := `SELECT s.body FROM sessions s WHERE ` + strings.Join(where, " AND ") + ` ORDER BY s.first_seen DESC, s.id DESC LIMIT ?`
+	sessions, err := many[plans.Session](ctx, s.r, q, append(args, limit+1)...)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(sessions) > limit
+	sessions = sessions[:min(len(sessions), limit)]
+	if len(sessions) == 0 {
+		return nil, more, nil
+	}
+	ids := make([]any, len(sessions))
+	at := make(map[string]int, len(sessions))
+	out := make([]plans.SessionPlans, len(sessions))
+	for i, sess := range sessions {
+		ids[i], at[sess.ID], out[i].Session = sess.ID, i, sess
+	}
+	ps, err := many[plans.Plan](ctx, s.r, `SELECT body FROM plans WHERE removed = 0 AND session_id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) ORDER BY updated DESC, plan_id`, ids...)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, p := range ps {
+		i := at[p.SessionID]
+		out[i].Plans = append(out[i].Plans, p)
+	}
+	return out, more, nil
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,182 @@
+package web
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/permissions"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/web/templates"
+)
+
+// Bounds of the overview: one page of sessions, however many are stored, and what one page may
+// list of what waits for a person (the inbox has the rest).
+const (
+	overviewPageSize = 50
+	needsYouMax      = 20
+	// facetSessions is how many recent sessions the filter menus draw their choices from.
+	facetSessions = 200
+	maxFilterText = 200 // runes of a search or filter value
+)
+
+// overview serves GET /: a page of sessions, filtered by its query.
+func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	f, err := parseOverviewFilter(r.URL.Query())
+	cookie := ""
+	if c, err := r.Cookie(templates.DensityCookie); err == nil {
+		cookie = c.Value
+	}
+	f.Compact = templates.CompactDensity(r.URL.Query().Get("density"), cookie)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	o, err := s.overviewData(r.Context(), f)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	o.Ingest = "http://" + r.Host + "/api/v1/ingest"
+	o.Shared, o.SharedTotal = s.sharedStrip(r)
+	s.page(w, r, templates.OverviewPage(o))
+}
+
+// parseOverviewFilter reads the overview's query; a value out of bounds is refused rather than
+// cut, so a shared link never silently shows something else.
+func parseOverviewFilter(q url.Values) (templates.OverviewFilter, error) {
+	f := templates.OverviewFilter{Agent: q.Get("agent"), Host: q.Get("host"), Dir: q.Get("dir"), State: q.Get("state"),
+		Q: strings.TrimSpace(q.Get("q")), Compact: q.Get("density") == "compact", Before: q.Get("before")}
+	for name, v := range map[string]string{"agent": f.Agent, "host": f.Host, "dir": f.Dir, "q": f.Q} {
+		if utf8.RuneCountInString(v) > maxFilterText || !utf8.ValidString(v) {
+			return f, errs.Errorf(errs.Invalid, "the %s filter is longer than %d characters", name, maxFilterText)
+		}
+	}
+	if f.State != "" && !slices.Contains(templates.OverviewStates, f.State) {
+		return f, errs.Errorf(errs.Invalid, "state must be one of %s", strings.Join(templates.OverviewStates, ", "))
+	}
+	if _, err := plans.ParseSessionCursor(f.Before); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// sessionFilter is the store's filter for the overview's; waiting lists the sessions that wait
+// for a person.
+func sessionFilter(f templates.OverviewFilter, waiting map[string][]templates.Waiting) plans.SessionFilter {
+	sf := plans.SessionFilter{Agent: f.Agent, Host: f.Host, Dir: f.Dir, Text: f.Q}
+	switch f.State {
+	case templates.StateWaiting:
+		sf.IDs = make([]string, 0, len(waiting))
+		for id := range waiting {
+			sf.IDs = append(sf.IDs, id)
+		}
+	case templates.StateActive:
+		sf.State = plans.StateActive
+	case templates.StateDone:
+		sf.State = plans.StateDone
+	case templates.StateGone:
+		sf.State = plans.StateGone
+	}
+	return sf
+}
+
+// needsYou is what waits for a person across sessions, oldest first, at most needsYouMax.
+func (s *Server) needsYou(ctx context.Context) []templates.Waiting {
+	type item struct {
+		templates.Waiting
+		sessionID, agent string
+	}
+	var items []item
+	pending, err := s.gate.PendingSummaries(ctx)
+	if err != nil {
+		s.log.Error("listing pending requests", "err", err)
+	}
+	for _, p := range pending {
+		items = append(items, item{templates.Waiting{Title: p.Title, Href: "/approvals/" + url.PathEscape(p.ID), Since: p.Created}, p.SessionID, p.Agent})
+	}
+	for _, p := range s.perms.List() {
+		if p.Open() {
+			items = append(items, item{templates.Waiting{Title: permissions.Title(p.Params), Href: "/approvals#" + templates.AcpPermissionRowID(p.Stream, string(p.ID)), Since: p.Offered}, p.SessionID, ""})
+		}
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return a.Since.Compare(b.Since) })
+	out := make([]templates.Waiting, 0, min(len(items), needsYouMax))
+	who := map[string]string{}
+	for _, it := range items[:min(len(items), needsYouMax)] {
+		w, ok := who[it.sessionID]
+		if !ok && it.sessionID != "" {
+			if sess, err := s.svc.SessionOnly(ctx, it.sessionID); err == nil {
+				w = sess.Name()
+				if sess.Cwd != "" {
+					w += " · " + sess.Cwd
+				}
+			}
+			who[it.sessionID] = w
+		}
+		it.Who = cmp.Or(w, it.agent)
+		out = append(out, it.Waiting)
+	}
+	return out
+}
+
+// filterOptions are the filter menus' choices: what the most recent sessions have, and the
+// current choices.
+func (s *Server) filterOptions(ctx context.Context, f templates.OverviewFilter) templates.FilterOptions {
+	recent, err := s.svc.Sessions(ctx, facetSessions)
+	if err != nil {
+		s.log.Warn("overview: listing recent sessions for the filters", "err", err)
+	}
+	agents, hosts, dirs := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, sess := range recent {
+		if a := cmp.Or(sess.Agent, sess.AgentTitle); a != "" {
+			agents[a] = true
+		}
+		hosts[cmp.Or(sess.Host, plans.LocalHost)] = true
+		if sess.Cwd != "" {
+			dirs[sess.Cwd] = true
+		}
+	}
+	agents[f.Agent], hosts[f.Host], dirs[f.Dir] = true, true, true // the current choices stay on offer
+	delete(agents, "")
+	delete(hosts, "")
+	delete(dirs, "")
+	keys := func(m map[string]bool) []string {
+		out := make([]string, 0, len(m))
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	return templates.FilterOptions{Agents: keys(agents), Hosts: keys(hosts), Dirs: keys(dirs)}
+}
+
+// overviewData is one page of the overview.
+func (s *Server) overviewData(ctx context.Context, f templates.OverviewFilter) (templates.Overview, error) {
+	seq := s.live.Seq() // before the store is read: anything newer reaches the page live
+	after, err := plans.ParseSessionCursor(f.Before)
+	if err != nil {
+		return templates.Overview{}, err
+	}
+	waiting := s.waitingBySession(ctx)
+	groups, more, err := s.svc.ListSessions(ctx, sessionFilter(f, waiting), after, overviewPageSize)
+	if err != nil {
+		return templates.Overview{}, err
+	}
+	now := s.svc.Now()
+	o := templates.Overview{Seq: seq, Now: now, Filter: f, Groups: make([]templates.Group, len(groups)),
+		Needs: s.needsYou(ctx), Options: s.filterOptions(ctx, f)}
+	for i, g := range groups {
+		o.Groups[i] = templates.NewGroup(g.Session, s.render.views(ctx, g.Plans, nil, true), waiting[g.Session.ID], now, s.svc.Idle())
+	}
+	if more && len(groups) > 0 {
+		o.Older = plans.CursorOf(groups[len(groups)-1].Session).String()
+	}
+	return o, nil
+}

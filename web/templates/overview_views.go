@@ -1,0 +1,174 @@
+package templates
+
+import (
+	"github.com/a-h/templ"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// Group states on the overview: what a session's agent is doing, as a person sorts them.
+const (
+	StateActive  = "active"  // working
+	StateWaiting = "waiting" // something of it waits for a person
+	StateDone    = "done"    // every checklist entry finished
+	StateGone    = "gone"    // ended, disconnected or silent past the idle time
+)
+
+// OverviewStates are the states the overview filters by, in the order its menu lists them.
+var OverviewStates = []string{StateActive, StateWaiting, StateDone, StateGone}
+
+// OverviewFilter is what the overview shows, as its URL query says: it survives a reload and
+// can be shared, and works as a plain GET form.
+type OverviewFilter struct {
+	Agent, Host, Dir, State string
+	Q                       string // search: titles, plan text, directories
+	Compact                 bool   // the dense layout
+	Before                  string // the page cursor: sessions older than it
+}
+
+// Narrowed says some filter or search is set, so an empty page means "nothing matches".
+func (f OverviewFilter) Narrowed() bool {
+	return f.Agent != "" || f.Host != "" || f.Dir != "" || f.State != "" || f.Q != ""
+}
+
+// Query is the filter as a URL query, without the cursor.
+func (f OverviewFilter) Query() url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"agent": f.Agent, "host": f.Host, "dir": f.Dir, "state": f.State, "q": f.Q} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if f.Compact {
+		v.Set("density", "compact")
+	}
+	return v
+}
+
+// DensityCookie remembers the density a person last chose, for the overview's address without
+// one (the navigation's "Plans" link, say).
+const DensityCookie = "plandash_density"
+
+// CompactDensity reads a density: from the URL when it names one, else from the cookie.
+func CompactDensity(query, cookie string) bool {
+	if query == "compact" || query == "comfortable" {
+		return query == "compact"
+	}
+	return cookie == "compact"
+}
+
+// FilterOptions are the choices the filter menus offer: what recent sessions have, and the
+// current choice always.
+type FilterOptions struct {
+	Agents, Hosts, Dirs []string
+}
+
+// groupState is the state the overview shows a session in.
+func groupState(g Group, now time.Time, idle time.Duration) string {
+	switch {
+	case len(g.Waiting) > 0:
+		return StateWaiting
+	case !g.Session.Active(now, idle):
+		return StateGone
+	}
+	entries, open := 0, 0
+	for _, p := range g.Plans {
+		for _, e := range p.Entries {
+			entries++
+			if e.Status == plans.StatusPending || e.Status == plans.StatusInProgress {
+				open++
+			}
+		}
+	}
+	if entries > 0 && open == 0 {
+		return StateDone
+	}
+	return StateActive
+}
+
+// NewGroup is a session as the overview shows it: its newest plans (at most MaxGroupPlans; the
+// rest are counted) and its state at now.
+func NewGroup(s plans.Session, views []PlanView, waiting []Waiting, now time.Time, idle time.Duration) Group {
+	g := Group{Session: s, Plans: views, Waiting: waiting}
+	g.State = groupState(g, now, idle)
+	if len(g.Plans) > MaxGroupPlans {
+		g.MorePlans = len(g.Plans) - MaxGroupPlans
+		g.Plans = g.Plans[:MaxGroupPlans]
+	}
+	return g
+}
+
+// MaxGroupPlans bounds what one session adds to the overview; its page shows them all.
+const MaxGroupPlans = 6
+
+// goneText says since when a gone session's agent is gone: "ended 5 min ago".
+func goneText(g Group, now time.Time) string {
+	if g.Session.Ended {
+		return "ended " + ago(now, g.Session.LastSeen)
+	}
+	return "silent since " + ago(now, g.Session.LastSeen)
+}
+
+func stateLabel(state string) string {
+	switch state {
+	case StateWaiting:
+		return "waiting for you"
+	case StateDone:
+		return "done"
+	case StateGone:
+		return "gone"
+	}
+	return "active"
+}
+
+// agentKey is the value the agent filter matches a session by.
+func agentKey(s plans.Session) string {
+	if s.Agent != "" {
+		return s.Agent
+	}
+	return s.AgentTitle
+}
+
+func nsText(t time.Time) string { return strconv.FormatInt(plans.TimeNS(t), 10) }
+
+// olderURL is the next page of the overview, with the same filter.
+func olderURL(f OverviewFilter, cursor string) templ.SafeURL {
+	q := f.Query()
+	q.Set("before", cursor)
+	return templ.SafeURL("/?" + q.Encode())
+}
+
+// newestURL is the first page of the overview with the same filter.
+func newestURL(f OverviewFilter) templ.SafeURL {
+	if q := f.Query().Encode(); q != "" {
+		return templ.SafeURL("/?" + q)
+	}
+	return "/"
+}
+
+// hostLabel names a host filter's choice.
+func hostLabel(h string) string {
+	if h == plans.LocalHost {
+		return "this machine"
+	}
+	return h
+}
+
+// top is the start of the newest session on the page, "" when it has none.
+func (o Overview) top() string {
+	if len(o.Groups) == 0 {
+		return ""
+	}
+	return nsText(o.Groups[0].Session.FirstSeen)
+}
+
+// bottom is the start of the oldest session on the page when older pages follow, else "".
+func (o Overview) bottom() string {
+	if o.Older == "" || len(o.Groups) == 0 {
+		return ""
+	}
+	return nsText(o.Groups[len(o.Groups)-1].Session.FirstSeen)
+}
