@@ -38,6 +38,7 @@ func defaultDataDir(getenv func(string) string) string { return client.DefaultDa
 type serveFlags struct {
 	addr, data, token, logFormat string
 	plansDir, user, userHeader   string
+	clientIPHeader               string
 	allowRoots, frameAncestors   listFlag
 	codexSessions                string
 	hosts                        listFlag
@@ -80,6 +81,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.StringVar(&f.plansDir, "plans-dir", getenv("PLANDASH_PLANS_DIR"), plansHelp)
 	fs.StringVar(&f.user, "user", userName(getenv), "the name decisions at the gate are recorded under")
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
+	fs.StringVar(&f.clientIPHeader, "client-ip-header", "", "take the client's address (for throttling wrong tokens, and logs) from this header, set by a trusted reverse proxy: X-Real-IP or X-Forwarded-For")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
 	fs.Var(&f.hosts, "host", "a host name the server answers to besides loopback names and IP addresses, e.g. plandash.example.com behind a proxy (repeatable; other names are refused against DNS rebinding)")
 	fs.DurationVar(&f.retentionAge, "retention-age", 0, "drop plan revisions older than this, e.g. 720h (the current state of every plan is always kept; 0 keeps all)")
@@ -148,7 +150,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	srv, err := app.Open(ctx, app.Config{
 		Config: web.Config{
 			FrameAncestors: f.frameAncestors, OriginPatterns: originPatterns(f.frameAncestors),
-			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, Log: log, Hosts: f.hosts,
+			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, ClientIPHeader: f.clientIPHeader, Log: log, Hosts: f.hosts,
 		},
 		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
 		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,

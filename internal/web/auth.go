@@ -35,7 +35,13 @@ type Auth struct {
 	log    *slog.Logger
 	now    func() time.Time
 	fails  failures
+	// ipHeader names the client's address when a trusted reverse proxy sets it ("" trusts none).
+	ipHeader string
 }
+
+// TrustClientIPHeader takes a client's address from header, which a trusted reverse proxy sets
+// (X-Real-IP, X-Forwarded-For), for throttling and logs.
+func (a *Auth) TrustClientIPHeader(header string) { a.ipHeader = header }
 
 // NewAuth makes the checker for token. Failed attempts are logged (never the token) and a client
 // that keeps presenting wrong credentials is refused for a while.
@@ -108,7 +114,7 @@ func (a *Auth) verdict(r *http.Request) (principal, error) {
 // It answers the refusal itself (refuse, with why) and reports false; true means r may go on
 // as who.
 func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func(why error)) (who principal, ok bool) {
-	client := clientIP(r)
+	client := a.clientIP(r)
 	if wait := a.fails.blocked(client, a.now()); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 		writeJSONStatus(w, http.StatusTooManyRequests, "application/problem+json", Problem{
@@ -189,7 +195,7 @@ func (a *Auth) RequireAPI(next http.Handler) http.Handler {
 func (a *Auth) RequirePage(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if t := r.URL.Query().Get("token"); t != "" {
-			client := clientIP(r)
+			client := a.clientIP(r)
 			if wait := a.fails.blocked(client, a.now()); wait > 0 {
 				w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 				lockedPage(w, "Too many attempts with a wrong token from this address; wait a minute.")
@@ -303,9 +309,22 @@ func (f *failures) blocked(client string, now time.Time) time.Duration {
 	return max(w.start.Add(failWindow).Sub(now), 0)
 }
 
-// clientIP is the address a request came from (the proxy's, behind one: throttling a shared
-// proxy is the right failure mode for a loopback tool).
-func clientIP(r *http.Request) string {
+// clientIP is the address a request came from: the peer's, or behind a trusted reverse proxy the
+// one it names in the header --client-ip-header gives (else every client would share the
+// proxy's address, and one client's wrong tokens would lock everybody out).
+func (a *Auth) clientIP(r *http.Request) string {
+	if a.ipHeader != "" {
+		if v := strings.TrimSpace(r.Header.Get(a.ipHeader)); v != "" {
+			// X-Forwarded-For lists the hops, and a client can write the first ones itself: the
+			// last is the one the trusted proxy added.
+			if i := strings.LastIndexByte(v, ','); i >= 0 {
+				v = v[i+1:]
+			}
+			if ip := net.ParseIP(strings.TrimSpace(v)); ip != nil {
+				return ip.String()
+			}
+		}
+	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr

@@ -39,7 +39,7 @@ func (s *Server) loginForm(next http.Handler) http.Handler {
 			return
 		}
 		a := s.auth
-		client := clientIP(r)
+		client := a.clientIP(r)
 		if wait := a.fails.blocked(client, a.now()); wait > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 			writeLocked(w, http.StatusTooManyRequests, "Too many attempts with a wrong token from this address; wait a minute and try again.")

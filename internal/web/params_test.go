@@ -97,3 +97,39 @@ func TestWrongTokensThrottled(t *testing.T) {
 		t.Fatalf("a throttled client got in: %d", code)
 	}
 }
+
+// Behind a trusted reverse proxy every request comes from the proxy's address: with
+// --client-ip-header the throttle counts each client the proxy names, so one client's wrong
+// tokens do not lock the others out. Without it, the header is not believed.
+func TestThrottleBehindAProxy(t *testing.T) {
+	call := func(ts *testServer, from, token string) int {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/plans", nil)
+		// A client may send its own X-Forwarded-For; the proxy appends the address it saw.
+		req.Header.Set("X-Forwarded-For", "192.0.2.99, "+from)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	trusting := newTestServer(t, testConfig{ClientIPHeader: "X-Forwarded-For"})
+	for range maxFailures + 1 {
+		call(trusting, "203.0.113.7", "wrong")
+	}
+	if code := call(trusting, "203.0.113.7", testToken); code != http.StatusTooManyRequests {
+		t.Fatalf("the client with wrong tokens: %d, want 429", code)
+	}
+	if code := call(trusting, "198.51.100.2", testToken); code != 200 {
+		t.Fatalf("another client behind the same proxy: %d, want 200", code)
+	}
+
+	plain := newTestServer(t, testConfig{})
+	for range maxFailures + 1 {
+		call(plain, "203.0.113.7", "wrong")
+	}
+	if code := call(plain, "198.51.100.2", testToken); code != http.StatusTooManyRequests {
+		t.Fatalf("an untrusted header changed who is throttled: %d", code)
+	}
+}

@@ -31,6 +31,7 @@ type Config struct {
 	MaxLine        int      // ingest line limit; default 4 MiB
 	User           string   // who decides at the gate when no trusted header names someone
 	UserHeader     string   // header a trusted reverse proxy sets to the signed-in user's name
+	ClientIPHeader string   // header a trusted reverse proxy sets to the client's address
 	Hosts          []string // host names (besides loopback names and IP addresses) the server answers to
 	Log            *slog.Logger
 }
@@ -101,6 +102,7 @@ func NewServer(d Deps) *Server {
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
 		captures: make(chan capture, maxCaptureQueue),
 	}
+	s.auth.TrustClientIPHeader(d.Config.ClientIPHeader)
 	if d.Tokens != nil {
 		s.auth.WithTokens(d.Tokens)
 	}

@@ -53,6 +53,7 @@ type testConfig struct {
 	MaxLine        int
 	User           string
 	UserHeader     string
+	ClientIPHeader string
 	AllowRoots     []string
 	PlansDir       string
 	Now            func() time.Time
@@ -97,7 +98,7 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	toks := tokens.NewService(db.Tokens(), cfg.Now, log)
 	srv := NewServer(Deps{
 		Tokens: toks,
-		Config: Config{Hosts: cfg.Hosts, FrameAncestors: cfg.FrameAncestors, MaxBody: cfg.MaxBody, MaxLine: cfg.MaxLine, User: cfg.User, UserHeader: cfg.UserHeader, Log: log},
+		Config: Config{Hosts: cfg.Hosts, FrameAncestors: cfg.FrameAncestors, MaxBody: cfg.MaxBody, MaxLine: cfg.MaxLine, User: cfg.User, UserHeader: cfg.UserHeader, ClientIPHeader: cfg.ClientIPHeader, Log: log},
 		Token:  testToken, Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: permissions.New(cfg.Now), Live: lv, Files: roots,
 		Hooks: map[string]AgentHooks{"claude": claude.NewService(svc, gate, claude.Config{Log: log})},
 		MCP:   mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
