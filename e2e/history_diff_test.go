@@ -49,8 +49,9 @@ func TestHistoryDiffReadsAsChanges(t *testing.T) {
 	checkA11y(p, src, "history diff")
 	shootGate(t, p, "history-diff")
 
-	// The first revision is a link too; following it marks it as the one shown.
-	p.do(click(`[data-testid="revisions"] [data-testid="revision"]:first-child [data-testid="revision-link"]`))
+	// The first revision (last in the list, newest first) is a link too; following it marks it as
+	// the one shown.
+	p.do(click(`[data-testid="revisions"] [data-testid="revision"][data-revision="1"] [data-testid="revision-link"]`))
 	p.wait("revision 1 shown", `document.querySelector('[data-testid="revision"][aria-current="true"]') !== null &&
 		document.querySelector('[data-testid="revision"][aria-current="true"]').textContent.includes("rev 1")`)
 	// The first revision shows what the plan started with.

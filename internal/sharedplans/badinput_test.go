@@ -23,7 +23,7 @@ func noHang(t *testing.T, fn func()) {
 	go func() { defer close(done); fn() }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(watchTimeout):
 		t.Fatal("operation hung")
 	}
 }

@@ -66,7 +66,7 @@ func TestIndexFollowsTheDirectory(t *testing.T) {
 	}
 	scan := sharedplans.NewService(sharedplans.New(dir), nil, sharedplans.ServiceConfig{}) // never runs: lists scan
 	run(t, svc)
-	for deadline := time.Now().Add(10 * time.Second); !svc.Indexed(); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(watchTimeout); !svc.Indexed(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the index never went live")
 		}
@@ -98,7 +98,7 @@ func TestIndexFollowsTheDirectory(t *testing.T) {
 	}
 	barrier(t, svc, "zz-last") // the watcher handles events in order: everything above is in
 	var lp sharedplans.ListPage
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(watchTimeout)
 	for {
 		var err error
 		if lp, err = svc.ListPage(context.Background(), "p0000", 3); err != nil {

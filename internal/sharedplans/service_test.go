@@ -36,6 +36,11 @@ func run(t *testing.T, svc *sharedplans.Service) {
 	barrier(t, svc, "probe")
 }
 
+// watchTimeout bounds every wait on the watcher. It is a failure deadline on a loaded 2-core
+// machine under -race (the first scan of 2,000 files records each in the history), not a
+// measurement: a passing wait ends as soon as the watcher has done its part.
+const watchTimeout = time.Minute // the same as the package's own tests (watch_test.go)
+
 // barrier writes plan name as another process would and waits until the watcher recorded it.
 func barrier(t *testing.T, svc *sharedplans.Service, name string) {
 	t.Helper()
@@ -43,7 +48,7 @@ func barrier(t *testing.T, svc *sharedplans.Service, name string) {
 	if _, err := svc.Store().Upsert(context.Background(), sharedplans.UpsertRequest{Name: name, Content: &content}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(watchTimeout)
 	for {
 		if e, ok, err := svc.History().Latest(context.Background(), name); err == nil && ok && e.Source == "disk" {
 			return

@@ -21,13 +21,17 @@ func watchEvents(t *testing.T, s *Store) <-chan Event {
 	return ch
 }
 
+// watchTimeout bounds every wait on the watcher: a failure deadline on a loaded machine under
+// -race, not a measurement.
+const watchTimeout = time.Minute
+
 // nextEvent waits for an event; the generous timeout only stops a broken test from hanging.
 func nextEvent(t *testing.T, ch <-chan Event) Event {
 	t.Helper()
 	select {
 	case e := <-ch:
 		return e
-	case <-time.After(10 * time.Second):
+	case <-time.After(watchTimeout):
 		t.Fatal("no event")
 		return Event{}
 	}
@@ -153,7 +157,7 @@ func TestWatchSurvivesDirectoryRemoval(t *testing.T) {
 		t.Fatalf("after removing the directory: %+v", e)
 	}
 	// docker-agent re-creates the directory on its next write; the watcher must follow.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(watchTimeout)
 	for {
 		mustWrite(t, s, "q", "fresh")
 		select {
