@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) plans.Store) {
 	for _, tc := range listTests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}
+	t.Run("Prune keeps what the retention says and every plan's newest", func(t *testing.T) { testPrune(t, open) })
 }
 
 // t0 is the suite's clock; times are UTC and whole so they compare with reflect.DeepEqual after
