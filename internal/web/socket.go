@@ -25,6 +25,10 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "since must be a change number", http.StatusBadRequest)
 		return
 	}
+	// Subscribed before the upgrade is answered: whatever is published once the page holds an
+	// open socket reaches it, even a change made the instant the connection opened.
+	sub := s.live.Subscribe(topic, topicGate) // every page shows the pending count
+	defer sub.Close()
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns, Subprotocols: []string{socketProtocol}})
 	if err != nil {
 		return // Accept has answered (403 for a foreign origin)
@@ -34,8 +38,6 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	defer s.metrics.Sockets.Add(-1)
 	ctx := c.CloseRead(r.Context()) // the page sends nothing; this notices when it goes away
 
-	sub := s.live.Subscribe(topic, topicGate) // every page shows the pending count
-	defer sub.Close()
 	// Subscribed first, then caught up: nothing published in between is missed, and pages drop
 	// any fragment older than what they already have.
 	if catchUp {
