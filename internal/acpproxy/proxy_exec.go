@@ -68,10 +68,8 @@ func (a *Agent) Run(p *Proxy) (int, error) {
 	inR.Close()
 	outW.Close()
 	// Started after the agent, to join its group; the group ends when Run returns or the
-	// process dies, whichever comes first. The guard is started beside the forwarding rather
-	// than before it: forking a shell and waiting for its exec held back the first byte by
-	// about as long as `cat | cat` takes to pass a whole 10,000-message transcript.
-	endGroup := guardGroupAside(a.Cmd.Process.Pid)
+	// process dies, whichever comes first.
+	endGroup := guardGroup(a.Cmd.Process.Pid)
 	defer endGroup()
 	go a.forwardSignals(exited)
 
@@ -108,14 +106,6 @@ func (a *Agent) Run(p *Proxy) (int, error) {
 	outR.Close()
 	agentIn.Close()
 	return exitStatus(a.Cmd.ProcessState), runErr
-}
-
-// guardGroupAside is guardGroup started on a goroutine of its own. The returned function waits
-// for the guard to have started, then sets it off, so the agent's group is ended all the same.
-func guardGroupAside(pgid int) (end func()) {
-	started := make(chan func(), 1)
-	go func() { started <- guardGroup(pgid) }()
-	return func() { (<-started)() }
 }
 
 // start starts the agent and waits for it on a goroutine locked to the OS thread that forked it,
