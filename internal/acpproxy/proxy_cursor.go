@@ -1,7 +1,6 @@
 package acpproxy
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -23,16 +22,14 @@ type sessionTracker struct {
 
 // observeClient looks at a line the IDE sent; only session/prompt and session/load are read.
 func (s *sessionTracker) observeClient(line []byte) {
-	if !bytes.Contains(line, []byte(acp.MethodSessionPrompt)) && !bytes.Contains(line, []byte(acp.MethodSessionLoad)) {
-		return
-	}
-	b := acp.TrimSpace(line)
-	if !acp.IsObject(b) {
+	// The method first, read from the top of the frame: searching every line for both names
+	// cost more than the rest of the tap's work together.
+	if m := frameMethod(line); !methodIs(m, acp.MethodSessionPrompt) && !methodIs(m, acp.MethodSessionLoad) {
 		return
 	}
 	var top [2][]byte
-	acp.Find(b, top[:], "method", "params")
-	if m, _ := acp.Unquote(top[0]); (m != acp.MethodSessionPrompt && m != acp.MethodSessionLoad) || !acp.IsObject(top[1]) {
+	acp.Find(acp.TrimSpace(line), top[:], "method", "params")
+	if !acp.IsObject(top[1]) {
 		return
 	}
 	if id, ok := acp.Unquote(member(top[1], "sessionId")); ok && id != "" {

@@ -70,6 +70,7 @@ type frameQueue struct {
 	closed   bool
 	stats    QueueStats
 	notify   chan struct{}
+	ended    chan struct{} // closed by close: wakes a poster that is waiting out a backoff
 
 	maxFrames, maxBytes, maxPlans, maxPinned int
 
@@ -80,8 +81,8 @@ type frameQueue struct {
 func newFrameQueue(maxFrames, maxBytes int) *frameQueue {
 	return &frameQueue{
 		maxFrames: maxFrames, maxBytes: maxBytes, maxPlans: 4096, maxPinned: 32,
-		notify: make(chan struct{}, 1),
-		now:    time.Now, slow: 2 * time.Second,
+		notify: make(chan struct{}, 1), ended: make(chan struct{}),
+		now: time.Now, slow: 2 * time.Second,
 	}
 }
 
@@ -271,6 +272,9 @@ func (q *frameQueue) empty() bool {
 
 func (q *frameQueue) close() {
 	q.mu.Lock()
+	if !q.closed {
+		close(q.ended)
+	}
 	q.closed = true
 	q.mu.Unlock()
 	select {

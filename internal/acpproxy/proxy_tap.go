@@ -99,8 +99,13 @@ func (t *Tap) feedAt(dir acp.Direction, at time.Time, b []byte, owned bool) {
 			t.q.mu.Unlock()
 			return
 		}
+		// The method is read once, from the top of the frame (it comes before a long params
+		// in practice), and decides which of the closer looks below the line needs at all: most
+		// frames are session/updates without a plan, and searching each of them for every
+		// method name of interest cost more than everything else the tap does.
+		method := frameMethod(line)
 		var key string
-		if dir == acp.AgentToClient { // only the agent sends plans
+		if dir == acp.AgentToClient && methodIs(method, acp.MethodSessionUpdate) { // only the agent sends plans
 			key = planKey(line)
 		}
 		var own []byte
@@ -118,7 +123,7 @@ func (t *Tap) feedAt(dir acp.Direction, at time.Time, b []byte, owned bool) {
 			own = slab[off : off+len(line) : off+len(line)]
 		}
 		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == acp.AgentToClient})
-		fs = t.cursorSide(fs, dir, line, at)
+		fs = t.cursorSide(fs, dir, line, method, at)
 	})
 	if len(fs) > 0 {
 		t.q.push(fs)
@@ -130,12 +135,15 @@ func (t *Tap) feedAt(dir acp.Direction, at time.Time, b []byte, owned bool) {
 // cursorSide follows a cursor/update_todos with the plan it amounts to (a frame of the proxy's
 // own, for the dashboard only), and notes the sessions the IDE prompts for Cursor frames that
 // name none.
-func (t *Tap) cursorSide(fs []frame, dir acp.Direction, line []byte, at time.Time) []frame {
+// method is the line's, as frameMethod read it.
+func (t *Tap) cursorSide(fs []frame, dir acp.Direction, line, method []byte, at time.Time) []frame {
 	if dir == acp.ClientToAgent {
-		t.sessions.observeClient(line)
+		if methodIs(method, acp.MethodSessionPrompt) || methodIs(method, acp.MethodSessionLoad) {
+			t.sessions.observeClient(line)
+		}
 		return fs
 	}
-	if !bytes.Contains(line, []byte(acp.MethodCursorUpdateTodos)) {
+	if !methodIs(method, acp.MethodCursorUpdateTodos) {
 		return fs
 	}
 	if pf := t.todos.planFrame(line); pf != nil {
@@ -214,6 +222,32 @@ func planKey(line []byte) string {
 		return ""
 	}
 	return sid + "\x00" + id
+}
+
+// frameMethod returns the raw JSON value of a frame's method member (its first, as Find reads
+// it), or nil when line is not an object or has none. The walk stops at the member: a request or
+// notification names its method before its params, so only a response is read to its end.
+func frameMethod(line []byte) []byte {
+	b := acp.TrimSpace(line)
+	if !acp.IsObject(b) {
+		return nil
+	}
+	var m [1][]byte
+	acp.Find(b, m[:], "method")
+	return m[0]
+}
+
+// methodIs reports whether raw, a method member's JSON value, is the string name. The plain
+// spelling is compared in place; only a value with escapes is decoded.
+func methodIs(raw []byte, name string) bool {
+	if n := len(raw); n == len(name)+2 && raw[0] == '"' && raw[n-1] == '"' && string(raw[1:n-1]) == name {
+		return true
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return false
+	}
+	m, ok := acp.Unquote(raw)
+	return ok && m == name
 }
 
 // idMember reads planId, or the old spelling id (spec §10.2).

@@ -1,0 +1,68 @@
+package acpproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// validCases are edges of the grammar; each is checked against encoding/json.
+var validCases = []string{
+	``, ` `, `{}`, `[]`, ` {} `, `{"a":1}`, `{"a" : [1, 2.5, -0, 1e10, 1E+2, 2e-3, true, false, null, "x"]}`,
+	`{"a":}`, `{"a"}`, `{"a":1,}`, `[1,]`, `[,1]`, `{,}`, `[1 2]`, `{"a":1 "b":2}`, `{1:2}`, `[`, `]`, `{`, `}`,
+	`01`, `-`, `-0`, `-01`, `1.`, `.5`, `1e`, `1e+`, `+1`, `1.5e3x`, `tru`, `truex`, `nul`, `nulll`, `"`, `"abc`,
+	`"a\"b"`, `"a\\"`, `"\u00e9"`, `"\u00e"`, `"\u00eg"`, `"\x"`, `"\/"`, "\"a\tb\"", "\"a\x01\"", "\"\xff\xfe\"",
+	`"\u12`, `{"a":[{"b":{"c":[[]]}}]}`, `[[[[]]]]]`, `[[[[]]]`, `{}{}`, `{} x`, "{}\n", "\t[1]\r\n", `"a"`, `1`,
+	`{"a":1}}`, `[{]}`, `[}`, `{]`,
+}
+
+func TestValidJSONMatchesEncodingJSON(t *testing.T) {
+	cases := append([]string(nil), validCases...)
+	raw, err := os.ReadFile(gosdkExchange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range bytes.Split(raw, []byte("\n")) {
+		cases = append(cases, string(l), string(l[:len(l)/2]))
+	}
+	// encoding/json allows nesting 10,000 deep and no deeper.
+	for _, depth := range []int{10000, 10001} {
+		cases = append(cases, strings.Repeat("[", depth)+strings.Repeat("]", depth))
+		cases = append(cases, strings.Repeat(`{"a":`, depth)+"1"+strings.Repeat("}", depth))
+	}
+	for _, c := range cases {
+		if got, want := validJSON([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("validJSON(%.80q) = %v, json.Valid says %v", c, got, want)
+		}
+	}
+}
+
+// FuzzValidJSON: on any input, validJSON agrees with encoding/json.Valid.
+func FuzzValidJSON(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Add(planUpdateLine(3))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Errorf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
+		}
+	})
+}
+
+func BenchmarkValidJSON(b *testing.B) {
+	line := planUpdateLine(20)
+	b.SetBytes(int64(len(line)))
+	b.Run("encoding/json", func(b *testing.B) {
+		for b.Loop() {
+			json.Valid(line)
+		}
+	})
+	b.Run("validJSON", func(b *testing.B) {
+		for b.Loop() {
+			validJSON(line)
+		}
+	})
+}
