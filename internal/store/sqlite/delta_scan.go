@@ -183,8 +183,25 @@ func scanValue(b []byte, i int) int {
 		}
 		j++
 	}
-	if j == i || !json.Valid(b[i:j]) {
+	if j == i || !isInteger(b[i:j]) && !json.Valid(b[i:j]) {
 		return -1
 	}
 	return j
+}
+
+// isInteger reports whether v is a JSON integer (-?(0|[1-9][0-9]*)), the scalar a plan's JSON
+// has most (revision, seq): checked here without encoding/json's scanner.
+func isInteger(v []byte) bool {
+	if len(v) > 0 && v[0] == '-' {
+		v = v[1:]
+	}
+	if len(v) == 0 || v[0] == '0' && len(v) > 1 {
+		return false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
