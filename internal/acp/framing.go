@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -43,7 +44,13 @@ const readerBufSize = 64 << 10
 // NewLineReader returns a reader of newline-delimited lines from r. maxLine <= 0 means lines may
 // be any length.
 func NewLineReader(r io.Reader, maxLine int) *LineReader {
-	return newLineReaderSize(r, maxLine, readerBufSize)
+	size := readerBufSize
+	// An ingest post is read from memory and is often one short line: a buffer the size of
+	// what is left to read is enough, rather than 64 KiB to allocate and clear per post.
+	if br, ok := r.(*bytes.Reader); ok && br.Len() < size {
+		size = br.Len() + 1
+	}
+	return newLineReaderSize(r, maxLine, size)
 }
 
 // newLineReaderSize lets tests force lines across many buffer refills.

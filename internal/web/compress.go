@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // compressPages gzips HTML and JSON answers for clients that accept it: a page is mostly
@@ -16,6 +17,10 @@ import (
 // encoding; a handler that flushes (a long-poll's heartbeat) flushes through the compressor, so
 // nothing streamed waits in a buffer.
 func compressPages(next http.Handler) http.Handler {
+	// A gzip.Writer is about 800 KB of tables to allocate and set up, whatever it compresses:
+	// for the small answers of ingest posts it was most of the server's CPU (and its garbage).
+	// Reset makes a used one the same as a new one, so answers are byte for byte the same.
+	pool := &sync.Pool{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "" || strings.HasPrefix(r.URL.Path, "/static/") {
 			next.ServeHTTP(w, r)
@@ -27,7 +32,7 @@ func compressPages(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		gw := &gzipWriter{ResponseWriter: w}
+		gw := &gzipWriter{ResponseWriter: w, pool: pool}
 		defer gw.close()
 		next.ServeHTTP(gw, r)
 	})
@@ -51,6 +56,7 @@ type gzipWriter struct {
 	http.ResponseWriter
 	zw      *gzip.Writer // nil: the answer goes out as it is
 	decided bool
+	pool    *sync.Pool // of *gzip.Writer, closed and ready to Reset
 }
 
 func (g *gzipWriter) WriteHeader(code int) {
@@ -61,7 +67,12 @@ func (g *gzipWriter) WriteHeader(code int) {
 		if code != http.StatusNoContent && code != http.StatusNotModified && compressible(h) {
 			h.Set("Content-Encoding", "gzip")
 			h.Del("Content-Length")
-			g.zw = gzip.NewWriter(g.ResponseWriter)
+			if zw, ok := g.pool.Get().(*gzip.Writer); ok {
+				zw.Reset(g.ResponseWriter)
+				g.zw = zw
+			} else {
+				g.zw = gzip.NewWriter(g.ResponseWriter)
+			}
 		}
 	}
 	g.ResponseWriter.WriteHeader(code)
@@ -102,5 +113,7 @@ func (g *gzipWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }
 func (g *gzipWriter) close() {
 	if g.zw != nil {
 		_ = g.zw.Close()
+		g.pool.Put(g.zw)
+		g.zw = nil
 	}
 }

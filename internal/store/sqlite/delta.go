@@ -111,6 +111,15 @@ func diffEntries(a, b json.RawMessage) ([]hunk, bool) {
 		tailN++
 	}
 	ea, eb = ea[head:len(ea)-tailN], eb[head:len(eb)-tailN]
+	if len(ea) == 0 && len(eb) == 0 {
+		return nil, true
+	}
+	if len(ea) == 0 || len(eb) == 0 || len(ea) == 1 && len(eb) == 1 {
+		// Only removals, only insertions, or one entry changed (the two differ, or the head
+		// would have taken them): one hunk is what the diff would find. The common update,
+		// one entry's status, skips the diff and its copies.
+		return []hunk{{At: head, Del: len(ea), Ins: eb}}, true
+	}
 	var hs []hunk
 	i, j := 0, 0 // next element of a, of b
 	lines := plans.Diff(rawStrings(ea), rawStrings(eb))

@@ -21,7 +21,7 @@ func scanObject(b []byte) (fields, error) {
 	if i >= len(b) || b[i] != '{' {
 		return nil, errScan
 	}
-	f := fields{}
+	f := make(fields, 16) // a plan has 17 members, most of them usually present
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return f, tail(b, i+1)
@@ -34,7 +34,10 @@ func scanObject(b []byte) (fields, error) {
 		if end < 0 {
 			return nil, errScan
 		}
-		name := string(b[i+1 : end-1])
+		name, known := memberNames[string(b[i+1:end-1])] // no copy: a lookup by bytes does not allocate
+		if !known {
+			name = string(b[i+1 : end-1])
+		}
 		if escaped || !utf8.ValidString(name) { // encoding/json unescapes, and replaces bad UTF-8
 			if err := json.Unmarshal(b[i:end], &name); err != nil {
 				return nil, errScan
@@ -64,6 +67,17 @@ func scanObject(b []byte) (fields, error) {
 		}
 	}
 }
+
+// memberNames holds the names a plan's JSON has, so splitting one into fields does not copy
+// each name again for every revision ingested. It is read only.
+var memberNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{"sessionId", "id", "kind", "type", "revision", "created", "updated", "removed",
+		"agent", "entries", "markdown", "uri", "raw", "_meta", "warnings", "replayed", "seq"} {
+		m[n] = n
+	}
+	return m
+}()
 
 // scanArray splits a JSON array into its elements.
 func scanArray(b []byte) ([]json.RawMessage, error) {
@@ -169,8 +183,25 @@ func scanValue(b []byte, i int) int {
 		}
 		j++
 	}
-	if j == i || !json.Valid(b[i:j]) {
+	if j == i || !isInteger(b[i:j]) && !json.Valid(b[i:j]) {
 		return -1
 	}
 	return j
+}
+
+// isInteger reports whether v is a JSON integer (-?(0|[1-9][0-9]*)), the scalar a plan's JSON
+// has most (revision, seq): checked here without encoding/json's scanner.
+func isInteger(v []byte) bool {
+	if len(v) > 0 && v[0] == '-' {
+		v = v[1:]
+	}
+	if len(v) == 0 || v[0] == '0' && len(v) > 1 {
+		return false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

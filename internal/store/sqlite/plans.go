@@ -16,7 +16,8 @@ type plansStore struct {
 	r   *sql.DB
 	seq atomic.Uint64
 
-	cache tipCache // newest revisions, the bases of the next deltas (revisions.go)
+	cache tipCache    // newest revisions, the bases of the next deltas (revisions.go)
+	stmt  *writeStmts // the commit's statements, prepared once (stmts.go)
 }
 
 var _ plans.Store = (*plansStore)(nil)
@@ -71,6 +72,10 @@ func openPlans(ctx context.Context, w, r *sql.DB) (*plansStore, error) {
 		return nil, err
 	}
 	s.seq.Store(uint64(seq.Int64))
+	var err error
+	if s.stmt, err = prepareWrites(ctx, w); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -89,19 +94,12 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 			tx.Rollback()
 		}
 	}()
+	// Bound to tx once, not per row: each binding is a Stmt of its own until tx ends.
+	upsertSession, upsertPlan := tx.StmtContext(ctx, s.stmt.upsertSession), tx.StmtContext(ctx, s.stmt.upsertPlan)
 	for _, sess := range c.Sessions {
 		sess.Seq = seq
-		if err := exec(ctx, tx, `INSERT INTO sessions(id, body, last_seen, ended, seq, first_seen) VALUES(?,?,?,?,?,?)
-			ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen, ended=excluded.ended, seq=excluded.seq`,
+		if err := exec(ctx, upsertSession,
 			sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen)); err != nil {
-			return err
-		}
-	}
-	for _, p := range c.Plans {
-		p.Seq = seq
-		if err := exec(ctx, tx, `INSERT INTO plans(session_id, plan_id, removed, updated, body) VALUES(?,?,?,?,?)
-			ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body`,
-			p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), mustJSON(p)); err != nil {
 			return err
 		}
 	}
@@ -109,21 +107,36 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 	if err != nil {
 		return err
 	}
+	for _, p := range c.Plans {
+		p.Seq = seq
+		// A plan's row is its newest revision, which putRevisions just encoded: a revision
+		// number names one state of a plan.
+		t := tips[p.Key()]
+		body := t.body
+		if body == nil || t.revision != p.Revision {
+			body = mustJSON(p)
+		}
+		if err := exec(ctx, upsertPlan,
+			p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), body); err != nil {
+			return err
+		}
+	}
+	upsertToolCall := tx.StmtContext(ctx, s.stmt.upsertToolCall)
 	for _, t := range c.ToolCalls {
-		if err := exec(ctx, tx, `INSERT INTO tool_calls(session_id, id, created, body) VALUES(?,?,?,?)
-			ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`,
+		if err := exec(ctx, upsertToolCall,
 			t.SessionID, t.ID, t.Created.UnixNano(), mustJSON(t)); err != nil {
 			return err
 		}
 	}
+	updateActivity, insertActivity := tx.StmtContext(ctx, s.stmt.updateActivity), tx.StmtContext(ctx, s.stmt.insertActivity)
 	for _, a := range c.Activity {
 		if a.ID != 0 {
-			if err := exec(ctx, tx, `UPDATE activity SET body=? WHERE id=?`, mustJSON(a), a.ID); err != nil {
+			if err := exec(ctx, updateActivity, mustJSON(a), a.ID); err != nil {
 				return err
 			}
 			continue
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO activity(session_id, body) VALUES(?,?)`, a.SessionID, mustJSON(a))
+		res, err := insertActivity.ExecContext(ctx, a.SessionID, mustJSON(a))
 		if err != nil {
 			return err
 		}
@@ -139,45 +152,31 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 	return nil
 }
 
-func exec(ctx context.Context, tx *sql.Tx, q string, args ...any) error {
-	_, err := tx.ExecContext(ctx, q, args...)
+func exec(ctx context.Context, st *sql.Stmt, args ...any) error {
+	_, err := st.ExecContext(ctx, args...)
 	return err
-}
-
-func one[T any](ctx context.Context, db *sql.DB, q string, args ...any) (T, error) {
-	var body []byte
-	err := db.QueryRowContext(ctx, q, args...).Scan(&body)
-	if errors.Is(err, sql.ErrNoRows) {
-		var zero T
-		return zero, plans.ErrNotFound
-	}
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return decode[T](body)
 }
 
 // Session loads one session. Reads during a batch go to the writer so they see its own state.
 func (s *plansStore) Session(ctx context.Context, id string) (plans.Session, error) {
-	return one[plans.Session](ctx, s.w, `SELECT body FROM sessions WHERE id=?`, id)
+	return oneStmt[plans.Session](ctx, s.stmt.session, id)
 }
 
 // Plan loads a plan's current revision.
 func (s *plansStore) Plan(ctx context.Context, sessionID, planID string) (plans.Plan, error) {
-	return one[plans.Plan](ctx, s.w, `SELECT body FROM plans WHERE session_id=? AND plan_id=?`, sessionID, planID)
+	return oneStmt[plans.Plan](ctx, s.stmt.plan, sessionID, planID)
 }
 
 // ToolCall loads one tool call.
 func (s *plansStore) ToolCall(ctx context.Context, sessionID, id string) (plans.ToolCall, error) {
-	return one[plans.ToolCall](ctx, s.w, `SELECT body FROM tool_calls WHERE session_id=? AND id=?`, sessionID, id)
+	return oneStmt[plans.ToolCall](ctx, s.stmt.toolCall, sessionID, id)
 }
 
 // LastActivity loads a session's newest activity.
 func (s *plansStore) LastActivity(ctx context.Context, sessionID string) (plans.Activity, error) {
 	var id int64
 	var body []byte
-	err := s.w.QueryRowContext(ctx, `SELECT id, body FROM activity WHERE session_id=? ORDER BY id DESC LIMIT 1`, sessionID).Scan(&id, &body)
+	err := s.stmt.lastActivity.QueryRowContext(ctx, sessionID).Scan(&id, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return plans.Activity{}, plans.ErrNotFound
 	}

@@ -31,6 +31,9 @@ type tipCache struct {
 type tip struct {
 	revision int
 	fields   fields
+	// body is the revision's whole JSON, which fields points into; Commit writes it as the
+	// plan's row too rather than encoding the same plan a second time.
+	body []byte
 }
 
 // maxTips bounds the cache; when full it starts over, which costs one read per plan.
@@ -50,6 +53,7 @@ func (c *tipCache) put(tips map[plans.PlanKey]tip) {
 		c.tips = make(map[plans.PlanKey]tip, len(tips))
 	}
 	for k, t := range tips {
+		t.body = nil // only the commit that wrote it needs it
 		c.tips[k] = t
 	}
 }
@@ -57,15 +61,12 @@ func (c *tipCache) put(tips map[plans.PlanKey]tip) {
 // putRevisions stores a batch's revisions in tx, each as a delta against the one before it
 // when that one is known, and returns the plans' new tips for the cache once tx commits.
 func (s *plansStore) putRevisions(ctx context.Context, tx *sql.Tx, revs []*plans.Plan, seq uint64) (map[plans.PlanKey]tip, error) {
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO plan_revisions(session_id, plan_id, revision, body, format, at) VALUES(?,?,?,?,?,?)`)
-	if err != nil {
-		return nil, err
-	}
-	defer stmt.Close()
+	stmt := tx.StmtContext(ctx, s.stmt.insertRevision)
 	tips := map[plans.PlanKey]tip{}
 	for _, p := range revs {
 		p.Seq = seq
 		body := mustJSON(p)
+		whole := body
 		next, err := splitOwn(body)
 		if err != nil {
 			return nil, err
@@ -89,7 +90,7 @@ func (s *plansStore) putRevisions(ctx context.Context, tx *sql.Tx, revs []*plans
 		if _, err := stmt.ExecContext(ctx, p.SessionID, p.ID, p.Revision, body, format, p.Updated.UnixMilli()); err != nil {
 			return nil, fmt.Errorf("store revision %d of plan %q: %w", p.Revision, p.ID, err)
 		}
-		tips[k] = tip{p.Revision, next}
+		tips[k] = tip{p.Revision, next, whole}
 	}
 	return tips, nil
 }

@@ -1,0 +1,82 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// writeStmts are the statements every ingest commit runs, prepared once on the writer. SQLite
+// parses and plans a statement each time it is prepared, which cost more CPU than the insert
+// itself: one commit of one message prepared six of them. The writer has a single connection,
+// so a statement prepared on the pool stays prepared on that connection, and tx.StmtContext
+// reuses it rather than preparing it again.
+type writeStmts struct {
+	upsertSession, upsertPlan, insertRevision, upsertToolCall *sql.Stmt
+	updateActivity, insertActivity                            *sql.Stmt
+	// The reads a batch makes before it commits, on the writer so they see its own state.
+	session, plan, toolCall, lastActivity *sql.Stmt
+}
+
+// prepareWrites prepares the statements on w; the tables must exist (migrate ran).
+func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
+	var (
+		st   writeStmts
+		errs []error
+	)
+	prep := func(dst **sql.Stmt, q string) {
+		s, err := w.PrepareContext(ctx, q)
+		*dst = s
+		errs = append(errs, err)
+	}
+	prep(&st.upsertSession, `INSERT INTO sessions(id, body, last_seen, ended, seq, first_seen) VALUES(?,?,?,?,?,?)
+		ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen, ended=excluded.ended, seq=excluded.seq`)
+	prep(&st.upsertPlan, `INSERT INTO plans(session_id, plan_id, removed, updated, body) VALUES(?,?,?,?,?)
+		ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body`)
+	prep(&st.insertRevision, `INSERT INTO plan_revisions(session_id, plan_id, revision, body, format, at) VALUES(?,?,?,?,?,?)`)
+	prep(&st.upsertToolCall, `INSERT INTO tool_calls(session_id, id, created, body) VALUES(?,?,?,?)
+		ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`)
+	prep(&st.updateActivity, `UPDATE activity SET body=? WHERE id=?`)
+	prep(&st.insertActivity, `INSERT INTO activity(session_id, body) VALUES(?,?)`)
+	prep(&st.session, `SELECT body FROM sessions WHERE id=?`)
+	prep(&st.plan, `SELECT body FROM plans WHERE session_id=? AND plan_id=?`)
+	prep(&st.toolCall, `SELECT body FROM tool_calls WHERE session_id=? AND id=?`)
+	prep(&st.lastActivity, `SELECT id, body FROM activity WHERE session_id=? ORDER BY id DESC LIMIT 1`)
+	if err := errors.Join(errs...); err != nil {
+		st.close()
+		return nil, err
+	}
+	return &st, nil
+}
+
+// close releases the statements; the DB closes them too, so this only matters on a failed open.
+func (st *writeStmts) close() {
+	for _, s := range []*sql.Stmt{st.upsertSession, st.upsertPlan, st.insertRevision, st.upsertToolCall,
+		st.updateActivity, st.insertActivity, st.session, st.plan, st.toolCall, st.lastActivity} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// oneStmt reads one body with a prepared statement and decodes it; plans.ErrNotFound when
+// there is no row.
+func oneStmt[T any](ctx context.Context, st *sql.Stmt, args ...any) (T, error) {
+	var body []byte
+	err := st.QueryRowContext(ctx, args...).Scan(&body)
+	if err != nil {
+		var zero T
+		return zero, notFound(err)
+	}
+	return decode[T](body)
+}
+
+// notFound turns sql.ErrNoRows into plans.ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return plans.ErrNotFound
+	}
+	return err
+}
