@@ -86,10 +86,10 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 		rec = acpproxy.NewRecorder(fh)
 	}
 	tap := acpproxy.NewTap(acpproxy.TapOptions{Record: rec})
-	// QuitWhenDown: a dashboard that is down when the agent exits does not hold the exit for
-	// --flush (the IDE waits on it, e.g. to restart the agent). With --serve the dashboard may
-	// be this process's own, still opening its database: that one is given the --flush time.
-	sink := &acpproxy.Sink{API: api, Stream: *stream, Agent: *agentName, Log: log, QuitWhenDown: !*serve}
+	// Frames still queued when the agent exits get up to --flush to reach a dashboard that is
+	// down: an instance restarting behind a balancer is back within that (an exit with nothing
+	// queued does not wait at all).
+	sink := &acpproxy.Sink{API: api, Stream: *stream, Agent: *agentName, Log: log}
 	sinkCtx, stopSink := context.WithCancel(base)
 	defer stopSink()
 	sinkDone := make(chan error, 1)

@@ -38,11 +38,6 @@ type Sink struct {
 	// CPU away from the forwarding path and the server's transactions few. A frame after a quiet
 	// spell goes at once.
 	Interval time.Duration
-	// QuitWhenDown makes Run return, once the tap is closed, as soon as a post fails that
-	// follows a failed one, rather than retrying until ctx ends: a process on its way out should
-	// not linger for a dashboard that is down. A dashboard that failed once (restarting) still
-	// gets its retries.
-	QuitWhenDown bool
 
 	api *client.Client // API without retries
 
@@ -98,7 +93,6 @@ func (s *Sink) Run(ctx context.Context, t *Tap) error {
 			continue
 		}
 		last = time.Now()
-		wasDown := s.down
 		body, earlyUsed := s.encode(batch)
 		err := s.post(ctx, body)
 		s.remember(err == nil)
@@ -117,10 +111,6 @@ func (s *Sink) Run(ctx context.Context, t *Tap) error {
 			continue
 		}
 		t.q.requeue(batch)
-		if s.QuitWhenDown && wasDown && t.q.isClosed() {
-			s.Log.Warn("plandash: dashboard unreachable; the last frames are not delivered", "server", s.API.BaseURL(), "frames", t.Stats().Queued, "err", err)
-			return nil
-		}
 		if !s.down {
 			s.Log.Warn("plandash: dashboard unreachable; keeping the latest plans and retrying", "server", s.API.BaseURL(), "err", err)
 			s.down = true

@@ -191,49 +191,6 @@ func TestSinkSurvivesServerDown(t *testing.T) {
 	}
 }
 
-// TestSinkQuitWhenDown: a proxy on its way out does not wait for a dashboard that is down (the
-// backoff here is an hour: Run returning at all shows it did not wait it out), but a dashboard
-// that failed only once, restarting, still gets the last frames.
-func TestSinkQuitWhenDown(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		failPosts int32 // posts answered 503 before the dashboard is back; -1: never back
-		delivered bool
-	}{
-		{"down", -1, false},
-		{"restarting", 1, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ingest := newFakeIngest(t)
-			ingest.status.Store(http.StatusServiceUnavailable)
-			tap := NewTap(TapOptions{})
-			tap.Feed(acp.AgentToClient, []byte(update("s1", `{"sessionUpdate":"plan","entries":[]}`)))
-			sink := &Sink{API: client.New(ingest.srv.URL, "tok"), QuitWhenDown: true, MinBackoff: time.Hour, MaxBackoff: time.Hour}
-			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- sink.Run(ctx, tap) }()
-			for ingest.posts.Load() < 1 {
-				time.Sleep(time.Millisecond)
-			}
-			if tc.failPosts >= 0 {
-				ingest.status.Store(0)
-			}
-			tap.Close()
-			if err := <-done; err != nil {
-				t.Fatalf("Run = %v, want it to return by itself", err)
-			}
-			got := len(ingest.received()) > 0
-			if got != tc.delivered {
-				t.Errorf("delivered = %v, want %v (posts: %d)", got, tc.delivered, ingest.posts.Load())
-			}
-			if st := tap.Stats(); !tc.delivered && st.Queued != 1 {
-				t.Errorf("the undelivered plan should still be counted as queued: %+v", st)
-			}
-		})
-	}
-}
-
 // TestSinkSaysWhenPlanStatesWereSkipped: a plan frame that replaced older states in the queue
 // is followed by the proxy's note, which the server keeps as the session's activity; Cursor's
 // own methods are not posted (the server refuses them).
