@@ -158,6 +158,7 @@ type batch struct {
 	revisions    []*Plan
 	tools        map[PlanKey]*ToolCall
 	toolOrder    []PlanKey
+	newTools     map[PlanKey]bool // tool calls this batch creates
 	lastAct      map[string]*Activity
 	queued       map[*Activity]bool
 	revised      map[PlanKey]bool
@@ -181,6 +182,9 @@ func (b *batch) changes() *Changes {
 	}
 	for _, k := range b.toolOrder {
 		c.ToolCalls = append(c.ToolCalls, b.tools[k])
+		if b.newTools[k] {
+			c.NewToolCalls = append(c.NewToolCalls, k)
+		}
 	}
 	return c
 }

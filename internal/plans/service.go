@@ -50,6 +50,8 @@ type Committed struct {
 	Plans     []PlanKey // plans with a new revision (or removed)
 	ToolCalls []PlanKey // tool calls, as {SessionID, tool call id}
 	Activity  []string  // sessions with new or merged activity
+	// CallsAdded are the sessions that gained tool calls (their count changed).
+	CallsAdded []string
 }
 
 // OnCommit registers fn to be called, after each commit, with what it changed. fn must not
@@ -110,6 +112,13 @@ func (s *Service) commit(ctx context.Context, c *Changes) error {
 		}
 		for _, t := range c.ToolCalls {
 			done.ToolCalls = append(done.ToolCalls, PlanKey{t.SessionID, t.ID})
+		}
+		added := map[string]bool{}
+		for _, k := range c.NewToolCalls {
+			if !added[k.SessionID] {
+				added[k.SessionID] = true
+				done.CallsAdded = append(done.CallsAdded, k.SessionID)
+			}
 		}
 		seen := map[string]bool{}
 		for _, a := range c.Activity {

@@ -17,6 +17,9 @@ type Changes struct {
 	Revisions []*Plan     // every new revision, in order (several per plan when a batch updates it often)
 	ToolCalls []*ToolCall // current state of each touched tool call
 	Activity  []*Activity // new activity, or merged into the session's latest one when ID is set
+	// NewToolCalls are the tool calls among ToolCalls that did not exist before: only they change
+	// a session's count of tool calls, which is costly to recount on a long session.
+	NewToolCalls []PlanKey
 }
 
 // Empty reports whether there is nothing to write.

@@ -181,6 +181,10 @@ func (b *batch) toolCall(sessionID string, u *acp.ToolCallUpdate) error {
 		switch {
 		case isNotFound(err):
 			tc = ToolCall{SessionID: sessionID, ID: u.ToolCallID, Status: "pending", Created: b.now}
+			if b.newTools == nil {
+				b.newTools = map[PlanKey]bool{}
+			}
+			b.newTools[k] = true
 		case err != nil:
 			return err
 		}

@@ -61,5 +61,30 @@ func TestLongSessionLivePath(t *testing.T) {
 			break
 		}
 	}
+
+	// A new tool call adds its row and changes the count; an update to one (above) does not
+	// recount, which on a long session costs more than the rest of the change.
+	ts.ingest(t, update("long", `{"sessionUpdate":"tool_call","toolCallId":"t-new","title":"One more","status":"pending"}`))
+	newRow, head := templates.ToolCallRowID("long", "t-new"), templates.ToolCallsHeadID("long")
+	var gotRow, gotCount bool
+	for !gotRow || !gotCount {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for the new row (%v) and the count (%v): %v", gotRow, gotCount, err)
+		}
+		var f frame
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		switch f.ID {
+		case newRow:
+			gotRow = true
+		case head:
+			if !strings.Contains(f.HTML, fmt.Sprint(n+1)) {
+				t.Fatalf("the count reads %s, want %d", f.HTML, n+1)
+			}
+			gotCount = true
+		}
+	}
 	c.Close(websocket.StatusNormalClosure, "")
 }

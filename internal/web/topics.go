@@ -61,6 +61,9 @@ func (s *Server) sessionsCommitted(c plans.Committed) {
 	for _, t := range c.ToolCalls {
 		cs = append(cs, live.Change{Kind: changeSession, ID: t.SessionID, Part: partCall + t.PlanID})
 	}
+	for _, id := range c.CallsAdded {
+		cs = append(cs, live.Change{Kind: changeSession, ID: id, Part: partCallCount})
+	}
 	for _, id := range c.Activity {
 		cs = append(cs, live.Change{Kind: changeSession, ID: id, Part: partActivity})
 	}
@@ -69,9 +72,10 @@ func (s *Server) sessionsCommitted(c plans.Committed) {
 
 // Parts of a session that its page redoes on their own.
 const (
-	partPlan     = "plan:"
-	partCall     = "call:"
-	partActivity = "activity"
+	partPlan      = "plan:"
+	partCall      = "call:"
+	partCallCount = "calls" // the count of a session's tool calls, which only a new call changes
+	partActivity  = "activity"
 )
 
 // gateChanged is the gate's listener.
@@ -180,17 +184,20 @@ func (s *Server) renderSessionPart(ctx context.Context, id string, c live.Change
 			return nil, err
 		}
 		return s.render.planFragments(ctx, []plans.Plan{p}, nil), nil
+	case c.Part == partCallCount:
+		total, err := s.svc.ToolCallCount(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return []live.Fragment{{ID: templates.ToolCallsHeadID(id), View: templates.ToolCallsHead(id, total)}}, nil
 	case strings.HasPrefix(c.Part, partCall):
 		t, err := s.svc.ToolCall(ctx, id, strings.TrimPrefix(c.Part, partCall))
 		if err != nil {
 			return nil, err
 		}
-		total, err := s.svc.ToolCallCount(ctx, id)
-		if err != nil {
-			return nil, err
-		}
+		// The count is not recounted here: on a session with thousands of calls that costs more
+		// than the rest of the change, and only a new call changes it (partCallCount).
 		out := []live.Fragment{
-			{ID: templates.ToolCallsHeadID(id), View: templates.ToolCallsHead(id, total)},
 			{ID: templates.ToolCallRowID(id, t.ID), Parent: templates.ToolCallListID(id), View: templates.ToolCallRow(t)},
 		}
 		// Diagrams whose nodes follow tool calls show the new status.

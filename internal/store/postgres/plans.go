@@ -188,6 +188,13 @@ func commitNotes(c *plans.Changes) []Note {
 	for _, t := range c.ToolCalls {
 		out = append(out, Note{Kind: NoteSession, ID: t.SessionID, Part: "call:" + t.ID})
 	}
+	counted := map[string]bool{}
+	for _, k := range c.NewToolCalls {
+		if !counted[k.SessionID] {
+			counted[k.SessionID] = true
+			out = append(out, Note{Kind: NoteSession, ID: k.SessionID, Part: "calls"})
+		}
+	}
 	seen := map[string]bool{}
 	for _, a := range c.Activity {
 		if !seen[a.SessionID] {
