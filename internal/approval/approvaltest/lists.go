@@ -7,6 +7,7 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/page/pagetest"
 )
 
 // listTests are the paged lists' part of the contract (approval.Lister).
@@ -18,36 +19,6 @@ var listTests = []struct {
 	{"AuditPage filters and walks newest first", testAuditPage},
 }
 
-// walk follows next cursors (through their text, as a client does) until the last page,
-// calling between after each page but the last.
-func walk[T any](t *testing.T, limit int, get func(page.Request) ([]T, page.Cursor, error), between func()) []T {
-	t.Helper()
-	var all []T
-	r := page.Request{Limit: limit}
-	for n := 0; ; n++ {
-		rows, next, err := get(r)
-		if err != nil {
-			t.Fatalf("page %d: %v", n, err)
-		}
-		if len(rows) > limit {
-			t.Fatalf("page %d has %d rows, over the limit %d", n, len(rows), limit)
-		}
-		all = append(all, rows...)
-		if next.IsZero() {
-			return all
-		}
-		if len(rows) == 0 || n > 1000 {
-			t.Fatalf("page %d: a next cursor after %d rows", n, len(rows))
-		}
-		if r.After, err = page.Parse(next.String()); err != nil {
-			t.Fatalf("page %d: its cursor does not parse: %v", n, err)
-		}
-		if between != nil {
-			between()
-		}
-	}
-}
-
 func testRequestPages(t *testing.T, s approval.Store) {
 	ctx := context.Background()
 	// Ties on created (and on decided) are broken by id.
@@ -55,7 +26,7 @@ func testRequestPages(t *testing.T, s approval.Store) {
 		create(t, s, request(fmt.Sprintf("r%d", i), created, 1000))
 	}
 	k := 0
-	pending := walk(t, 2, func(r page.Request) ([]approval.Request, page.Cursor, error) { return s.PendingPage(ctx, r) }, func() {
+	pending := pagetest.Walk(t, 2, func(r page.Request) ([]approval.Request, page.Cursor, error) { return s.PendingPage(ctx, r) }, func(int) {
 		k++
 		create(t, s, request(fmt.Sprintf("new%d", k), 100+k, 1000))
 	})
@@ -72,9 +43,9 @@ func testRequestPages(t *testing.T, s approval.Store) {
 			t.Fatalf("Decide(%s) = %v, %v", r.ID, ok, err)
 		}
 	}
-	got := walk(t, 3, func(r page.Request) ([]approval.Request, page.Cursor, error) { return s.DecidedPage(ctx, r) }, nil)
+	got := pagetest.Walk(t, 3, func(r page.Request) ([]approval.Request, page.Cursor, error) { return s.DecidedPage(ctx, r) }, nil)
 	same(t, "decided walk", ids(got), []string{"r5", "r1", "r4", "r2"})
-	left := walk(t, 50, func(r page.Request) ([]approval.Request, page.Cursor, error) { return s.PendingPage(ctx, r) }, nil)
+	left := pagetest.Walk(t, 50, func(r page.Request) ([]approval.Request, page.Cursor, error) { return s.PendingPage(ctx, r) }, nil)
 	if len(left) != len(want)-4 {
 		t.Fatalf("%d pending after four decisions, want %d", len(left), len(want)-4)
 	}
@@ -89,7 +60,7 @@ func testAuditPage(t *testing.T, s approval.Store) {
 		}
 		create(t, s, r)
 	}
-	all := walk(t, 2, func(r page.Request) ([]approval.AuditEvent, page.Cursor, error) {
+	all := pagetest.Walk(t, 2, func(r page.Request) ([]approval.AuditEvent, page.Cursor, error) {
 		return s.AuditPage(ctx, approval.AuditFilter{}, r)
 	}, nil)
 	var reqs []string
@@ -100,7 +71,7 @@ func testAuditPage(t *testing.T, s approval.Store) {
 		}
 	}
 	same(t, "audit walk", reqs, []string{"a6", "a5", "a4", "a3", "a2", "a1", "a0"})
-	other := walk(t, 2, func(r page.Request) ([]approval.AuditEvent, page.Cursor, error) {
+	other := pagetest.Walk(t, 2, func(r page.Request) ([]approval.AuditEvent, page.Cursor, error) {
 		return s.AuditPage(ctx, approval.AuditFilter{Agent: "other", Limit: 1}, r)
 	}, nil)
 	reqs = nil

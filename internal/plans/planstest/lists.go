@@ -8,6 +8,7 @@ import (
 
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/page/pagetest"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -20,38 +21,6 @@ var listTests = []struct {
 	{"ActivePage pages the overview by session", testActivePage},
 	{"ToolCallsPage walks oldest first and sees calls added behind it", testToolCallsPage},
 	{"RevisionsPage and RevisionAt read one page and one revision", testRevisionsPage},
-}
-
-// walk follows next cursors from the start until a page says it is the last, calling between
-// pages (to insert rows while the walk is under way); it fails on a page over the limit or on
-// more pages than rows could fill.
-func walk[T any](t *testing.T, limit int, get func(page.Request) ([]T, page.Cursor, error), between func(n int)) []T {
-	t.Helper()
-	var all []T
-	r := page.Request{Limit: limit}
-	for n := 0; ; n++ {
-		rows, next, err := get(r)
-		if err != nil {
-			t.Fatalf("page %d: %v", n, err)
-		}
-		if len(rows) > limit {
-			t.Fatalf("page %d has %d rows, over the limit %d", n, len(rows), limit)
-		}
-		all = append(all, rows...)
-		if next.IsZero() {
-			return all
-		}
-		if len(rows) == 0 || n > 1000 {
-			t.Fatalf("page %d: a next cursor after %d rows", n, len(rows))
-		}
-		// The cursor goes through its text, as a client's does.
-		if r.After, err = page.Parse(next.String()); err != nil {
-			t.Fatalf("page %d: its cursor does not parse: %v", n, err)
-		}
-		if between != nil {
-			between(n)
-		}
-	}
 }
 
 func ids[T any](rows []T, id func(T) string) []string {
@@ -72,14 +41,14 @@ func testSessionsPage(t *testing.T, s plans.Store) {
 	commit(t, s, &plans.Changes{Sessions: ss})
 	want := []string{"s3", "s2", "s1", "s5", "s0", "s4", "s6"}
 	for _, limit := range []int{1, 2, 3, 7, 50} {
-		got := walk(t, limit, func(r page.Request) ([]plans.Session, page.Cursor, error) { return s.SessionsPage(ctx, r) }, nil)
+		got := pagetest.Walk(t, limit, func(r page.Request) ([]plans.Session, page.Cursor, error) { return s.SessionsPage(ctx, r) }, nil)
 		same(t, fmt.Sprintf("limit %d", limit), ids(got, func(s plans.Session) string { return s.ID }), want)
 	}
 	// Sessions created while a walk is under way land ahead of it: the walk still sees every
 	// session that was there when it started, once.
 	k := 0
 	var last *plans.Session
-	got := walk(t, 2, func(r page.Request) ([]plans.Session, page.Cursor, error) { return s.SessionsPage(ctx, r) }, func(int) {
+	got := pagetest.Walk(t, 2, func(r page.Request) ([]plans.Session, page.Cursor, error) { return s.SessionsPage(ctx, r) }, func(int) {
 		k++
 		last = session(fmt.Sprintf("new%d", k), 100+k)
 		commit(t, s, &plans.Changes{Sessions: []*plans.Session{last}})
@@ -109,7 +78,7 @@ func testActivePage(t *testing.T, s plans.Store) {
 	c.Plans = append(c.Plans, gone, plan("idle", "p", 1, 1), plan("ended", "p", 1, 1))
 	commit(t, s, c)
 	var seqs []uint64
-	got := walk(t, 2, func(r page.Request) ([]plans.SessionPlans, page.Cursor, error) {
+	got := pagetest.Walk(t, 2, func(r page.Request) ([]plans.SessionPlans, page.Cursor, error) {
 		g, next, seq, err := s.ActivePage(ctx, now, idle, r)
 		seqs = append(seqs, seq)
 		return g, next, err
@@ -141,7 +110,7 @@ func testToolCallsPage(t *testing.T, s plans.Store) {
 	commit(t, s, &plans.Changes{Sessions: []*plans.Session{session("s", 1), session("t", 1)},
 		ToolCalls: []*plans.ToolCall{call("c", 3), call("a", 3), call("b", 1), call("d", 4), {SessionID: "t", ID: "x", Created: at(2)}}})
 	k := 0
-	got := walk(t, 2, func(r page.Request) ([]plans.ToolCall, page.Cursor, error) { return s.ToolCallsPage(ctx, "s", r) }, func(int) {
+	got := pagetest.Walk(t, 2, func(r page.Request) ([]plans.ToolCall, page.Cursor, error) { return s.ToolCallsPage(ctx, "s", r) }, func(int) {
 		k++
 		commit(t, s, &plans.Changes{ToolCalls: []*plans.ToolCall{call(fmt.Sprintf("n%d", k), 10+k)}})
 	})
@@ -167,7 +136,7 @@ func testRevisionsPage(t *testing.T, s plans.Store) {
 		commit(t, s, &plans.Changes{Sessions: []*plans.Session{session("s", r)}, Plans: []*plans.Plan{p}, Revisions: []*plans.Plan{p}})
 	}
 	var newest []int
-	got := walk(t, 3, func(r page.Request) ([]plans.RevisionInfo, page.Cursor, error) {
+	got := pagetest.Walk(t, 3, func(r page.Request) ([]plans.RevisionInfo, page.Cursor, error) {
 		l, next, n, err := s.RevisionsPage(ctx, "s", "p", r)
 		newest = append(newest, n)
 		return l, next, err
