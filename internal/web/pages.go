@@ -85,10 +85,19 @@ func (s *Server) apiEndSession(w http.ResponseWriter, r *http.Request) {
 
 // history serves GET /sessions/{id}/plans/{plan}/history?from=&to=&cursor=&limit=.
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {
-	h, err := s.historyData(r)
+	h, from, to, err := s.historyData(r)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
+	}
+	if from.Kind == plans.KindDAG && to.Kind == plans.KindDAG {
+		// The page also lists the calls added, removed and changed; the API leaves that out.
+		a, errA := s.render.dags.get(from)
+		b, errB := s.render.dags.get(to)
+		if errA == nil && errB == nil && a.Plan != nil && b.Plan != nil {
+			d := dag.Diff(a.Plan, b.Plan)
+			h.DAGDiff = &d
+		}
 	}
 	s.page(w, r, templates.History(h))
 }
@@ -96,17 +105,19 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 // apiHistory serves GET /api/v1/sessions/{id}/plans/{plan}/history?from=&to=&cursor=&limit=: one
 // page of revisions (newest first, without plans) and the diff between the two compared.
 func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
-	h, err := s.historyData(r)
+	h, from, to, err := s.historyData(r)
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
+	// The line diff the API has always served; the page shows only the structured one.
 	type line struct {
 		Op   string `json:"op"`
 		Text string `json:"text"`
 	}
-	diff := make([]line, len(h.Diff))
-	for i, l := range h.Diff {
+	lines := plans.Diff(from.Lines(), to.Lines())
+	diff := make([]line, len(lines))
+	for i, l := range lines {
 		diff[i] = line{string(rune(l.Op)), l.Text}
 	}
 	next := ""
@@ -119,21 +130,21 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 
 // historyData loads what the history page shows and no more: one page of the revision list
 // (?cursor=&limit=, without plans) and the two revisions compared, each read on its own.
-func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
+func (s *Server) historyData(r *http.Request) (h templates.HistoryPage, from, to plans.Plan, err error) {
 	ctx, sid, pid := r.Context(), param(r, "id"), param(r, "plan")
 	sess, err := s.svc.SessionOnly(ctx, sid)
 	if err != nil {
-		return templates.HistoryPage{}, err
+		return h, from, to, err
 	}
 	pr, err := pageRequest(r)
 	if err != nil {
-		return templates.HistoryPage{}, err
+		return h, from, to, err
 	}
 	revs, next, newest, err := s.svc.RevisionsPage(ctx, sid, pid, pr)
 	if err != nil {
-		return templates.HistoryPage{}, err
+		return h, from, to, err
 	}
-	h := templates.HistoryPage{Session: sess, PlanID: pid, Revisions: revs, Newest: newest, To: newest, From: max(newest-1, 1)}
+	h = templates.HistoryPage{Session: sess, PlanID: pid, Revisions: revs, Newest: newest, To: newest, From: max(newest-1, 1)}
 	if !next.IsZero() {
 		h.Older = nextURL(r, next)
 	}
@@ -149,36 +160,28 @@ func (s *Server) historyData(r *http.Request) (templates.HistoryPage, error) {
 		if v := r.URL.Query().Get(p.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > newest {
-				return h, errs.Errorf(errs.Invalid, "%s must be a revision between 1 and %d", p.name, newest)
+				return h, from, to, errs.Errorf(errs.Invalid, "%s must be a revision between 1 and %d", p.name, newest)
 			}
 			*p.dst = n
 		}
 	}
 	fromRev, err := s.svc.RevisionAt(ctx, sid, pid, h.From)
 	if err != nil {
-		return h, err
+		return h, from, to, err
 	}
 	toRev, err := s.svc.RevisionAt(ctx, sid, pid, h.To)
 	if err != nil {
-		return h, err
+		return h, from, to, err
 	}
-	from, to := fromRev.Plan, toRev.Plan
-	h.Diff = plans.Diff(from.Lines(), to.Lines())
-	h.Changes = plans.StructDiff(from, to)
+	from, to = fromRev.Plan, toRev.Plan
+	base := from
 	if h.From == 1 && h.To == 1 {
 		// The first revision against nothing: what the plan started with, all of it new.
 		h.First = true
-		h.Changes = plans.StructDiff(plans.Plan{Kind: to.Kind, Type: to.Type}, to)
+		base = plans.Plan{Kind: to.Kind, Type: to.Type}
 	}
-	if from.Kind == plans.KindDAG && to.Kind == plans.KindDAG {
-		a, errA := s.render.dags.get(from)
-		b, errB := s.render.dags.get(to)
-		if errA == nil && errB == nil && a.Plan != nil && b.Plan != nil {
-			d := dag.Diff(a.Plan, b.Plan)
-			h.DAGDiff = &d
-		}
-	}
-	return h, nil
+	h.Changes = plans.StructDiff(base, to)
+	return h, from, to, nil
 }
 
 // sessionDetail loads a session for its page, numbered in the live sequence: the number is read

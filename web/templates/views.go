@@ -106,7 +106,6 @@ type HistoryPage struct {
 	Older     string               // the URL of the next (older) page of revisions; empty on the last
 	Newer     string               // the URL of the first page, when this is a later one
 	From, To  int
-	Diff      []plans.DiffLine     // the line diff the JSON API has always served
 	Changes   plans.StructuredDiff // what the page shows
 	First     bool                 // revision 1 alone: Changes is all of it, added
 	DAGDiff   *dag.PlanDiff        // calls added, removed and changed, for tool-call plans
