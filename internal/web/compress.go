@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -38,9 +39,17 @@ func compressPages(next http.Handler) http.Handler {
 	})
 }
 
-// compressible says which answers are worth compressing: text the server made.
+// minCompress is the smallest answer worth compressing: below it gzip's own header and the
+// compressor's set-up cost more than they save (an ingest post's answer is about 40 bytes).
+const minCompress = 1024
+
+// compressible says which answers are worth compressing: text the server made, unless it says
+// it is small.
 func compressible(h http.Header) bool {
 	if h.Get("Content-Encoding") != "" {
+		return false
+	}
+	if n, err := strconv.Atoi(h.Get("Content-Length")); err == nil && n < minCompress {
 		return false
 	}
 	ct, _, _ := mime.ParseMediaType(h.Get("Content-Type"))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
@@ -104,9 +105,12 @@ func writeJSONStatus(w http.ResponseWriter, code int, ctype string, v any) {
 		http.Error(w, "the answer could not be encoded", http.StatusInternalServerError)
 		return
 	}
+	out := append(plans.IndentShallow(b, plans.MaxShownDepth), '\n')
 	w.Header().Set("Content-Type", ctype)
+	// Said up front, so the compressor can leave a small answer as it is (see compressPages).
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(code)
-	_, _ = w.Write(append(plans.IndentShallow(b, plans.MaxShownDepth), '\n'))
+	_, _ = w.Write(out)
 }
 
 // pageMessage is what an error page says: the error's own words, except where they are meant
