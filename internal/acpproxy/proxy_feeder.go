@@ -30,7 +30,6 @@ type tapFeeder struct {
 	ends     int // directions whose end was queued; after both, nothing more comes
 	wake     chan struct{}
 	finished chan struct{} // closed when the goroutine has fed everything and stopped
-	lostSeen uint64        // chunks dropped, for the logs and the tests
 }
 
 // tapChunk is one forwarded chunk, or the end of one direction's stream.
@@ -70,7 +69,6 @@ func (f *tapFeeder) queue(c tapChunk) {
 	}
 	if !c.end && f.bytes+len(c.b) > f.max {
 		f.lost[slot] = true
-		f.lostSeen++
 		f.mu.Unlock()
 		return
 	}
@@ -135,24 +133,4 @@ func (f *tapFeeder) drain() {
 		f.idle.Wait()
 	}
 	f.mu.Unlock()
-}
-
-// close drains and stops the goroutine; later chunks are not tapped. Without it the goroutine
-// stops once both directions have ended.
-func (f *tapFeeder) close() {
-	f.mu.Lock()
-	f.closed = true
-	f.mu.Unlock()
-	select {
-	case f.wake <- struct{}{}:
-	default:
-	}
-	f.drain()
-}
-
-// dropped is how many chunks were forwarded without being tapped.
-func (f *tapFeeder) dropped() uint64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.lostSeen
 }
