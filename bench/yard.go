@@ -31,15 +31,18 @@ func yardMain(ctx context.Context, kind string, args []string, stdout io.Writer)
 	var h http.Handler
 	var closeFn func() error
 	switch kind {
-	case "yard-ingest", "yard-poll":
+	case "yard-ingest", "yard-poll", "yard-overview":
 		db, err := openYardDB(ctx, filepath.Join(*dir, "yard.db"))
 		if err != nil {
 			return err
 		}
 		closeFn = db.Close
-		if kind == "yard-ingest" {
+		switch kind {
+		case "yard-ingest":
 			h = ingestHandler(db)
-		} else {
+		case "yard-overview":
+			h = overviewHandler(db)
+		default:
 			h = newPollServer(db)
 		}
 	case "yard-hub":
