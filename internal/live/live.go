@@ -326,7 +326,16 @@ func Encode(f Fragment, seq uint64) ([]byte, error) {
 			return nil, fmt.Errorf("element %s rendered empty", f.ID)
 		}
 	}
-	return json.Marshal(frame{T: "f", ID: f.ID, Parent: f.Parent, Seq: seq, HTML: html.String()})
+	// Not HTML-escaped: a frame is parsed by the page's script, never put into a document as it
+	// is, and "\u003c" for every "<" made frames of markup about half as large again.
+	var b bytes.Buffer
+	b.Grow(html.Len() + html.Len()/8 + 64)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(frame{T: "f", ID: f.ID, Parent: f.Parent, Seq: seq, HTML: html.String()}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Resync is the frame that tells a page to reload.

@@ -221,3 +221,27 @@ func TestTopics(t *testing.T) {
 		t.Errorf("Topics = %s", got)
 	}
 }
+
+// TestEncodeKeepsMarkupReadable: a frame carries its HTML unescaped ("<", not "\u003c"), so
+// markup costs no more on the wire than in the page, and still decodes to exactly what was
+// rendered, the line separators JavaScript once choked on included.
+func TestEncodeKeepsMarkupReadable(t *testing.T) {
+	const body = `a & b <i>"q"</i> ` + "\u2028\u2029 é \\ \x01"
+	b, err := Encode(Fragment{ID: "x", Parent: "list", View: text(body)}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.HasSuffix(b, []byte("\n")) || !bytes.Contains(b, []byte(`<p>a & b <i>\"q\"</i>`)) || bytes.Contains(b, []byte("\u2028")) {
+		t.Errorf("frame %s", b)
+	}
+	var f frame
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if want := (frame{T: "f", ID: "x", Parent: "list", Seq: 7, HTML: "<p>" + body + "</p>"}); f != want {
+		t.Errorf("decoded %+v, want %+v", f, want)
+	}
+	if b, err := Encode(Remove("gone"), 8); err != nil || string(b) != `{"t":"f","id":"gone","seq":8,"html":""}` {
+		t.Errorf("a removal is %s (%v)", b, err)
+	}
+}
