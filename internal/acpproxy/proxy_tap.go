@@ -74,11 +74,8 @@ func dirSlot(d acp.Direction) int {
 	return 0
 }
 
-// Feed takes bytes travelling in direction dir: any chunk, not necessarily whole lines. Calls
-// for one direction must not overlap.
-func (t *Tap) Feed(dir acp.Direction, b []byte) { t.feedAt(dir, t.now(), b, false) }
-
-// feedAt is Feed for a chunk forwarded at at. owned says b is the tap's to keep (a copy made
+// feedAt takes bytes travelling in direction dir, forwarded at at: any chunk, not necessarily
+// whole lines; calls for one direction must not overlap. owned says b is the tap's to keep (a copy made
 // for it), so frames may point into it instead of into a copy of their own.
 func (t *Tap) feedAt(dir acp.Direction, at time.Time, b []byte, owned bool) {
 	if t.rec != nil {
@@ -152,9 +149,6 @@ func (t *Tap) cursorSide(fs []frame, dir acp.Direction, line, method []byte, at 
 	return fs
 }
 
-// End flushes a last line that had no terminator when the stream in direction dir ended.
-func (t *Tap) End(dir acp.Direction) { t.endAt(dir, t.now()) }
-
 // lose says bytes of direction dir were forwarded but not fed: the line they fell in is not
 // whole, so it is not sent at all, and the tap goes on from the next line.
 func (t *Tap) lose(dir acp.Direction) {
@@ -164,7 +158,8 @@ func (t *Tap) lose(dir acp.Direction) {
 	t.q.mu.Unlock()
 }
 
-// endAt is End for a stream that ended at at.
+// endAt flushes a last line that had no terminator when the stream in direction dir ended at
+// at.
 func (t *Tap) endAt(dir acp.Direction, at time.Time) {
 	if t.rec != nil {
 		t.rec.end(dir, at)
