@@ -170,7 +170,7 @@ func testClaudeAnsweredInTerminal(t *testing.T, bin string) {
 	screen := x.WaitScreen(cliWait, "Would you like to proceed")
 	t.Logf("the terminal's dialog:\n%s", screen)
 	// The dialog's first choice is highlighted: Enter approves.
-	x.Keys("Enter")
+	x.Answer("Would you like to proceed", cliWait, "Enter")
 	res := exitPlanResult(t, r.srv, "User has approved your plan")
 	if res.IsError {
 		t.Errorf("the model got %+v, want a success", res)

@@ -98,6 +98,27 @@ func (x *Tmux) Keys(keys ...string) {
 	}
 }
 
+// Answer sends keys to a dialog showing text until the dialog is gone, and fails the test when
+// it still shows after timeout. A terminal UI can draw a dialog a moment before it listens for
+// keys (Ink attaches its input handler after the first render), and a key sent in that moment is
+// lost: so the keys go again every few seconds while the dialog stays. Pressing again is
+// harmless when the first press was only slow to show: the screen after a dialog is the prompt,
+// and Enter on an empty prompt does nothing.
+func (x *Tmux) Answer(text string, timeout time.Duration, keys ...string) {
+	x.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		x.Keys(keys...)
+		screen, err := x.waitScreen(min(5*time.Second, time.Until(deadline)), func(s string) bool { return !strings.Contains(s, text) })
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) || x.Dead() {
+			x.t.Fatalf("agenttest: the dialog showing %q is still there after %v of pressing %q: %v; screen:\n%s", text, timeout, keys, err, screen)
+		}
+	}
+}
+
 // Submit types a prompt into the CLI's input box, waits until the box shows it (keys typed
 // into a box that is not drawn yet are lost, and Enter must come after the text), then presses
 // Enter.
