@@ -75,8 +75,8 @@ func dirSlot(d acp.Direction) int {
 }
 
 // feedAt takes bytes travelling in direction dir, forwarded at at: any chunk, not necessarily
-// whole lines; calls for one direction must not overlap. owned says b is the tap's to keep (a copy made
-// for it), so frames may point into it instead of into a copy of their own.
+// whole lines; calls for one direction must not overlap. owned says b is the tap's to keep (a
+// copy made for it), so frames may point into it instead of into a copy of their own.
 func (t *Tap) feedAt(dir acp.Direction, at time.Time, b []byte, owned bool) {
 	if t.rec != nil {
 		t.rec.feed(dir, at, b)

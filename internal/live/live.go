@@ -327,7 +327,7 @@ func Encode(f Fragment, seq uint64) ([]byte, error) {
 		}
 	}
 	// Not HTML-escaped: a frame is parsed by the page's script, never put into a document as it
-	// is, and "\u003c" for every "<" made frames of markup about half as large again.
+	// is, and "\u003c" for every "<" made a frame of markup about a third larger.
 	var b bytes.Buffer
 	b.Grow(html.Len() + html.Len()/8 + 64)
 	enc := json.NewEncoder(&b)
