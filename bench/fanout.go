@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
 // revRE finds the update number planLine writes into a plan.
@@ -56,9 +52,9 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 		for i := range e.runs {
 			side := func(s *server, ours bool) func() error {
 				return func() error {
-					post, ws := s.URL+"/post", "ws"+strings.TrimPrefix(s.URL, "http")+"/ws"
+					post, ws := s.URL+"/post", s.wsURL("/ws")
 					if ours {
-						post, ws = s.URL+"/api/v1/ingest", ws+"?topic=all"
+						post, ws = s.URL+"/api/v1/ingest", s.wsURL("/ws?topic=all")
 					}
 					res, err := e.fanLoad(ctx, s, post, ws, fmt.Sprintf("fan-%d-%d", sockets, i), sockets, updates, rate)
 					if err != nil {
@@ -112,13 +108,12 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 	for i := range sockets {
 		arrival[i] = make([]time.Time, total)
 		sem <- struct{}{}
-		c, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+		c, err := dialSocket(ctx, wsURL)
 		<-sem
 		if err != nil {
 			dialErr <- err
 			break
 		}
-		c.SetReadLimit(-1)
 		wg.Go(func() {
 			defer c.CloseNow()
 			for {

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
 // callLine is one ACP session/update about tool call id of session sid: a new call, or an update
@@ -105,7 +102,7 @@ func benchLongSession(ctx context.Context, e *env) (*table, error) {
 
 	p99 := &row{name: fmt.Sprintf("other session, %d overview sockets, p99", sockets), unit: "ms"}
 	delivered := &row{name: "other session, updates delivered", unit: "%", higherBetter: true}
-	wsAll := "ws" + strings.TrimPrefix(pd.URL, "http") + "/ws?topic=all"
+	wsAll := pd.wsURL("/ws?topic=all")
 	for i := range e.runs {
 		side := func(busy bool) func() error {
 			return func() error {
@@ -214,13 +211,11 @@ type markWatch struct {
 // watchMarks opens a socket on topic of pd.
 func watchMarks(ctx context.Context, pd *server, topic string) (*markWatch, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(pd.URL, "http")+"/ws?topic="+topic,
-		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+	c, err := dialSocket(ctx, pd.wsURL("/ws?topic="+topic))
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("socket on %s: %w", topic, err)
 	}
-	c.SetReadLimit(-1)
 	w := &markWatch{cancel: cancel, done: make(chan struct{}), marks: map[string]bool{}}
 	w.cond = sync.NewCond(&w.mu)
 	go func() {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // token is the bearer token every plandash the benchmarks start is given.
@@ -64,6 +66,19 @@ type server struct {
 	URL  string
 	cmd  *exec.Cmd
 	done chan struct{}
+}
+
+// wsURL is the address of the server's socket path path (with its query).
+func (s *server) wsURL(path string) string { return "ws" + strings.TrimPrefix(s.URL, "http") + path }
+
+// dialSocket opens a websocket with the bench token, with no limit on what one message may weigh.
+func dialSocket(ctx context.Context, url string) (*websocket.Conn, error) {
+	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadLimit(-1)
+	return c, nil
 }
 
 var addrRE = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)

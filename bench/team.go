@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"runtime"
@@ -16,7 +15,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -89,7 +87,7 @@ func benchTeam(ctx context.Context, e *env) (*teamReport, error) {
 		}
 		fmt.Fprintf(e.log, "team run %d: ingest done\n", i+1)
 
-		ws := func(s *server) string { return "ws" + strings.TrimPrefix(s.URL, "http") + "/ws?topic=all" }
+		ws := func(s *server) string { return s.wsURL("/ws?topic=all") }
 		for k, c := range []struct {
 			name     string
 			post, at *server
@@ -204,12 +202,10 @@ func (e *env) teamIngestLoad(ctx context.Context, servers []*server, l teamInges
 	defer cancel()
 	for i := range l.browsers {
 		s := servers[i%len(servers)]
-		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(s.URL, "http")+"/ws?topic=all",
-			&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+		c, err := dialSocket(ctx, s.wsURL("/ws?topic=all"))
 		if err != nil {
 			return 0, fmt.Errorf("browser %d: %w", i, err)
 		}
-		c.SetReadLimit(-1)
 		readers.Go(func() {
 			defer c.CloseNow()
 			for {
