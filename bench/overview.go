@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/plandash/plandash/web/templates"
 )
 
 // planUpdateLine is one ACP plan_update: plan planID of session sid, with five entries.
@@ -23,7 +25,7 @@ func planUpdateLine(sid string, planID int) string {
 // plans each and a link to the rest), against a bare server that reads the same updates from
 // SQLite and answers what the page shows as JSON.
 func benchOverview(ctx context.Context, e *env) (*table, error) {
-	const sessions, perSession, shown = 50, 20, 6 // shown: templates.MaxGroupPlans
+	const sessions, perSession, shown = 50, 20, templates.MaxGroupPlans
 	gets := 40
 	if e.quick {
 		gets = 5
@@ -114,8 +116,8 @@ func (e *env) getLoad(ctx context.Context, s *server, path string, n int) (ms, c
 	return median(times), cpuPer(cpu0, cpu1, n), last, nil
 }
 
-// overviewHandler answers GET /overview: the newest update of the first six plans of every
-// session stored by POST /ingest (what plandash's overview shows), decoded and grouped by
+// overviewHandler answers GET /overview: the newest update of the first MaxGroupPlans plans of
+// every session stored by POST /ingest (what plandash's overview shows), decoded and grouped by
 // session, as JSON.
 func overviewHandler(db *sql.DB) http.Handler {
 	mux := http.NewServeMux()
@@ -147,7 +149,7 @@ func overviewHandler(db *sql.DB) http.Handler {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
 			}
-			if len(out) > 0 && out[len(out)-1].Session == sid && len(out[len(out)-1].Plans) == 6 {
+			if len(out) > 0 && out[len(out)-1].Session == sid && len(out[len(out)-1].Plans) == templates.MaxGroupPlans {
 				continue
 			}
 			var m struct {
