@@ -39,6 +39,9 @@ type SessionFilter struct {
 	// Now and Idle say which sessions are gone by idleness.
 	Now  time.Time
 	Idle time.Duration
+	// PlansPer, when above 0, is how many of each session's plans come whole, newest first; the
+	// rest are only counted in its Tally.
+	PlansPer int
 }
 
 // SessionCursor is a place in a list of sessions, which is ordered newest first by when the

@@ -199,10 +199,47 @@ type Revision struct {
 	Plan     Plan      `json:"plan"`
 }
 
-// SessionPlans is a session with its active plans, as the overview shows it.
+// SessionPlans is a session with its active plans, as the overview shows it: the newest first,
+// perhaps only some of them (SessionFilter.PlansPer), and a tally of them all.
 type SessionPlans struct {
 	Session Session
 	Plans   []Plan
+	Tally   Tally
+}
+
+// Tally counts a session's active plans and their entries, the open ones (pending or in
+// progress) apart: what the overview needs of the plans it does not show.
+type Tally struct {
+	Plans, Entries, Open int
+}
+
+// TallyOf counts ps.
+func TallyOf(ps []Plan) Tally {
+	t := Tally{Plans: len(ps)}
+	for _, p := range ps {
+		t.Entries += len(p.Entries)
+		t.Open += p.OpenEntries()
+	}
+	return t
+}
+
+// Add appends p to the session's plans and counts it in the tally.
+func (g *SessionPlans) Add(p Plan) {
+	g.Plans = append(g.Plans, p)
+	g.Tally.Plans++
+	g.Tally.Entries += len(p.Entries)
+	g.Tally.Open += p.OpenEntries()
+}
+
+// OpenEntries counts the entries still to do: pending or in progress.
+func (p Plan) OpenEntries() int {
+	n := 0
+	for _, e := range p.Entries {
+		if e.Status == StatusPending || e.Status == StatusInProgress {
+			n++
+		}
+	}
+	return n
 }
 
 // DAGSource is what a dag plan's graph is parsed from: the plan object of a "_dag" or "_graph"

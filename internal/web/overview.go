@@ -69,7 +69,7 @@ func parseOverviewFilter(q url.Values) (templates.OverviewFilter, error) {
 // sessionFilter is the store's filter for the overview's; waiting lists the sessions that wait
 // for a person.
 func sessionFilter(f templates.OverviewFilter, waiting map[string][]templates.Waiting) plans.SessionFilter {
-	sf := plans.SessionFilter{Agent: f.Agent, Host: f.Host, Dir: f.Dir, Text: f.Q}
+	sf := plans.SessionFilter{Agent: f.Agent, Host: f.Host, Dir: f.Dir, Text: f.Q, PlansPer: templates.MaxGroupPlans}
 	switch f.State {
 	case templates.StateWaiting:
 		sf.IDs = make([]string, 0, len(waiting))
@@ -173,7 +173,7 @@ func (s *Server) overviewData(ctx context.Context, f templates.OverviewFilter) (
 	o := templates.Overview{Seq: seq, Now: now, Filter: f, Groups: make([]templates.Group, len(groups)),
 		Needs: s.needsYou(ctx), Options: s.filterOptions(ctx, f)}
 	for i, g := range groups {
-		o.Groups[i] = templates.NewGroup(g.Session, s.render.views(ctx, g.Plans, nil, true), waiting[g.Session.ID], now, s.svc.Idle())
+		o.Groups[i] = templates.NewGroup(g.Session, s.render.views(ctx, g.Plans, nil, true), g.Tally, waiting[g.Session.ID], now, s.svc.Idle())
 	}
 	if more && len(groups) > 0 {
 		o.Older = plans.CursorOf(groups[len(groups)-1].Session).String()

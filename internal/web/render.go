@@ -54,7 +54,8 @@ func (r *renderer) overviewFragment(ctx context.Context, d plans.SessionDetail, 
 	if len(active) == 0 {
 		return live.Remove(id)
 	}
-	g := templates.NewGroup(d.Session, r.views(ctx, active, d.ToolCalls, true), r.waiting(ctx)[d.Session.ID], now, r.svc.Idle())
+	shown := active[:min(len(active), templates.MaxGroupPlans)]
+	g := templates.NewGroup(d.Session, r.views(ctx, shown, d.ToolCalls, true), plans.TallyOf(active), r.waiting(ctx)[d.Session.ID], now, r.svc.Idle())
 	return live.Fragment{ID: id, Parent: "sessions", View: templates.SessionGroup(g, now)}
 }
 

@@ -66,39 +66,25 @@ type FilterOptions struct {
 	Agents, Hosts, Dirs []string
 }
 
-// groupState is the state the overview shows a session in.
-func groupState(g Group, now time.Time, idle time.Duration) string {
+// groupState is the state the overview shows a session in, from the tally of all its plans.
+func groupState(s plans.Session, t plans.Tally, waiting []Waiting, now time.Time, idle time.Duration) string {
 	switch {
-	case len(g.Waiting) > 0:
+	case len(waiting) > 0:
 		return StateWaiting
-	case !g.Session.Active(now, idle):
+	case !s.Active(now, idle):
 		return StateGone
-	}
-	entries, open := 0, 0
-	for _, p := range g.Plans {
-		for _, e := range p.Entries {
-			entries++
-			if e.Status == plans.StatusPending || e.Status == plans.StatusInProgress {
-				open++
-			}
-		}
-	}
-	if entries > 0 && open == 0 {
+	case t.Entries > 0 && t.Open == 0:
 		return StateDone
 	}
 	return StateActive
 }
 
-// NewGroup is a session as the overview shows it: its newest plans (at most MaxGroupPlans; the
-// rest are counted) and its state at now.
-func NewGroup(s plans.Session, views []PlanView, waiting []Waiting, now time.Time, idle time.Duration) Group {
-	g := Group{Session: s, Plans: views, Waiting: waiting}
-	g.State = groupState(g, now, idle)
-	if len(g.Plans) > MaxGroupPlans {
-		g.MorePlans = len(g.Plans) - MaxGroupPlans
-		g.Plans = g.Plans[:MaxGroupPlans]
-	}
-	return g
+// NewGroup is a session as the overview shows it: views of its newest plans (at most
+// MaxGroupPlans are kept), the rest counted from the tally of all of them, and its state at now.
+func NewGroup(s plans.Session, views []PlanView, t plans.Tally, waiting []Waiting, now time.Time, idle time.Duration) Group {
+	views = views[:min(len(views), MaxGroupPlans)]
+	return Group{Session: s, Plans: views, Waiting: waiting, State: groupState(s, t, waiting, now, idle),
+		MorePlans: max(t.Plans-len(views), 0)}
 }
 
 // MaxGroupPlans bounds what one session adds to the overview; its page shows them all.

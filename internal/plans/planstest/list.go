@@ -31,6 +31,9 @@ func testListSessions(t *testing.T, s plans.Store) {
 	md.Kind, md.Type, md.Entries, md.Markdown = plans.KindMarkdown, "markdown", nil, "# Move sessions to REDIS_100%"
 	removed := plan("removed", "p", 1, 10)
 	removed.Removed = true
+	// A removed plan with open entries neither counts nor keeps "done" from being done.
+	doneGone := items("done", plans.StatusPending)
+	doneGone.ID, doneGone.Removed = "gone", true
 	c := &plans.Changes{
 		Sessions: []*plans.Session{
 			mk("working", 10, 999, "claude", "", "/home/a/web", "Fix login"),
@@ -47,7 +50,7 @@ func testListSessions(t *testing.T, s plans.Store) {
 			items("working", plans.StatusCompleted, plans.StatusInProgress), plan("working", "second", 1, 20),
 			items("done", plans.StatusCompleted, plans.StatusCancelled), md,
 			items("idle", plans.StatusPending), items("ended", plans.StatusPending),
-			items("tie-a", plans.StatusPending), items("tie-b", plans.StatusCompleted), removed,
+			items("tie-a", plans.StatusPending), items("tie-b", plans.StatusCompleted), removed, doneGone,
 		},
 	}
 	commit(t, s, c)
@@ -102,6 +105,25 @@ func testListSessions(t *testing.T, s plans.Store) {
 	}
 	same(t, "working's plans", []string{got[0].Plans[0].ID, got[0].Plans[1].ID}, []string{"second", "p"})
 	same(t, "working's session", got[0].Session.Title, "Fix login, again")
+
+	// PlansPer keeps the newest plans of each session whole; the tally counts them all.
+	got, _, err = s.ListSessions(ctx, plans.SessionFilter{Now: now, Idle: idle, IDs: []string{"working", "done"}, PlansPer: 1}, plans.SessionCursor{}, 10)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("working and done, one plan each: %v, %v", got, err)
+	}
+	for i, want := range []struct {
+		id    string
+		plans []string
+		tally plans.Tally
+	}{{"done", []string{"p"}, plans.Tally{Plans: 1, Entries: 2, Open: 0}}, {"working", []string{"second"}, plans.Tally{Plans: 2, Entries: 3, Open: 2}}} {
+		same(t, "session", got[i].Session.ID, want.id)
+		same(t, want.id+"'s plans", ids(got[i].Plans, func(p plans.Plan) string { return p.ID }), want.plans)
+		same(t, want.id+"'s tally", got[i].Tally, want.tally)
+	}
+	got, _, err = s.ListSessions(ctx, plans.SessionFilter{Now: now, Idle: idle, IDs: []string{"working"}}, plans.SessionCursor{}, 10)
+	if err != nil || len(got) != 1 || len(got[0].Plans) != 2 || got[0].Tally != plans.TallyOf(got[0].Plans) {
+		t.Fatalf("working, every plan: %+v, %v", got, err)
+	}
 
 	for _, tt := range []struct {
 		name string

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 
@@ -17,12 +18,22 @@ UPDATE sessions SET first_seen_ns = (extract(epoch FROM (body->>'firstSeen')::ti
 CREATE INDEX sessions_first_seen ON sessions(first_seen_ns DESC, id DESC);
 `
 
+// planTally keeps, on each plan's row, how many entries it has and how many are open (pending
+// or in progress), so a session's state and the plans the overview leaves out are counted
+// without decoding bodies. Plans stored before the columns are counted once, here.
+const planTally = `
+ALTER TABLE plans ADD COLUMN entry_count integer NOT NULL DEFAULT 0, ADD COLUMN open_count integer NOT NULL DEFAULT 0;
+UPDATE plans SET
+	entry_count = (SELECT count(*) FROM json_array_elements(body->'entries') e),
+	open_count = (SELECT count(*) FROM json_array_elements(body->'entries') e WHERE e->>'status' IN ('pending', 'in_progress'))
+	WHERE json_typeof(body->'entries') = 'array';
+`
+
 // Conditions on a session row s and its plans p.
 const (
 	pgHasPlan    = `EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND NOT p.removed)`
-	pgEntries    = `EXISTS (SELECT 1 FROM plans p, json_array_elements(p.body->'entries') e WHERE p.session_id = s.id AND NOT p.removed`
-	pgHasEntries = pgEntries + `)`
-	pgUnfinished = pgEntries + ` AND e->>'status' IN ('pending', 'in_progress'))`
+	pgHasEntries = `EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND NOT p.removed AND p.entry_count > 0)`
+	pgUnfinished = `EXISTS (SELECT 1 FROM plans p WHERE p.session_id = s.id AND NOT p.removed AND p.open_count > 0)`
 )
 
 // ListSessions is one page of sessions with plans, newest first by start; see plans.Store.
@@ -93,14 +104,41 @@ func (s *plansStore) ListSessions(ctx context.Context, f plans.SessionFilter, af
 	for i, sess := range sessions {
 		ids[i], at[sess.ID], out[i].Session = sess.ID, i, sess
 	}
-	ps, err := many[plans.Plan](ctx, s.pool, `SELECT body FROM plans WHERE NOT removed AND session_id = ANY($1)
-		ORDER BY updated_ns DESC, plan_id`, ids)
+	per := f.PlansPer
+	if per <= 0 {
+		per = math.MaxInt32
+	}
+	// Each session's first per plans, with the tally of all its plans on every row.
+	rows, err := s.pool.Query(ctx, `SELECT session_id, n, entries, open, body FROM (
+		SELECT session_id, updated_ns, plan_id, body,
+			row_number() OVER (PARTITION BY session_id ORDER BY updated_ns DESC, plan_id) AS rn,
+			count(*) OVER whole AS n, sum(entry_count) OVER whole AS entries, sum(open_count) OVER whole AS open
+		FROM plans WHERE NOT removed AND session_id = ANY($1)
+		WINDOW whole AS (PARTITION BY session_id)) numbered
+		WHERE rn <= $2 ORDER BY updated_ns DESC, plan_id`, ids, per)
 	if err != nil {
 		return nil, false, err
 	}
-	for _, p := range ps {
-		i := at[p.SessionID]
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			sid  string
+			t    plans.Tally
+			body []byte
+		)
+		if err := rows.Scan(&sid, &t.Plans, &t.Entries, &t.Open, &body); err != nil {
+			return nil, false, err
+		}
+		p, err := decode[plans.Plan](body)
+		if err != nil {
+			return nil, false, err
+		}
+		i := at[sid]
+		out[i].Tally = t
 		out[i].Plans = append(out[i].Plans, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
 	}
 	return out, more, nil
 }

@@ -65,8 +65,7 @@ func (s *plansStore) ActivePage(ctx context.Context, now time.Time, idle time.Du
 		ps, err := many[plans.Plan](ctx, tx, `SELECT body FROM plans WHERE NOT removed AND session_id = ANY($1)
 			ORDER BY updated_ns DESC, plan_id`, ids)
 		for _, p := range ps {
-			i := at[p.SessionID]
-			out[i].Plans = append(out[i].Plans, p)
+			out[at[p.SessionID]].Add(p)
 		}
 		return err
 	})

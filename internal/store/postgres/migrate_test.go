@@ -63,6 +63,39 @@ func TestMigrations(t *testing.T) {
 				t.Fatalf("Seq after reopening = %d, want %d", again.Plans().Seq(), sess.Seq)
 			}
 		}},
+		{"plans and tool calls stored before the counts are counted once", func(t *testing.T, url string) {
+			first := open(t, url)
+			p := &plans.Plan{SessionID: "s", ID: "p", Kind: plans.KindItems, Type: "items", Revision: 1,
+				Entries: []plans.Entry{{Content: "a", Status: plans.StatusCompleted}, {Content: "b", Status: plans.StatusInProgress}, {Content: "c", Status: plans.StatusPending}}}
+			calls := []*plans.ToolCall{{SessionID: "s", ID: "t1"}, {SessionID: "s", ID: "t2"}}
+			if err := first.Plans().Commit(ctx, &plans.Changes{Sessions: []*plans.Session{{ID: "s"}}, Plans: []*plans.Plan{p}, ToolCalls: calls}); err != nil {
+				t.Fatal(err)
+			}
+			first.Close()
+			// Back to the schema before the two steps that count, as a database of that
+			// version has it.
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			if _, err := conn.Exec(ctx, `DROP TRIGGER tool_calls_counted ON tool_calls; DROP FUNCTION plandash_count_tool_call();
+				ALTER TABLE sessions DROP COLUMN tool_calls; ALTER TABLE plans DROP COLUMN entry_count, DROP COLUMN open_count;
+				UPDATE plandash_schema SET version = version - 2`); err != nil {
+				t.Fatal(err)
+			}
+			again := open(t, url).Plans()
+			list, _, err := again.ListSessions(ctx, plans.SessionFilter{}, plans.SessionCursor{}, 10)
+			if err != nil || len(list) != 1 || list[0].Tally != (plans.Tally{Plans: 1, Entries: 3, Open: 2}) {
+				t.Fatalf("ListSessions = %+v, %v; want the plan's entries counted", list, err)
+			}
+			if err := again.Commit(ctx, &plans.Changes{ToolCalls: []*plans.ToolCall{{SessionID: "s", ID: "t2", Title: "again"}, {SessionID: "s", ID: "t3"}}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, total, err := again.RecentToolCalls(ctx, "s", 10); err != nil || total != 3 {
+				t.Fatalf("RecentToolCalls total = %d, %v; want 2 stored before, 1 new (an update is not new)", total, err)
+			}
+		}},
 		{"instances starting at once migrate once", func(t *testing.T, url string) {
 			const n = 4
 			errs := make(chan error, n)

@@ -139,9 +139,10 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 		}
 		for _, p := range c.Plans {
 			p.Seq = seq
-			b.Queue(`INSERT INTO plans(session_id, plan_id, removed, updated_ns, body, seq) VALUES($1,$2,$3,$4,$5,$6)
-				ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated_ns=excluded.updated_ns, body=excluded.body, seq=excluded.seq`,
-				p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), mustJSON(p), n)
+			b.Queue(`INSERT INTO plans(session_id, plan_id, removed, updated_ns, body, seq, entry_count, open_count) VALUES($1,$2,$3,$4,$5,$6,$7,$8)
+				ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated_ns=excluded.updated_ns, body=excluded.body, seq=excluded.seq,
+					entry_count=excluded.entry_count, open_count=excluded.open_count`,
+				p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), mustJSON(p), n, len(p.Entries), p.OpenEntries())
 		}
 		for _, p := range c.Revisions {
 			p.Seq = seq
@@ -275,7 +276,7 @@ func (s *plansStore) Overview(ctx context.Context, now time.Time, idle time.Dura
 				out = append(out, plans.SessionPlans{Session: sess})
 			}
 			last := &out[len(out)-1]
-			last.Plans = append(last.Plans, p)
+			last.Add(p)
 		}
 		return rows.Err()
 	})
@@ -297,10 +298,27 @@ func (s *plansStore) ToolCalls(ctx context.Context, sessionID string) ([]plans.T
 	return many[plans.ToolCall](ctx, s.pool, `SELECT body FROM tool_calls WHERE session_id=$1 ORDER BY created_ns, id`, sessionID)
 }
 
+// toolCallCount keeps how many tool calls each session has on its row: counting them costs a
+// session with thousands of calls more than the rest of a change. The trigger counts a row only
+// when it is inserted, not when an upsert updates it; its function keeps the schema it was
+// made in, so deployments in different schemas count their own sessions.
+const toolCallCount = `
+ALTER TABLE sessions ADD COLUMN tool_calls bigint NOT NULL DEFAULT 0;
+UPDATE sessions s SET tool_calls = (SELECT count(*) FROM tool_calls t WHERE t.session_id = s.id);
+CREATE FUNCTION plandash_count_tool_call() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+	UPDATE sessions SET tool_calls = tool_calls + 1 WHERE id = NEW.session_id;
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER tool_calls_counted AFTER INSERT ON tool_calls FOR EACH ROW EXECUTE FUNCTION plandash_count_tool_call();
+`
+
 // RecentToolCalls lists a session's newest limit tool calls, oldest first, and how many it has.
 func (s *plansStore) RecentToolCalls(ctx context.Context, sessionID string, limit int) ([]plans.ToolCall, int, error) {
 	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM tool_calls WHERE session_id=$1`, sessionID).Scan(&total); err != nil {
+	err := s.pool.QueryRow(ctx, `SELECT tool_calls FROM sessions WHERE id=$1`, sessionID).Scan(&total)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return nil, 0, err
 	}
 	calls, err := many[plans.ToolCall](ctx, s.pool, `SELECT body FROM (SELECT body, created_ns, id FROM tool_calls WHERE session_id=$1

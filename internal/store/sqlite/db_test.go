@@ -206,6 +206,9 @@ func TestOpensOldSchema(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "plandash.db")
 	rawExec(t, path, v0Schema)
+	rawExec(t, path, `INSERT INTO tool_calls(session_id, id, created, body) VALUES
+		('old-session', 't1', 1, '{"sessionId":"old-session","id":"t1","title":"Read","status":"completed"}'),
+		('old-session', 't2', 2, '{"sessionId":"old-session","id":"t2","title":"Edit","status":"pending"}')`)
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -240,6 +243,12 @@ func TestOpensOldSchema(t *testing.T) {
 	}
 	if list, _, err := p.ListSessions(ctx, plans.SessionFilter{}, plans.SessionCursor{}, 10); err != nil || len(list) != 1 || list[0].Session.ID != "old-session" {
 		t.Fatalf("ListSessions = %+v, %v", list, err)
+	} else if want := plans.TallyOf(list[0].Plans); want.Entries == 0 || list[0].Tally != want {
+		t.Fatalf("the old plans' tally = %+v; want %+v, counted from the bodies", list[0].Tally, want)
+	}
+	// Tool calls stored before sessions counted them are counted once; new ones add to that.
+	if _, total, err := p.RecentToolCalls(ctx, "old-session", 10); err != nil || total != 2 {
+		t.Fatalf("RecentToolCalls total = %d, %v; want the old file's 2", total, err)
 	}
 
 	a := db.Approvals()
@@ -271,8 +280,12 @@ func TestOpensOldSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess.LastSeen = sess.LastSeen.Add(time.Minute)
-	if err := p.Commit(ctx, &plans.Changes{Sessions: []*plans.Session{&sess}}); err != nil || sess.Seq != 8 {
+	call := &plans.ToolCall{SessionID: "old-session", ID: "t3", Title: "Test", Status: "pending"}
+	if err := p.Commit(ctx, &plans.Changes{Sessions: []*plans.Session{&sess}, ToolCalls: []*plans.ToolCall{call}}); err != nil || sess.Seq != 8 {
 		t.Fatalf("Commit = %v, Seq %d; want 8", err, sess.Seq)
+	}
+	if _, total, err := p.RecentToolCalls(ctx, "old-session", 10); err != nil || total != 3 {
+		t.Fatalf("RecentToolCalls total after a new call = %d, %v; want 3", total, err)
 	}
 	if _, added, err := h.Record(ctx, sharedplans.HistoryEntry{Name: "release", Revision: 2, Title: "Release", Author: "ann", Content: "- [x] tag"}); err != nil || !added {
 		t.Fatalf("Record = %v, %v", added, err)

@@ -57,8 +57,7 @@ func (s *plansStore) ActivePage(ctx context.Context, now time.Time, idle time.Du
 		return nil, page.Cursor{}, 0, err
 	}
 	for _, p := range ps {
-		i := at[p.SessionID]
-		out[i].Plans = append(out[i].Plans, p)
+		out[at[p.SessionID]].Add(p)
 	}
 	return out, next, seq, nil
 }

@@ -117,7 +117,7 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 			body = mustJSON(p)
 		}
 		if err := exec(ctx, upsertPlan,
-			p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), body); err != nil {
+			p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), body, len(p.Entries), p.OpenEntries()); err != nil {
 			return err
 		}
 	}
@@ -216,7 +216,7 @@ func (s *plansStore) Overview(ctx context.Context, now time.Time, idle time.Dura
 			out = append(out, plans.SessionPlans{Session: sess})
 		}
 		last := &out[len(out)-1]
-		last.Plans = append(last.Plans, p)
+		last.Add(p)
 	}
 	return out, seq, rows.Err()
 }
@@ -231,10 +231,22 @@ func (s *plansStore) SessionPlans(ctx context.Context, sessionID string) ([]plan
 	return many[plans.Plan](ctx, s.r, `SELECT body FROM plans WHERE session_id=? ORDER BY removed, updated DESC, plan_id`, sessionID)
 }
 
+// toolCallCount keeps how many tool calls each session has on its row: counting them costs a
+// session with thousands of calls more than the rest of a change. The trigger counts a row
+// only when it is inserted, not when an upsert updates it.
+const toolCallCount = `
+ALTER TABLE sessions ADD COLUMN tool_calls INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET tool_calls = (SELECT count(*) FROM tool_calls t WHERE t.session_id = sessions.id);
+CREATE TRIGGER tool_calls_counted AFTER INSERT ON tool_calls BEGIN
+	UPDATE sessions SET tool_calls = tool_calls + 1 WHERE id = NEW.session_id;
+END;
+`
+
 // RecentToolCalls lists a session's newest limit tool calls, oldest first, and how many it has.
 func (s *plansStore) RecentToolCalls(ctx context.Context, sessionID string, limit int) ([]plans.ToolCall, int, error) {
 	var total int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM tool_calls WHERE session_id=?`, sessionID).Scan(&total); err != nil {
+	err := s.r.QueryRowContext(ctx, `SELECT tool_calls FROM sessions WHERE id=?`, sessionID).Scan(&total)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, err
 	}
 	calls, err := many[plans.ToolCall](ctx, s.r, `SELECT body FROM (SELECT body, created, id FROM tool_calls WHERE session_id=?

@@ -33,8 +33,9 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 	}
 	prep(&st.upsertSession, `INSERT INTO sessions(id, body, last_seen, ended, seq, first_seen) VALUES(?,?,?,?,?,?)
 		ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen, ended=excluded.ended, seq=excluded.seq`)
-	prep(&st.upsertPlan, `INSERT INTO plans(session_id, plan_id, removed, updated, body) VALUES(?,?,?,?,?)
-		ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body`)
+	prep(&st.upsertPlan, `INSERT INTO plans(session_id, plan_id, removed, updated, body, entry_count, open_count) VALUES(?,?,?,?,?,?,?)
+		ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body,
+			entry_count=excluded.entry_count, open_count=excluded.open_count`)
 	prep(&st.insertRevision, `INSERT INTO plan_revisions(session_id, plan_id, revision, body, format, at) VALUES(?,?,?,?,?,?)`)
 	prep(&st.upsertToolCall, `INSERT INTO tool_calls(session_id, id, created, body) VALUES(?,?,?,?)
 		ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`)
