@@ -2,7 +2,6 @@ package acp
 
 import (
 	"container/list"
-	"encoding/json"
 )
 
 // DefaultMaxPending is the per-direction bound NewCorrelator uses when given n <= 0.
@@ -208,7 +207,7 @@ func resultFits(method string, resp Message) bool {
 		return false
 	}
 	r := trimSpace(resp.Result)
-	if !isObject(r) || !json.Valid(r) { // a hand-built Message may hold anything
+	if !isObject(r) || !Valid(r) { // a hand-built Message may hold anything
 		return false
 	}
 	var f [1][]byte

@@ -27,7 +27,7 @@ func DecodeLine(line []byte) ([]Message, error) {
 	if !utf8.Valid(b) {
 		return nil, parseErr(fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", firstBadUTF8(b)))
 	}
-	if !json.Valid(b) {
+	if !Valid(b) {
 		return nil, parseErr(invalidJSONMessage(b))
 	}
 	owned := bytes.Clone(b)
@@ -61,7 +61,7 @@ func firstBadUTF8(b []byte) int {
 	return -1
 }
 
-// invalidJSONMessage explains why json.Valid failed; it runs only on the error path.
+// invalidJSONMessage explains why a line is not JSON; it runs only on the error path.
 func invalidJSONMessage(b []byte) string {
 	if d := nestingDepth(b); d > maxDepth {
 		return fmt.Sprintf("not valid JSON: nested %d levels deep, over the limit of %d", d, maxDepth)

@@ -54,7 +54,7 @@ func ownObject(what string, v []byte) ([]byte, error) {
 		return nil, &DecodeError{Path: what, Message: "missing"}
 	case !utf8.Valid(b):
 		return nil, &DecodeError{Path: what, Message: fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", firstBadUTF8(b))}
-	case !json.Valid(b):
+	case !Valid(b):
 		return nil, &DecodeError{Path: what, Message: invalidJSONMessage(b)}
 	case !isObject(b):
 		return nil, &DecodeError{Path: what, Message: "must be an object, not " + jsonType(b)}

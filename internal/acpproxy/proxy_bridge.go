@@ -2,7 +2,6 @@ package acpproxy
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -180,7 +179,7 @@ type planFrame struct {
 func parsePlanFrame(line []byte) (planFrame, bool) {
 	var u planFrame
 	b := acp.TrimSpace(line)
-	if !acp.IsObject(b) || !json.Valid(b) {
+	if !acp.IsObject(b) || !acp.Valid(b) {
 		return u, false
 	}
 	var top [2][]byte

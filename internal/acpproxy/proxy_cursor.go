@@ -65,7 +65,7 @@ const maxTodoSessions = 256
 // when line is not a usable cursor/update_todos.
 func (c *cursorTodos) planFrame(line []byte) []byte {
 	b := acp.TrimSpace(line)
-	if !acp.IsObject(b) || !json.Valid(b) {
+	if !acp.IsObject(b) || !acp.Valid(b) {
 		return nil
 	}
 	var top [2][]byte

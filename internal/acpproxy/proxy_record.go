@@ -70,7 +70,7 @@ func (r *Recorder) line(line []byte, _ bool, _ int) {
 	var ts [40]byte
 	w.Write(r.at.UTC().AppendFormat(ts[:0], time.RFC3339Nano))
 	w.WriteString(`","msg":`)
-	if b := acp.TrimSpace(line); (acp.IsObject(b) || acp.IsArray(b)) && json.Valid(b) {
+	if b := acp.TrimSpace(line); (acp.IsObject(b) || acp.IsArray(b)) && acp.Valid(b) {
 		w.Write(b)
 	} else {
 		w.Write(violationMsg(r.dir, line, ""))

@@ -176,7 +176,7 @@ func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 	body = make([]byte, 0, n)
 	for _, f := range batch {
 		b := acp.TrimSpace(f.line)
-		valid := (acp.IsObject(b) || acp.IsArray(b)) && validJSON(b)
+		valid := (acp.IsObject(b) || acp.IsArray(b)) && acp.Valid(b)
 		if valid {
 			s.observe(b)
 			if s.session != "" && len(s.early) > 0 && earlyUsed == nil {

@@ -84,7 +84,7 @@ func decodeBody(body []byte, maxLine int) ([]plans.Item, []plans.ItemError, int,
 			items = append(items, plans.Item{Line: line, Msg: m})
 		}
 	}
-	if t := bytes.TrimSpace(body); len(t) > 0 && (t[0] == '[' || t[0] == '{') && bytes.IndexByte(t, '\n') >= 0 && json.Valid(t) {
+	if t := bytes.TrimSpace(body); len(t) > 0 && (t[0] == '[' || t[0] == '{') && bytes.IndexByte(t, '\n') >= 0 && acp.Valid(t) {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, t); err == nil {
 			add(1, buf.Bytes())

@@ -40,7 +40,7 @@ func (s *Server) acpPermissionViews() []templates.AcpPermission {
 			v.Plan = exitPlanText(tc.RawInput)
 			var detail []string
 			for _, raw := range []json.RawMessage{tc.RawInput, tc.Content} {
-				if len(raw) > 0 && json.Valid(raw) {
+				if len(raw) > 0 && acp.Valid(raw) {
 					detail = append(detail, plans.FormatJSON(raw).Display())
 				}
 			}

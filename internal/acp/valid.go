@@ -1,14 +1,14 @@
-package acpproxy
+package acp
 
-// validJSON reports exactly what encoding/json.Valid reports, several times faster: the sink
-// checks every frame it posts, and json.Valid's byte-at-a-time state machine was the largest
-// single cost of posting a frame. Like json.Valid it checks the grammar only (bytes of invalid
-// UTF-8 inside strings pass) and refuses nesting deeper than 10,000.
-func validJSON(b []byte) bool {
+// Valid reports exactly what encoding/json.Valid reports, several times faster: every line
+// ingested and every frame the proxy's tap posts is checked, and json.Valid's byte-at-a-time
+// state machine was the largest single cost of both. Like json.Valid it checks the grammar only
+// (bytes of invalid UTF-8 inside strings pass) and refuses nesting deeper than 10,000.
+func Valid(b []byte) bool {
 	const maxDepth = 10000 // encoding/json's maxNestingDepth
 	var arr [64]byte
 	stack := arr[:0] // the open containers, '{' or '['
-	i := skipWS(b, 0)
+	i := vSkipSpace(b, 0)
 	for {
 		// A value starts at i.
 		if i >= len(b) {
@@ -19,42 +19,42 @@ func validJSON(b []byte) bool {
 			if stack = append(stack, c); len(stack) > maxDepth {
 				return false
 			}
-			i = skipWS(b, i+1)
+			i = vSkipSpace(b, i+1)
 			if i < len(b) && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
 				stack = stack[:len(stack)-1]
 				i++
 				break
 			}
 			if c == '{' {
-				if i = objectKey(b, i); i < 0 {
+				if i = vObjectKey(b, i); i < 0 {
 					return false
 				}
 			}
 			continue
 		case c == '"':
-			if i = stringEnd(b, i); i < 0 {
+			if i = vStringEnd(b, i); i < 0 {
 				return false
 			}
 		case c == 't':
-			if i = literal(b, i, "true"); i < 0 {
+			if i = vLiteral(b, i, "true"); i < 0 {
 				return false
 			}
 		case c == 'f':
-			if i = literal(b, i, "false"); i < 0 {
+			if i = vLiteral(b, i, "false"); i < 0 {
 				return false
 			}
 		case c == 'n':
-			if i = literal(b, i, "null"); i < 0 {
+			if i = vLiteral(b, i, "null"); i < 0 {
 				return false
 			}
 		default:
-			if i = numberEnd(b, i); i < 0 {
+			if i = vNumberEnd(b, i); i < 0 {
 				return false
 			}
 		}
 		// A value ended at i: close containers, or find the next member or element.
 		for {
-			i = skipWS(b, i)
+			i = vSkipSpace(b, i)
 			if len(stack) == 0 {
 				return i == len(b)
 			}
@@ -63,9 +63,9 @@ func validJSON(b []byte) bool {
 			}
 			top := stack[len(stack)-1]
 			if b[i] == ',' {
-				i = skipWS(b, i+1)
+				i = vSkipSpace(b, i+1)
 				if top == '{' {
-					if i = objectKey(b, i); i < 0 {
+					if i = vObjectKey(b, i); i < 0 {
 						return false
 					}
 				}
@@ -80,30 +80,30 @@ func validJSON(b []byte) bool {
 	}
 }
 
-func skipWS(b []byte, i int) int {
+func vSkipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
 }
 
-// objectKey reads `"key" :` and the space after it from b[i], returning where the value starts,
+// vObjectKey reads `"key" :` and the space after it from b[i], returning where the value starts,
 // or -1.
-func objectKey(b []byte, i int) int {
+func vObjectKey(b []byte, i int) int {
 	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	if i = stringEnd(b, i); i < 0 {
+	if i = vStringEnd(b, i); i < 0 {
 		return -1
 	}
-	if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+	if i = vSkipSpace(b, i); i >= len(b) || b[i] != ':' {
 		return -1
 	}
-	return skipWS(b, i+1)
+	return vSkipSpace(b, i+1)
 }
 
-// stringEnd returns the index past the string at b[i] == '"', or -1 if it is not a valid one.
-func stringEnd(b []byte, i int) int {
+// vStringEnd returns the index past the string at b[i] == '"', or -1 if it is not a valid one.
+func vStringEnd(b []byte, i int) int {
 	for i++; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
@@ -134,15 +134,15 @@ func stringEnd(b []byte, i int) int {
 	return -1
 }
 
-func literal(b []byte, i int, word string) int {
+func vLiteral(b []byte, i int, word string) int {
 	if len(b)-i < len(word) || string(b[i:i+len(word)]) != word {
 		return -1
 	}
 	return i + len(word)
 }
 
-// numberEnd returns the index past the number at b[i], or -1: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func numberEnd(b []byte, i int) int {
+// vNumberEnd returns the index past the number at b[i], or -1: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func vNumberEnd(b []byte, i int) int {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
@@ -152,12 +152,12 @@ func numberEnd(b []byte, i int) int {
 	case b[i] == '0':
 		i++
 	case '1' <= b[i] && b[i] <= '9':
-		i = digits(b, i)
+		i = vDigits(b, i)
 	default:
 		return -1
 	}
 	if i < len(b) && b[i] == '.' {
-		j := digits(b, i+1)
+		j := vDigits(b, i+1)
 		if j == i+1 {
 			return -1
 		}
@@ -168,7 +168,7 @@ func numberEnd(b []byte, i int) int {
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		j := digits(b, i)
+		j := vDigits(b, i)
 		if j == i {
 			return -1
 		}
@@ -177,7 +177,7 @@ func numberEnd(b []byte, i int) int {
 	return i
 }
 
-func digits(b []byte, i int) int {
+func vDigits(b []byte, i int) int {
 	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
 		i++
 	}

@@ -1,9 +1,10 @@
-package acpproxy
+package acp
 
 import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,9 +19,9 @@ var validCases = []string{
 	`{"a":1}}`, `[{]}`, `[}`, `{]`,
 }
 
-func TestValidJSONMatchesEncodingJSON(t *testing.T) {
+func TestValidMatchesEncodingJSON(t *testing.T) {
 	cases := append([]string(nil), validCases...)
-	raw, err := os.ReadFile(gosdkExchange)
+	raw, err := os.ReadFile(filepath.Join("testdata", "gosdk_exchange.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,26 +34,26 @@ func TestValidJSONMatchesEncodingJSON(t *testing.T) {
 		cases = append(cases, strings.Repeat(`{"a":`, depth)+"1"+strings.Repeat("}", depth))
 	}
 	for _, c := range cases {
-		if got, want := validJSON([]byte(c)), json.Valid([]byte(c)); got != want {
-			t.Errorf("validJSON(%.80q) = %v, json.Valid says %v", c, got, want)
+		if got, want := Valid([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("Valid(%.80q) = %v, json.Valid says %v", c, got, want)
 		}
 	}
 }
 
-// FuzzValidJSON: on any input, validJSON agrees with encoding/json.Valid.
-func FuzzValidJSON(f *testing.F) {
+// FuzzValid: on any input, Valid agrees with encoding/json.Valid.
+func FuzzValid(f *testing.F) {
 	for _, c := range validCases {
 		f.Add([]byte(c))
 	}
 	f.Add(planUpdateLine(3))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Errorf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Errorf("Valid(%q) = %v, json.Valid says %v", b, got, want)
 		}
 	})
 }
 
-func BenchmarkValidJSON(b *testing.B) {
+func BenchmarkValid(b *testing.B) {
 	line := planUpdateLine(20)
 	b.SetBytes(int64(len(line)))
 	b.Run("encoding/json", func(b *testing.B) {
@@ -60,9 +61,9 @@ func BenchmarkValidJSON(b *testing.B) {
 			json.Valid(line)
 		}
 	})
-	b.Run("validJSON", func(b *testing.B) {
+	b.Run("Valid", func(b *testing.B) {
 		for b.Loop() {
-			validJSON(line)
+			Valid(line)
 		}
 	})
 }
