@@ -171,3 +171,42 @@ func TestOldRevisionsStillRead(t *testing.T) {
 		t.Fatalf("revision 3 format = %d, %v; want a delta", format, err)
 	}
 }
+
+// TestOneCommitOfManyRevisions: a batch with many revisions of several plans stores every one,
+// each a delta against the one before it in the same batch, and reads them back in order.
+func TestOneCommitOfManyRevisions(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t).Plans()
+	const perPlan = 47
+	c := &plans.Changes{}
+	want := map[string][]plans.Plan{}
+	for _, pid := range []string{"a", "b", "c"} {
+		p := bigPlan("s", pid, 4)
+		for i := range perPlan {
+			p.Revision++
+			p.Updated = rt0.Add(time.Duration(i) * time.Second)
+			p.Entries[i%4].Status = []string{plans.StatusInProgress, plans.StatusCompleted}[i/4%2]
+			rev := *p
+			rev.Entries = append([]plans.Entry(nil), p.Entries...)
+			c.Revisions = append(c.Revisions, &rev)
+			want[pid] = append(want[pid], rev)
+		}
+		c.Plans = append(c.Plans, p)
+	}
+	c.Sessions = []*plans.Session{{ID: "s", FirstSeen: rt0, LastSeen: rt0}}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	for pid, revs := range want {
+		hist, err := s.History(ctx, "s", pid)
+		if err != nil || len(hist) != perPlan {
+			t.Fatalf("History(%s) = %d revisions, %v; want %d", pid, len(hist), err, perPlan)
+		}
+		for i, h := range hist {
+			revs[i].Seq = h.Plan.Seq
+			if !reflect.DeepEqual(h.Plan, revs[i]) {
+				t.Fatalf("%s revision %d:\n got %+v\nwant %+v", pid, i+1, h.Plan, revs[i])
+			}
+		}
+	}
+}
