@@ -117,9 +117,12 @@ func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string
 // the history page shows by default, usually comes from the cache of tips, rows unread.
 func (s *plansStore) RevisionAt(ctx context.Context, sessionID, planID string, revision int) (plans.Revision, error) {
 	k := plans.PlanKey{SessionID: sessionID, PlanID: planID}
-	f, ok := s.cache.get(k, revision)
+	t, ok := s.cache.get(k, revision)
+	f, err := t.members()
+	if err != nil {
+		return plans.Revision{}, err
+	}
 	if !ok {
-		var err error
 		if f, err = rebuild(ctx, s.r, k, revision); err != nil {
 			return plans.Revision{}, err
 		}

@@ -30,20 +30,35 @@ type tipCache struct {
 
 type tip struct {
 	revision int
-	fields   fields
+	// plan is the revision as it was stored, when this process stored it: the next revision's
+	// delta is found by comparing the two plans (diffPlans). fields is the revision's JSON split
+	// into members, when it was rebuilt from the rows or encoded whole.
+	plan   *plans.Plan
+	fields fields
 	// body is the revision's whole JSON, which fields points into; Commit writes it as the
 	// plan's row too rather than encoding the same plan a second time.
 	body []byte
 }
 
+// known reports whether t holds its revision in either form.
+func (t tip) known() bool { return t.plan != nil || t.fields != nil }
+
+// members is the revision split into its JSON members.
+func (t tip) members() (fields, error) {
+	if t.fields != nil || t.plan == nil {
+		return t.fields, nil
+	}
+	return splitOwn(mustJSON(t.plan))
+}
+
 // maxTips bounds the cache; when full it starts over, which costs one read per plan.
 const maxTips = 4096
 
-func (c *tipCache) get(k plans.PlanKey, revision int) (fields, bool) {
+func (c *tipCache) get(k plans.PlanKey, revision int) (tip, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t, ok := c.tips[k]
-	return t.fields, ok && t.revision == revision
+	return t, ok && t.revision == revision && t.known()
 }
 
 func (c *tipCache) put(tips map[plans.PlanKey]tip) {
@@ -65,32 +80,44 @@ func (s *plansStore) putRevisions(ctx context.Context, tx *sql.Tx, revs []*plans
 	tips := map[plans.PlanKey]tip{}
 	for _, p := range revs {
 		p.Seq = seq
-		body := mustJSON(p)
-		whole := body
-		next, err := splitOwn(body)
-		if err != nil {
-			return nil, err
-		}
 		k := p.Key()
-		base, ok := tips[k].fields, tips[k].revision == p.Revision-1 && tips[k].fields != nil
-		if !ok && p.Revision%keyframeEvery != 1 {
+		keyframe := p.Revision%keyframeEvery == 1
+		base := tips[k]
+		ok := base.revision == p.Revision-1 && base.known()
+		if !ok && !keyframe {
 			if base, ok = s.cache.get(k, p.Revision-1); !ok {
-				if base, err = rebuild(ctx, tx, k, p.Revision-1); err != nil {
+				f, err := rebuild(ctx, tx, k, p.Revision-1)
+				if err != nil {
 					return nil, err
 				}
-				ok = base != nil
+				base, ok = tip{revision: p.Revision - 1, fields: f}, f != nil
 			}
 		}
-		format := formatFull
-		if ok && p.Revision%keyframeEvery != 1 {
-			d := diffFields(base, next)
-			delete(d.Set, revisionKey) // the row's key has it
-			format, body = formatDelta, mustJSON(d)
+		var (
+			body   []byte
+			format = formatFull
+			t      = tip{revision: p.Revision, plan: clonePlan(p)}
+		)
+		switch {
+		case ok && !keyframe && base.plan != nil:
+			format, body = formatDelta, mustJSON(diffPlans(base.plan, p))
+		default:
+			whole := mustJSON(p)
+			next, err := splitOwn(whole)
+			if err != nil {
+				return nil, err
+			}
+			t.fields, t.body, body = next, whole, whole
+			if ok && !keyframe {
+				d := diffFields(base.fields, next)
+				delete(d.Set, revisionKey) // the row's key has it
+				format, body = formatDelta, mustJSON(d)
+			}
 		}
 		if _, err := stmt.ExecContext(ctx, p.SessionID, p.ID, p.Revision, body, format, p.Updated.UnixMilli()); err != nil {
 			return nil, fmt.Errorf("store revision %d of plan %q: %w", p.Revision, p.ID, err)
 		}
-		tips[k] = tip{p.Revision, next, whole}
+		tips[k] = t
 	}
 	return tips, nil
 }

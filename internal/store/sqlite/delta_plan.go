@@ -1,0 +1,163 @@
+package sqlite
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// diffPlans is the delta from revision a to revision b computed from the plans themselves: the
+// members that changed are encoded, and only the entries that changed. It is the same delta
+// diffFields finds between the two plans' JSON, without encoding both whole and splitting them
+// again, which was a third of storing an update. planMembers lists what it compares; a test
+// holds it to plans.Plan's JSON members, so a member added there is not silently left out.
+func diffPlans(a, b *plans.Plan) delta {
+	var d delta
+	set := func(k string, v any) {
+		if d.Set == nil {
+			d.Set = map[string]json.RawMessage{}
+		}
+		d.Set[k] = mustJSON(v)
+	}
+	// changed records a member that differs: set in b, or gone from it (an omitempty member
+	// that b leaves empty).
+	changed := func(k string, omitted bool, v any) {
+		if omitted {
+			d.Del = append(d.Del, k)
+		} else {
+			set(k, v)
+		}
+	}
+	if a.SessionID != b.SessionID {
+		changed("sessionId", false, b.SessionID)
+	}
+	if a.ID != b.ID {
+		changed("id", false, b.ID)
+	}
+	if a.Kind != b.Kind {
+		changed("kind", false, b.Kind)
+	}
+	if a.Type != b.Type {
+		changed("type", false, b.Type)
+	}
+	// revision is not in deltas: the row's key has it.
+	if a.Created != b.Created { // times that are == encode the same
+		changed("created", false, b.Created)
+	}
+	if a.Updated != b.Updated {
+		changed("updated", false, b.Updated)
+	}
+	if a.Removed != b.Removed {
+		changed("removed", !b.Removed, b.Removed)
+	}
+	if a.Agent != b.Agent {
+		changed("agent", b.Agent == "", b.Agent)
+	}
+	switch {
+	case len(a.Entries) > 0 && len(b.Entries) > 0:
+		d.Entries = diffEntryStructs(a.Entries, b.Entries)
+	case len(a.Entries) != len(b.Entries):
+		changed(entriesKey, len(b.Entries) == 0, b.Entries)
+	}
+	if a.Markdown != b.Markdown {
+		changed("markdown", b.Markdown == "", b.Markdown)
+	}
+	if a.URI != b.URI {
+		changed("uri", b.URI == "", b.URI)
+	}
+	if !bytes.Equal(a.Raw, b.Raw) {
+		changed("raw", len(b.Raw) == 0, b.Raw)
+	}
+	if !bytes.Equal(a.Meta, b.Meta) {
+		changed("_meta", len(b.Meta) == 0, b.Meta)
+	}
+	if !slices.Equal(a.Warnings, b.Warnings) {
+		changed("warnings", len(b.Warnings) == 0, b.Warnings)
+	}
+	if a.Replayed != b.Replayed {
+		changed("replayed", !b.Replayed, b.Replayed)
+	}
+	if a.Seq != b.Seq {
+		changed("seq", false, b.Seq)
+	}
+	slices.Sort(d.Del)
+	return d
+}
+
+// planMembers are the JSON members diffPlans compares, revision included.
+var planMembers = []string{"sessionId", "id", "kind", "type", "revision", "created", "updated", "removed", "agent",
+	entriesKey, "markdown", "uri", "raw", "_meta", "warnings", "replayed", "seq"}
+
+// diffEntryStructs is diffEntries for entries as structs: the hunks that turn a into b, each
+// inserted entry encoded as it is in the plan's JSON.
+func diffEntryStructs(a, b []plans.Entry) []hunk {
+	head := 0
+	for head < len(a) && head < len(b) && sameEntry(a[head], b[head]) {
+		head++
+	}
+	tailN := 0
+	for tailN < len(a)-head && tailN < len(b)-head && sameEntry(a[len(a)-1-tailN], b[len(b)-1-tailN]) {
+		tailN++
+	}
+	a, b = a[head:len(a)-tailN], b[head:len(b)-tailN]
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	if len(a) == 0 || len(b) == 0 || len(a) == 1 && len(b) == 1 {
+		return []hunk{{At: head, Del: len(a), Ins: encodeEntries(b)}}
+	}
+	var hs []hunk
+	i, j := 0, 0 // next entry of a, of b
+	lines := plans.Diff(entryKeys(a), entryKeys(b))
+	for k := 0; k < len(lines); {
+		if lines[k].Op == plans.Same {
+			i, j, k = i+1, j+1, k+1
+			continue
+		}
+		h := hunk{At: head + i}
+		for ; k < len(lines) && lines[k].Op != plans.Same; k++ {
+			if lines[k].Op == plans.Removed {
+				h.Del++
+				i++
+			} else {
+				h.Ins = append(h.Ins, mustJSON(b[j]))
+				j++
+			}
+		}
+		hs = append(hs, h)
+	}
+	return hs
+}
+
+func sameEntry(x, y plans.Entry) bool {
+	return x.Content == y.Content && x.Priority == y.Priority && x.Status == y.Status && bytes.Equal(x.Meta, y.Meta)
+}
+
+// entryKeys are the entries as their JSON, equal exactly when the entries are.
+func entryKeys(es []plans.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = string(mustJSON(e))
+	}
+	return out
+}
+
+func encodeEntries(es []plans.Entry) []json.RawMessage {
+	out := make([]json.RawMessage, len(es))
+	for i, e := range es {
+		out[i] = mustJSON(e)
+	}
+	return out
+}
+
+// clonePlan copies p with slices of its own, so the copy a tip keeps does not change with p.
+func clonePlan(p *plans.Plan) *plans.Plan {
+	c := *p
+	c.Entries = slices.Clone(p.Entries)
+	c.Warnings = slices.Clone(p.Warnings)
+	c.Raw = slices.Clone(p.Raw)
+	c.Meta = slices.Clone(p.Meta)
+	return &c
+}

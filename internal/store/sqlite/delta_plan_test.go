@@ -1,0 +1,145 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// TestPlanMembers: diffPlans compares every JSON member of plans.Plan. A member added to the
+// struct and not to diffPlans would be lost from every revision stored as a delta.
+func TestPlanMembers(t *testing.T) {
+	var want []string
+	pt := reflect.TypeFor[plans.Plan]()
+	for i := range pt.NumField() {
+		name, _, _ := strings.Cut(pt.Field(i).Tag.Get("json"), ",")
+		want = append(want, name)
+	}
+	got := slices.Clone(planMembers)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("diffPlans compares %v; plans.Plan has %v: compare the new member in diffPlans and list it in planMembers", got, want)
+	}
+}
+
+// randomPlan is a plan of the generator's choosing, its strings drawn from words.
+func randomPlan(r *rand.Rand, words []string) *plans.Plan {
+	w := func() string { return words[r.IntN(len(words))] }
+	at := time.Date(2026, 11, 24, 8, 0, r.IntN(3), 0, time.UTC)
+	p := &plans.Plan{SessionID: "s", ID: "p", Kind: plans.KindItems, Type: "items", Revision: 1,
+		Created: at, Updated: at.Add(time.Duration(r.IntN(3)) * time.Millisecond), Seq: uint64(r.IntN(3))}
+	if r.IntN(2) == 0 {
+		p.Agent = w()
+	}
+	for range r.IntN(6) {
+		e := plans.Entry{Content: w(), Priority: w(), Status: []string{plans.StatusPending, plans.StatusInProgress, plans.StatusCompleted}[r.IntN(3)]}
+		if r.IntN(4) == 0 {
+			e.Meta = json.RawMessage(`{"k":` + string(mustJSON(w())) + `}`)
+		}
+		p.Entries = append(p.Entries, e)
+	}
+	switch r.IntN(4) {
+	case 0:
+		p.Markdown = w()
+	case 1:
+		p.URI = "file:///" + w()
+	case 2:
+		p.Kind, p.Type, p.Raw = plans.KindCustom, "_x", json.RawMessage(` { "n" : `+strconv.Itoa(r.IntN(3))+` } `)
+	}
+	if r.IntN(3) == 0 {
+		p.Meta = json.RawMessage(`[` + strconv.Itoa(r.IntN(2)) + `]`)
+	}
+	if r.IntN(3) == 0 {
+		p.Warnings = []string{w()}
+	}
+	p.Removed, p.Replayed = r.IntN(4) == 0, r.IntN(4) == 0
+	return p
+}
+
+// FuzzDiffPlans: the delta diffPlans finds between two plans, stored and applied to the first,
+// rebuilds the second exactly as the delta from their JSON (diffFields) does.
+func FuzzDiffPlans(f *testing.F) {
+	f.Add(uint64(1), "Read the code", "<b>&amp;</b>")
+	f.Add(uint64(2), "", "\x00\xff\u2028")
+	f.Add(uint64(3), "same", "same")
+	f.Fuzz(func(t *testing.T, seed uint64, w1, w2 string) {
+		r := rand.New(rand.NewPCG(seed, seed>>7))
+		words := []string{w1, w2, "x"}
+		a := randomPlan(r, words)
+		b := a
+		if r.IntN(4) > 0 { // mostly small changes to a, as updates are
+			b = clonePlan(a)
+			for range 1 + r.IntN(3) {
+				switch r.IntN(5) {
+				case 0:
+					if len(b.Entries) > 0 {
+						b.Entries[r.IntN(len(b.Entries))].Status = plans.StatusCompleted
+					}
+				case 1:
+					b.Entries = append(b.Entries, plans.Entry{Content: words[r.IntN(3)], Status: plans.StatusPending})
+				case 2:
+					if len(b.Entries) > 0 {
+						i := r.IntN(len(b.Entries))
+						b.Entries = append(b.Entries[:i:i], b.Entries[i+1:]...)
+					}
+				case 3:
+					b.Updated, b.Seq = b.Updated.Add(time.Second), b.Seq+1
+				default:
+					b = randomPlan(r, words)
+				}
+			}
+		}
+		b.Revision = a.Revision + 1
+		base, err := splitOwn(mustJSON(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := decode[plans.Plan](mustJSON(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored delta
+		if err := json.Unmarshal(mustJSON(diffPlans(a, b)), &stored); err != nil {
+			t.Fatal(err)
+		}
+		next, err := stored.apply(base)
+		if err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		next[revisionKey] = json.RawMessage(strconv.Itoa(b.Revision)) // as replay does
+		got, err := decodeFields(next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("rebuilt\n%+v\nwant\n%+v", got, want)
+		}
+	})
+}
+
+func BenchmarkDiffPlans(b *testing.B) {
+	a := bigPlan("s", "p", 5)
+	a.Updated, a.Revision = rt0, 1
+	next := clonePlan(a)
+	next.Entries[2].Status, next.Updated, next.Revision, next.Seq = plans.StatusCompleted, rt0.Add(time.Second), 2, 9
+	b.Run("diffPlans", func(b *testing.B) {
+		for b.Loop() {
+			mustJSON(diffPlans(a, next))
+		}
+	})
+	b.Run("diffFields", func(b *testing.B) {
+		base, _ := splitOwn(mustJSON(a))
+		for b.Loop() {
+			f, _ := splitOwn(mustJSON(next))
+			mustJSON(diffFields(base, f))
+		}
+	})
+}
