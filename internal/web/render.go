@@ -41,22 +41,20 @@ func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.Too
 	return out
 }
 
-// overviewFragment renders a session's group for the overview (a gone session's too, dimmed),
-// or its removal when the session has no plan left to show.
-func (r *renderer) overviewFragment(ctx context.Context, d plans.SessionDetail, now time.Time) live.Fragment {
-	var active []plans.Plan
-	for _, p := range d.Plans {
-		if !p.Removed {
-			active = append(active, p)
-		}
+// overviewFragment renders session id's group for the overview (a gone session's too, dimmed)
+// from the plans it shows and the tally of the rest, as the overview's page reads them, or its
+// removal when the session has no plan left to show.
+func (r *renderer) overviewFragment(ctx context.Context, id string, now time.Time) (live.Fragment, error) {
+	gs, _, err := r.svc.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans}, plans.SessionCursor{}, 1)
+	if err != nil {
+		return live.Fragment{}, err
 	}
-	id := templates.GroupID(d.Session.ID)
-	if len(active) == 0 {
-		return live.Remove(id)
+	if len(gs) == 0 {
+		return live.Remove(templates.GroupID(id)), nil
 	}
-	shown := active[:min(len(active), templates.MaxGroupPlans)]
-	g := templates.NewGroup(d.Session, r.views(ctx, shown, d.ToolCalls, true), plans.TallyOf(active), r.waiting(ctx)[d.Session.ID], now, r.svc.Idle())
-	return live.Fragment{ID: id, Parent: "sessions", View: templates.SessionGroup(g, now)}
+	g := gs[0]
+	group := templates.NewGroup(g.Session, r.views(ctx, g.Plans, nil, true), g.Tally, r.waiting(ctx)[id], now, r.svc.Idle())
+	return live.Fragment{ID: templates.GroupID(id), Parent: "sessions", View: templates.SessionGroup(group, now)}, nil
 }
 
 // sessionFragments renders every live part of a session's page.

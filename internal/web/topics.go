@@ -133,11 +133,11 @@ func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([
 	case changeApproval, changePermissions:
 		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(s.needsYou(ctx), s.svc.Now())}}, nil
 	}
-	d, err := s.svc.SessionPlans(ctx, c.ID)
+	f, err := s.render.overviewFragment(ctx, c.ID, s.svc.Now())
 	if err != nil {
 		return nil, err
 	}
-	return []live.Fragment{s.render.overviewFragment(ctx, d, s.svc.Now())}, nil
+	return []live.Fragment{f}, nil
 }
 
 // overviewSnapshot is the overview's first page whole, unfiltered, and what needs a person, for a
