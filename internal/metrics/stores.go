@@ -73,6 +73,11 @@ func (t timedPlans) Overview(ctx context.Context, now time.Time, idle time.Durat
 	return t.st.Overview(ctx, now, idle)
 }
 
+func (t timedPlans) WentIdle(ctx context.Context, after, upTo time.Time) ([]string, error) {
+	defer t.time("went_idle")()
+	return t.st.WentIdle(ctx, after, upTo)
+}
+
 func (t timedPlans) Sessions(ctx context.Context, limit int) ([]plans.Session, error) {
 	defer t.time("sessions")()
 	return t.st.Sessions(ctx, limit)

@@ -139,6 +139,15 @@ func (s *Service) Overview(ctx context.Context) ([]SessionPlans, uint64, error) 
 	return s.store.Overview(ctx, s.cfg.Now(), s.cfg.Idle)
 }
 
+// WentIdle lists the sessions with plans that went idle between two sweeps, whose idleness
+// cutoffs (now minus the idle time) were after and upTo; see Store.WentIdle.
+func (s *Service) WentIdle(ctx context.Context, after, upTo time.Time) ([]string, error) {
+	return s.store.WentIdle(ctx, after, upTo)
+}
+
+// Idleness is the cutoff at now: a session last seen at or before it is idle.
+func (s *Service) Idleness() time.Time { return s.cfg.Now().Add(-s.cfg.Idle) }
+
 // ListSessions is one page of sessions with plans, newest first by start (see Store.ListSessions);
 // f's Now and Idle are the service's.
 func (s *Service) ListSessions(ctx context.Context, f SessionFilter, after SessionCursor, limit int) ([]SessionPlans, bool, error) {

@@ -47,6 +47,10 @@ type Store interface {
 	// Overview lists sessions active at now (seen within idle, not ended) that have at least one
 	// plan that is not removed, most recently active first, and the store's Seq at that moment.
 	Overview(ctx context.Context, now time.Time, idle time.Duration) ([]SessionPlans, uint64, error)
+	// WentIdle lists the sessions with at least one plan not removed, not ended, last seen after
+	// after and at or before upTo: between two sweeps whose idleness cutoffs these are, the ones
+	// that went idle. Its cost is theirs, however many sessions are active.
+	WentIdle(ctx context.Context, after, upTo time.Time) ([]string, error)
 	// ListSessions is one page of the sessions that have at least one plan not removed and pass
 	// f, each with those plans (most recently updated first): up to limit sessions after cursor
 	// in the list's order (see SessionCursor), and whether more follow. Its cost is the page's,

@@ -159,3 +159,30 @@ func testListSessions(t *testing.T, s plans.Store) {
 		t.Fatalf("a full page of active = %v, more %v", ids, more)
 	}
 }
+
+// testWentIdle: WentIdle lists the sessions with a plan, not ended, whose last sighting is in
+// (after, upTo], oldest first; the bounds are exact to the nanosecond.
+func testWentIdle(t *testing.T, s plans.Store) {
+	ctx := context.Background()
+	ended, noPlan, removedOnly := session("ended", 15), session("no-plan", 15), session("removed-only", 15)
+	ended.Ended = true
+	gone := plan("removed-only", "p", 1, 1)
+	gone.Removed = true
+	commit(t, s, &plans.Changes{
+		Sessions: []*plans.Session{session("at-after", 10), session("in", 15), session("at-upto", 20), session("later", 25),
+			session("in-early", 12), ended, noPlan, removedOnly},
+		Plans: []*plans.Plan{plan("at-after", "p", 1, 1), plan("in", "p", 1, 1), plan("at-upto", "p", 1, 1), plan("later", "p", 1, 1),
+			plan("in-early", "p", 1, 1), plan("ended", "p", 1, 1), gone},
+	})
+	got, err := s.WentIdle(ctx, at(10), at(20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "went idle in (10s, 20s]", got, []string{"in-early", "in", "at-upto"})
+	if got, err := s.WentIdle(ctx, at(20), at(20)); err != nil || len(got) != 0 {
+		t.Fatalf("an empty window: %v, %v", got, err)
+	}
+	if got, err := s.WentIdle(ctx, at(20).Add(-time.Nanosecond), at(20)); err != nil || len(got) != 1 || got[0] != "at-upto" {
+		t.Fatalf("a window of a nanosecond: %v, %v", got, err)
+	}
+}

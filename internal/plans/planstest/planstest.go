@@ -29,6 +29,7 @@ func Run(t *testing.T, open func(t *testing.T) plans.Store) {
 		{"SessionPlans, ToolCalls and Sessions order", testListOrder},
 		{"Activity merges and lists the newest", testActivity},
 		{"ListSessions pages by cursor and filters", testListSessions},
+		{"WentIdle lists the sessions last seen in a window", testWentIdle},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}

@@ -283,6 +283,17 @@ func (s *plansStore) Overview(ctx context.Context, now time.Time, idle time.Dura
 	return out, seq, err
 }
 
+// WentIdle lists the sessions with plans whose last sighting is in (after, upTo], by the
+// sessions_last_seen index.
+func (s *plansStore) WentIdle(ctx context.Context, after, upTo time.Time) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT s.id FROM sessions s WHERE s.last_seen_ns > $1 AND s.last_seen_ns <= $2 AND NOT s.ended
+		AND `+pgHasPlan+` ORDER BY s.last_seen_ns, s.id`, after.UnixNano(), upTo.UnixNano())
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
 // Sessions lists recent sessions.
 func (s *plansStore) Sessions(ctx context.Context, n int) ([]plans.Session, error) {
 	return many[plans.Session](ctx, s.pool, `SELECT body FROM sessions ORDER BY last_seen_ns DESC, id LIMIT $1`, limit(n))

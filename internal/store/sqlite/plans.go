@@ -221,6 +221,26 @@ func (s *plansStore) Overview(ctx context.Context, now time.Time, idle time.Dura
 	return out, seq, rows.Err()
 }
 
+// WentIdle lists the sessions with plans whose last sighting is in (after, upTo], by the
+// sessions_last_seen index.
+func (s *plansStore) WentIdle(ctx context.Context, after, upTo time.Time) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT s.id FROM sessions s WHERE s.last_seen > ? AND s.last_seen <= ? AND s.ended = 0
+		AND `+sqlHasPlan+` ORDER BY s.last_seen, s.id`, after.UnixNano(), upTo.UnixNano())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
 // Sessions lists recent sessions.
 func (s *plansStore) Sessions(ctx context.Context, limit int) ([]plans.Session, error) {
 	return many[plans.Session](ctx, s.r, `SELECT body FROM sessions ORDER BY last_seen DESC LIMIT ?`, limit)
