@@ -100,34 +100,54 @@ func diffEntries(a, b json.RawMessage) ([]hunk, bool) {
 	if !okA || !okB {
 		return nil, false
 	}
-	// Most updates change an entry or two: only the elements between the common head and tail
-	// go through the diff.
+	same := func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }
+	key := func(x json.RawMessage) string { return string(x) }
+	return hunks(ea, eb, same, key, func(x json.RawMessage) json.RawMessage { return x }), true
+}
+
+// hunks is the hunks that turn a into b, whether entries are their JSON (diffEntries) or
+// structs (diffEntryStructs): same says two entries are equal, key is a string equal exactly
+// when they are, and encode is an inserted entry as the plan's JSON has it. Most updates change
+// an entry or two, so only the entries between the common head and tail go through the diff.
+func hunks[E any](a, b []E, same func(x, y E) bool, key func(E) string, encode func(E) json.RawMessage) []hunk {
 	head := 0
-	for head < len(ea) && head < len(eb) && bytes.Equal(ea[head], eb[head]) {
+	for head < len(a) && head < len(b) && same(a[head], b[head]) {
 		head++
 	}
 	tailN := 0
-	for tailN < len(ea)-head && tailN < len(eb)-head && bytes.Equal(ea[len(ea)-1-tailN], eb[len(eb)-1-tailN]) {
+	for tailN < len(a)-head && tailN < len(b)-head && same(a[len(a)-1-tailN], b[len(b)-1-tailN]) {
 		tailN++
 	}
-	ea, eb = ea[head:len(ea)-tailN], eb[head:len(eb)-tailN]
-	if len(ea) == 0 && len(eb) == 0 {
-		return nil, true
+	a, b = a[head:len(a)-tailN], b[head:len(b)-tailN]
+	if len(a) == 0 && len(b) == 0 {
+		return nil
 	}
-	if len(ea) == 0 || len(eb) == 0 || len(ea) == 1 && len(eb) == 1 {
+	encodeAll := func(es []E) []json.RawMessage {
+		out := make([]json.RawMessage, len(es))
+		for i, e := range es {
+			out[i] = encode(e)
+		}
+		return out
+	}
+	if len(a) == 0 || len(b) == 0 || len(a) == 1 && len(b) == 1 {
 		// Only removals, only insertions, or one entry changed (the two differ, or the head
 		// would have taken them): one hunk is what the diff would find. The common update,
 		// one entry's status, skips the diff and its copies.
-		return []hunk{{At: head, Del: len(ea), Ins: eb}}, true
+		return []hunk{{At: head, Del: len(a), Ins: encodeAll(b)}}
+	}
+	keys := func(es []E) []string {
+		out := make([]string, len(es))
+		for i, e := range es {
+			out[i] = key(e)
+		}
+		return out
 	}
 	var hs []hunk
-	i, j := 0, 0 // next element of a, of b
-	lines := plans.Diff(rawStrings(ea), rawStrings(eb))
+	i, j := 0, 0 // next entry of a, of b
+	lines := plans.Diff(keys(a), keys(b))
 	for k := 0; k < len(lines); {
 		if lines[k].Op == plans.Same {
-			i++
-			j++
-			k++
+			i, j, k = i+1, j+1, k+1
 			continue
 		}
 		h := hunk{At: head + i}
@@ -136,13 +156,13 @@ func diffEntries(a, b json.RawMessage) ([]hunk, bool) {
 				h.Del++
 				i++
 			} else {
-				h.Ins = append(h.Ins, eb[j])
+				h.Ins = append(h.Ins, encode(b[j]))
 				j++
 			}
 		}
 		hs = append(hs, h)
 	}
-	return hs, true
+	return hs
 }
 
 // elements splits a JSON array into its elements. The arrays it is given are members of fields
@@ -153,14 +173,6 @@ func elements(b json.RawMessage) ([]json.RawMessage, bool) {
 	}
 	var e []json.RawMessage
 	return e, json.Unmarshal(b, &e) == nil
-}
-
-func rawStrings(rs []json.RawMessage) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = string(r)
-	}
-	return out
 }
 
 // apply builds the next revision's fields from base and d; base is not changed.

@@ -93,63 +93,12 @@ var planMembers = []string{"sessionId", "id", "kind", "type", "revision", "creat
 // diffEntryStructs is diffEntries for entries as structs: the hunks that turn a into b, each
 // inserted entry encoded as it is in the plan's JSON.
 func diffEntryStructs(a, b []plans.Entry) []hunk {
-	head := 0
-	for head < len(a) && head < len(b) && sameEntry(a[head], b[head]) {
-		head++
-	}
-	tailN := 0
-	for tailN < len(a)-head && tailN < len(b)-head && sameEntry(a[len(a)-1-tailN], b[len(b)-1-tailN]) {
-		tailN++
-	}
-	a, b = a[head:len(a)-tailN], b[head:len(b)-tailN]
-	if len(a) == 0 && len(b) == 0 {
-		return nil
-	}
-	if len(a) == 0 || len(b) == 0 || len(a) == 1 && len(b) == 1 {
-		return []hunk{{At: head, Del: len(a), Ins: encodeEntries(b)}}
-	}
-	var hs []hunk
-	i, j := 0, 0 // next entry of a, of b
-	lines := plans.Diff(entryKeys(a), entryKeys(b))
-	for k := 0; k < len(lines); {
-		if lines[k].Op == plans.Same {
-			i, j, k = i+1, j+1, k+1
-			continue
-		}
-		h := hunk{At: head + i}
-		for ; k < len(lines) && lines[k].Op != plans.Same; k++ {
-			if lines[k].Op == plans.Removed {
-				h.Del++
-				i++
-			} else {
-				h.Ins = append(h.Ins, mustJSON(b[j]))
-				j++
-			}
-		}
-		hs = append(hs, h)
-	}
-	return hs
+	key := func(e plans.Entry) string { return string(mustJSON(e)) } // equal exactly when the entries are
+	return hunks(a, b, sameEntry, key, func(e plans.Entry) json.RawMessage { return mustJSON(e) })
 }
 
 func sameEntry(x, y plans.Entry) bool {
 	return x.Content == y.Content && x.Priority == y.Priority && x.Status == y.Status && bytes.Equal(x.Meta, y.Meta)
-}
-
-// entryKeys are the entries as their JSON, equal exactly when the entries are.
-func entryKeys(es []plans.Entry) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = string(mustJSON(e))
-	}
-	return out
-}
-
-func encodeEntries(es []plans.Entry) []json.RawMessage {
-	out := make([]json.RawMessage, len(es))
-	for i, e := range es {
-		out[i] = mustJSON(e)
-	}
-	return out
 }
 
 // clonePlan copies p with slices of its own, so the copy a tip keeps does not change with p.
