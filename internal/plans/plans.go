@@ -215,20 +215,23 @@ type Tally struct {
 
 // TallyOf counts ps.
 func TallyOf(ps []Plan) Tally {
-	t := Tally{Plans: len(ps)}
+	var t Tally
 	for _, p := range ps {
-		t.Entries += len(p.Entries)
-		t.Open += p.OpenEntries()
+		t.count(p)
 	}
 	return t
+}
+
+func (t *Tally) count(p Plan) {
+	t.Plans++
+	t.Entries += len(p.Entries)
+	t.Open += p.OpenEntries()
 }
 
 // Add appends p to the session's plans and counts it in the tally.
 func (g *SessionPlans) Add(p Plan) {
 	g.Plans = append(g.Plans, p)
-	g.Tally.Plans++
-	g.Tally.Entries += len(p.Entries)
-	g.Tally.Open += p.OpenEntries()
+	g.Tally.count(p)
 }
 
 // OpenEntries counts the entries still to do: pending or in progress.

@@ -15,19 +15,16 @@ import (
 // holds it to plans.Plan's JSON members, so a member added there is not silently left out.
 func diffPlans(a, b *plans.Plan) delta {
 	var d delta
-	set := func(k string, v any) {
-		if d.Set == nil {
-			d.Set = map[string]json.RawMessage{}
-		}
-		d.Set[k] = mustJSON(v)
-	}
 	// changed records a member that differs: set in b, or gone from it (an omitempty member
 	// that b leaves empty).
 	changed := func(k string, omitted bool, v any) {
-		if omitted {
+		switch {
+		case omitted:
 			d.Del = append(d.Del, k)
-		} else {
-			set(k, v)
+		case d.Set == nil:
+			d.Set = map[string]json.RawMessage{k: mustJSON(v)}
+		default:
+			d.Set[k] = mustJSON(v)
 		}
 	}
 	if a.SessionID != b.SessionID {
