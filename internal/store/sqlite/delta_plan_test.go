@@ -64,65 +64,80 @@ func randomPlan(r *rand.Rand, words []string) *plans.Plan {
 	return p
 }
 
-// FuzzDiffPlans: the delta diffPlans finds between two plans, stored and applied to the first,
-// rebuilds the second exactly as the delta from their JSON (diffFields) does.
+// checkDiffPlans: the delta diffPlans finds between two plans drawn from seed and words, stored
+// and applied to the first, rebuilds the second exactly as the delta from their JSON
+// (diffFields) does.
+func checkDiffPlans(t *testing.T, seed uint64, w1, w2 string) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed>>7))
+	words := []string{w1, w2, "x"}
+	a := randomPlan(r, words)
+	b := a
+	if r.IntN(4) > 0 { // mostly small changes to a, as updates are
+		b = clonePlan(a)
+		for range 1 + r.IntN(3) {
+			switch r.IntN(5) {
+			case 0:
+				if len(b.Entries) > 0 {
+					b.Entries[r.IntN(len(b.Entries))].Status = plans.StatusCompleted
+				}
+			case 1:
+				b.Entries = append(b.Entries, plans.Entry{Content: words[r.IntN(3)], Status: plans.StatusPending})
+			case 2:
+				if len(b.Entries) > 0 {
+					i := r.IntN(len(b.Entries))
+					b.Entries = append(b.Entries[:i:i], b.Entries[i+1:]...)
+				}
+			case 3:
+				b.Updated, b.Seq = b.Updated.Add(time.Second), b.Seq+1
+			default:
+				b = randomPlan(r, words)
+			}
+		}
+	}
+	b.Revision = a.Revision + 1
+	base, err := splitOwn(mustJSON(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := decode[plans.Plan](mustJSON(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored delta
+	if err := json.Unmarshal(mustJSON(diffPlans(a, b)), &stored); err != nil {
+		t.Fatal(err)
+	}
+	next, err := stored.apply(base)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	next[revisionKey] = json.RawMessage(strconv.Itoa(b.Revision)) // as replay does
+	got, err := decodeFields(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("rebuilt\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// TestDiffPlans checks diffPlans on 3,000 pairs of plans every run; FuzzDiffPlans goes on from
+// there.
+func TestDiffPlans(t *testing.T) {
+	words := [][2]string{{"Read the code", "<b>&amp;</b>"}, {"", "\x00\xff\u2028"}, {"same", "same"}, {"é", "\"quoted\""}}
+	for seed := range uint64(3000) {
+		w := words[seed%uint64(len(words))]
+		checkDiffPlans(t, seed, w[0], w[1])
+	}
+}
+
+// FuzzDiffPlans: checkDiffPlans on pairs of plans of the fuzzer's choosing.
 func FuzzDiffPlans(f *testing.F) {
 	f.Add(uint64(1), "Read the code", "<b>&amp;</b>")
 	f.Add(uint64(2), "", "\x00\xff\u2028")
 	f.Add(uint64(3), "same", "same")
-	f.Fuzz(func(t *testing.T, seed uint64, w1, w2 string) {
-		r := rand.New(rand.NewPCG(seed, seed>>7))
-		words := []string{w1, w2, "x"}
-		a := randomPlan(r, words)
-		b := a
-		if r.IntN(4) > 0 { // mostly small changes to a, as updates are
-			b = clonePlan(a)
-			for range 1 + r.IntN(3) {
-				switch r.IntN(5) {
-				case 0:
-					if len(b.Entries) > 0 {
-						b.Entries[r.IntN(len(b.Entries))].Status = plans.StatusCompleted
-					}
-				case 1:
-					b.Entries = append(b.Entries, plans.Entry{Content: words[r.IntN(3)], Status: plans.StatusPending})
-				case 2:
-					if len(b.Entries) > 0 {
-						i := r.IntN(len(b.Entries))
-						b.Entries = append(b.Entries[:i:i], b.Entries[i+1:]...)
-					}
-				case 3:
-					b.Updated, b.Seq = b.Updated.Add(time.Second), b.Seq+1
-				default:
-					b = randomPlan(r, words)
-				}
-			}
-		}
-		b.Revision = a.Revision + 1
-		base, err := splitOwn(mustJSON(a))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := decode[plans.Plan](mustJSON(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stored delta
-		if err := json.Unmarshal(mustJSON(diffPlans(a, b)), &stored); err != nil {
-			t.Fatal(err)
-		}
-		next, err := stored.apply(base)
-		if err != nil {
-			t.Fatalf("apply: %v", err)
-		}
-		next[revisionKey] = json.RawMessage(strconv.Itoa(b.Revision)) // as replay does
-		got, err := decodeFields(next)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("rebuilt\n%+v\nwant\n%+v", got, want)
-		}
-	})
+	f.Fuzz(checkDiffPlans)
 }
 
 func BenchmarkDiffPlans(b *testing.B) {
