@@ -136,6 +136,31 @@ func (s *server) stop() {
 // cpu is the server's CPU time so far (user + system), from /proc.
 func (s *server) cpu() (time.Duration, error) { return procCPU(s.cmd.Process.Pid) }
 
+// settle waits until the server has used no CPU for a while (up to 30 s): whatever it was still
+// doing for an earlier run is done.
+func (s *server) settle(ctx context.Context) error {
+	prev, err := s.cpu()
+	if err != nil {
+		return err
+	}
+	for still, end := 0, time.Now().Add(30*time.Second); still < 3 && time.Now().Before(end); {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		now, err := s.cpu()
+		if err != nil {
+			return err
+		}
+		if still++; now != prev {
+			still = 0
+		}
+		prev = now
+	}
+	return nil
+}
+
 // startPlandash runs `plandash serve` on a free port with its own data, plans and home
 // directories: nothing of the developer's is read or written.
 func (e *env) startPlandash(extra ...string) (*server, error) {

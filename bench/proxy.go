@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -71,14 +73,21 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 		yard: "sh -c 'cat | cat' (plandash: plandash acp --server <real dashboard> -- cat, tap on)"}
 	r := &row{name: "both directions", unit: "s"}
 	var dashCPU, exits []float64
+	var reached []string
 	for i := range e.runs {
 		ours := func() error {
 			cpu0, err := pd.cpu()
 			if err != nil {
 				return err
 			}
+			got0, err := e.ingested(ctx, pd)
+			if err != nil {
+				return err
+			}
+			// A long --flush: the run ends when the dashboard has taken every frame, so the
+			// count below shows what the tap delivers to a dashboard that keeps up.
 			cmd := exec.CommandContext(ctx, e.plandash, "acp", "--server", pd.URL, "--token", token,
-				"--stream", fmt.Sprintf("bench-%d", i), "--", "cat")
+				"--stream", fmt.Sprintf("bench-%d", i), "--flush", "2m", "--", "cat")
 			cmd.Env = isolatedEnv(e.dir)
 			res, err := pipeThrough(cmd, data)
 			if err != nil {
@@ -91,6 +100,11 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 			r.ours, r.cpuOurs = append(r.ours, res.lastByte.Seconds()), append(r.cpuOurs, cpuPer(0, res.cpu, n))
 			dashCPU = append(dashCPU, cpuPer(cpu0, cpu1, n))
 			exits = append(exits, res.exit.Seconds())
+			got1, err := e.ingested(ctx, pd)
+			if err != nil {
+				return err
+			}
+			reached = append(reached, fmt.Sprint(got1-got0))
 			if res.stderr != "" {
 				t.notes = append(t.notes, fmt.Sprintf("plandash acp run %d said: %.500s", i+1, res.stderr))
 			}
@@ -104,12 +118,17 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 			r.yard, r.cpuYard = append(r.yard, res.lastByte.Seconds()), append(r.cpuYard, cpuPer(0, res.cpu, n))
 			return nil
 		}
+		// The dashboard's work on the last run's frames must not run beside this one.
+		if err := pd.settle(ctx); err != nil {
+			return nil, err
+		}
 		if err := pair(i, ours, yard); err != nil {
 			return nil, err
 		}
 	}
 	t.rows = append(t.rows, r)
 	t.notes = append(t.notes, fmt.Sprintf("plandash acp exited %s s (median) after the first byte: after its agent exits it keeps delivering the tap's frames to the dashboard (--flush)", num(median(exits))))
+	t.notes = append(t.notes, fmt.Sprintf("frames that reached the dashboard, of %d (every frame crosses the proxy twice), by run: %s", 2*n, strings.Join(reached, ", ")))
 	t.notes = append(t.notes, fmt.Sprintf("CPU column: the whole process tree per message; the dashboard server spent a further %s µs/msg (median) taking the tap's posts",
 		num(median(dashCPU))))
 	return t, nil
@@ -171,4 +190,28 @@ func (l *lastByteReader) Read(p []byte) (int, error) {
 		*l.at = time.Since(l.start)
 	}
 	return n, err
+}
+
+// ingested is how many ACP messages the dashboard has taken in so far, from its /metrics.
+func (e *env) ingested(ctx context.Context, s *server) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", s.URL+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	b, err := e.do(req)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for line := range strings.Lines(string(b)) {
+		if !strings.HasPrefix(line, "plandash_ingest_messages_total{") {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(line[strings.LastIndexByte(line, ' ')+1:]), 64)
+		if err != nil {
+			return 0, fmt.Errorf("/metrics: %q: %w", line, err)
+		}
+		total += int(n)
+	}
+	return total, nil
 }
