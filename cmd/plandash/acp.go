@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,7 +45,7 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	approvals := fs.String("approvals", "ide", "who answers permission requests: ide, both (first answer wins) or dashboard")
 	stream := fs.String("stream", "", "the dashboard's name for this connection (default: one per run)")
 	agentName := fs.String("agent", "", "agent name until the agent's initialize names it (default: the command's name)")
-	flush := fs.Duration("flush", 3*time.Second, "how long to keep delivering to the dashboard after the agent exits")
+	flush := fs.Duration("flush", 3*time.Second, "how long to keep delivering to the dashboard once the agent's output has ended")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -112,17 +114,30 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 		go broker.Run(sinkCtx)
 		p.Broker = broker
 	}
+	// Delivery goes on for up to --flush once the agent's output has ended: the tap may still be
+	// feeding a dashboard that keeps up, or retrying one that is down.
+	var flushOnce sync.Once
+	var late atomic.Bool
+	startFlush := func() {
+		flushOnce.Do(func() {
+			time.AfterFunc(*flush, func() {
+				late.Store(true)
+				stopSink()
+			})
+		})
+	}
+	p.OnAgentDone = startFlush
 	code, runErr := (&acpproxy.Agent{Cmd: cmd, Signals: sigs}).Run(p)
 
+	startFlush()
 	tap.Close()
-	select {
-	case <-sinkDone:
-	case <-time.After(*flush):
-		stopSink()
-		<-sinkDone
-		if st := tap.Stats(); st.Queued > 0 {
-			log.Warn("the dashboard did not take the last frames in time", "frames", st.Queued)
-		}
+	<-sinkDone
+	st := tap.Stats()
+	if late.Load() && st.Queued > 0 {
+		log.Warn("the dashboard did not take the last frames in time", "frames", st.Queued)
+	}
+	if st.Dropped > 0 || st.Lost > 0 {
+		log.Warn("the dashboard missed part of the traffic: it was down or far behind", "frames_dropped", st.Dropped, "times_untapped", st.Lost)
 	}
 	if rec != nil {
 		if err := rec.Close(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/app"
+	"github.com/plandash/plandash/internal/metrics"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -62,5 +63,58 @@ func TestAcpKeepsEveryPlanRevision(t *testing.T) {
 	}
 	if len(revs) != revisions {
 		t.Errorf("stored %d revisions, want every one of the %d\n%s", len(revs), revisions, stderr.String())
+	}
+}
+
+// TestAcpDeliversABurstWhole: a burst of traffic three times what the tap queues (a session
+// loaded with its whole history, say) reaches a dashboard that keeps up whole: every frame of
+// both directions, and every state of the plan, none dropped or coalesced on the way.
+func TestAcpDeliversABurstWhole(t *testing.T) {
+	if _, err := exec.LookPath("cat"); err != nil {
+		t.Skip("no cat to play the agent")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	data := t.TempDir()
+	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: data, Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+
+	// The IDE sends it all at once; cat, the agent, sends it back: 2 × frames frames tapped,
+	// against a queue of 10,000.
+	const frames, every = 15_000, 500
+	var in strings.Builder
+	for i := range frames {
+		update := fmt.Sprintf(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"chunk %d"}}`, i)
+		if i%every == 0 {
+			update = fmt.Sprintf(`{"sessionUpdate":"plan","entries":[{"content":"Step %d","priority":"medium","status":"pending"}]}`, i)
+		}
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-burst","update":%s}}`+"\n", update)
+	}
+	args := []string{"acp", "--server", ts.URL, "--token", "tok", "--data", data, "--flush", "2m", "--", "cat"}
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, args, func(string) string { return "" }, strings.NewReader(in.String()), &stdout, &stderr); err != nil {
+		t.Fatalf("plandash acp: %v\n%s", err, stderr.String())
+	}
+	if stdout.String() != in.String() {
+		t.Fatalf("the IDE got %d bytes back, not the %d it sent", stdout.Len(), in.Len())
+	}
+	if got := srv.Metrics.IngestMessages.With(metrics.MessageKind("session/update", false)).Value(); got != 2*frames {
+		t.Errorf("the dashboard took %d session/updates, want all %d\n%s", got, 2*frames, stderr.String())
+	}
+	revs, err := srv.Plans.History(ctx, "s-burst", "main")
+	if err != nil {
+		t.Fatalf("no plan stored: %v\n%s", err, stderr.String())
+	}
+	// cat sends back the plan frames the IDE sent: the dashboard stores the states of both.
+	if len(revs) != 2*frames/every {
+		t.Errorf("stored %d revisions of the plan, want every one of the %d", len(revs), 2*frames/every)
+	}
+	if strings.Contains(stderr.String(), "missed") {
+		t.Errorf("the proxy says the dashboard missed traffic:\n%s", stderr.String())
 	}
 }

@@ -43,7 +43,11 @@ type Proxy struct {
 	// OnClientGone runs once when the IDE stops reading (a write to ClientOut failed), so the
 	// caller can end the agent instead of letting it talk to nobody.
 	OnClientGone func()
-	Log          *slog.Logger
+	// OnAgentDone, if set, runs once the agent's output has ended, before Run waits for the tap
+	// to take the rest of what was forwarded (the tap waits on a dashboard that keeps up): the
+	// caller's bound on delivering after the agent is gone starts here.
+	OnAgentDone func()
+	Log         *slog.Logger
 
 	toClient, toAgent *peerWriter
 	feeder            *tapFeeder
@@ -102,6 +106,9 @@ func (p *Proxy) Run() error {
 		p.lines(p.AgentOut, p.toClient, p.fromAgent, afterWrite)
 	} else {
 		p.raw(p.AgentOut, p.toClient)
+	}
+	if p.OnAgentDone != nil {
+		p.OnAgentDone()
 	}
 	if p.perms != nil {
 		p.perms.agentGone()

@@ -9,7 +9,19 @@ import (
 
 // feederMaxBytes bounds what waits for the tap. Past it the tap is behind by more than a burst
 // of tool output, and the forwarding path drops the tap's copy rather than wait or grow.
-const feederMaxBytes = 64 << 20
+const feederMaxBytes = 128 << 20
+
+// A burst is traffic forwarded back to back: at least burstBytes with no pause of burstGap. While
+// one lasts, the tap waits (up to holdFor, and while its backlog is under half its bound), so
+// that the tap, the posts and the dashboard taking them do not compete with the peers and the
+// forwarding for the CPU: a session loaded with its whole history, or a tool streaming its
+// output, crosses at the speed of a pipe, and the tap catches up in the pause that follows.
+// Ordinary traffic (a frame at a time) never makes a burst, and is tapped at once.
+const (
+	burstBytes = 64 << 10
+	burstGap   = time.Millisecond
+	holdFor    = 250 * time.Millisecond
+)
 
 // tapFeeder hands what the proxy forwards to the tap on a goroutine of its own, so forwarding a
 // chunk costs one copy of it and never waits on the tap's line splitting and parsing. Chunks of
@@ -30,6 +42,10 @@ type tapFeeder struct {
 	ends     int // directions whose end was queued; after both, nothing more comes
 	wake     chan struct{}
 	finished chan struct{} // closed when the goroutine has fed everything and stopped
+
+	// The burst under way: when it began, when its last chunk came, and its size.
+	burstStart, burstLast time.Time
+	burst                 int
 }
 
 // tapChunk is one forwarded chunk, or the end of one direction's stream.
@@ -62,7 +78,12 @@ func (f *tapFeeder) end(dir acp.Direction) {
 
 func (f *tapFeeder) queue(c tapChunk) {
 	slot := dirSlot(c.dir)
+	now := time.Now() // the tap's clock may be a test's; bursts are timed by the real one
 	f.mu.Lock()
+	if now.Sub(f.burstLast) >= burstGap {
+		f.burstStart, f.burst = now, 0
+	}
+	f.burstLast, f.burst = now, f.burst+len(c.b)
 	if f.closed {
 		f.mu.Unlock()
 		return
@@ -103,6 +124,11 @@ func (f *tapFeeder) run() {
 				}
 				break
 			}
+			if d := f.hold(time.Now()); d > 0 {
+				f.mu.Unlock()
+				time.Sleep(d)
+				continue
+			}
 			batch, f.pending = f.pending, batch[:0]
 			f.busy = true
 			f.mu.Unlock()
@@ -124,6 +150,15 @@ func (f *tapFeeder) run() {
 			f.mu.Unlock()
 		}
 	}
+}
+
+// hold is how long the tap should wait before looking again, with f.mu held: while a burst goes
+// on, until it pauses; zero when nothing holds it back.
+func (f *tapFeeder) hold(now time.Time) time.Duration {
+	if f.closed || f.burst < burstBytes || f.bytes >= f.max/2 || now.Sub(f.burstStart) >= holdFor {
+		return 0
+	}
+	return max(burstGap-now.Sub(f.burstLast), 0)
 }
 
 // drain waits until the tap has taken every chunk queued so far.

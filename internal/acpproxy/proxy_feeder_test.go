@@ -127,3 +127,30 @@ func TestProxyForwardsWhileTapIsBehind(t *testing.T) {
 		t.Fatalf("the tap's queue was not bounded: %+v", st)
 	}
 }
+
+// TestTapFeederHoldsDuringABurst: the tap waits while traffic streams back to back, and only
+// then: not for ordinary traffic, not once the stream pauses, not past holdFor or half its
+// bound, and not once both streams have ended.
+func TestTapFeederHoldsDuringABurst(t *testing.T) {
+	now := time.Unix(1000, 0)
+	burst := func(change func(f *tapFeeder)) time.Duration {
+		f := &tapFeeder{max: 1 << 20}
+		f.burstStart, f.burstLast, f.burst = now.Add(-10*time.Millisecond), now.Add(-burstGap/4), burstBytes
+		change(f)
+		return f.hold(now)
+	}
+	if d := burst(func(*tapFeeder) {}); d != burstGap*3/4 {
+		t.Errorf("in a burst the tap waits %v, want %v (until the stream pauses)", d, burstGap*3/4)
+	}
+	for name, change := range map[string]func(f *tapFeeder){
+		"ordinary traffic":   func(f *tapFeeder) { f.burst = burstBytes - 1 },
+		"a pause":            func(f *tapFeeder) { f.burstLast = now.Add(-burstGap) },
+		"a burst too long":   func(f *tapFeeder) { f.burstStart = now.Add(-holdFor) },
+		"half the bound":     func(f *tapFeeder) { f.bytes = f.max / 2 },
+		"both streams ended": func(f *tapFeeder) { f.closed = true },
+	} {
+		if d := burst(change); d != 0 {
+			t.Errorf("%s: the tap waits %v, want 0", name, d)
+		}
+	}
+}

@@ -56,6 +56,10 @@ type QueueStats struct {
 // with the latest state of every plan, whatever it missed in between. While it keeps up, every
 // state is kept, so a plan's history has every revision.
 //
+// While a sink is taking batches from a dashboard that keeps up, a full queue makes push wait
+// for room instead of dropping: push runs on the tap's goroutine, off the forwarding path, so
+// the wait holds back only the tap (whose own backlog is bounded), never a peer.
+//
 // One batch at a time is taken out for posting; it is either done or put back in front.
 type frameQueue struct {
 	mu       sync.Mutex
@@ -71,6 +75,9 @@ type frameQueue struct {
 	stats    QueueStats
 	notify   chan struct{}
 	ended    chan struct{} // closed by close: wakes a poster that is waiting out a backoff
+	sinks    int           // sinks taking batches (attach, detach)
+	waits    int           // times a push waited for room
+	moved    chan struct{} // closed (and replaced) when frames leave or the dashboard's state changes
 
 	maxFrames, maxBytes, maxPlans, maxPinned int
 
@@ -81,7 +88,7 @@ type frameQueue struct {
 func newFrameQueue(maxFrames, maxBytes int) *frameQueue {
 	return &frameQueue{
 		maxFrames: maxFrames, maxBytes: maxBytes, maxPlans: 4096, maxPinned: 32,
-		notify: make(chan struct{}, 1), ended: make(chan struct{}),
+		notify: make(chan struct{}, 1), ended: make(chan struct{}), moved: make(chan struct{}),
 		now: time.Now, slow: 2 * time.Second,
 	}
 }
@@ -93,9 +100,11 @@ func (q *frameQueue) behind() bool {
 	return q.down || full || q.inflight && q.now().Sub(q.since) > q.slow
 }
 
-// push queues frames (in order) and wakes the poster; it never blocks.
+// push queues frames (in order) and wakes the poster. It waits for room while the dashboard
+// keeps up (see waitRoom); otherwise it never blocks, and the bounds drop what they must.
 func (q *frameQueue) push(fs []frame) {
 	q.mu.Lock()
+	q.waitRoom(fs)
 	for _, f := range fs {
 		q.seq++
 		f.seq = q.seq
@@ -116,6 +125,60 @@ func (q *frameQueue) push(fs []frame) {
 	case q.notify <- struct{}{}:
 	default:
 	}
+}
+
+// waitRoom waits, with q.mu held, until fs fits within the bounds or nothing is queued, for as
+// long as a sink is posting and the dashboard keeps up: nothing failed, and the post out has not
+// been out longer than slow. A dashboard that falls behind releases the wait, and the queue
+// coalesces and drops as it always did.
+func (q *frameQueue) waitRoom(fs []frame) {
+	size := 0
+	for _, f := range fs {
+		size += len(f.line)
+	}
+	for q.sinks > 0 && !q.closed && !q.down {
+		n := q.pinned.len() + q.others.len() + len(q.plans)
+		if n == 0 || n+len(fs) <= q.maxFrames && q.bytes+size <= q.maxBytes {
+			return
+		}
+		wait := q.slow
+		if q.inflight {
+			if wait -= q.now().Sub(q.since); wait <= 0 {
+				return // the post out is slow: the dashboard is behind
+			}
+		}
+		moved := q.moved
+		q.waits++
+		q.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-moved:
+		case <-t.C:
+		}
+		t.Stop()
+		q.mu.Lock()
+	}
+}
+
+// wake tells a push waiting for room to look again; q.mu is held.
+func (q *frameQueue) wake() {
+	close(q.moved)
+	q.moved = make(chan struct{})
+}
+
+// attach and detach count the sinks posting from the queue: only while one is does a full
+// queue make the tap wait.
+func (q *frameQueue) attach() {
+	q.mu.Lock()
+	q.sinks++
+	q.mu.Unlock()
+}
+
+func (q *frameQueue) detach() {
+	q.mu.Lock()
+	q.sinks--
+	q.wake()
+	q.mu.Unlock()
 }
 
 // addPlan queues a plan frame; while the dashboard is behind it replaces the queued states of
@@ -198,6 +261,9 @@ func (q *frameQueue) take(maxFrames, maxBytes int) []frame {
 	}
 	q.inflight = len(out) > 0
 	q.since = q.now()
+	if len(out) > 0 {
+		q.wake()
+	}
 	return out
 }
 
@@ -244,6 +310,7 @@ func (q *frameQueue) requeue(batch []frame) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.inflight, q.down = false, true
+	q.wake()
 	var pinned, others, plans []frame
 	for _, f := range batch {
 		switch {
@@ -263,6 +330,13 @@ func (q *frameQueue) requeue(batch []frame) {
 	q.trim()
 }
 
+// holds reports whether a whole batch of maxFrames frames or maxBytes bytes is waiting.
+func (q *frameQueue) holds(maxFrames, maxBytes int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.pinned.len()+q.others.len()+len(q.plans) >= maxFrames || q.bytes >= maxBytes
+}
+
 // empty reports whether nothing waits and nothing is out.
 func (q *frameQueue) empty() bool {
 	q.mu.Lock()
@@ -276,6 +350,7 @@ func (q *frameQueue) close() {
 		close(q.ended)
 	}
 	q.closed = true
+	q.wake()
 	q.mu.Unlock()
 	select {
 	case q.notify <- struct{}{}:

@@ -149,3 +149,82 @@ func TestFrameQueueCoalescesOnlyWhenBehind(t *testing.T) {
 		t.Errorf("coalesced %d, want 2", st.Coalesced)
 	}
 }
+
+// waitedFor waits until a push has waited for room n times in all.
+func waitedFor(t *testing.T, q *frameQueue, n int) {
+	t.Helper()
+	for end := time.Now().Add(testTimeout); ; time.Sleep(time.Millisecond) {
+		q.mu.Lock()
+		w := q.waits
+		q.mu.Unlock()
+		if w >= n {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no push waited for room (%d of %d)", w, n)
+		}
+	}
+}
+
+// TestFrameQueueWaitsForRoomWhileTheDashboardKeepsUp: with a sink posting and posts coming back,
+// a full queue holds the tap back until a batch goes out, and nothing is dropped.
+func TestFrameQueueWaitsForRoomWhileTheDashboardKeepsUp(t *testing.T) {
+	q := newFrameQueue(2, 1<<20)
+	q.maxPinned = 0 // none of these frames is an opening one, which is never dropped
+	q.attach()
+	q.push([]frame{chunkFrame(1), chunkFrame(2)})
+	pushed := make(chan struct{})
+	go func() {
+		q.push([]frame{chunkFrame(3)})
+		close(pushed)
+	}()
+	waitedFor(t, q, 1)
+	got := contents(q.take(1, 1<<20))
+	q.done()
+	<-pushed
+	got += " " + contents(q.take(10, 1<<20))
+	if want := contents([]frame{chunkFrame(1), chunkFrame(2), chunkFrame(3)}); got != want {
+		t.Errorf("posted %s, want %s", got, want)
+	}
+	if st := q.snapshot(); st.Dropped != 0 {
+		t.Errorf("dropped %d frames while the dashboard kept up", st.Dropped)
+	}
+}
+
+// TestFrameQueueDropsWhenNobodyWaits: with no sink, or a dashboard that failed or is slow, or a
+// closed queue, a full queue drops the oldest frame rather than hold the tap.
+func TestFrameQueueDropsWhenNobodyWaits(t *testing.T) {
+	cases := map[string]func(q *frameQueue, clock *slowClock){
+		"no sink": func(q *frameQueue, _ *slowClock) { q.detach() },
+		"post failed": func(q *frameQueue, _ *slowClock) {
+			q.requeue(q.take(1, 1<<20))
+			q.push([]frame{chunkFrame(9)}) // full again
+		},
+		"post out too long": func(q *frameQueue, clock *slowClock) {
+			q.take(1, 1<<20)
+			q.push([]frame{chunkFrame(9)}) // full again, with a post out
+			clock.t = clock.t.Add(2 * time.Second)
+		},
+		"closed": func(q *frameQueue, _ *slowClock) { q.close() },
+	}
+	for name, setUp := range cases {
+		t.Run(name, func(t *testing.T) {
+			clock := &slowClock{t: time.Unix(1000, 0)}
+			q := newFrameQueue(2, 1<<20)
+			q.now, q.slow, q.maxPinned = clock.now, time.Second, 0
+			q.attach()
+			q.push([]frame{chunkFrame(1), chunkFrame(2)})
+			setUp(q, clock)
+			before := q.snapshot().Dropped
+			q.push([]frame{chunkFrame(3)}) // returns at once, or the test times out
+			if st := q.snapshot(); st.Dropped != before+1 {
+				t.Errorf("dropped %d frames, want %d", st.Dropped, before+1)
+			}
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			if q.waits != 0 {
+				t.Errorf("the push waited %d times", q.waits)
+			}
+		})
+	}
+}

@@ -36,7 +36,8 @@ type Sink struct {
 	// Interval is the least time between posts while frames keep coming (default 50 ms): a
 	// burst becomes a few large posts instead of a stream of small ones, which keeps the tap's
 	// CPU away from the forwarding path and the server's transactions few. A frame after a quiet
-	// spell goes at once.
+	// spell goes at once, and so does a full batch: the interval gathers a trickle, it does not
+	// throttle a backlog.
 	Interval time.Duration
 
 	api *client.Client // API without retries
@@ -67,11 +68,13 @@ func (s *Sink) Run(ctx context.Context, t *Tap) error {
 		return errors.New("acp sink: no dashboard to post to")
 	}
 	s.defaults()
+	t.q.attach()
+	defer t.q.detach()
 	backoff := s.MinBackoff
 	var last time.Time
 	ended := t.q.ended
 	for {
-		if wait := s.Interval - time.Since(last); wait > 0 && !t.q.isClosed() {
+		if wait := s.Interval - time.Since(last); wait > 0 && !t.q.isClosed() && !t.q.holds(s.BatchFrames, s.BatchBytes) {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -111,6 +114,9 @@ func (s *Sink) Run(ctx context.Context, t *Tap) error {
 			continue
 		}
 		t.q.requeue(batch)
+		if ctx.Err() != nil { // stopped mid-post: the dashboard was not unreachable
+			return ctx.Err()
+		}
 		if !s.down {
 			s.Log.Warn("plandash: dashboard unreachable; keeping the latest plans and retrying", "server", s.API.BaseURL(), "err", err)
 			s.down = true
