@@ -136,10 +136,11 @@ func (s *server) stop() {
 // cpu is the server's CPU time so far (user + system), from /proc.
 func (s *server) cpu() (time.Duration, error) { return procCPU(s.cmd.Process.Pid) }
 
-// settle waits until the server has used no CPU for a while (up to 30 s): whatever it was still
-// doing for an earlier run is done.
-func (s *server) settle(ctx context.Context) error {
-	prev, err := s.cpu()
+// settle waits (up to 30 s) until the machine is quiet: under a tenth of its CPU busy over
+// three samples in a row. What an earlier run left behind (a server still working on it, the
+// kernel writing its database out) must not run beside the next.
+func settle(ctx context.Context) error {
+	busy, total, err := cpuTimes()
 	if err != nil {
 		return err
 	}
@@ -147,18 +148,42 @@ func (s *server) settle(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(200 * time.Millisecond):
 		}
-		now, err := s.cpu()
+		b, t, err := cpuTimes()
 		if err != nil {
 			return err
 		}
-		if still++; now != prev {
+		if still++; t > total && (b-busy)*10 > t-total {
 			still = 0
 		}
-		prev = now
+		busy, total = b, t
 	}
 	return nil
+}
+
+// cpuTimes reads the machine's busy and total CPU time, in ticks, from /proc/stat.
+func cpuTimes() (busy, total uint64, err error) {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	f := strings.Fields(line)
+	if len(f) < 6 || f[0] != "cpu" {
+		return 0, 0, errors.New("unreadable /proc/stat")
+	}
+	for i, v := range f[1:] {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/stat: %w", err)
+		}
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total, nil
 }
 
 // startPlandash runs `plandash serve` on a free port with its own data, plans and home

@@ -108,7 +108,7 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 			if res.stderr != "" {
 				t.notes = append(t.notes, fmt.Sprintf("plandash acp run %d said: %.500s", i+1, res.stderr))
 			}
-			return nil
+			return settle(ctx) // before the yardstick's turn, if it comes next
 		}
 		yard := func() error {
 			res, err := pipeThrough(exec.CommandContext(ctx, "sh", "-c", "cat | cat"), data)
@@ -119,7 +119,7 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 			return nil
 		}
 		// The dashboard's work on the last run's frames must not run beside this one.
-		if err := pd.settle(ctx); err != nil {
+		if err := settle(ctx); err != nil {
 			return nil, err
 		}
 		if err := pair(i, ours, yard); err != nil {

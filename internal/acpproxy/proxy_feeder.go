@@ -11,15 +11,16 @@ import (
 // of tool output, and the forwarding path drops the tap's copy rather than wait or grow.
 const feederMaxBytes = 128 << 20
 
-// A burst is traffic forwarded back to back: at least burstBytes with no pause of burstGap. While
-// one lasts, the tap waits (up to holdFor, and while its backlog is under half its bound), so
-// that the tap, the posts and the dashboard taking them do not compete with the peers and the
-// forwarding for the CPU: a session loaded with its whole history, or a tool streaming its
-// output, crosses at the speed of a pipe, and the tap catches up in the pause that follows.
-// Ordinary traffic (a frame at a time) never makes a burst, and is tapped at once.
+// A burst is traffic forwarded back to back: at least burstBytes with no pause of burstGap (a
+// pause longer than a busy machine's scheduling hiccups). While one lasts, the tap waits (up to
+// holdFor, and while its backlog is under half its bound), so that the tap, the posts and the
+// dashboard taking them do not compete with the peers and the forwarding for the CPU: a session
+// loaded with its whole history, or a tool streaming its output, crosses at the speed of a pipe,
+// and the tap catches up in the pause that follows. Ordinary traffic (a frame at a time) never
+// makes a burst, and is tapped at once.
 const (
 	burstBytes = 64 << 10
-	burstGap   = time.Millisecond
+	burstGap   = 10 * time.Millisecond
 	holdFor    = 250 * time.Millisecond
 )
 
@@ -33,8 +34,9 @@ type tapFeeder struct {
 	max int
 
 	mu       sync.Mutex
-	idle     sync.Cond // signalled when pending empties
-	pending  []tapChunk
+	idle     sync.Cond  // signalled when pending empties
+	pending  []tapChunk // from head on
+	head     int
 	bytes    int
 	busy     bool    // the goroutine is feeding a batch it took out
 	lost     [2]bool // a chunk of that direction was dropped since the last one queued
@@ -110,11 +112,12 @@ func (f *tapFeeder) queue(c tapChunk) {
 
 func (f *tapFeeder) run() {
 	defer close(f.finished)
-	var batch []tapChunk
 	for range f.wake {
 		for {
 			f.mu.Lock()
-			if len(f.pending) == 0 {
+			if f.head == len(f.pending) {
+				clear(f.pending)
+				f.pending, f.head = f.pending[:0], 0
 				f.busy = false
 				f.idle.Broadcast()
 				closed := f.closed
@@ -124,29 +127,32 @@ func (f *tapFeeder) run() {
 				}
 				break
 			}
+			// Looked at before every chunk, so a burst that begins while the tap works through a
+			// backlog holds it again.
 			if d := f.hold(time.Now()); d > 0 {
 				f.mu.Unlock()
 				time.Sleep(d)
 				continue
 			}
-			batch, f.pending = f.pending, batch[:0]
+			c := f.pending[f.head]
+			f.pending[f.head] = tapChunk{}
+			if f.head++; f.head > 1024 && f.head*2 > len(f.pending) {
+				n := copy(f.pending, f.pending[f.head:])
+				clear(f.pending[n:])
+				f.pending, f.head = f.pending[:n], 0
+			}
 			f.busy = true
 			f.mu.Unlock()
-			n := 0
-			for i, c := range batch {
-				if c.lost {
-					f.tap.lose(c.dir)
-				}
-				if c.end {
-					f.tap.endAt(c.dir, c.at)
-				} else {
-					f.tap.feedAt(c.dir, c.at, c.b, true)
-				}
-				n += len(c.b)
-				batch[i] = tapChunk{}
+			if c.lost {
+				f.tap.lose(c.dir)
+			}
+			if c.end {
+				f.tap.endAt(c.dir, c.at)
+			} else {
+				f.tap.feedAt(c.dir, c.at, c.b, true)
 			}
 			f.mu.Lock()
-			f.bytes -= n
+			f.bytes -= len(c.b)
 			f.mu.Unlock()
 		}
 	}
@@ -164,7 +170,7 @@ func (f *tapFeeder) hold(now time.Time) time.Duration {
 // drain waits until the tap has taken every chunk queued so far.
 func (f *tapFeeder) drain() {
 	f.mu.Lock()
-	for len(f.pending) > 0 || f.busy {
+	for f.head < len(f.pending) || f.busy {
 		f.idle.Wait()
 	}
 	f.mu.Unlock()
