@@ -117,10 +117,11 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	// Delivery goes on for up to --flush once the agent's output has ended: the tap may still be
 	// feeding a dashboard that keeps up, or retrying one that is down.
 	var flushOnce sync.Once
+	var flushTimer *time.Timer
 	var late atomic.Bool
 	startFlush := func() {
 		flushOnce.Do(func() {
-			time.AfterFunc(*flush, func() {
+			flushTimer = time.AfterFunc(*flush, func() {
 				late.Store(true)
 				stopSink()
 			})
@@ -132,6 +133,7 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	startFlush()
 	tap.Close()
 	<-sinkDone
+	flushTimer.Stop()
 	st := tap.Stats()
 	if late.Load() && st.Queued > 0 {
 		log.Warn("the dashboard did not take the last frames in time", "frames", st.Queued)

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,5 +118,47 @@ func TestAcpDeliversABurstWhole(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "missed") {
 		t.Errorf("the proxy says the dashboard missed traffic:\n%s", stderr.String())
+	}
+}
+
+// TestAcpFlushBoundsASlowDashboard: a dashboard that answers every post, but slowly, does not keep
+// the proxy alive past --flush once the agent's output has ended: the proxy stops delivering,
+// says so, and exits.
+func TestAcpFlushBoundsASlowDashboard(t *testing.T) {
+	if _, err := exec.LookPath("cat"); err != nil {
+		t.Skip("no cat to play the agent")
+	}
+	var posts atomic.Int32
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		posts.Add(1)
+		time.Sleep(100 * time.Millisecond)
+		fmt.Fprint(w, `{"applied":1,"errors":[]}`)
+	}))
+	defer slow.Close()
+	// 2 × 20,000 frames in posts of at most 1,000: 40 posts, 4 s at the dashboard's pace.
+	const frames = 20_000
+	var in strings.Builder
+	for i := range frames {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-slow","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"chunk %d"}}}}`+"\n", i)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	args := []string{"acp", "--server", slow.URL, "--token", "tok", "--data", t.TempDir(), "--flush", "200ms", "--", "cat"}
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, args, func(string) string { return "" }, strings.NewReader(in.String()), &stdout, &stderr); err != nil {
+		t.Fatalf("plandash acp: %v\n%s", err, stderr.String())
+	}
+	if stdout.String() != in.String() {
+		t.Fatalf("the IDE got %d bytes back, not the %d it sent", stdout.Len(), in.Len())
+	}
+	// cat's output ends within moments, a post or two in; --flush allows two or three more. A
+	// proxy that started the clock only once the tap had fed everything to the queue would have
+	// stayed for 30 and more.
+	if n := posts.Load(); n >= frames/1000 {
+		t.Errorf("the proxy stayed for %d of the %d posts; --flush should have ended it sooner", n, 2*frames/1000)
+	}
+	if !strings.Contains(stderr.String(), "did not take the last frames in time") {
+		t.Errorf("the proxy did not say it gave up:\n%s", stderr.String())
 	}
 }
