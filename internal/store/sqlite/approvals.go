@@ -14,7 +14,7 @@ import (
 // approvalStore implements approval.Store.
 type approvalStore struct {
 	w *sql.DB // the DB's writer
-	r *sql.DB
+	r *readDB
 }
 
 var _ approval.Store = (*approvalStore)(nil)

@@ -27,7 +27,7 @@ const readers = 4
 // DB is the one handle on plandash's database file. Its stores live as long as it does.
 type DB struct {
 	w *sql.DB // one connection: SQLite has one writer at a time anyway
-	r *sql.DB // read-only connections
+	r *readDB // read-only connections, their queries kept prepared
 
 	plans     *plansStore
 	approvals *approvalStore
@@ -66,12 +66,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite", dsn(path, "&_pragma=query_only(1)"))
+	rdb, err := sql.Open("sqlite", dsn(path, "&_pragma=query_only(1)"))
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
-	r.SetMaxOpenConns(readers)
+	rdb.SetMaxOpenConns(readers)
+	r := newReadDB(rdb)
 	db := &DB{w: w, r: r, approvals: &approvalStore{w: w, r: r}, history: &historyStore{w: w, r: r}}
 	if db.plans, err = openPlans(ctx, w, r); err != nil {
 		db.Close()

@@ -13,7 +13,7 @@ import (
 // that plandash has seen, so the dashboard can show revisions and diffs.
 type historyStore struct {
 	w *sql.DB // the DB's writer
-	r *sql.DB
+	r *readDB
 }
 
 var _ sharedplans.HistoryStore = (*historyStore)(nil)

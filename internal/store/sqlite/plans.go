@@ -13,7 +13,7 @@ import (
 // plansStore implements plans.Store.
 type plansStore struct {
 	w   *sql.DB // the DB's writer
-	r   *sql.DB
+	r   *readDB
 	seq atomic.Uint64
 
 	cache tipCache    // newest revisions, the bases of the next deltas (revisions.go)
@@ -65,7 +65,7 @@ CREATE INDEX IF NOT EXISTS activity_session ON activity(session_id, id);
 `
 
 // openPlans makes the store, resuming the change sequence where the file left it.
-func openPlans(ctx context.Context, w, r *sql.DB) (*plansStore, error) {
+func openPlans(ctx context.Context, w *sql.DB, r *readDB) (*plansStore, error) {
 	s := &plansStore{w: w, r: r}
 	var seq sql.NullInt64
 	if err := w.QueryRowContext(ctx, `SELECT MAX(seq) FROM sessions`).Scan(&seq); err != nil {

@@ -31,7 +31,7 @@ CREATE TABLE token_requests (
 // tokenStore implements tokens.Store on the DB's connections.
 type tokenStore struct {
 	w *sql.DB // the DB's writer
-	r *sql.DB
+	r *readDB
 }
 
 var _ tokens.Store = (*tokenStore)(nil)
