@@ -96,7 +96,7 @@ func newFrameQueue(maxFrames, maxBytes int) *frameQueue {
 // behind reports whether the dashboard is not keeping up, so plan states may be coalesced: the
 // last post failed, the queue is full, or the post out is taking longer than a healthy one does.
 func (q *frameQueue) behind() bool {
-	full := q.pinned.len()+q.others.len()+len(q.plans) >= q.maxFrames || q.bytes >= q.maxBytes || len(q.plans) >= q.maxPlans
+	full := q.count() >= q.maxFrames || q.bytes >= q.maxBytes || len(q.plans) >= q.maxPlans
 	return q.down || full || q.inflight && q.now().Sub(q.since) > q.slow
 }
 
@@ -137,7 +137,7 @@ func (q *frameQueue) waitRoom(fs []frame) {
 		size += len(f.line)
 	}
 	for q.sinks > 0 && !q.closed && !q.down {
-		n := q.pinned.len() + q.others.len() + len(q.plans)
+		n := q.count()
 		if n == 0 || n+len(fs) <= q.maxFrames && q.bytes+size <= q.maxBytes {
 			return
 		}
@@ -229,7 +229,7 @@ func (q *frameQueue) coalesceAll() {
 // trim drops the oldest non-plan frames while the queue is over its bounds. Plan frames are
 // bounded only by the number of distinct plans.
 func (q *frameQueue) trim() {
-	for q.others.len() > 0 && (q.bytes > q.maxBytes || q.pinned.len()+q.others.len()+len(q.plans) > q.maxFrames) {
+	for q.others.len() > 0 && (q.bytes > q.maxBytes || q.count() > q.maxFrames) {
 		f := q.others.pop()
 		q.bytes -= len(f.line)
 		q.stats.Dropped++
@@ -330,18 +330,21 @@ func (q *frameQueue) requeue(batch []frame) {
 	q.trim()
 }
 
+// count is how many frames wait; q.mu is held.
+func (q *frameQueue) count() int { return q.pinned.len() + q.others.len() + len(q.plans) }
+
 // holds reports whether a whole batch of maxFrames frames or maxBytes bytes is waiting.
 func (q *frameQueue) holds(maxFrames, maxBytes int) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.pinned.len()+q.others.len()+len(q.plans) >= maxFrames || q.bytes >= maxBytes
+	return q.count() >= maxFrames || q.bytes >= maxBytes
 }
 
 // empty reports whether nothing waits and nothing is out.
 func (q *frameQueue) empty() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return !q.inflight && q.pinned.len()+q.others.len()+len(q.plans) == 0
+	return !q.inflight && q.count() == 0
 }
 
 func (q *frameQueue) close() {
@@ -368,7 +371,7 @@ func (q *frameQueue) snapshot() QueueStats {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	s := q.stats
-	s.Queued = q.pinned.len() + q.others.len() + len(q.plans)
+	s.Queued = q.count()
 	return s
 }
 
