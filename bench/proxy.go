@@ -11,9 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plandash/plandash/internal/metrics"
 )
 
 // exchange is the codec's recording of coder/acp-go-sdk's example client and agent talking.
@@ -202,16 +203,9 @@ func (e *env) ingested(ctx context.Context, s *server) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	total := 0
-	for line := range strings.Lines(string(b)) {
-		if !strings.HasPrefix(line, "plandash_ingest_messages_total{") {
-			continue
-		}
-		n, err := strconv.ParseFloat(strings.TrimSpace(line[strings.LastIndexByte(line, ' ')+1:]), 64)
-		if err != nil {
-			return 0, fmt.Errorf("/metrics: %q: %w", line, err)
-		}
-		total += int(n)
+	scrape, err := metrics.Parse(bytes.NewReader(b))
+	if err != nil {
+		return 0, fmt.Errorf("/metrics: %w", err)
 	}
-	return total, nil
+	return int(scrape.Sum("plandash_ingest_messages_total")), nil
 }
