@@ -19,6 +19,19 @@ import (
 	"github.com/plandash/plandash/internal/web"
 )
 
+// startDashboard runs a real dashboard (token "tok") on data, closed when the test ends.
+func startDashboard(t *testing.T, ctx context.Context, data string) (*app.App, *httptest.Server) {
+	t.Helper()
+	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: data, Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return srv, ts
+}
+
 // TestAcpKeepsEveryPlanRevision: an agent that updates its plan every 20 ms through a proxy
 // whose dashboard keeps up gets every state stored as a revision; the proxy coalesces plan
 // states only when the dashboard falls behind.
@@ -29,13 +42,7 @@ func TestAcpKeepsEveryPlanRevision(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	data := t.TempDir()
-	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: data, Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
+	srv, ts := startDashboard(t, ctx, data)
 
 	const revisions = 4
 	var script []string
@@ -78,13 +85,7 @@ func TestAcpDeliversABurstWhole(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	data := t.TempDir()
-	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: data, Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
+	srv, ts := startDashboard(t, ctx, data)
 
 	// The IDE sends it all at once; cat, the agent, sends it back: 2 × frames frames tapped,
 	// against a queue of 10,000.
