@@ -104,14 +104,7 @@ func checkDiffPlans(t *testing.T, seed uint64, w1, w2 string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stored delta
-	if err := json.Unmarshal(mustJSON(diffPlans(a, b)), &stored); err != nil {
-		t.Fatal(err)
-	}
-	next, err := stored.apply(base)
-	if err != nil {
-		t.Fatalf("apply: %v", err)
-	}
+	next := applyStored(t, diffPlans(a, b), base)
 	next[revisionKey] = json.RawMessage(strconv.Itoa(b.Revision)) // as replay does
 	got, err := decodeFields(next)
 	if err != nil {

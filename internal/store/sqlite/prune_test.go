@@ -140,14 +140,7 @@ func FuzzDelta(f *testing.F) {
 			return
 		}
 		// The delta from a to b, through its encoding, rebuilds b.
-		var back delta
-		if err := json.Unmarshal(mustJSON(diffFields(fa, fb)), &back); err != nil {
-			t.Fatal(err)
-		}
-		got, err := back.apply(fa)
-		if err != nil {
-			t.Fatalf("apply: %v", err)
-		}
+		got := applyStored(t, diffFields(fa, fb), fa)
 		if len(got) != len(fb) {
 			t.Fatalf("rebuilt %d members, want %d", len(got), len(fb))
 		}
@@ -165,4 +158,18 @@ func jsonEqual(a, b []byte) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// applyStored applies d to base as a stored delta is applied: after a trip through its JSON.
+func applyStored(t testing.TB, d delta, base fields) fields {
+	t.Helper()
+	var stored delta
+	if err := json.Unmarshal(mustJSON(d), &stored); err != nil {
+		t.Fatal(err)
+	}
+	next, err := stored.apply(base)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	return next
 }
