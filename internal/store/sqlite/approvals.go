@@ -125,7 +125,7 @@ func (s *approvalStore) Pending(ctx context.Context, limit int) ([]approval.Requ
 	if limit <= 0 {
 		limit = -1
 	}
-	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' ORDER BY created, rowid LIMIT ?`, limit)
+	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' ORDER BY created, rowid`+limitTo(limit))
 }
 
 // PendingSummaries lists pending requests without their plans, oldest first.
@@ -163,7 +163,7 @@ func joinOptions(as []approval.Action) string {
 
 // Decided lists decided requests, most recently decided first.
 func (s *approvalStore) Decided(ctx context.Context, limit int) ([]approval.Request, error) {
-	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE decided IS NOT NULL ORDER BY decided DESC, rowid DESC LIMIT ?`, limit)
+	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE decided IS NOT NULL ORDER BY decided DESC, rowid DESC`+limitTo(limit))
 }
 
 // CountPending counts pending requests.
@@ -175,13 +175,13 @@ func (s *approvalStore) CountPending(ctx context.Context) (int, error) {
 
 // Due lists pending requests whose deadline has come.
 func (s *approvalStore) Due(ctx context.Context, now time.Time, limit int) ([]approval.Request, error) {
-	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' AND deadline <= ? ORDER BY deadline LIMIT ?`, now.UnixNano(), limit)
+	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='pending' AND deadline <= ? ORDER BY deadline`+limitTo(limit), now.UnixNano())
 }
 
 // LatestInSession is the session's newest request created at or before t.
 func (s *approvalStore) LatestInSession(ctx context.Context, sessionID string, t time.Time) (approval.Request, bool, error) {
 	list, err := many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE session_id = ? AND created <= ?
-		ORDER BY created DESC, rowid DESC LIMIT ?`, sessionID, t.UnixNano(), 1)
+		ORDER BY created DESC, rowid DESC LIMIT 1`, sessionID, t.UnixNano())
 	if err != nil || len(list) == 0 {
 		return approval.Request{}, false, err
 	}
@@ -228,11 +228,11 @@ func (s *approvalStore) Rule(ctx context.Context, id string) (approval.Rule, err
 
 // Rules lists rules, newest first.
 func (s *approvalStore) Rules(ctx context.Context, withRevoked bool) ([]approval.Rule, error) {
-	q := `SELECT body FROM approval_rules WHERE revoked IS NULL ORDER BY created DESC LIMIT ?`
+	q := `SELECT body FROM approval_rules WHERE revoked IS NULL ORDER BY created DESC`
 	if withRevoked {
-		q = `SELECT body FROM approval_rules ORDER BY created DESC LIMIT ?`
+		q = `SELECT body FROM approval_rules ORDER BY created DESC`
 	}
-	return many[approval.Rule](ctx, s.r, q, -1)
+	return many[approval.Rule](ctx, s.r, q)
 }
 
 // Audit lists audit events, newest first.
@@ -249,7 +249,7 @@ func (s *approvalStore) Audit(ctx context.Context, f approval.AuditFilter) ([]ap
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := s.r.QueryContext(ctx, q+" ORDER BY id DESC LIMIT ?", append(args, f.Limit)...)
+	rows, err := s.r.QueryContext(ctx, q+" ORDER BY id DESC"+limitTo(f.Limit), args...)
 	if err != nil {
 		return nil, err
 	}

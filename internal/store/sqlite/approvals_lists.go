@@ -16,7 +16,7 @@ func (s *approvalStore) PendingPage(ctx context.Context, r page.Request) ([]appr
 	if !r.After.IsZero() {
 		q, args = q+` AND (created, id) > (?, ?)`, append(args, r.After.Key, r.After.ID)
 	}
-	list, err := many[approval.Request](ctx, s.r, q+` ORDER BY created, id LIMIT ?`, append(args, r.Fetch())...)
+	list, err := many[approval.Request](ctx, s.r, q+` ORDER BY created, id`+limitTo(r.Fetch()), args...)
 	if err != nil {
 		return nil, page.Cursor{}, err
 	}
@@ -30,7 +30,7 @@ func (s *approvalStore) DecidedPage(ctx context.Context, r page.Request) ([]appr
 	if !r.After.IsZero() {
 		q, args = q+` AND (decided, id) < (?, ?)`, append(args, r.After.Key, r.After.ID)
 	}
-	list, err := many[approval.Request](ctx, s.r, q+` ORDER BY decided DESC, id DESC LIMIT ?`, append(args, r.Fetch())...)
+	list, err := many[approval.Request](ctx, s.r, q+` ORDER BY decided DESC, id DESC`+limitTo(r.Fetch()), args...)
 	if err != nil {
 		return nil, page.Cursor{}, err
 	}
@@ -55,7 +55,7 @@ func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := s.r.QueryContext(ctx, q+" ORDER BY id DESC LIMIT ?", append(args, r.Fetch())...)
+	rows, err := s.r.QueryContext(ctx, q+" ORDER BY id DESC"+limitTo(r.Fetch()), args...)
 	if err != nil {
 		return nil, page.Cursor{}, err
 	}

@@ -72,6 +72,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	rdb.SetMaxOpenConns(readers)
+	// Every reader stays open: a connection database/sql closes as surplus idle (it keeps two
+	// by default) takes its prepared statements with it, and the next one parses them again.
+	rdb.SetMaxIdleConns(readers)
 	r := newReadDB(rdb)
 	db := &DB{w: w, r: r, approvals: &approvalStore{w: w, r: r}, history: &historyStore{w: w, r: r}}
 	if db.plans, err = openPlans(ctx, w, r); err != nil {

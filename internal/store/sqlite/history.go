@@ -102,7 +102,7 @@ func (s *historyStore) Latest(ctx context.Context, name string) (entry, bool, er
 // content (Entry has it).
 func (s *historyStore) History(ctx context.Context, name string, limit int) ([]entry, error) {
 	return s.query(ctx, `SELECT seq, name, revision, removed, title, author, status, '', updated_at, seen_at, source
-		FROM shared_plan_history WHERE name = ? ORDER BY seq DESC LIMIT ?`, name, limit)
+		FROM shared_plan_history WHERE name = ? ORDER BY seq DESC`+limitTo(limit), name)
 }
 
 // HistoryBefore returns up to limit of the plan's entries older than Seq before (all when
@@ -112,7 +112,7 @@ func (s *historyStore) HistoryBefore(ctx context.Context, name string, before in
 		return s.History(ctx, name, limit)
 	}
 	return s.query(ctx, `SELECT seq, name, revision, removed, title, author, status, '', updated_at, seen_at, source
-		FROM shared_plan_history WHERE name = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, name, before, limit)
+		FROM shared_plan_history WHERE name = ? AND seq < ? ORDER BY seq DESC`+limitTo(limit), name, before)
 }
 
 // ChangedSince returns the newest entry of every plan that changed after seq, in Seq order:

@@ -85,8 +85,8 @@ func (s *plansStore) ListSessions(ctx context.Context, f plans.SessionFilter, af
 	if f.IDs != nil {
 		add(`s.id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(f.IDs)), ",")+`)`, anys(f.IDs)...)
 	}
-	q := `SELECT s.body FROM sessions s WHERE ` + strings.Join(where, " AND ") + ` ORDER BY s.first_seen DESC, s.id DESC LIMIT ?`
-	sessions, err := many[plans.Session](ctx, s.r, q, append(args, limit+1)...)
+	q := `SELECT s.body FROM sessions s WHERE ` + strings.Join(where, " AND ") + ` ORDER BY s.first_seen DESC, s.id DESC` + limitTo(limit+1)
+	sessions, err := many[plans.Session](ctx, s.r, q, args...)
 	if err != nil {
 		return nil, false, err
 	}

@@ -19,7 +19,7 @@ func (s *plansStore) SessionsPage(ctx context.Context, r page.Request) ([]plans.
 	if !r.After.IsZero() {
 		q, args = q+` WHERE (last_seen, id) < (?, ?)`, append(args, r.After.Key, r.After.ID)
 	}
-	list, err := many[plans.Session](ctx, s.r, q+` ORDER BY last_seen DESC, id DESC LIMIT ?`, append(args, r.Fetch())...)
+	list, err := many[plans.Session](ctx, s.r, q+` ORDER BY last_seen DESC, id DESC`+limitTo(r.Fetch()), args...)
 	if err != nil {
 		return nil, page.Cursor{}, err
 	}
@@ -37,7 +37,7 @@ func (s *plansStore) ActivePage(ctx context.Context, now time.Time, idle time.Du
 	if !r.After.IsZero() {
 		q, args = q+` AND (s.last_seen, s.id) < (?, ?)`, append(args, r.After.Key, r.After.ID)
 	}
-	list, err := many[plans.Session](ctx, s.r, q+` ORDER BY s.last_seen DESC, s.id DESC LIMIT ?`, append(args, r.Fetch())...)
+	list, err := many[plans.Session](ctx, s.r, q+` ORDER BY s.last_seen DESC, s.id DESC`+limitTo(r.Fetch()), args...)
 	if err != nil {
 		return nil, page.Cursor{}, 0, err
 	}
@@ -69,7 +69,7 @@ func (s *plansStore) ToolCallsPage(ctx context.Context, sessionID string, r page
 	if !r.After.IsZero() {
 		q, args = q+` AND (created, id) > (?, ?)`, append(args, r.After.Key, r.After.ID)
 	}
-	list, err := many[plans.ToolCall](ctx, s.r, q+` ORDER BY created, id LIMIT ?`, append(args, r.Fetch())...)
+	list, err := many[plans.ToolCall](ctx, s.r, q+` ORDER BY created, id`+limitTo(r.Fetch()), args...)
 	if err != nil {
 		return nil, page.Cursor{}, err
 	}
@@ -90,7 +90,7 @@ func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string
 		after = r.After.Key
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT revision, at FROM plan_revisions WHERE session_id = ? AND plan_id = ? AND revision < ?
-		ORDER BY revision DESC LIMIT ?`, sessionID, planID, after, r.Fetch())
+		ORDER BY revision DESC`+limitTo(r.Fetch()), sessionID, planID, after)
 	if err != nil {
 		return nil, page.Cursor{}, 0, err
 	}

@@ -243,7 +243,7 @@ func (s *plansStore) WentIdle(ctx context.Context, after, upTo time.Time) ([]str
 
 // Sessions lists recent sessions.
 func (s *plansStore) Sessions(ctx context.Context, limit int) ([]plans.Session, error) {
-	return many[plans.Session](ctx, s.r, `SELECT body FROM sessions ORDER BY last_seen DESC LIMIT ?`, limit)
+	return many[plans.Session](ctx, s.r, `SELECT body FROM sessions ORDER BY last_seen DESC`+limitTo(limit))
 }
 
 // SessionPlans lists all plans of a session, newest first.
@@ -270,7 +270,7 @@ func (s *plansStore) RecentToolCalls(ctx context.Context, sessionID string, limi
 		return nil, 0, err
 	}
 	calls, err := many[plans.ToolCall](ctx, s.r, `SELECT body FROM (SELECT body, created, id FROM tool_calls WHERE session_id=?
-		ORDER BY created DESC, id DESC LIMIT ?) ORDER BY created, id`, sessionID, limit)
+		ORDER BY created DESC, id DESC`+limitTo(limit)+`) ORDER BY created, id`, sessionID)
 	return calls, total, err
 }
 
@@ -283,7 +283,7 @@ func (s *plansStore) ToolCalls(ctx context.Context, sessionID string) ([]plans.T
 // written before its row id is known, so only activity merged later carries it in the body.
 func (s *plansStore) Activity(ctx context.Context, sessionID string, limit int) ([]plans.Activity, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT id, body FROM (SELECT id, body FROM activity WHERE session_id=?
-		ORDER BY id DESC LIMIT ?) ORDER BY id`, sessionID, limit)
+		ORDER BY id DESC`+limitTo(limit)+`) ORDER BY id`, sessionID)
 	if err != nil {
 		return nil, err
 	}

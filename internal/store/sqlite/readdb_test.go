@@ -3,6 +3,9 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,6 +74,30 @@ func BenchmarkListOneSession(b *testing.B) {
 	for b.Loop() {
 		if got, _, err := db.Plans().ListSessions(ctx, f, plans.SessionCursor{}, 1); err != nil || len(got) != 1 {
 			b.Fatal(got, err)
+		}
+	}
+}
+
+// TestNoBoundLimit: no query of the package binds its LIMIT. SQLite re-parses a kept statement
+// whenever a bound LIMIT is bound again (limitTo), which silently undoes readDB's cache; this
+// is the one place that can notice a new "LIMIT ?".
+func TestNoBoundLimit(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if strings.Contains(strings.ToUpper(line), "LIMIT ?") {
+				t.Errorf("%s:%d binds a LIMIT; write it with limitTo: %s", f, i+1, strings.TrimSpace(line))
+			}
 		}
 	}
 }
