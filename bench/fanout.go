@@ -21,6 +21,9 @@ type fanResult struct {
 	missing   int // pairs whose socket never held a state this new
 	coalesced int // pairs covered by a newer update's message instead of their own
 	reloads   int // messages without a revision newer than the socket held (reload, counts, …)
+	// post and after split the median latency: the POST's own time, and from its answer to
+	// the socket holding the update.
+	post, after time.Duration
 	cpuPerMsg float64
 }
 
@@ -69,8 +72,8 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 					} else {
 						p50.yard, p99.yard, p99.cpuYard = append(p50.yard, q50), append(p99.yard, q99), append(p99.cpuYard, res.cpuPerMsg)
 					}
-					notes = append(notes, fmt.Sprintf("%s run %d: %d pairs, %d coalesced, %d never covered, %d other messages",
-						s.name, i+1, len(res.lat)+res.missing, res.coalesced, res.missing, res.reloads))
+					notes = append(notes, fmt.Sprintf("%s run %d: %d pairs, %d coalesced, %d never covered, %d other messages; p50 POST %.2f ms, answer → socket %.2f ms",
+						s.name, i+1, len(res.lat)+res.missing, res.coalesced, res.missing, res.reloads, ms(res.post), ms(res.after)))
 					if res.missing > 0 {
 						p99.note = "SOME UPDATES NEVER REACHED A SOCKET (see notes)"
 					}
@@ -176,7 +179,7 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 	if err != nil {
 		return res, err
 	}
-	starts := make([]time.Time, total)
+	starts, ends := make([]time.Time, total), make([]time.Time, total)
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	for k := first; k < first+updates; k++ {
 		<-tick.C
@@ -185,6 +188,7 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 			tick.Stop()
 			return res, err
 		}
+		ends[k] = time.Now()
 	}
 	tick.Stop()
 	last := int64(first + updates - 1)
@@ -199,6 +203,10 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 	wg.Wait()
 	res.cpuPerMsg = cpuPer(cpu0, cpu1, updates)
 	res.reloads = int(other.Load())
+	var posts, afters []time.Duration
+	for k := first; k <= int(last); k++ {
+		posts = append(posts, ends[k].Sub(starts[k]))
+	}
 	for i := range arrival {
 		for k := first; k <= int(last); k++ {
 			a := arrival[i][k]
@@ -207,20 +215,27 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 				continue
 			}
 			res.lat = append(res.lat, a.Sub(starts[k]))
+			afters = append(afters, a.Sub(ends[k]))
 			if k < int(last) && a.Equal(arrival[i][k+1]) {
 				res.coalesced++
 			}
 		}
 	}
+	res.post, res.after = quantile(posts, 0.5), quantile(afters, 0.5)
 	return res, nil
 }
 
-// quantileMS is the q-quantile of ds in milliseconds.
-func quantileMS(ds []time.Duration, q float64) float64 {
+// quantile is the q-quantile of ds.
+func quantile(ds []time.Duration, q float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	return float64(s[int(float64(len(s)-1)*q)].Microseconds()) / 1e3
+	return s[int(float64(len(s)-1)*q)]
+}
+
+// quantileMS is the q-quantile of ds in milliseconds.
+func quantileMS(ds []time.Duration, q float64) float64 {
+	return ms(quantile(ds, q))
 }

@@ -136,6 +136,7 @@ func benchLayout(ctx context.Context, e *env) (*table, error) {
 	return t, nil
 }
 
+// ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 // layoutServed posts the plan to the real server and fetches the page that draws it.
