@@ -24,7 +24,7 @@ type fanResult struct {
 	// post and after split the median latency: the POST's own time, and from its answer to
 	// the socket holding the update.
 	post, after time.Duration
-	cpuPerMsg float64
+	cpuPerMsg   float64
 }
 
 // benchFanOut measures, for every update and every socket, the time from the start of the
