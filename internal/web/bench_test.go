@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -118,7 +118,37 @@ func BenchmarkOverview1000(b *testing.B) {
 	}
 }
 
-var revRE = regexp.MustCompile(`rev-(\d{6})`)
+// readInto appends what r holds to buf.
+func readInto(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// newestRev is the highest revision planLine wrote into msg, or -1.
+func newestRev(msg []byte) int64 {
+	newest := int64(-1)
+	for {
+		i := bytes.Index(msg, []byte("rev-"))
+		if i < 0 || len(msg) < i+10 {
+			return newest
+		}
+		if n, err := strconv.ParseInt(string(msg[i+4:i+10]), 10, 64); err == nil {
+			newest = max(newest, n)
+		}
+		msg = msg[i+4:]
+	}
+}
 
 // BenchmarkFanOut posts plan updates at 200/s with 100 websocket subscribers and reports, for
 // every (update, subscriber) pair, the time from the start of the POST to the subscriber holding
@@ -191,16 +221,18 @@ func fanRun(b *testing.B, postURL, wsURL string, header http.Header, subs, rate,
 		c.SetReadLimit(-1)
 		wg.Go(func() {
 			defer c.CloseNow()
+			// One buffer per reader and no regexp: the readers share the process and its cores
+			// with the server measured, and must cost little per message (bench/fanout.go).
+			var msg []byte
 			for {
-				_, msg, err := c.Read(ctx)
+				_, r, err := c.Reader(ctx)
 				if err != nil {
 					return
 				}
-				now, newest := time.Now(), int64(-1)
-				for _, m := range revRE.FindAllSubmatch(msg, -1) {
-					n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-					newest = max(newest, n)
+				if msg, err = readInto(r, msg[:0]); err != nil {
+					return
 				}
+				now, newest := time.Now(), newestRev(msg)
 				if old := seen[i].Load(); newest > old && newest < int64(total) {
 					for k := old + 1; k <= newest; k++ {
 						arrival[i][k] = now
