@@ -27,6 +27,9 @@ type Fragment struct {
 	// At is when the change was announced (zero when unknown), so whoever writes the fragment
 	// out can tell how long it took to get there.
 	At time.Time
+	// Sum is a digest of what the element shows, apart from Seq (zero when unknown), so whoever
+	// writes the fragment out can tell it from what a page already shows.
+	Sum uint64
 }
 
 // Options configures a Hub. The zero value is usable.

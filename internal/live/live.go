@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"slices"
 	"strings"
@@ -107,6 +108,7 @@ type Live struct {
 	dirty map[Change]stamp
 	queue []Change
 	wake  chan struct{}
+	seed  maphash.Seed // of the fragments' digests
 }
 
 // New returns a Live publishing to h. Its sequence starts at the clock's microseconds, so a page
@@ -132,7 +134,7 @@ func New(h *hub.Hub, opts Options) *Live {
 	return &Live{
 		hub: h, log: opts.Log, opts: opts,
 		unkeyed: map[string]*Topic{}, keyed: map[string]*Topic{}, byKind: map[string][]*Topic{},
-		seq: start, first: start + 1, dirty: map[Change]stamp{}, wake: make(chan struct{}, 1),
+		seq: start, first: start + 1, dirty: map[Change]stamp{}, wake: make(chan struct{}, 1), seed: maphash.MakeSeed(),
 	}
 }
 
@@ -295,14 +297,34 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 	}
 	out := make([]hub.Fragment, 0, len(frags))
 	for _, f := range frags {
-		b, err := Encode(f, seq)
+		hf, err := l.fragment(f, seq)
 		if err != nil {
 			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
 			return nil, false
 		}
-		out = append(out, hub.Fragment{Key: f.ID, Seq: seq, Data: b, At: st.at})
+		hf.At = st.at
+		out = append(out, hf)
 	}
 	return out, true
+}
+
+// fragment renders f into the frame pages receive, numbered seq, with the digest of what it
+// shows: its parent and markup, which two renders of an unchanged element share.
+func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
+	html, err := markup(f)
+	if err != nil {
+		return hub.Fragment{}, err
+	}
+	b, err := encode(f, seq, html)
+	if err != nil {
+		return hub.Fragment{}, err
+	}
+	var h maphash.Hash
+	h.SetSeed(l.seed)
+	h.WriteString(f.Parent)
+	h.WriteByte(0)
+	h.Write(html)
+	return hub.Fragment{Key: f.ID, Seq: seq, Data: b, Sum: h.Sum64() | 1}, nil // never zero: zero is unknown
 }
 
 // frame is what the socket sends: replace element ID with HTML (remove it when HTML is empty),
@@ -317,22 +339,37 @@ type frame struct {
 
 // Encode renders f into the frame pages receive.
 func Encode(f Fragment, seq uint64) ([]byte, error) {
-	var html bytes.Buffer
-	if f.View != nil {
-		if err := f.View.Render(context.Background(), &html); err != nil {
-			return nil, err
-		}
-		if html.Len() == 0 {
-			return nil, fmt.Errorf("element %s rendered empty", f.ID)
-		}
+	html, err := markup(f)
+	if err != nil {
+		return nil, err
 	}
+	return encode(f, seq, html)
+}
+
+// markup is f's markup; empty for a removal.
+func markup(f Fragment) ([]byte, error) {
+	if f.View == nil {
+		return nil, nil
+	}
+	var html bytes.Buffer
+	if err := f.View.Render(context.Background(), &html); err != nil {
+		return nil, err
+	}
+	if html.Len() == 0 {
+		return nil, fmt.Errorf("element %s rendered empty", f.ID)
+	}
+	return html.Bytes(), nil
+}
+
+// encode is the frame of f showing html.
+func encode(f Fragment, seq uint64, html []byte) ([]byte, error) {
 	// Not HTML-escaped: a frame is parsed by the page's script, never put into a document as it
 	// is, and "\u003c" for every "<" made a frame of markup about a third larger.
 	var b bytes.Buffer
-	b.Grow(html.Len() + html.Len()/8 + 64)
+	b.Grow(len(html) + len(html)/8 + 64)
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(frame{T: "f", ID: f.ID, Parent: f.Parent, Seq: seq, HTML: html.String()}); err != nil {
+	if err := enc.Encode(frame{T: "f", ID: f.ID, Parent: f.Parent, Seq: seq, HTML: string(html)}); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
@@ -349,7 +386,7 @@ func (l *Live) Subscribe(topic string, also ...string) *hub.Subscription {
 // CatchUp sends a page subscribed to topic what changed after since, rendered as it is now. A
 // page whose since this process cannot vouch for (older than the history, or from another
 // process) is told to reload; so is one that missed more than MaxCatchUp elements.
-func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send func([]byte) error) error {
+func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send func(hub.Fragment) error) error {
 	t, key, ok := l.parse(topic)
 	if !ok {
 		return fmt.Errorf("no topic %q", topic)
@@ -373,7 +410,7 @@ func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send fun
 	}
 	l.mu.Unlock()
 	if len(order) > l.opts.MaxCatchUp {
-		return send(Resync)
+		return send(hub.Fragment{Data: Resync})
 	}
 	for _, c := range order {
 		// No time: a catch-up frame's lag is how long the page was away, not the fan-out's.
@@ -382,7 +419,7 @@ func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send fun
 			continue
 		}
 		for _, f := range frags {
-			if err := send(f.Data); err != nil {
+			if err := send(f); err != nil {
 				return err
 			}
 		}
@@ -391,22 +428,23 @@ func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send fun
 }
 
 // snapshot sends the whole of what a page of t shows, numbered seq, or tells it to reload.
-func (l *Live) snapshot(ctx context.Context, t *Topic, key string, seq uint64, send func([]byte) error) error {
+func (l *Live) snapshot(ctx context.Context, t *Topic, key string, seq uint64, send func(hub.Fragment) error) error {
+	resync := hub.Fragment{Data: Resync}
 	if t.Snapshot == nil {
-		return send(Resync)
+		return send(resync)
 	}
 	frags, err := t.Snapshot(ctx, key)
 	if err != nil {
 		l.log.Error("live: snapshot failed; the page reloads", "topic", t.Name, "key", key, "err", err)
-		return send(Resync)
+		return send(resync)
 	}
 	for _, f := range frags {
-		b, err := Encode(f, seq)
+		hf, err := l.fragment(f, seq)
 		if err != nil {
 			l.log.Error("live: snapshot failed; the page reloads", "topic", t.Name, "element", f.ID, "err", err)
-			return send(Resync)
+			return send(resync)
 		}
-		if err := send(b); err != nil {
+		if err := send(hf); err != nil {
 			return err
 		}
 	}

@@ -159,8 +159,8 @@ func (f *fixture) logText() string {
 func collect(t *testing.T, l *Live, topic string, since uint64) []frame {
 	t.Helper()
 	var out []frame
-	err := l.CatchUp(context.Background(), topic, since, func(b []byte) error {
-		out = append(out, decode(t, b))
+	err := l.CatchUp(context.Background(), topic, since, func(f hub.Fragment) error {
+		out = append(out, decode(t, f.Data))
 		return nil
 	})
 	if err != nil {
@@ -205,7 +205,7 @@ func TestCatchUp(t *testing.T) {
 	if got := collect(t, f.l, "item:a", f.l.Seq()+100); len(got) != 1 || got[0].T != "resync" {
 		t.Fatalf("since from the future: %+v", got)
 	}
-	if err := f.l.CatchUp(context.Background(), "nope", 0, func([]byte) error { return nil }); err == nil {
+	if err := f.l.CatchUp(context.Background(), "nope", 0, func(hub.Fragment) error { return nil }); err == nil {
 		t.Fatal("an unknown topic caught up")
 	}
 }

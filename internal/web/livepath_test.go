@@ -1,12 +1,9 @@
 package web
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 	"github.com/plandash/plandash/web/templates"
@@ -37,45 +34,25 @@ func TestLongSessionLivePath(t *testing.T) {
 		t.Fatal("the page does not say older tool calls are not shown")
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	c := ts.socket(t, "topic=session:long")
 	ts.ingest(t, update("long", `{"sessionUpdate":"tool_call_update","toolCallId":"t250","status":"completed"}`))
 	row := templates.ToolCallRowID("long", "t250")
-	for {
-		_, b, err := c.Read(ctx)
-		if err != nil {
-			t.Fatalf("waiting for the row: %v", err)
-		}
-		var f frame
-		if err := json.Unmarshal(b, &f); err != nil {
-			t.Fatal(err)
-		}
+	frames(t, c, "the row", func(f frame) bool {
 		if f.ID == templates.ToolCallsID("long") {
 			t.Fatal("a change to one tool call re-sent the whole list")
 		}
-		if f.ID == row {
-			if !strings.Contains(f.HTML, `data-status="completed"`) {
-				t.Fatalf("row frame %+v", f)
-			}
-			break
+		if f.ID == row && !strings.Contains(f.HTML, `data-status="completed"`) {
+			t.Fatalf("row frame %+v", f)
 		}
-	}
+		return f.ID == row
+	})
 
 	// A new tool call adds its row and changes the count; an update to one (above) does not
 	// recount, which on a long session costs more than the rest of the change.
 	ts.ingest(t, update("long", `{"sessionUpdate":"tool_call","toolCallId":"t-new","title":"One more","status":"pending"}`))
 	newRow, head := templates.ToolCallRowID("long", "t-new"), templates.ToolCallsHeadID("long")
 	var gotRow, gotCount bool
-	for !gotRow || !gotCount {
-		_, b, err := c.Read(ctx)
-		if err != nil {
-			t.Fatalf("waiting for the new row (%v) and the count (%v): %v", gotRow, gotCount, err)
-		}
-		var f frame
-		if err := json.Unmarshal(b, &f); err != nil {
-			t.Fatal(err)
-		}
+	frames(t, c, "the new row and the count", func(f frame) bool {
 		switch f.ID {
 		case newRow:
 			gotRow = true
@@ -85,6 +62,7 @@ func TestLongSessionLivePath(t *testing.T) {
 			}
 			gotCount = true
 		}
-	}
+		return gotRow && gotCount
+	})
 	c.Close(websocket.StatusNormalClosure, "")
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/plandash/plandash/internal/hub"
 	"github.com/plandash/plandash/internal/metrics"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -30,14 +29,5 @@ func (s *Server) countIngest(items []plans.Item) {
 	s.metrics.IngestPosts.With("ingest").Inc()
 	for _, it := range items {
 		s.metrics.IngestMessages.With(metrics.MessageKind(it.Msg.Method, it.Msg.IsResponse())).Inc()
-	}
-}
-
-// countFrame counts a frame written to a socket, and its fan-out lag when it came live from
-// the hub with the time of its announcement.
-func (s *Server) countFrame(f hub.Fragment, now time.Time) {
-	s.metrics.SocketFrames.With("live").Inc()
-	if !f.At.IsZero() {
-		s.metrics.FanoutLag.ObserveDuration(now.Sub(f.At))
 	}
 }

@@ -39,19 +39,31 @@ func next(t testing.TB, c *websocket.Conn, id string) frame {
 // nextAfter reads frames until one for id newer than seq arrives.
 func nextAfter(t testing.TB, c *websocket.Conn, id string, seq uint64) frame {
 	t.Helper()
+	var got frame
+	frames(t, c, "a frame for "+id, func(f frame) bool {
+		got = f
+		return f.ID == id && (seq == 0 || f.Seq > seq)
+	})
+	return got
+}
+
+// frames hands the socket's frames to until, one by one, until it says it has them all; what
+// names what it waits for, for the failure.
+func frames(t testing.TB, c *websocket.Conn, what string, until func(frame) bool) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for {
 		_, b, err := c.Read(ctx)
 		if err != nil {
-			t.Fatalf("waiting for a frame for %s: %v", id, err)
+			t.Fatalf("waiting for %s: %v", what, err)
 		}
 		var f frame
 		if err := json.Unmarshal(b, &f); err != nil {
 			t.Fatal(err)
 		}
-		if f.ID == id && (seq == 0 || f.Seq > seq) {
-			return f
+		if until(f) {
+			return
 		}
 	}
 }

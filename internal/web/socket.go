@@ -41,15 +41,23 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	ctx := c.CloseRead(r.Context()) // the page sends nothing; this notices when it goes away
 	write := newFrameWriter(c)
 	defer write.stop()
+	page := newPageElements()
 
 	// Subscribed first, then caught up: nothing published in between is missed, and pages drop
 	// any fragment older than what they already have.
 	if catchUp {
 		frames := s.metrics.SocketFrames.With("catchup")
-		if err := s.live.CatchUp(ctx, topic, since, func(b []byte) error { frames.Inc(); return write.frame(b) }); err != nil {
+		if err := s.live.CatchUp(ctx, topic, since, func(f hub.Fragment) error {
+			if page.has(f) {
+				return nil
+			}
+			frames.Inc()
+			return write.frame(f.Data)
+		}); err != nil {
 			return
 		}
 	}
+	liveFrames := s.metrics.SocketFrames.With("live")
 	var buf []hub.Fragment
 	for {
 		select {
@@ -66,12 +74,61 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		}
 		buf = sub.Drain(buf[:0])
 		for _, f := range buf {
+			if page.has(f) {
+				continue
+			}
 			if err := write.frame(f.Data); err != nil {
 				return
 			}
-			s.countFrame(f, time.Now())
+			liveFrames.Inc()
+			if !f.At.IsZero() {
+				s.metrics.FanoutLag.ObserveDuration(time.Since(f.At))
+			}
 		}
 	}
+}
+
+// pageElements mirrors what a socket's page shows, element by element, as its script keeps it
+// (web/static/js/swap.js): the newest change applied to each element, by seq. A fragment the page
+// would drop (no newer than what the element shows) or that shows just what the element shows
+// already (the same digest, a newer seq) is not sent: a session's group redone for a tool call
+// that changed nothing on it costs no write to every open overview. The element is then taken to
+// show the newer seq, so a late fragment between the two is dropped, as the page would have
+// dropped it after the one not sent. Elements the page showed before the socket sent anything
+// are unknown and always sent. Live topics never send an element both on its own and inside
+// another element (the digest of a container says nothing of its children); only a snapshot does,
+// at the start, when nothing is known yet.
+type pageElements struct{ shown map[string]shownElement }
+
+type shownElement struct{ seq, sum uint64 }
+
+// maxPageElements bounds a socket's memory of its page. Past it, further elements are not
+// remembered and are always sent; forgetting remembered ones could send a late fragment the
+// page would have dropped.
+const maxPageElements = 2048
+
+func newPageElements() *pageElements { return &pageElements{shown: map[string]shownElement{}} }
+
+// has reports whether the page already shows f, and otherwise notes that it will.
+func (p *pageElements) has(f hub.Fragment) bool {
+	if f.Key == "" || f.Seq == 0 {
+		return false // not an element's change (a resync), or not numbered
+	}
+	e, ok := p.shown[f.Key]
+	switch {
+	case !ok:
+		if len(p.shown) < maxPageElements {
+			p.shown[f.Key] = shownElement{f.Seq, f.Sum}
+		}
+		return false
+	case f.Seq <= e.seq:
+		return true
+	case f.Sum != 0 && f.Sum == e.sum:
+		p.shown[f.Key] = shownElement{f.Seq, e.sum}
+		return true
+	}
+	p.shown[f.Key] = shownElement{f.Seq, f.Sum}
+	return false
 }
 
 // writeTimeout is how long one frame may take to leave before the socket is given up: a page
