@@ -5,61 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/plandash/plandash/internal/benchplan"
 )
 
 // The socket readers are the measuring instrument, and on a small machine they share its cores
 // with the server measured: they must cost little per message, or the larger message (plandash
 // sends a rendered group, the bare hub the post) is measured as the slower server. Each reader
-// reads into one reused buffer and scans it without a regular expression. With a fresh message
+// reads into one reused buffer and scans it without a regular expression (benchplan.NewestRev). With a fresh message
 // per read and a regexp, the readers took frames the server had written up to 15 ms late (a
 // trace of both ends showed it), and that was most of plandash's p99 at 100 sockets.
-
-// readMessage reads the next message into buf.
-func readMessage(ctx context.Context, c *websocket.Conn, buf []byte) ([]byte, error) {
-	_, r, err := c.Reader(ctx)
-	if err != nil {
-		return buf, err
-	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}
-
-// newestRev is the highest update number planLine wrote into msg ("rev-" and six digits), or -1.
-func newestRev(msg []byte) int64 {
-	newest := int64(-1)
-	for {
-		i := bytes.Index(msg, []byte("rev-"))
-		if i < 0 {
-			return newest
-		}
-		msg = msg[i+4:]
-		if len(msg) < 6 {
-			return newest
-		}
-		if n, err := strconv.ParseInt(string(msg[:6]), 10, 64); err == nil {
-			newest = max(newest, n)
-		}
-	}
-}
 
 // fanResult is one fan-out run: the latency of every (socket, update) pair.
 type fanResult struct {
@@ -142,7 +101,7 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 // updates one at a time at rate per second and waits for every socket to hold the last one.
 func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string, sockets, updates, rate int) (fanResult, error) {
 	var res fanResult
-	if _, err := e.post(ctx, postURL, planLine(sid, 0)); err != nil {
+	if _, err := e.post(ctx, postURL, benchplan.Line(sid, 0)); err != nil {
 		return res, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -168,14 +127,18 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 		}
 		wg.Go(func() {
 			defer c.CloseNow()
-			var msg []byte
+			var msg bytes.Buffer
 			for {
-				var err error
-				if msg, err = readMessage(ctx, c, msg[:0]); err != nil {
+				_, r, err := c.Reader(ctx)
+				if err != nil {
+					return
+				}
+				msg.Reset()
+				if _, err := msg.ReadFrom(r); err != nil {
 					return
 				}
 				now := time.Now()
-				newest := newestRev(msg)
+				newest := benchplan.NewestRev(msg.Bytes())
 				old := seen[i].Load()
 				if newest <= old || newest >= int64(total) {
 					other.Add(1)
@@ -205,7 +168,7 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 	warm := 0
 	for warm < maxWarm && !all(1) {
 		warm++
-		if _, err := e.post(ctx, postURL, planLine(sid, warm)); err != nil {
+		if _, err := e.post(ctx, postURL, benchplan.Line(sid, warm)); err != nil {
 			return res, err
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -227,7 +190,7 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 	for k := first; k < first+updates; k++ {
 		<-tick.C
 		starts[k] = time.Now()
-		if _, err := e.post(ctx, postURL, planLine(sid, k)); err != nil {
+		if _, err := e.post(ctx, postURL, benchplan.Line(sid, k)); err != nil {
 			tick.Stop()
 			return res, err
 		}

@@ -8,16 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// planLine is one ACP session/update carrying a five-entry v1 plan; rev is written into an entry
-// so a reader can tell which update a state is from.
-func planLine(sid string, rev int) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"plan","entries":[`+
-		`{"content":"Read the code","priority":"high","status":"completed"},`+
-		`{"content":"Change it rev-%06d","priority":"medium","status":"in_progress"},{"content":"Test it","priority":"medium","status":"pending"},`+
-		`{"content":"Review","priority":"low","status":"pending"},{"content":"Ship","priority":"low","status":"pending"}]}}}`, sid, rev)
-}
+	"github.com/plandash/plandash/internal/benchplan"
+)
 
 // ingestCase is one load shape: posters posting batches of batch lines, msgs lines in all.
 type ingestCase struct {
@@ -98,7 +91,7 @@ func (e *env) ingestLoad(ctx context.Context, s *server, path string, c ingestCa
 		for k := range c.batch {
 			n := p*c.batch + k
 			// 50 sessions, so plans are replaced as well as created.
-			b.WriteString(planLine(fmt.Sprintf("%s-s%d", sid, n%50), n))
+			b.WriteString(benchplan.Line(fmt.Sprintf("%s-s%d", sid, n%50), n))
 			b.WriteByte('\n')
 		}
 		bodies[p] = b.String()

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/benchplan"
 	"github.com/plandash/plandash/internal/metrics"
 )
 
@@ -32,7 +33,7 @@ func transcript(repo string, n int) ([]byte, error) {
 	if len(frames) < 5 {
 		return nil, fmt.Errorf("%s: too few frames", exchange)
 	}
-	plan := strings.Replace(planLine("sess_bench", 1), `"sessionUpdate":"plan"`, `"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p"`, 1)
+	plan := strings.Replace(benchplan.Line("sess_bench", 1), `"sessionUpdate":"plan"`, `"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p"`, 1)
 	plan = strings.Replace(plan, `]}}}`, `]}}}}`, 1) + "\n"
 	opening, turn := frames[:4], append(frames[4:], []byte(plan))
 	var b bytes.Buffer

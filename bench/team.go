@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/plandash/plandash/internal/benchplan"
 )
 
 // benchTeam is issue 15's load test: N simulated agents and M browsers against two plandash
@@ -225,7 +226,7 @@ func (e *env) teamIngestLoad(ctx context.Context, servers []*server, l teamInges
 			for sent := 0; sent < l.msgs; sent += l.batch {
 				var body strings.Builder
 				for k := range l.batch {
-					body.WriteString(planLine(sid, sent+k))
+					body.WriteString(benchplan.Line(sid, sent+k))
 					body.WriteByte('\n')
 				}
 				if _, err := e.post(ctx, s.URL+"/api/v1/ingest", body.String()); err != nil {

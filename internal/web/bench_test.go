@@ -12,23 +12,16 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/benchplan"
+
 	"github.com/coder/websocket"
 )
-
-// planLine is a five-entry v1 plan whose second entry carries rev, so a reader of any fragment
-// can tell which update the state it holds is from.
-func planLine(sid string, rev int) string {
-	return update(sid, fmt.Sprintf(`{"sessionUpdate":"plan","entries":[{"content":"Read the code","priority":"high","status":"completed"},`+
-		`{"content":"Change it rev-%06d","priority":"medium","status":"in_progress"},{"content":"Test it","priority":"medium","status":"pending"},`+
-		`{"content":"Review","priority":"low","status":"pending"},{"content":"Ship","priority":"low","status":"pending"}]}`, rev))
-}
 
 // BenchmarkIngest posts NDJSON plan updates through the real handler into SQLite at every
 // batch size, from one poster and from 50 at once: batch 1 (a commit per message) is the case
@@ -40,7 +33,7 @@ func BenchmarkIngest(b *testing.B) {
 			ts := newTestServer(b, testConfig{})
 			var body strings.Builder
 			for i := range c.batch {
-				body.WriteString(planLine(fmt.Sprintf("sess-%d", i%50), i))
+				body.WriteString(benchplan.Line(fmt.Sprintf("sess-%d", i%50), i))
 				body.WriteByte('\n')
 			}
 			payload := body.String()
@@ -118,38 +111,6 @@ func BenchmarkOverview1000(b *testing.B) {
 	}
 }
 
-// readInto appends what r holds to buf.
-func readInto(r io.Reader, buf []byte) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}
-
-// newestRev is the highest revision planLine wrote into msg, or -1.
-func newestRev(msg []byte) int64 {
-	newest := int64(-1)
-	for {
-		i := bytes.Index(msg, []byte("rev-"))
-		if i < 0 || len(msg) < i+10 {
-			return newest
-		}
-		if n, err := strconv.ParseInt(string(msg[i+4:i+10]), 10, 64); err == nil {
-			newest = max(newest, n)
-		}
-		msg = msg[i+4:]
-	}
-}
-
 // BenchmarkFanOut posts plan updates at 200/s with 100 websocket subscribers and reports, for
 // every (update, subscriber) pair, the time from the start of the POST to the subscriber holding
 // a state at least as new as that update. An update a subscriber skipped because a newer one
@@ -185,7 +146,7 @@ func fanRun(b *testing.B, postURL, wsURL string, header http.Header, subs, rate,
 		postURL += "/post"
 	}
 	post := func(rev int) {
-		req, err := http.NewRequest("POST", postURL, strings.NewReader(planLine("fan", rev)))
+		req, err := http.NewRequest("POST", postURL, strings.NewReader(benchplan.Line("fan", rev)))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -223,16 +184,17 @@ func fanRun(b *testing.B, postURL, wsURL string, header http.Header, subs, rate,
 			defer c.CloseNow()
 			// One buffer per reader and no regexp: the readers share the process and its cores
 			// with the server measured, and must cost little per message (bench/fanout.go).
-			var msg []byte
+			var msg bytes.Buffer
 			for {
 				_, r, err := c.Reader(ctx)
 				if err != nil {
 					return
 				}
-				if msg, err = readInto(r, msg[:0]); err != nil {
+				msg.Reset()
+				if _, err := msg.ReadFrom(r); err != nil {
 					return
 				}
-				now, newest := time.Now(), newestRev(msg)
+				now, newest := time.Now(), benchplan.NewestRev(msg.Bytes())
 				if old := seen[i].Load(); newest > old && newest < int64(total) {
 					for k := old + 1; k <= newest; k++ {
 						arrival[i][k] = now
