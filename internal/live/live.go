@@ -337,15 +337,6 @@ type frame struct {
 	HTML   string `json:"html"`
 }
 
-// Encode renders f into the frame pages receive.
-func Encode(f Fragment, seq uint64) ([]byte, error) {
-	html, err := markup(f)
-	if err != nil {
-		return nil, err
-	}
-	return encode(f, seq, html)
-}
-
 // markup is f's markup; empty for a removal.
 func markup(f Fragment) ([]byte, error) {
 	if f.View == nil {

@@ -227,7 +227,7 @@ func TestTopics(t *testing.T) {
 // rendered, the line separators JavaScript once choked on included.
 func TestEncodeKeepsMarkupReadable(t *testing.T) {
 	const body = `a & b <i>"q"</i> ` + "\u2028\u2029 é \\ \x01"
-	b, err := Encode(Fragment{ID: "x", Parent: "list", View: text(body)}, 7)
+	b, err := frameOf(Fragment{ID: "x", Parent: "list", View: text(body)}, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,16 @@ func TestEncodeKeepsMarkupReadable(t *testing.T) {
 	if want := (frame{T: "f", ID: "x", Parent: "list", Seq: 7, HTML: "<p>" + body + "</p>"}); f != want {
 		t.Errorf("decoded %+v, want %+v", f, want)
 	}
-	if b, err := Encode(Remove("gone"), 8); err != nil || string(b) != `{"t":"f","id":"gone","seq":8,"html":""}` {
+	if b, err := frameOf(Remove("gone"), 8); err != nil || string(b) != `{"t":"f","id":"gone","seq":8,"html":""}` {
 		t.Errorf("a removal is %s (%v)", b, err)
 	}
+}
+
+// frameOf is the frame pages receive for f, numbered seq.
+func frameOf(f Fragment, seq uint64) ([]byte, error) {
+	html, err := markup(f)
+	if err != nil {
+		return nil, err
+	}
+	return encode(f, seq, html)
 }

@@ -79,7 +79,7 @@ func (r *readDB) Close() error {
 // limitTo is the LIMIT clause of a read of at most n rows (every row when n is negative), written
 // into the statement's text rather than bound. SQLite plans with a bound LIMIT's value, so it
 // parses and plans a kept statement again each time one is bound, even to the same number: for
-// the live overview's read of one session that was 40 % of its cost. A read has a handful of
+// the live overview's read of one session that was 35 % of its cost. A read has a handful of
 // distinct limits, so the texts stay few.
 func limitTo(n int) string {
 	if n < 0 {
