@@ -193,8 +193,28 @@ func (s *Service) closeStale(ctx context.Context, ev Event, approved bool) {
 		if ev.HookEventName == EventUserPromptSubmit && ev.PromptID != "" && ev.PromptID == asked {
 			continue
 		}
-		s.closeRequest(ctx, r.ID, approved, "answered in the terminal")
+		why := "answered in the terminal"
+		if !approved {
+			why += " (" + terminalSign(ev) + ")"
+		}
+		s.closeRequest(ctx, r.ID, approved, why)
 	}
+}
+
+// terminalSign says what in ev showed that a plan prompt was answered no in the terminal, for
+// the decision's comment: a person reading it, or a failing test, learns which event closed it.
+func terminalSign(ev Event) string {
+	switch ev.HookEventName {
+	case EventUserPromptSubmit:
+		return "a new prompt was sent"
+	case EventStop:
+		return "the turn ended"
+	case EventSessionEnd:
+		return "the session ended"
+	case EventPermissionRequest:
+		return "Claude Code put up a new plan"
+	}
+	return ev.HookEventName
 }
 
 func (s *Service) closeRequest(ctx context.Context, id string, approved bool, why string) {

@@ -180,9 +180,10 @@ func TestServiceGateAnsweredInTerminal(t *testing.T) {
 	tests := []struct {
 		event    string
 		approved bool
+		comment  string
 	}{
-		{"post_exitplanmode.json", true},
-		{"stop.json", false},
+		{"post_exitplanmode.json", true, "answered in the terminal: Claude Code went ahead with the plan"},
+		{"stop.json", false, "answered in the terminal (the turn ended); plandash's answer no longer reaches Claude"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.event, func(t *testing.T) {
@@ -204,7 +205,10 @@ func TestServiceGateAnsweredInTerminal(t *testing.T) {
 			}
 			r, err := rig.gate.Get(context.Background(), req.ID)
 			if err != nil || r.Decision == nil || r.Decision.By != TerminalDecider || (r.Status == approval.Approved) != tt.approved {
-				t.Errorf("%+v %v", r, err)
+				t.Fatalf("%+v %v", r, err)
+			}
+			if r.Decision.Comment != tt.comment {
+				t.Errorf("comment %q, want %q", r.Decision.Comment, tt.comment)
 			}
 		})
 	}
