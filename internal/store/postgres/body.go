@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/plandash/plandash/internal/store/body"
 )
 
 // querier is what reads need, so the same query runs on the pool or inside a transaction.
@@ -24,11 +25,8 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func decode[T any](body []byte) (T, error) {
-	var v T
-	err := json.Unmarshal(body, &v)
-	return v, err
-}
+// decode decodes a body this store wrote (see package body for why not encoding/json).
+func decode[T any](b []byte) (T, error) { return body.Decode[T](b) }
 
 // one runs a query for one JSON body and decodes it; notFound is returned when there is no row.
 func one[T any](ctx context.Context, q querier, notFound error, query string, args ...any) (T, error) {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/plandash/plandash/internal/store/body"
 )
 
 // querier is what reads need, so the same query runs on a pool or inside a transaction.
@@ -22,11 +24,8 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func decode[T any](body []byte) (T, error) {
-	var v T
-	err := json.Unmarshal(body, &v)
-	return v, err
-}
+// decode decodes a body this store wrote (see package body for why not encoding/json).
+func decode[T any](b []byte) (T, error) { return body.Decode[T](b) }
 
 // many runs a query whose one column is a JSON body and decodes every row.
 func many[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
