@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -39,7 +40,8 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	s.metrics.Sockets.Add(1)
 	defer s.metrics.Sockets.Add(-1)
 	ctx := c.CloseRead(r.Context()) // the page sends nothing; this notices when it goes away
-	write := newFrameWriter(c)
+	defer context.AfterFunc(ctx, sub.Wake)()
+	write := newFrameWriter(c, writeTimeout)
 	defer write.stop()
 	page := newPageElements()
 
@@ -60,11 +62,10 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	liveFrames := s.metrics.SocketFrames.With("live")
 	var buf []hub.Fragment
 	for {
-		select {
-		case <-ctx.Done():
+		<-sub.Ready()
+		if ctx.Err() != nil {
 			c.Close(websocket.StatusNormalClosure, "")
 			return
-		case <-sub.Ready():
 		}
 		if sub.Overflowed() {
 			// Too far behind to catch up fragment by fragment: the page reloads.
@@ -135,34 +136,55 @@ func (p *pageElements) has(f hub.Fragment) bool {
 // that stopped reading must not hold its writer goroutine forever.
 const writeTimeout = 10 * time.Second
 
-// frameWriter writes a socket's frames with a stall timer that is re-armed per frame. The
-// obvious context.WithTimeout per write allocated a timer and a context and registered both
-// with the connection's context for every frame to every socket, which was a fifth of a
-// socket's CPU in BenchmarkFanOut. Writing under context.Background() loses nothing: CloseRead
-// closes the connection when the page goes away or the server shuts down, which fails a write
-// in flight just as a cancelled context would, and a stalled write is ended by the timer
-// closing the connection, as the deadline did.
+// frameWriter writes a socket's frames and gives the socket up when one write stalls. A write
+// only notes when it began; a watch timer, armed once per socket and re-armed when it fires,
+// closes the connection when the write in flight has gone on for the timeout, which fails that
+// write. So a stalled write ends between one and two timeouts after it began, and a frame costs
+// two atomic stores instead of re-arming and stopping a timer (the runtime's timer heap, under
+// its lock, for every frame to every socket; context.WithTimeout per write was worse still, a
+// fifth of a socket's CPU). Writing under context.Background() loses nothing: CloseRead closes
+// the connection when the page goes away or the server shuts down, which fails a write in
+// flight just as a cancelled context would.
 type frameWriter struct {
-	c     *websocket.Conn
-	stall *time.Timer
+	c       *websocket.Conn
+	timeout time.Duration
+	since   atomic.Int64 // when the write in flight began, in ns since start; 0 when none
+	start   time.Time    // the monotonic origin of since
+	watch   *time.Timer
+	stopped atomic.Bool
 }
 
-func newFrameWriter(c *websocket.Conn) *frameWriter {
-	stall := time.AfterFunc(writeTimeout, func() { c.CloseNow() })
-	stall.Stop()
-	return &frameWriter{c: c, stall: stall}
+func newFrameWriter(c *websocket.Conn, timeout time.Duration) *frameWriter {
+	w := &frameWriter{c: c, timeout: timeout, start: time.Now()}
+	w.watch = time.AfterFunc(timeout, w.check)
+	return w
+}
+
+// check runs on the watch timer: it ends a stalled write, or looks again later.
+func (w *frameWriter) check() {
+	if w.stopped.Load() {
+		return
+	}
+	if began := w.since.Load(); began != 0 && time.Since(w.start)-time.Duration(began) >= w.timeout {
+		w.c.CloseNow()
+		return
+	}
+	w.watch.Reset(w.timeout)
 }
 
 // frame writes b as one text message.
 func (w *frameWriter) frame(b []byte) error {
-	w.stall.Reset(writeTimeout)
+	w.since.Store(max(int64(time.Since(w.start)), 1))
 	err := w.c.Write(context.Background(), websocket.MessageText, b)
-	w.stall.Stop()
+	w.since.Store(0)
 	return err
 }
 
-// stop disarms the timer for good.
-func (w *frameWriter) stop() { w.stall.Stop() }
+// stop ends the watch for good.
+func (w *frameWriter) stop() {
+	w.stopped.Store(true)
+	w.watch.Stop()
+}
 
 // socketWriteBuffer is the size of a socket's write buffer. The connection's own (net/http's
 // 4 KiB) is smaller than a typical fragment (an overview group is about 5 KB), so every frame
