@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"context"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -156,7 +157,9 @@ type frameWriter struct {
 
 func newFrameWriter(c *websocket.Conn, timeout time.Duration) *frameWriter {
 	w := &frameWriter{c: c, timeout: timeout, start: time.Now()}
-	w.watch = time.AfterFunc(timeout, w.check)
+	// Armed only once w.watch is set: check re-arms it through that field.
+	w.watch = time.AfterFunc(math.MaxInt64, w.check)
+	w.watch.Reset(timeout)
 	return w
 }
 

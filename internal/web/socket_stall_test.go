@@ -89,3 +89,33 @@ func TestReadingSocketIsKept(t *testing.T) {
 		t.Fatal("the writer never finished")
 	}
 }
+
+// TestWatchArmedOnlyWhenSet: a watch that fires at once (the shortest timeout there is) finds
+// the writer whole. Run under the race detector, which saw check read the timer field before
+// newFrameWriter had written it.
+func TestWatchArmedOnlyWhenSet(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for range 50 {
+			fw := newFrameWriter(c, time.Nanosecond)
+			time.Sleep(time.Millisecond) // let it fire and re-arm a few times
+			fw.stop()
+		}
+		c.Close(websocket.StatusNormalClosure, "")
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Fatalf("the socket ended with %v, want a normal close (no write was in flight to give up on)", err)
+	}
+}
