@@ -91,6 +91,15 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 		}
 		t.rows = append(t.rows, p50, p99)
 		t.notes = append(t.notes, notes...)
+		ourRSS, err := pd.peakRSS()
+		if err != nil {
+			return nil, err
+		}
+		yardRSS, err := yard.peakRSS()
+		if err != nil {
+			return nil, err
+		}
+		t.notes = append(t.notes, fmt.Sprintf("peak resident memory after the %d-socket runs: plandash %.0f MB, yard-hub %.0f MB", sockets, ourRSS, yardRSS))
 		fmt.Fprintf(e.log, "fanout %d sockets done\n", sockets)
 	}
 	t.notes = append(t.notes, "CPU column: server µs per update posted (all sockets' sends included); posts are sequential, so a slow POST lowers the rate")

@@ -136,6 +136,21 @@ func (s *server) stop() {
 // cpu is the server's CPU time so far (user + system), from /proc.
 func (s *server) cpu() (time.Duration, error) { return procCPU(s.cmd.Process.Pid) }
 
+// peakRSS is the most memory the server has held resident so far (VmHWM), in MB.
+func (s *server) peakRSS() (float64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(raw)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", s.cmd.Process.Pid)
+}
+
 // settle waits (up to 30 s) until the machine is quiet: under a tenth of its CPU busy over
 // three samples in a row. What an earlier run left behind (a server still working on it, the
 // kernel writing its database out) must not run beside the next.

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -274,4 +275,23 @@ func (s *server) wireSize(t *testing.T, path string) (wire, plain int) {
 		t.Fatal(err)
 	}
 	return len(b), len(p)
+}
+
+// TestServeTunesGC: serve collects at serverGCPercent, unless GOGC says otherwise.
+func TestServeTunesGC(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	tuneGC(func(string) string { return "" })
+	if got := debug.SetGCPercent(100); got != serverGCPercent {
+		t.Errorf("without GOGC: GC percent %d, want %d", got, serverGCPercent)
+	}
+	tuneGC(func(k string) string {
+		if k == "GOGC" {
+			return "50" // the runtime applied it at start; serve leaves it be
+		}
+		return ""
+	})
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC set: GC percent %d, want it left as it was (100)", got)
+	}
 }
