@@ -73,8 +73,11 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 	}
 	defer pd.stop()
 	t := &table{title: fmt.Sprintf("proxy: %d messages (%.1f MB) IDE → agent → IDE, first byte in → last byte out", n, float64(len(data))/1e6),
-		yard: "sh -c 'cat | cat' (plandash: plandash acp --server <real dashboard> -- cat, tap on)"}
+		yard: "sh -c 'cat | cat', and in the second row sh -c 'cat | cat | cat' (plandash: plandash acp --server <real dashboard> -- cat, tap on)"}
 	r := &row{name: "both directions", unit: "s"}
+	// The proxy's own shape with nothing in it but cat: a forwarder each way around the agent,
+	// four pipes where cat | cat has three. The same plandash runs, against this yardstick too.
+	shape := &row{name: "vs cat | cat | cat", unit: "s"}
 	var dashCPU, exits, faultsOurs, faultsYard []float64
 	var reached []string
 	for i := range e.runs {
@@ -101,6 +104,7 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 				return err
 			}
 			r.ours, r.cpuOurs = append(r.ours, res.lastByte.Seconds()), append(r.cpuOurs, cpuPer(0, res.cpu, n))
+			shape.ours, shape.cpuOurs = r.ours, r.cpuOurs
 			dashCPU = append(dashCPU, cpuPer(cpu0, cpu1, n))
 			exits = append(exits, res.exit.Seconds())
 			faultsOurs = append(faultsOurs, float64(res.faults))
@@ -121,6 +125,11 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 			}
 			r.yard, r.cpuYard = append(r.yard, res.lastByte.Seconds()), append(r.cpuYard, cpuPer(0, res.cpu, n))
 			faultsYard = append(faultsYard, float64(res.faults))
+			res, err = pipeThrough(exec.CommandContext(ctx, "sh", "-c", "cat | cat | cat"), data)
+			if err != nil {
+				return fmt.Errorf("cat | cat | cat: %w", err)
+			}
+			shape.yard, shape.cpuYard = append(shape.yard, res.lastByte.Seconds()), append(shape.cpuYard, cpuPer(0, res.cpu, n))
 			return nil
 		}
 		// The dashboard's work on the last run's frames must not run beside this one.
@@ -131,7 +140,10 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 			return nil, err
 		}
 	}
-	t.rows = append(t.rows, r)
+	t.rows = append(t.rows, r, shape)
+	hop := &row{ours: shape.yard, yard: r.yard}
+	t.notes = append(t.notes, fmt.Sprintf("cat | cat | cat takes %s× as long as cat | cat (%s by run): what one more pipe hop costs with nothing in it but cat, and the least any process standing between the IDE and the agent adds",
+		num(median(hop.ratios())), spread(hop.ratios())))
 	t.notes = append(t.notes, fmt.Sprintf("plandash acp exited %s s (median) after the first byte: after its agent exits it keeps delivering the tap's frames to the dashboard (--flush)", num(median(exits))))
 	t.notes = append(t.notes, fmt.Sprintf("frames that reached the dashboard, of %d (every frame crosses the proxy twice), by run: %s", 2*n, strings.Join(reached, ", ")))
 	t.notes = append(t.notes, fmt.Sprintf("CPU column: the whole process tree per message; the dashboard server spent a further %s µs/msg (median) taking the tap's posts",
