@@ -104,7 +104,6 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 				return err
 			}
 			r.ours, r.cpuOurs = append(r.ours, res.lastByte.Seconds()), append(r.cpuOurs, cpuPer(0, res.cpu, n))
-			shape.ours, shape.cpuOurs = r.ours, r.cpuOurs
 			dashCPU = append(dashCPU, cpuPer(cpu0, cpu1, n))
 			exits = append(exits, res.exit.Seconds())
 			faultsOurs = append(faultsOurs, float64(res.faults))
@@ -140,9 +139,10 @@ func benchProxy(ctx context.Context, e *env) (*table, error) {
 			return nil, err
 		}
 	}
+	shape.ours, shape.cpuOurs = r.ours, r.cpuOurs // the same runs of plandash, against the other yardstick
 	t.rows = append(t.rows, r, shape)
 	hop := &row{ours: shape.yard, yard: r.yard}
-	t.notes = append(t.notes, fmt.Sprintf("cat | cat | cat takes %s× as long as cat | cat (%s by run): what one more pipe hop costs with nothing in it but cat, and the least any process standing between the IDE and the agent adds",
+	t.notes = append(t.notes, fmt.Sprintf("cat | cat | cat takes %s× as long as cat | cat (%s by run): what one more pipe hop costs with cat as its forwarder, which a proxy between the IDE and the agent adds",
 		num(median(hop.ratios())), spread(hop.ratios())))
 	t.notes = append(t.notes, fmt.Sprintf("plandash acp exited %s s (median) after the first byte: after its agent exits it keeps delivering the tap's frames to the dashboard (--flush)", num(median(exits))))
 	t.notes = append(t.notes, fmt.Sprintf("frames that reached the dashboard, of %d (every frame crosses the proxy twice), by run: %s", 2*n, strings.Join(reached, ", ")))
