@@ -163,6 +163,10 @@ type Request struct {
 	// Revises is the request whose review this one answers: named by the agent, or the
 	// session's previous request when that one ended with changes requested.
 	Revises string `json:"revises,omitempty"`
+	// SubmittedBy is the per-agent token that submitted the request ("token:<name>"), empty
+	// for the server's own token. Stored with the request, so the token may wait for the
+	// decision even when the server stopped the moment after it created the request.
+	SubmittedBy string `json:"submittedBy,omitempty"`
 }
 
 // Allows reports whether the request lets a person take action a.

@@ -151,9 +151,10 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 		return Request{}, false, err
 	}
 	// The credential that asked, when it was a per-agent token; the agent's name is beside it.
+	r.SubmittedBy = plans.SourceOf(ctx)
 	by := r.Agent
-	if src := plans.SourceOf(ctx); src != "" {
-		by = src
+	if r.SubmittedBy != "" {
+		by = r.SubmittedBy
 	}
 	events := []AuditEvent{g.audit(EventRequested, r, by)}
 	for _, rule := range rules {

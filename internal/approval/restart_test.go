@@ -8,7 +8,38 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/plans"
 )
+
+// TestSubmitterIsStoredWithTheRequest: the token that submitted a request is part of it, so a
+// stop right after Submit cannot leave the request without it.
+func TestSubmitterIsStoredWithTheRequest(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	g, err := approval.New(ctx, st.Approvals(), approval.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byToken, _, err := g.Submit(plans.WithSource(ctx, "token:laptop-1"), approval.Submission{Title: "by a token", Agent: "ci", Plan: items("Ship")})
+	if err != nil || byToken.SubmittedBy != "token:laptop-1" {
+		t.Fatalf("Submit with a token = %+v, %v", byToken, err)
+	}
+	own := submit(t, g, approval.Submission{Title: "by the server's own token"})
+	st.Close()
+
+	st = openStore(t, dir)
+	defer st.Close()
+	for id, want := range map[string]string{byToken.ID: "token:laptop-1", own.ID: ""} {
+		if r, err := st.Approvals().Get(ctx, id); err != nil || r.SubmittedBy != want {
+			t.Fatalf("after a restart, %s = %+v, %v; want submitted by %q", id, r, err, want)
+		}
+	}
+	audit, err := st.Approvals().Audit(ctx, approval.AuditFilter{Agent: "ci", Limit: 10})
+	if err != nil || len(audit) != 1 || audit[0].By != "token:laptop-1" {
+		t.Fatalf("audit = %+v, %v; want the request, by the token", audit, err)
+	}
+}
 
 func TestRestartKeepsPendingAndDecided(t *testing.T) {
 	ctx := context.Background()

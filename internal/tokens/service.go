@@ -152,18 +152,3 @@ func (s *Service) markUsed(ctx context.Context, name string, now time.Time) {
 		s.log.Warn("recording a token's last use", "token", name, "err", err)
 	}
 }
-
-// Own records that the named token submitted the approval request id.
-func (s *Service) Own(ctx context.Context, name, id string) error { return s.store.Own(ctx, name, id) }
-
-// Owns reports whether the named token submitted the approval request id.
-func (s *Service) Owns(ctx context.Context, name, id string) (bool, error) {
-	owner, err := s.store.Owner(ctx, id)
-	switch {
-	case errs.KindOf(err) == errs.NotFound:
-		return false, nil
-	case err != nil:
-		return false, err
-	}
-	return owner == name, nil
-}

@@ -140,8 +140,4 @@ type Store interface {
 	Revoke(ctx context.Context, name string, at time.Time) error
 	// Used records that the named token was used at at (a later time only moves it forward).
 	Used(ctx context.Context, name string, at time.Time) error
-	// Own records that the named token submitted the approval request id, so that it may
-	// wait for it; Owner returns that name, NotFound when no token submitted id.
-	Own(ctx context.Context, name, id string) error
-	Owner(ctx context.Context, id string) (string, error)
 }

@@ -66,7 +66,6 @@ func (s *Server) apiCreateApproval(w http.ResponseWriter, r *http.Request) {
 	code := http.StatusOK
 	if created {
 		code = http.StatusCreated
-		s.claim(r, req.ID)
 	}
 	w.Header().Set("Location", "/api/v1/approvals/"+req.ID)
 	writeJSON(w, code, s.approvalOut(r, req))

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -32,9 +33,11 @@ type Auth struct {
 	token  []byte
 	cookie string
 	tokens *tokens.Service // per-agent tokens; nil admits the server's own token only
-	log    *slog.Logger
-	now    func() time.Time
-	fails  failures
+	// submitter is who submitted an approval request (see WithTokens).
+	submitter func(ctx context.Context, id string) (string, error)
+	log       *slog.Logger
+	now       func() time.Time
+	fails     failures
 	// ipHeader names the client's address when a trusted reverse proxy sets it ("" trusts none).
 	ipHeader string
 }

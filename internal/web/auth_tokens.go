@@ -62,8 +62,11 @@ func apiSource(r *http.Request) string {
 }
 
 // WithTokens lets per-agent tokens in, as checked by svc; without it only the server's own
-// token is.
-func (a *Auth) WithTokens(svc *tokens.Service) { a.tokens = svc }
+// token is. submitter names the token that submitted an approval request (its SubmittedBy),
+// which alone among ingest tokens may wait for the decision.
+func (a *Auth) WithTokens(svc *tokens.Service, submitter func(ctx context.Context, id string) (string, error)) {
+	a.tokens, a.submitter = svc, submitter
+}
 
 // bearer is who the bearer token t names.
 func (a *Auth) bearer(ctx context.Context, t string) (principal, error) {
@@ -142,12 +145,12 @@ func (a *Auth) permit(w http.ResponseWriter, r *http.Request, who principal) boo
 		return true
 	}
 	if n.own && who.scope().Allows(tokens.Ingest) {
-		owns, err := a.tokens.Owns(r.Context(), who.agent.Name, chi.URLParam(r, "id"))
-		if err != nil {
+		by, err := a.submitter(r.Context(), chi.URLParam(r, "id"))
+		if err != nil && errs.KindOf(err) != errs.NotFound {
 			writeProblem(w, r, a.log, errs.Wrap(errs.Unavailable, err, "the server could not check the token just now; try again"))
 			return false
 		}
-		if owns {
+		if err == nil && by == who.agent.Label() {
 			return true
 		}
 	}
@@ -161,17 +164,4 @@ func (a *Auth) permit(w http.ResponseWriter, r *http.Request, who principal) boo
 		RequiredScope: n.scope, TokenScope: who.agent.Scope,
 	})
 	return false
-}
-
-// claim records that the per-agent token r came with submitted the approval request id, so it
-// may wait for the decision. A failure is logged: the request exists, and the agent can still
-// be told the decision by a token of scope decide.
-func (s *Server) claim(r *http.Request, id string) {
-	p := principalOf(r)
-	if p.agent == nil || s.auth.tokens == nil {
-		return
-	}
-	if err := s.auth.tokens.Own(r.Context(), p.agent.Name, id); err != nil {
-		s.log.Error("recording which token submitted an approval request", "token", p.agent.Name, "request", id, "err", err)
-	}
 }

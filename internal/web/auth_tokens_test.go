@@ -40,6 +40,10 @@ func TestTokenScopes(t *testing.T) {
 		t.Fatalf("an ingest token submits: %d %s", code, raw)
 	}
 	ts.create(t, `{"id":"theirs",`+checklist[1:])
+	// Another token retrying the same submission gets the request back, not its ownership.
+	if code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"mine",`+checklist[1:], withToken(other)...); code != http.StatusOK {
+		t.Fatalf("the same submission again: %d %s, want 200", code, raw)
+	}
 
 	for _, tc := range []struct {
 		name         string
@@ -55,6 +59,7 @@ func TestTokenScopes(t *testing.T) {
 		{"ingest waits for its own request", ingest, "GET", "/api/v1/approvals/mine?wait=0s", "", 200, "", ""},
 		{"ingest may not read another's request", other, "GET", "/api/v1/approvals/mine?wait=0s", "", 403, tokens.Decide, "did not submit"},
 		{"ingest may not read the server's request", ingest, "GET", "/api/v1/approvals/theirs?wait=0s", "", 403, tokens.Decide, "did not submit"},
+		{"ingest may not probe for requests", ingest, "GET", "/api/v1/approvals/nobodys?wait=0s", "", 403, tokens.Decide, "did not submit"},
 		{"ingest may not decide", ingest, "POST", "/api/v1/approvals/mine/decision", `{"action":"approve"}`, 403, tokens.Decide, "agent1 has scope ingest"},
 		{"ingest may not read the dashboard", ingest, "GET", "/api/v1/plans", "", 403, tokens.Decide, ""},
 		{"ingest may not answer permissions", ingest, "POST", "/api/v1/proxy/permissions/answer", `{}`, 403, tokens.Decide, ""},

@@ -54,7 +54,7 @@ func request(id string, created, deadline int) approval.Request {
 	return approval.Request{ID: id, Status: approval.Pending, SessionID: "sess-" + id, Agent: "agent", Title: "Plan " + id,
 		Context: "why", Plan: approval.PlanBody{Type: approval.TypeItems, Entries: []plans.Entry{{Content: "a", Priority: "high", Status: "pending"}, {Content: "b", Priority: "low", Status: "pending"}}},
 		Options: []approval.Action{approval.Approve, approval.Modify, approval.Reject}, Default: approval.Reject,
-		Created: at(created), Deadline: at(deadline), Seq: uint64(created + 1), Fingerprint: "fp-" + id}
+		Created: at(created), Deadline: at(deadline), Seq: uint64(created + 1), Fingerprint: "fp-" + id, SubmittedBy: "token:bot-" + id}
 }
 
 func requested(r approval.Request) []approval.AuditEvent {

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 )
@@ -73,7 +75,7 @@ func TestMigrations(t *testing.T) {
 			}
 			first.Close()
 			// Back to the schema before the two steps that count, as a database of that
-			// version has it.
+			// version has it (with the table the step after them drops).
 			conn, err := pgx.Connect(ctx, url)
 			if err != nil {
 				t.Fatal(err)
@@ -81,7 +83,8 @@ func TestMigrations(t *testing.T) {
 			defer conn.Close(ctx)
 			if _, err := conn.Exec(ctx, `DROP TRIGGER tool_calls_counted ON tool_calls; DROP FUNCTION plandash_count_tool_call();
 				ALTER TABLE sessions DROP COLUMN tool_calls; ALTER TABLE plans DROP COLUMN entry_count, DROP COLUMN open_count;
-				UPDATE plandash_schema SET version = version - 2`); err != nil {
+				CREATE TABLE token_requests (request_id text COLLATE "C" PRIMARY KEY, token text NOT NULL);
+				UPDATE plandash_schema SET version = version - 3`); err != nil {
 				t.Fatal(err)
 			}
 			again := open(t, url).Plans()
@@ -94,6 +97,38 @@ func TestMigrations(t *testing.T) {
 			}
 			if _, total, err := again.RecentToolCalls(ctx, "s", 10); err != nil || total != 3 {
 				t.Fatalf("RecentToolCalls total = %d, %v; want 2 stored before, 1 new (an update is not new)", total, err)
+			}
+		}},
+		{"who submitted a request moves from token_requests into the request", func(t *testing.T, url string) {
+			first := open(t, url)
+			for _, id := range []string{"owned", "unowned"} {
+				r := approval.Request{ID: id, Status: approval.Pending, Title: "Plan " + id, Options: []approval.Action{approval.Approve},
+					Default: approval.Reject, Created: time.Unix(1, 0).UTC(), Deadline: time.Unix(60, 0).UTC(), Fingerprint: "fp"}
+				if _, _, err := first.Approvals().Create(ctx, r, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			first.Close()
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			if _, err := conn.Exec(ctx, `CREATE TABLE token_requests (request_id text COLLATE "C" PRIMARY KEY, token text NOT NULL);
+				INSERT INTO token_requests VALUES ('owned', 'laptop-1'), ('gone', 'laptop-2');
+				UPDATE plandash_schema SET version = version - 1`); err != nil {
+				t.Fatal(err)
+			}
+			again := open(t, url)
+			for id, want := range map[string]string{"owned": "token:laptop-1", "unowned": ""} {
+				r, err := again.Approvals().Get(ctx, id)
+				if err != nil || r.SubmittedBy != want || r.Title != "Plan "+id || len(r.Options) != 1 {
+					t.Fatalf("Get(%q) = %+v, %v; want it whole, submitted by %q", id, r, err, want)
+				}
+			}
+			var left bool
+			if err := conn.QueryRow(ctx, `SELECT to_regclass('token_requests') IS NOT NULL`).Scan(&left); err != nil || left {
+				t.Fatalf("token_requests is still there (%v, %v)", left, err)
 			}
 		}},
 		{"instances starting at once migrate once", func(t *testing.T, url string) {

@@ -30,6 +30,15 @@ CREATE TABLE token_requests (
 );
 `
 
+// submitterInBody moves who submitted each approval request out of token_requests, which was
+// written after the request (a stop in between lost it), into the request's own body
+// (SubmittedBy), written with it.
+const submitterInBody = `
+UPDATE approval_requests a SET body = (a.body::jsonb || jsonb_build_object('submittedBy', 'token:' || t.token))::json
+	FROM token_requests t WHERE t.request_id = a.id;
+DROP TABLE token_requests;
+`
+
 // tokenStore implements tokens.Store. Every instance reads the same rows, so a revocation on
 // one is seen by the others at their next lookup.
 type tokenStore struct{ pool *pgxpool.Pool }
@@ -99,20 +108,6 @@ func (s *tokenStore) Revoke(ctx context.Context, name string, at time.Time) erro
 func (s *tokenStore) Used(ctx context.Context, name string, at time.Time) error {
 	_, err := s.pool.Exec(ctx, `UPDATE agent_tokens SET last_used_ns = $1 WHERE name = $2 AND last_used_ns < $1`, nanos(at), name)
 	return err
-}
-
-func (s *tokenStore) Own(ctx context.Context, name, id string) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO token_requests(request_id, token) VALUES($1, $2) ON CONFLICT DO NOTHING`, id, name)
-	return err
-}
-
-func (s *tokenStore) Owner(ctx context.Context, id string) (string, error) {
-	var name string
-	err := s.pool.QueryRow(ctx, `SELECT token FROM token_requests WHERE request_id = $1`, id).Scan(&name)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", errs.New(errs.NotFound, "no token submitted this request")
-	}
-	return name, err
 }
 
 // nanos is t in Unix nanoseconds, 0 for the zero time.

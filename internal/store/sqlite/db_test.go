@@ -292,6 +292,45 @@ func TestOpensOldSchema(t *testing.T) {
 	}
 }
 
+// TestMovesRequestOwnersIntoBodies: a database from before approval requests kept who
+// submitted them keeps each owner, now in the request itself.
+func TestMovesRequestOwnersIntoBodies(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "plandash.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"owned", "unowned"} {
+		r := approval.Request{ID: id, Status: approval.Pending, Title: "Plan " + id, Options: []approval.Action{approval.Approve},
+			Default: approval.Reject, Created: time.Unix(1, 0).UTC(), Deadline: time.Unix(60, 0).UTC(), Fingerprint: "fp"}
+		if _, _, err := db.Approvals().Create(ctx, r, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	// Back to the version before the step, as such a file has it.
+	rawExec(t, path, `CREATE TABLE token_requests (request_id TEXT PRIMARY KEY, token TEXT NOT NULL);
+		INSERT INTO token_requests VALUES ('owned', 'laptop-1'), ('gone', 'laptop-2');
+		PRAGMA user_version = `+strconv.Itoa(len(migrations())-1))
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for id, want := range map[string]string{"owned": "token:laptop-1", "unowned": ""} {
+		r, err := db.Approvals().Get(ctx, id)
+		if err != nil || r.SubmittedBy != want || r.Title != "Plan "+id || len(r.Options) != 1 {
+			t.Fatalf("Get(%q) = %+v, %v; want it whole, submitted by %q", id, r, err, want)
+		}
+	}
+	var n int
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'token_requests'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("token_requests is still there (%d, %v)", n, err)
+	}
+}
+
 func TestRefusesNewerSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plandash.db")
 	newer := len(migrations()) + 1

@@ -28,6 +28,15 @@ CREATE TABLE token_requests (
 );
 `
 
+// submitterInBody moves who submitted each approval request out of token_requests, which was
+// written after the request (a stop in between lost it), into the request's own body
+// (SubmittedBy), written with it.
+const submitterInBody = `
+UPDATE approval_requests SET body = CAST(json_set(CAST(body AS TEXT), '$.submittedBy', 'token:' || t.token) AS BLOB)
+	FROM token_requests t WHERE t.request_id = approval_requests.id;
+DROP TABLE token_requests;
+`
+
 // tokenStore implements tokens.Store on the DB's connections.
 type tokenStore struct {
 	w *sql.DB // the DB's writer
@@ -112,20 +121,6 @@ func (s *tokenStore) Revoke(ctx context.Context, name string, at time.Time) erro
 func (s *tokenStore) Used(ctx context.Context, name string, at time.Time) error {
 	_, err := s.w.ExecContext(ctx, `UPDATE agent_tokens SET last_used = ? WHERE name = ? AND last_used < ?`, nanos(at), name, nanos(at))
 	return err
-}
-
-func (s *tokenStore) Own(ctx context.Context, name, id string) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO token_requests(request_id, token) VALUES(?, ?) ON CONFLICT DO NOTHING`, id, name)
-	return err
-}
-
-func (s *tokenStore) Owner(ctx context.Context, id string) (string, error) {
-	var name string
-	err := s.r.QueryRowContext(ctx, `SELECT token FROM token_requests WHERE request_id = ?`, id).Scan(&name)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", errs.New(errs.NotFound, "no token submitted this request")
-	}
-	return name, err
 }
 
 // nanos is t in Unix nanoseconds, 0 for the zero time.

@@ -24,7 +24,6 @@ func Run(t *testing.T, open func(t *testing.T) tokens.Store) {
 		{"a name is taken until revoked", testNames},
 		{"revoke", testRevoke},
 		{"last use moves forward", testUsed},
-		{"approval requests' owners", testOwners},
 		{"service: verify, expire, revoke", testService},
 		{"service: concurrent creates of one name, one wins", testConcurrentCreate},
 	} {
@@ -146,22 +145,6 @@ func testUsed(t *testing.T, s tokens.Store) {
 	}
 	if !got.LastUsed.Equal(later) {
 		t.Fatalf("last used = %v, want %v (an earlier write must not move it back)", got.LastUsed, later)
-	}
-}
-
-func testOwners(t *testing.T, s tokens.Store) {
-	ctx := context.Background()
-	_, err := s.Owner(ctx, "req-1")
-	kind(t, err, errs.NotFound, "owner of an unclaimed request")
-	if err := s.Own(ctx, "bot", "req-1"); err != nil {
-		t.Fatal(err)
-	}
-	// A retried submission by another token does not take the request over.
-	if err := s.Own(ctx, "other", "req-1"); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := s.Owner(ctx, "req-1"); err != nil || got != "bot" {
-		t.Fatalf("owner = %q, %v; want bot", got, err)
 	}
 }
 
