@@ -40,6 +40,13 @@ func TestTokenScopes(t *testing.T) {
 		t.Fatalf("an ingest token submits: %d %s", code, raw)
 	}
 	ts.create(t, `{"id":"theirs",`+checklist[1:])
+	// The request's page names the token it came with; the server's own request names none.
+	if page := ts.get(t, "/approvals/mine"); !strings.Contains(page, `data-testid="approval-token">agent1</code>`) {
+		t.Fatalf("the page of a request sent with a token does not name it:\n%s", page)
+	}
+	if page := ts.get(t, "/approvals/theirs"); strings.Contains(page, "approval-token") {
+		t.Fatal("the page of the server's own request names a token")
+	}
 	// Another token retrying the same submission gets the request back, not its ownership.
 	if code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"mine",`+checklist[1:], withToken(other)...); code != http.StatusOK {
 		t.Fatalf("the same submission again: %d %s, want 200", code, raw)
