@@ -150,8 +150,13 @@ func (c gateClient) Submit(ctx context.Context, sub approval.Submission) (approv
 	return r, err
 }
 
-// submit is Submit with the page where a person decides the request.
+// submit is Submit with the page where a person decides the request. A submission without an
+// id is given one, so it is sent again when the connection breaks on the way (a server that
+// restarted, say) and the server, if it took the first, answers with that request.
 func (c gateClient) submit(ctx context.Context, sub approval.Submission) (approval.Request, string, error) {
+	if sub.ID == "" {
+		sub.ID = approval.NewRequestID()
+	}
 	a, _, err := c.api.CreateApproval(ctx, sub)
 	if err != nil {
 		return approval.Request{}, "", err

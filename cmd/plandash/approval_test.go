@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,5 +165,88 @@ func TestMCPStdioApproval(t *testing.T) {
 	}
 	if res.IsError || !strings.Contains(string(b), `"decision":"rejected"`) || !strings.Contains(string(b), `"comment":"not today"`) {
 		t.Fatalf("tool result over stdio: %s %+v", b, res)
+	}
+}
+
+// TestApprovalRequestAnswerLost: the server takes the request but its answer is lost on the way
+// (a connection cut, a restart). The command sends it again under the id it chose, gets the
+// same request back, and waits on it: one request, not two.
+func TestApprovalRequestAnswerLost(t *testing.T) {
+	srv, err := app.Open(context.Background(), app.Config{Config: web.Config{User: "ann", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, DataDir: t.TempDir(), Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := srv.Handler()
+	var cut atomic.Bool
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/approvals" && cut.CompareAndSwap(false, true) {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code != http.StatusCreated {
+				t.Errorf("the first submission: %d %s", rec.Code, rec.Body)
+			}
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			conn.Close()
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	pending := func() []string {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/approvals", nil)
+		req.Header.Set("Authorization", "Bearer tok")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var list struct{ Requests []struct{ ID string } }
+		if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range list.Requests {
+			ids = append(ids, r.ID)
+		}
+		return ids
+	}
+	file := filepath.Join(t.TempDir(), "deploy.json")
+	if err := os.WriteFile(file, []byte(`{"type":"items","entries":[{"content":"Ship"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(context.Background(), []string{"approval", "request", "--server", ts.URL, "--token", "tok", file},
+			func(string) string { return "" }, strings.NewReader(""), &out, &errOut)
+	}()
+	// The command says it waits only once it holds the request: after the retry.
+	for deadline := time.Now().Add(testWait); !strings.Contains(errOut.String(), "Waiting for a decision"); time.Sleep(10 * time.Millisecond) {
+		select {
+		case err := <-done:
+			t.Fatalf("the command ended before it held its request: %v\n%s", err, errOut.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command never held its request:\n%s", errOut.String())
+		}
+	}
+	ids := pending()
+	if len(ids) != 1 || !cut.Load() {
+		t.Fatalf("pending = %v (answer cut: %v); want the one request", ids, cut.Load())
+	}
+	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/approvals/"+ids[0]+"/decision", strings.NewReader(`{"action":"approve"}`))
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := receive(t, done, "exit of the approved request"); err != nil || !strings.HasPrefix(out.String(), "approved by ann") {
+		t.Fatalf("approved: %v %q\n%s", err, out.String(), errOut.String())
 	}
 }

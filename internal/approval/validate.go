@@ -190,7 +190,7 @@ func (g *Gate) newRequest(sub Submission) (Request, error) {
 		Created: now, Fingerprint: fp,
 	}
 	if r.ID == "" {
-		r.ID = newID("apr")
+		r.ID = NewRequestID()
 	} else if err := checkID(r.ID); err != nil {
 		return r, err
 	}
@@ -324,6 +324,10 @@ func fingerprint(sub Submission) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:12])
 }
+
+// NewRequestID is a fresh request id, as the gate makes one: a client that chooses its own
+// before submitting can send the submission again safely.
+func NewRequestID() string { return newID("apr") }
 
 func newID(prefix string) string {
 	b := make([]byte, 9)
