@@ -157,6 +157,9 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 			return nil
 		}
 		if !c.mayRetry(ctx, cl, req, err, attempt, deadline) {
+			if te, ok := errAs[*transportError](err); ok && cl.method != http.MethodGet && !cl.idempotent && broken(te.err) {
+				te.unanswered = true
+			}
 			return err
 		}
 		var retryAfter time.Duration

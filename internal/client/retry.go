@@ -104,6 +104,9 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 type transportError struct {
 	method, url string
 	err         error
+	// unanswered: a write that is not tried again broke after it went out, so the server may
+	// have acted on it.
+	unanswered bool
 }
 
 func (e *transportError) Error() string {
@@ -117,6 +120,9 @@ func (e *transportError) Error() string {
 	}
 	if _, ok := errAs[x509.UnknownAuthorityError](inner); ok {
 		msg += " (a private CA signed the server's certificate? pass its PEM file with --ca or $PLANDASH_CA)"
+	}
+	if e.unanswered {
+		msg += " (the connection broke before the answer: the server may have taken it; look before sending it again)"
 	}
 	return msg
 }

@@ -93,6 +93,9 @@ func TestRetry(t *testing.T) {
 			if got := client.StatusOf(err); got != tc.status {
 				t.Errorf("status %d, want %d (%v)", got, tc.status, err)
 			}
+			if unanswered := strings.Contains(err.Error(), "the server may have taken it"); unanswered != strings.HasPrefix(tc.name, "dropped") {
+				t.Errorf("%v: says the server may have taken it: %v; want that only of a write cut after it went out", err, unanswered)
+			}
 		})
 	}
 }
