@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -152,11 +153,7 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 	}
 	// The credential that asked, when it was a per-agent token; the agent's name is beside it.
 	r.SubmittedBy = plans.SourceOf(ctx)
-	by := r.Agent
-	if r.SubmittedBy != "" {
-		by = r.SubmittedBy
-	}
-	events := []AuditEvent{g.audit(EventRequested, r, by)}
+	events := []AuditEvent{g.audit(EventRequested, r, cmp.Or(r.SubmittedBy, r.Agent))}
 	for _, rule := range rules {
 		if rule.Matches(r) && r.Allows(Approve) {
 			p := r.Plan

@@ -44,6 +44,12 @@ func newGate(t testing.TB, cfg approval.Config) *approval.Gate {
 	t.Helper()
 	st := openStore(t, t.TempDir())
 	t.Cleanup(func() { st.Close() })
+	return gateOn(t, st, cfg)
+}
+
+// gateOn is a gate on st's requests.
+func gateOn(t testing.TB, st *sqlite.DB, cfg approval.Config) *approval.Gate {
+	t.Helper()
 	g, err := approval.New(context.Background(), st.Approvals(), cfg)
 	if err != nil {
 		t.Fatal(err)

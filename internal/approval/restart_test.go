@@ -17,10 +17,7 @@ func TestSubmitterIsStoredWithTheRequest(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := openStore(t, dir)
-	g, err := approval.New(ctx, st.Approvals(), approval.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := gateOn(t, st, approval.Config{})
 	byToken, _, err := g.Submit(plans.WithSource(ctx, "token:laptop-1"), approval.Submission{Title: "by a token", Agent: "ci", Plan: items("Ship")})
 	if err != nil || byToken.SubmittedBy != "token:laptop-1" {
 		t.Fatalf("Submit with a token = %+v, %v", byToken, err)
@@ -45,10 +42,7 @@ func TestRestartKeepsPendingAndDecided(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := openStore(t, dir)
-	g, err := approval.New(ctx, st.Approvals(), approval.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := gateOn(t, st, approval.Config{})
 	a := submit(t, g, approval.Submission{Title: "first"})
 	b := submit(t, g, approval.Submission{Title: "second"})
 	c := submit(t, g, approval.Submission{Title: "third", Timeout: approval.Duration(time.Second)})
@@ -62,10 +56,7 @@ func TestRestartKeepsPendingAndDecided(t *testing.T) {
 	clk := &clock{t: time.Now().Add(2 * time.Second)}
 	st = openStore(t, dir)
 	defer st.Close()
-	g, err = approval.New(ctx, st.Approvals(), approval.Config{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g = gateOn(t, st, approval.Config{Now: clk.Now})
 	if g.Seq() != seq {
 		t.Fatalf("seq after restart = %d, want %d", g.Seq(), seq)
 	}

@@ -15,17 +15,22 @@ import (
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 )
 
-// schemaVersion reads the recorded version straight from the database.
-func schemaVersion(t *testing.T, url string) int {
+// connect is a connection of the test's own to url, closed when the test ends.
+func connect(t *testing.T, url string) *pgx.Conn {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// schemaVersion reads the recorded version straight from the database.
+func schemaVersion(t *testing.T, url string) int {
+	t.Helper()
 	var v int
-	if err := conn.QueryRow(ctx, `SELECT version FROM plandash_schema`).Scan(&v); err != nil {
+	if err := connect(t, url).QueryRow(context.Background(), `SELECT version FROM plandash_schema`).Scan(&v); err != nil {
 		t.Fatal(err)
 	}
 	return v
@@ -76,11 +81,7 @@ func TestMigrations(t *testing.T) {
 			first.Close()
 			// Back to the schema before the two steps that count, as a database of that
 			// version has it (with the table the step after them drops).
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
+			conn := connect(t, url)
 			if _, err := conn.Exec(ctx, `DROP TRIGGER tool_calls_counted ON tool_calls; DROP FUNCTION plandash_count_tool_call();
 				ALTER TABLE sessions DROP COLUMN tool_calls; ALTER TABLE plans DROP COLUMN entry_count, DROP COLUMN open_count;
 				CREATE TABLE token_requests (request_id text COLLATE "C" PRIMARY KEY, token text NOT NULL);
@@ -109,11 +110,7 @@ func TestMigrations(t *testing.T) {
 				}
 			}
 			first.Close()
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
+			conn := connect(t, url)
 			if _, err := conn.Exec(ctx, `CREATE TABLE token_requests (request_id text COLLATE "C" PRIMARY KEY, token text NOT NULL);
 				INSERT INTO token_requests VALUES ('owned', 'laptop-1'), ('gone', 'laptop-2');
 				UPDATE plandash_schema SET version = version - 1`); err != nil {
@@ -162,11 +159,7 @@ func TestMigrations(t *testing.T) {
 		}},
 		{"a newer schema is refused", func(t *testing.T, url string) {
 			open(t, url).Close()
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
+			conn := connect(t, url)
 			if _, err := conn.Exec(ctx, `UPDATE plandash_schema SET version = $1`, known+1); err != nil {
 				t.Fatal(err)
 			}
