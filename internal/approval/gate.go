@@ -213,7 +213,7 @@ func (g *Gate) Decide(ctx context.Context, id string, in DecisionInput) (Request
 		return Request{}, err
 	}
 	if r.Decided() {
-		if d := r.Decision; in.Key != "" && d != nil && d.Key == in.Key && d.By == in.By {
+		if repeats(r, in.Key, in.By) {
 			return r, nil
 		}
 		return r, &DecidedError{r}
@@ -272,14 +272,27 @@ func (g *Gate) decideLocked(ctx context.Context, r Request, d *Decision) (Reques
 		return r, err
 	}
 	if !ok {
+		// Another gate on the store (another instance) decided first. A retry of that very
+		// decision, sent to both instances at once, gets the winner's answer, as it would on
+		// one instance.
 		cur, err := g.store.Get(ctx, r.ID)
 		if err != nil {
 			return cur, err
+		}
+		if repeats(cur, d.Key, d.By) {
+			return cur, nil
 		}
 		return cur, &DecidedError{cur}
 	}
 	g.changed(ctx, Change{Request: &r})
 	return r, nil
+}
+
+// repeats reports whether a decision with key, by by, is the one r was decided with: a retry
+// that gets the winner's answer rather than a conflict.
+func repeats(r Request, key, by string) bool {
+	d := r.Decision
+	return key != "" && d != nil && d.Key == key && d.By == by
 }
 
 // expireLocked applies the default outcome to r if its deadline has passed; g.mu is held.

@@ -18,7 +18,13 @@ func (g *Gate) Get(ctx context.Context, id string) (Request, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.expireLocked(ctx, r)
+	r, err = g.expireLocked(ctx, r)
+	if d, lost := errors.AsType[*DecidedError](err); lost {
+		// Another instance applied the outcome (or a person decided) first: a reader asked
+		// for the request, and the decided request is its answer, whoever decided it.
+		return d.Request, nil
+	}
+	return r, err
 }
 
 // Wait returns the request once it is decided, or as it stands after max (at most until its
