@@ -189,19 +189,17 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(stdout, "%s is taken: listening on a free port instead.\n", f.addr)
 	}
 	// `plandash url` and the other client commands read the address actually used from here.
-	if err = mkdir(f.data); err == nil {
-		err = client.WriteAddr(f.data, base)
+	// It is a convenience: on a full disk the database may still serve every read (and writes
+	// once there is room), so a server that cannot record it says so and serves.
+	if err := recordAddr(f.data, base); err != nil {
+		log.Warn("could not record the address for the client commands: give them --server "+base+" (or $PLANDASH_SERVER)", "err", err)
+	} else {
+		defer func() {
+			if err := client.RemoveAddr(f.data, base); err != nil {
+				log.Warn("could not remove the recorded address", "err", err)
+			}
+		}()
 	}
-	if err != nil {
-		ln.Close()
-		srv.Close()
-		return err
-	}
-	defer func() {
-		if err := client.RemoveAddr(f.data, base); err != nil {
-			log.Warn("could not remove the recorded address", "err", err)
-		}
-	}()
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		log.Warn("listening beyond loopback: anyone who can reach this address and has the token sees your agents' plans", "addr", ln.Addr().String())
 	}
@@ -232,6 +230,14 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		err = nil
 	}
 	return err
+}
+
+// recordAddr writes base to the data directory's address file.
+func recordAddr(data, base string) error {
+	if err := mkdir(data); err != nil {
+		return err
+	}
+	return client.WriteAddr(data, base)
 }
 
 // originPatterns turns frame ancestors into the host patterns the socket accepts as origins.
