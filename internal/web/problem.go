@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
@@ -76,9 +77,19 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 // precondition header turns a conflict into 412).
 func writeProblemStatus(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error, status int) {
 	detail := err.Error()
-	if status == http.StatusInternalServerError {
+	switch status {
+	case http.StatusInternalServerError:
 		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		detail = "internal error; the server log has the details"
+	case http.StatusServiceUnavailable:
+		// Every "try again later" says when: the clients (hooks, proxy, CLI) retry a 503 only
+		// with Retry-After, as a sign the server did not take the request.
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(err)))
+		}
+		if cause := errors.Unwrap(err); cause != nil {
+			log.Warn("request not taken; the client may retry", "method", r.Method, "path", r.URL.Path, "err", err, "cause", cause)
+		}
 	}
 	if wantsHTML(r) {
 		writeErrorPage(w, r, status, pageMessage(status, detail))
@@ -123,6 +134,16 @@ func pageMessage(status int, detail string) string {
 		return "There is nothing at this address (" + detail + "): the session, plan or request does not exist, or no longer does."
 	}
 	return detail
+}
+
+// retryAfterSeconds is how long a client waits before it asks again: what the error says
+// (a full disk takes longer to clear than a database restart), else a second.
+func retryAfterSeconds(err error) int {
+	var ra interface{ RetryAfter() time.Duration }
+	if errors.As(err, &ra) {
+		return max(1, int(ra.RetryAfter().Round(time.Second)/time.Second))
+	}
+	return 1
 }
 
 // errNoRoute is the answer to a path no route serves.
