@@ -162,6 +162,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Live:   live.New(hub.New(hub.Options{}), live.Options{Log: cfg.Log, Now: cfg.Now}),
 	}
 	var ready func(context.Context) error // nil: web probes the database through the gate
+	if h, ok := db.(faulting); ok {
+		// Not ready while the storage cannot write (a full disk, the database away), and
+		// ready again by itself; the failures are counted by cause.
+		ready = h.Ready
+		m.StoreUnavailable(faultLabels(), func(label string) uint64 { return h.Health().Count(faultCause(label)) })
+	}
 	if pg, ok := db.(*postgres.DB); ok {
 		// Instances share the permission requests, and hear each other's changes.
 		a.Perms = permissions.NewOn(pg.Permissions(), cfg.Now, cfg.Log)

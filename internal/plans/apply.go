@@ -105,8 +105,10 @@ func (b *batch) applyItems(items []Item) (Result, error) {
 	for _, it := range items {
 		warns, err := b.apply(it.Msg)
 		if err != nil {
-			if _, isDecode := err.(interface{ Code() int }); errs.KindOf(err) == errs.Internal && !isDecode {
-				return Result{}, err // the store failed: nothing of the batch is kept
+			// The store failed (or could not take it now: a full disk, the database away, a
+			// 503 the client retries whole): nothing of the batch is kept.
+			if _, isDecode := err.(interface{ Code() int }); (errs.KindOf(err) == errs.Internal || errs.KindOf(err) == errs.Unavailable) && !isDecode {
+				return Result{}, err
 			}
 			res.Errors = AddIssue(res.Errors, &res.ErrorCount, ItemError{Line: it.Line, Code: codeOf(err), Message: err.Error()})
 			continue

@@ -15,6 +15,7 @@ import (
 type approvalStore struct {
 	w *sql.DB // the DB's writer
 	r *readDB
+	f *faults // the DB's storage faults
 }
 
 var _ approval.Store = (*approvalStore)(nil)
@@ -281,13 +282,13 @@ func (s *approvalStore) Seq(ctx context.Context) (uint64, error) {
 func (s *approvalStore) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.f.note(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return s.f.note(err)
 	}
-	return tx.Commit()
+	return s.f.note(tx.Commit())
 }
 
 func audit(ctx context.Context, tx *sql.Tx, events []approval.AuditEvent) error {

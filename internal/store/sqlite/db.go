@@ -28,6 +28,9 @@ const readers = 4
 type DB struct {
 	w *sql.DB // one connection: SQLite has one writer at a time anyway
 	r *readDB // read-only connections, their queries kept prepared
+	// faults classifies and remembers the file's storage failures (a full disk), shared by
+	// the stores' writes.
+	faults *faults
 
 	plans     *plansStore
 	approvals *approvalStore
@@ -76,8 +79,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// by default) takes its prepared statements with it, and the next one parses them again.
 	rdb.SetMaxIdleConns(readers)
 	r := newReadDB(rdb)
-	db := &DB{w: w, r: r, approvals: &approvalStore{w: w, r: r}, history: &historyStore{w: w, r: r}}
-	if db.plans, err = openPlans(ctx, w, r); err != nil {
+	fs := &faults{dir: filepath.Dir(path)}
+	db := &DB{w: w, r: r, faults: fs, approvals: &approvalStore{w: w, r: r, f: fs}, history: &historyStore{w: w, r: r, f: fs}}
+	if db.plans, err = openPlans(ctx, w, r, fs); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

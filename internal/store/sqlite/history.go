@@ -14,6 +14,7 @@ import (
 type historyStore struct {
 	w *sql.DB // the DB's writer
 	r *readDB
+	f *faults // the DB's storage faults
 }
 
 var _ sharedplans.HistoryStore = (*historyStore)(nil)
@@ -43,7 +44,8 @@ const columns = `seq, name, revision, removed, title, author, status, content, u
 // Record stores e unless it describes the same state as the plan's newest entry. It returns
 // the entry as stored (or the existing one) and whether it was added. A removal of a plan
 // with no history, or already removed, is not recorded.
-func (s *historyStore) Record(ctx context.Context, e entry) (entry, bool, error) {
+func (s *historyStore) Record(ctx context.Context, e entry) (_ entry, _ bool, err error) {
+	defer func() { err = s.f.note(err) }()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return entry{}, false, err

@@ -14,6 +14,7 @@ import (
 type plansStore struct {
 	w   *sql.DB // the DB's writer
 	r   *readDB
+	f   *faults // the DB's storage faults
 	seq atomic.Uint64
 
 	cache tipCache    // newest revisions, the bases of the next deltas (revisions.go)
@@ -65,8 +66,8 @@ CREATE INDEX IF NOT EXISTS activity_session ON activity(session_id, id);
 `
 
 // openPlans makes the store, resuming the change sequence where the file left it.
-func openPlans(ctx context.Context, w *sql.DB, r *readDB) (*plansStore, error) {
-	s := &plansStore{w: w, r: r}
+func openPlans(ctx context.Context, w *sql.DB, r *readDB, f *faults) (*plansStore, error) {
+	s := &plansStore{w: w, r: r, f: f}
 	var seq sql.NullInt64
 	if err := w.QueryRowContext(ctx, `SELECT MAX(seq) FROM sessions`).Scan(&seq); err != nil {
 		return nil, err
@@ -84,6 +85,7 @@ func (s *plansStore) Seq() uint64 { return s.seq.Load() }
 
 // Commit writes one batch of changes in a single transaction.
 func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
+	defer func() { err = s.f.note(err) }() // registered first, so it sees the error last
 	seq := s.seq.Load() + 1
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {

@@ -41,16 +41,18 @@ DROP TABLE token_requests;
 type tokenStore struct {
 	w *sql.DB // the DB's writer
 	r *readDB
+	f *faults // the DB's storage faults
 }
 
 var _ tokens.Store = (*tokenStore)(nil)
 
 // Tokens is the store of per-agent tokens.
-func (db *DB) Tokens() tokens.Store { return &tokenStore{w: db.w, r: db.r} }
+func (db *DB) Tokens() tokens.Store { return &tokenStore{w: db.w, r: db.r, f: db.faults} }
 
 const tokenColumns = `name, scope, hash, created, expires, last_used, revoked`
 
-func (s *tokenStore) Create(ctx context.Context, t tokens.Token) error {
+func (s *tokenStore) Create(ctx context.Context, t tokens.Token) (err error) {
+	defer func() { err = s.f.note(err) }()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -108,7 +110,7 @@ func (s *tokenStore) ByHash(ctx context.Context, hash string) (tokens.Token, err
 func (s *tokenStore) Revoke(ctx context.Context, name string, at time.Time) error {
 	res, err := s.w.ExecContext(ctx, `UPDATE agent_tokens SET revoked = CASE WHEN revoked = 0 THEN ? ELSE revoked END WHERE name = ?`, nanos(at), name)
 	if err != nil {
-		return err
+		return s.f.note(err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return err
@@ -120,7 +122,7 @@ func (s *tokenStore) Revoke(ctx context.Context, name string, at time.Time) erro
 
 func (s *tokenStore) Used(ctx context.Context, name string, at time.Time) error {
 	_, err := s.w.ExecContext(ctx, `UPDATE agent_tokens SET last_used = ? WHERE name = ? AND last_used < ?`, nanos(at), name, nanos(at))
-	return err
+	return s.f.note(err)
 }
 
 // nanos is t in Unix nanoseconds, 0 for the zero time.
