@@ -173,7 +173,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		a.Perms = permissions.NewOn(pg.Permissions(), cfg.Now, cfg.Log)
 		a.Listener = pg.Listener(remote{live: a.Live, gate: gate, perms: a.Perms, log: cfg.Log, notes: m.ListenNotes}.note,
 			postgres.ListenOptions{Log: cfg.Log, OnReconnect: m.ListenReconnects.Inc})
-		ready = pg.Ready
 	}
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,

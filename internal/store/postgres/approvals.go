@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
@@ -15,7 +14,7 @@ import (
 
 // approvalStore implements approval.Store.
 type approvalStore struct {
-	pool *pgxpool.Pool
+	pool *dbPool
 	note *notifier
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/internal/store/fault"
 )
 
 // Options tunes the connection pool.
@@ -48,7 +49,7 @@ type Options struct {
 
 // DB is the one handle on the PostgreSQL database. Its stores live as long as it does.
 type DB struct {
-	pool       *pgxpool.Pool
+	pool       *dbPool         // classifies the database's faults (fault.go)
 	connConfig *pgx.ConnConfig // for the listener's own connection
 	note       *notifier
 
@@ -74,10 +75,11 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pgp, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
+	pool := &dbPool{Pool: pgp, health: &fault.Health{}}
 	where := cfg.ConnConfig.Host + "/" + cfg.ConnConfig.Database
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
@@ -111,18 +113,5 @@ func (db *DB) SharedHistory() sharedplans.HistoryStore { return db.history }
 // used afterwards.
 func (db *DB) Close() error {
 	db.pool.Close()
-	return nil
-}
-
-// Ready reports whether the database answers and its schema is the one this binary migrates
-// to, for a readiness probe.
-func (db *DB) Ready(ctx context.Context) error {
-	var version int
-	if err := db.pool.QueryRow(ctx, `SELECT version FROM plandash_schema`).Scan(&version); err != nil {
-		return fmt.Errorf("read the schema version: %w", err)
-	}
-	if want := len(migrations()); version != want {
-		return fmt.Errorf("the schema is at version %d, want %d", version, want)
-	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plandash/plandash/internal/sharedplans"
 )
@@ -14,7 +13,7 @@ import (
 // historyStore implements sharedplans.HistoryStore: every state of docker-agent's shared plans
 // that plandash has seen, so the dashboard can show revisions and diffs.
 type historyStore struct {
-	pool *pgxpool.Pool
+	pool *dbPool
 	note *notifier
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/permissions"
@@ -16,7 +15,7 @@ import (
 // permissionStore implements permissions.Store: the relayed ACP permission requests live in the
 // database, so a person answering on any instance answers the proxy polling any other.
 type permissionStore struct {
-	pool *pgxpool.Pool
+	pool *dbPool
 	note *notifier
 }
 

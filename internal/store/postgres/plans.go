@@ -9,14 +9,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plandash/plandash/internal/plans"
 )
 
 // plansStore implements plans.Store.
 type plansStore struct {
-	pool *pgxpool.Pool
+	pool *dbPool
 	note *notifier
 	// seq is the newest Seq this instance committed or read from plans_clock. It may lag
 	// behind other instances' commits, never run ahead of what is committed: a page that
@@ -78,7 +77,7 @@ CREATE INDEX activity_session ON activity(session_id, id);
 `
 
 // openPlans makes the store, starting its Seq at the database's.
-func openPlans(ctx context.Context, pool *pgxpool.Pool, note *notifier) (*plansStore, error) {
+func openPlans(ctx context.Context, pool *dbPool, note *notifier) (*plansStore, error) {
 	s := &plansStore{pool: pool, note: note}
 	if _, err := s.clock(ctx, pool); err != nil {
 		return nil, err

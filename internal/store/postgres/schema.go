@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // toolCallsByTime lets a session page read its newest tool calls without sorting them all.
@@ -53,7 +52,7 @@ const versionTable = `CREATE TABLE IF NOT EXISTS plandash_schema (
 // migrate applies the steps the database lacks in one transaction that holds the migration
 // lock: instances starting at once take turns, and the later ones find nothing left to do.
 // PostgreSQL's DDL is transactional, so a failing step leaves the database as it was.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+func migrate(ctx context.Context, pool *dbPool) error {
 	steps := migrations()
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, lockSQL, lockMigrate); err != nil {

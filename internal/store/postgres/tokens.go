@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/tokens"
@@ -41,7 +40,7 @@ DROP TABLE token_requests;
 
 // tokenStore implements tokens.Store. Every instance reads the same rows, so a revocation on
 // one is seen by the others at their next lookup.
-type tokenStore struct{ pool *pgxpool.Pool }
+type tokenStore struct{ pool *dbPool }
 
 var _ tokens.Store = (*tokenStore)(nil)
 
