@@ -65,8 +65,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1)
+	fs := &faults{dir: filepath.Dir(path)}
 	if err := migrate(ctx, w); err != nil {
 		w.Close()
+		// SQLite's "disk I/O error (4874)" of a WAL index it cannot grow says nothing of a
+		// full disk to whoever starts the server: say it.
+		if cause, ok := fs.cause(err); ok {
+			return nil, fmt.Errorf("open %s: %s: %w", path, cause, err)
+		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	rdb, err := sql.Open("sqlite", dsn(path, "&_pragma=query_only(1)"))
@@ -79,7 +85,6 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// by default) takes its prepared statements with it, and the next one parses them again.
 	rdb.SetMaxIdleConns(readers)
 	r := newReadDB(rdb)
-	fs := &faults{dir: filepath.Dir(path)}
 	db := &DB{w: w, r: r, faults: fs, approvals: &approvalStore{w: w, r: r, f: fs}, history: &historyStore{w: w, r: r, f: fs}}
 	if db.plans, err = openPlans(ctx, w, r, fs); err != nil {
 		db.Close()
