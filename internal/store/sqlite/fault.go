@@ -26,8 +26,8 @@ type faults struct {
 }
 
 // note turns a storage failure in err into a *fault.Error and records it; other errors pass
-// unchanged; a write that succeeded (nil) says the store writes again. Every write of the stores returns through it, so a full disk is a 503 the client
-// retries, not a 500.
+// unchanged, and a write that succeeded (nil) says the store writes again. Every write of the
+// stores returns through it, so a full disk is a 503 the client retries, not a 500.
 func (f *faults) note(err error) error {
 	if err == nil {
 		f.health.Recovered()
@@ -98,11 +98,7 @@ func (db *DB) Ready(ctx context.Context) error {
 	if db.faults.health.Failing() == nil {
 		return nil
 	}
-	if err := db.faults.writeProbe(); err != nil {
-		return err
-	}
-	db.faults.health.Recovered()
-	return nil
+	return db.faults.writeProbe() // its success clears the fault (note)
 }
 
 // Health is the record of the database's storage faults, for metrics.
