@@ -187,7 +187,7 @@ func (b batch) Close() error { return b.p.note(b.BatchResults.Close()) }
 func (db *DB) Ready(ctx context.Context) error {
 	var version int
 	if err := db.pool.QueryRow(ctx, `SELECT version FROM plandash_schema`).Scan(&version); err != nil {
-		return err
+		return fmt.Errorf("read the schema version: %w", err)
 	}
 	if want := len(migrations()); version != want {
 		return fmt.Errorf("the schema is at version %d, want %d", version, want)
@@ -197,8 +197,10 @@ func (db *DB) Ready(ctx context.Context) error {
 	}
 	// A real write (a new row version, WAL), kept as small as one can be, and only while
 	// the last call failed: a probe every few seconds must not write when all is well.
-	_, err := db.pool.Exec(ctx, `UPDATE plandash_schema SET version = version`)
-	return err
+	if _, err := db.pool.Exec(ctx, `UPDATE plandash_schema SET version = version`); err != nil {
+		return fmt.Errorf("write to the database: %w", err)
+	}
+	return nil
 }
 
 // Health is the record of the database's faults, for metrics.
