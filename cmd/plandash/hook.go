@@ -68,7 +68,7 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		agent = args[0]
 	}
 	if agent != "claude" && agent != "codex" && agent != "gemini" && agent != "opencode" {
-		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini|opencode [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--token T] [--data DIR]")
+		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini|opencode [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--token T] [--data DIR] [--command PATH]")
 		return errUsage
 	}
 	fs := flag.NewFlagSet("plandash install "+agent, flag.ContinueOnError)
@@ -81,12 +81,16 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	server := fs.String("server", "", "the dashboard the hooks report to (default: $PLANDASH_SERVER when the hook runs, else the local one)")
 	data := fs.String("data", "", "the dashboard's data directory, for its token (default: the local one)")
 	tok := fs.String("token", "", "the dashboard's token, written into the hook command (so stored in the settings file in clear); default: $PLANDASH_TOKEN when the hook runs, else the token in --data")
+	command := fs.String("command", "", "the plandash binary the hooks run (default: this one, unless it is a temporary `go run` build)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		exe = "plandash"
+	exe := ""
+	var err error
+	if agent != "opencode" && !*uninstall {
+		if exe, err = hookCommand(*command, getenv, stderr); err != nil {
+			return err
+		}
 	}
 	base := filepath.Join(getenv("HOME"), "."+agent)
 	if *project != "" {
