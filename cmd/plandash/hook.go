@@ -25,6 +25,9 @@ func hookCmd(ctx context.Context, args []string, getenv func(string) string, std
 		agent = args[0]
 	}
 	if agent != "claude" && agent != "codex" && agent != "gemini" {
+		if hint := didYouMean(agent, "claude", "codex", "gemini"); hint != "" {
+			fmt.Fprintf(stderr, "plandash hook: unknown agent %q: %s\n", agent, hint)
+		}
 		fmt.Fprintln(stderr, "usage: plandash hook claude|codex|gemini [--server URL] [--token T] [--data DIR]  (reads one hook event on stdin)")
 		return errUsage
 	}
@@ -68,6 +71,9 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		agent = args[0]
 	}
 	if agent != "claude" && agent != "codex" && agent != "gemini" && agent != "opencode" {
+		if hint := didYouMean(agent, "claude", "codex", "gemini", "opencode"); hint != "" {
+			fmt.Fprintf(stderr, "plandash install: unknown agent %q: %s\n", agent, hint)
+		}
 		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini|opencode [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--token T] [--data DIR] [--command PATH]")
 		return errUsage
 	}

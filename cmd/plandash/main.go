@@ -102,6 +102,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
+	if hint := didYouMean(cmd, commands...); hint != "" {
+		fmt.Fprintf(stderr, "plandash: unknown command %q: %s\nRun 'plandash help' for every command.\n", cmd, hint)
+		return errUsage
+	}
 	fmt.Fprintf(stderr, "plandash: unknown command %q\n\n%s", cmd, usage)
 	return errUsage
 }
