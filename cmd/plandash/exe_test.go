@@ -89,11 +89,44 @@ func TestInstallRefusesATemporaryBinary(t *testing.T) {
 	if err := run(context.Background(), []string{"install", "claude", "--project", dir}, env, nil, &out, &errOut); err != nil {
 		t.Fatalf("install with a stable plandash on PATH: %v %s", err, errOut.String())
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ".claude", "settings.json"))
+	b, err := os.ReadFile(filepath.Join(dir, ".claude", "settings.local.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(b), bin+" hook claude") || !strings.Contains(errOut.String(), "the plandash on your PATH") {
 		t.Fatalf("hooks should run %s; settings %s; stderr %s", bin, b, errOut.String())
+	}
+}
+
+// In a project, the hooks name this machine's binary by its absolute path: they go into the
+// settings file Claude Code keeps out of git (settings.local.json), and the team-shared
+// settings.json only with --shared. Install says which file it changed, and warns when the other
+// file already has plandash's hooks (they would run twice).
+func TestInstallClaudeProjectWritesTheLocalFile(t *testing.T) {
+	dir := t.TempDir()
+	bin := fakeBinary(t)
+	env := func(string) string { return "" }
+	install := func(args ...string) (string, string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), append([]string{"install", "claude", "--project", dir, "--command", bin}, args...), env, nil, &out, &errOut); err != nil {
+			t.Fatalf("install %v: %v %s", args, err, errOut.String())
+		}
+		return out.String(), errOut.String()
+	}
+	local, shared := filepath.Join(dir, ".claude", "settings.local.json"), filepath.Join(dir, ".claude", "settings.json")
+	out, _ := install("--gate")
+	if !strings.Contains(out, local) {
+		t.Errorf("install does not say it changed %s: %q", local, out)
+	}
+	if b, err := os.ReadFile(local); err != nil || !strings.Contains(string(b), bin+" hook claude") {
+		t.Fatalf("the local settings: %s %v", b, err)
+	}
+	if _, err := os.Stat(shared); !os.IsNotExist(err) {
+		t.Fatalf("the shared settings.json was written: %v", err)
+	}
+	out, warn := install("--gate", "--shared")
+	if !strings.Contains(out, shared) || !strings.Contains(warn, local+" also has plandash's hooks") {
+		t.Errorf("install --shared: %q, warned %q", out, warn)
 	}
 }

@@ -87,6 +87,7 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	server := fs.String("server", "", "the dashboard the hooks report to (default: $PLANDASH_SERVER when the hook runs, else the local one)")
 	data := fs.String("data", "", "the dashboard's data directory, for its token (default: the local one)")
 	tok := fs.String("token", "", "the dashboard's token, written into the hook command (so stored in the settings file in clear); default: $PLANDASH_TOKEN when the hook runs, else the token in --data")
+	shared := fs.Bool("shared", false, "with --project: write the team-shared settings file a repository commits (claude: .claude/settings.json) instead of your own local one (.claude/settings.local.json)")
 	command := fs.String("command", "", "the plandash binary the hooks run (default: this one, unless it is a temporary `go run` build)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
@@ -107,7 +108,7 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	var rep reporter
 	switch agent {
 	case "claude":
-		path := filepath.Join(base, "settings.json")
+		path := claudeSettings(base, *project != "", *shared, stderr)
 		if *uninstall {
 			rep, err = claude.Uninstall(path)
 		} else {
