@@ -42,12 +42,12 @@ func hookCommand(explicit string, getenv func(string) string, stderr io.Writer) 
 			continue
 		}
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			fmt.Fprintf(stderr, "plandash: this binary is temporary (%s); the hooks run %s, the plandash on your PATH\n", exe, p)
+			fmt.Fprintf(stderr, "plandash: this binary runs from a temporary place (%s); the hooks run %s, the plandash on your PATH\n", exe, p)
 			return p, nil
 		}
 	}
-	return "", errors.New("this plandash is a temporary binary (" + exe + "): `go run` builds one and deletes it when it exits, " +
-		"so hooks pointing at it would run nothing.\n" +
+	return "", errors.New("this plandash runs from a temporary place (" + exe + "): a `go run` build, which Go deletes when it exits, " +
+		"or a temp directory, cleared sooner or later; hooks pointing at it would then run nothing.\n" +
 		"Install plandash first, from the clone:  go install ./cmd/plandash   (then run `plandash install …` again)\n" +
 		"or name the binary the hooks should run:  --command /path/to/plandash")
 }

@@ -138,6 +138,16 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return err
 	}
 	fmt.Fprintln(stdout, rep.String())
+	if !*uninstall {
+		// The hooks stay silent when they cannot report (they must never hold the agent up):
+		// say now whether they can.
+		hookFlags := client.Flags{Server: *server, DataDir: *data}
+		if agent == "claude" {
+			hookFlags.Token = *tok // only Claude Code's hook command carries --token
+		}
+		r := checkReach(context.Background(), client.Resolve(getenv, hookFlags), getenv)
+		fmt.Fprintln(stdout, r.Line)
+	}
 	return nil
 }
 

@@ -57,6 +57,7 @@ Usage:
                                    read and write docker-agent's shared plans
   plandash tokens create|list|revoke
                                    per-agent tokens for agents on other machines
+  plandash doctor [--test-event]   check the set-up: server, token, each agent's hooks and CLI
   plandash version
 
 Run 'plandash COMMAND -h' for a command's flags. Data directory: $XDG_DATA_HOME/plandash, else
@@ -95,6 +96,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return installCmd(rest, getenv, stdout, stderr)
 	case "tokens":
 		return tokensCmd(ctx, rest, getenv, stdout, stderr)
+	case "doctor":
+		return doctorCmd(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "plandash", version)
 		return nil

@@ -3,7 +3,7 @@ package main
 import "fmt"
 
 // commands are plandash's subcommands, for suggesting one when a name is mistyped.
-var commands = []string{"serve", "demo", "ingest", "url", "acp", "mcp", "approval", "dag", "install", "hook", "plans", "tokens", "version", "help"}
+var commands = []string{"serve", "demo", "ingest", "url", "acp", "mcp", "approval", "dag", "install", "hook", "plans", "tokens", "doctor", "version", "help"}
 
 // didYouMean names the option closest to got, as "did you mean "x"?", when one is within two
 // edits (or got is a prefix of exactly one); else "".
