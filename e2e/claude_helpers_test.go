@@ -50,7 +50,7 @@ func newClaudeRun(t *testing.T, bin string, a *app) *claudeRun {
 	t.Helper()
 	r := &claudeRun{srv: agenttest.NewModelServer(t), session: newUUID(t)}
 	r.cli = agenttest.NewClaude(t, r.srv, nil)
-	cmd := exec.Command(bin, "install", "claude", "--project", r.cli.Dir, "--gate", "--server", a.url(""), "--token", token)
+	cmd := exec.Command(bin, "install", "claude", "--project", r.cli.Dir, "--command", bin, "--gate", "--server", a.url(""), "--token", token)
 	cmd.Env = []string{"HOME=" + r.cli.Home, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "created") {

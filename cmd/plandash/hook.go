@@ -25,6 +25,9 @@ func hookCmd(ctx context.Context, args []string, getenv func(string) string, std
 		agent = args[0]
 	}
 	if agent != "claude" && agent != "codex" && agent != "gemini" {
+		if hint := didYouMean(agent, "claude", "codex", "gemini"); hint != "" {
+			fmt.Fprintf(stderr, "plandash hook: unknown agent %q: %s\n", agent, hint)
+		}
 		fmt.Fprintln(stderr, "usage: plandash hook claude|codex|gemini [--server URL] [--token T] [--data DIR]  (reads one hook event on stdin)")
 		return errUsage
 	}
@@ -68,7 +71,10 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		agent = args[0]
 	}
 	if agent != "claude" && agent != "codex" && agent != "gemini" && agent != "opencode" {
-		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini|opencode [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--token T] [--data DIR]")
+		if hint := didYouMean(agent, "claude", "codex", "gemini", "opencode"); hint != "" {
+			fmt.Fprintf(stderr, "plandash install: unknown agent %q: %s\n", agent, hint)
+		}
+		fmt.Fprintln(stderr, "usage: plandash install claude|codex|gemini|opencode [--project DIR] [--gate] [--all-tools] [--uninstall] [--server URL] [--token T] [--data DIR] [--command PATH]")
 		return errUsage
 	}
 	fs := flag.NewFlagSet("plandash install "+agent, flag.ContinueOnError)
@@ -81,12 +87,17 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	server := fs.String("server", "", "the dashboard the hooks report to (default: $PLANDASH_SERVER when the hook runs, else the local one)")
 	data := fs.String("data", "", "the dashboard's data directory, for its token (default: the local one)")
 	tok := fs.String("token", "", "the dashboard's token, written into the hook command (so stored in the settings file in clear); default: $PLANDASH_TOKEN when the hook runs, else the token in --data")
+	shared := fs.Bool("shared", false, "with --project: write the team-shared settings file a repository commits (claude: .claude/settings.json) instead of your own local one (.claude/settings.local.json)")
+	command := fs.String("command", "", "the plandash binary the hooks run (default: this one, unless it is a temporary `go run` build)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		exe = "plandash"
+	exe := ""
+	var err error
+	if agent != "opencode" && !*uninstall {
+		if exe, err = hookCommand(*command, getenv, stderr); err != nil {
+			return err
+		}
 	}
 	base := filepath.Join(getenv("HOME"), "."+agent)
 	if *project != "" {
@@ -97,7 +108,7 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	var rep reporter
 	switch agent {
 	case "claude":
-		path := filepath.Join(base, "settings.json")
+		path := claudeSettings(base, *project != "", *shared, stderr)
 		if *uninstall {
 			rep, err = claude.Uninstall(path)
 		} else {
@@ -127,6 +138,16 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return err
 	}
 	fmt.Fprintln(stdout, rep.String())
+	if !*uninstall {
+		// The hooks stay silent when they cannot report (they must never hold the agent up):
+		// say now whether they can.
+		hookFlags := client.Flags{Server: *server, DataDir: *data}
+		if agent == "claude" {
+			hookFlags.Token = *tok // only Claude Code's hook command carries --token
+		}
+		r := checkReach(context.Background(), client.Resolve(getenv, hookFlags), getenv)
+		fmt.Fprintln(stdout, r.Line)
+	}
 	return nil
 }
 

@@ -70,10 +70,11 @@ func TestInstallClaudeCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := func(string) string { return "" }
+	bin := fakeBinary(t)
 	install := func(args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		if err := run(context.Background(), append([]string{"install", "claude", "--project", dir}, args...), env, nil, &out, &errOut); err != nil {
+		if err := run(context.Background(), append([]string{"install", "claude", "--project", dir, "--shared", "--command", bin}, args...), env, nil, &out, &errOut); err != nil {
 			t.Fatalf("install %v: %v %s", args, err, errOut.String())
 		}
 		return out.String()
@@ -112,7 +113,7 @@ func TestInstallClaudeCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), []string{"install", "claude", "--project", dir}, env, nil, &out, &errOut)
+	err := run(context.Background(), []string{"install", "claude", "--project", dir, "--shared", "--command", bin}, env, nil, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("install over invalid JSON: %v", err)
 	}

@@ -57,6 +57,7 @@ Usage:
                                    read and write docker-agent's shared plans
   plandash tokens create|list|revoke
                                    per-agent tokens for agents on other machines
+  plandash doctor [--test-event]   check the set-up: server, token, each agent's hooks and CLI
   plandash version
 
 Run 'plandash COMMAND -h' for a command's flags. Data directory: $XDG_DATA_HOME/plandash, else
@@ -95,12 +96,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return installCmd(rest, getenv, stdout, stderr)
 	case "tokens":
 		return tokensCmd(ctx, rest, getenv, stdout, stderr)
+	case "doctor":
+		return doctorCmd(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "plandash", version)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
+	}
+	if hint := didYouMean(cmd, commands...); hint != "" {
+		fmt.Fprintf(stderr, "plandash: unknown command %q: %s\nRun 'plandash help' for every command.\n", cmd, hint)
+		return errUsage
 	}
 	fmt.Fprintf(stderr, "plandash: unknown command %q\n\n%s", cmd, usage)
 	return errUsage

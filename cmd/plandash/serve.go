@@ -165,6 +165,15 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			return err
 		}
 	}
+	if f.db == "" {
+		if base := runningAt(ctx, f.data); base != "" {
+			if isDemo {
+				fmt.Fprintf(stdout, "plandash demo is already running at %s\nOpen the dashboard: %s\n", base, dashboardURL(base, f.data))
+				return nil
+			}
+			return fmt.Errorf("plandash is already running at %s on this data directory (%s): stop it first, or start this one with another --data", base, f.data)
+		}
+	}
 	srv, err := app.Open(ctx, app.Config{
 		Config: web.Config{
 			FrameAncestors: f.frameAncestors, OriginPatterns: originPatterns(f.frameAncestors),
@@ -185,6 +194,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	ln, base := secure(ln, tlsCfg)
+	base, elsewhere := publicBases(base, ln.Addr(), f.hosts)
 	if _, want, _ := net.SplitHostPort(f.addr); want != "0" && !strings.HasSuffix(ln.Addr().String(), ":"+want) {
 		fmt.Fprintf(stdout, "%s is taken: listening on a free port instead.\n", f.addr)
 	}
@@ -208,6 +218,9 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		where += "; database: PostgreSQL" // not the URL: it may carry a password
 	}
 	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, where, base, url.QueryEscape(srv.Token))
+	if len(elsewhere) > 0 {
+		fmt.Fprintf(stdout, "From other machines: %s\n", strings.Join(elsewhere, ", "))
+	}
 	if isDemo {
 		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
 		// The agent's connections are its own, closed when it stops: a connection it opened but

@@ -58,6 +58,7 @@ func (a *Agent) loop(ctx context.Context, n int, sc script) error {
 	if !a.sleep(ctx, time.Duration(n)*1500*time.Millisecond) {
 		return nil
 	}
+	var finished []*run // ended rounds still on the overview, oldest first
 	for round := 1; ; round++ {
 		r := &run{a: a, ctx: ctx, stream: fmt.Sprintf("demo-%d-%d-%d", n, round, time.Now().UnixNano()), n: n, round: round}
 		if err := sc(r); err != nil {
@@ -66,13 +67,30 @@ func (a *Agent) loop(ctx context.Context, n int, sc script) error {
 			}
 			return err
 		}
-		if !a.sleep(ctx, 6*time.Second) {
+		if !a.sleep(ctx, a.restBetweenRounds()) {
 			return nil
 		}
 		if r.session != "" {
 			r.send(req("session/close", map[string]any{"sessionId": r.session}))
 		}
+		// A demo left running keeps one ended round per agent on the overview, beside the live
+		// one, instead of piling up dozens: older rounds retire (their plans are removed, so
+		// they leave the overview and stay on the sessions page).
+		finished = append(finished, r)
+		for len(finished) > keptRounds {
+			finished[0].retire()
+			finished = finished[1:]
+		}
 	}
+}
+
+// keptRounds is how many ended rounds of each scripted agent stay on the overview.
+const keptRounds = 1
+
+// restBetweenRounds is the pause between an agent's rounds: a person watching sees a round end
+// and the next one begin, at a pace that reads as work rather than a loop.
+func (a *Agent) restBetweenRounds() time.Duration {
+	return 20*time.Second + time.Duration(rand.Int64N(int64(20*time.Second)))
 }
 
 func (a *Agent) sleep(ctx context.Context, d time.Duration) bool {
@@ -96,6 +114,8 @@ type run struct {
 	session string
 	id      int
 	err     error
+	plans   []string // the plan ids this run showed, to retire them
+	said    bool     // the agent has spoken in this run: the next message starts a new paragraph
 }
 
 type msg map[string]any
@@ -145,10 +165,44 @@ func (r *run) start(agent, title, cwd, prompt string, planCapable bool) {
 }
 
 func (r *run) update(u msg) {
+	switch u["sessionUpdate"] {
+	case "plan":
+		r.showed("main")
+	case "plan_update":
+		if p, ok := u["plan"].(msg); ok {
+			if id, ok := p["planId"].(string); ok {
+				r.showed(id)
+			}
+		}
+	}
 	r.send(req("session/update", map[string]any{"sessionId": r.session, "update": u}))
 }
 
+// showed records a plan id the run put on the page.
+func (r *run) showed(id string) {
+	for _, p := range r.plans {
+		if p == id {
+			return
+		}
+	}
+	r.plans = append(r.plans, id)
+}
+
+// retire removes the run's plans, taking its ended session off the overview.
+func (r *run) retire() {
+	r.err = nil
+	for _, id := range r.plans {
+		r.send(req("session/update", map[string]any{"sessionId": r.session, "update": msg{"sessionUpdate": "plan_removed", "planId": id}}))
+	}
+}
+
+// say streams one message of the agent in chunks, as agents do; a later message of the same run
+// starts a new paragraph rather than running on from the last one's full stop.
 func (r *run) say(text string) {
+	if r.said {
+		text = "\n\n" + text
+	}
+	r.said = true
 	for _, word := range splitKeep(text) {
 		r.update(msg{"sessionUpdate": "agent_message_chunk", "content": msg{"type": "text", "text": word}})
 	}

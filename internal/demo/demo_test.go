@@ -205,3 +205,61 @@ func TestAgentReportsARefusingServer(t *testing.T) {
 		t.Fatalf("Run = %v, want the server's 401", err)
 	}
 }
+
+// A demo left running for twenty minutes had 43 finished rounds on its overview. Each scripted
+// agent keeps its live round and the one before; older rounds retire from the overview (their
+// sessions stay listed on the sessions page), and the agent's messages read as separate
+// paragraphs rather than sentences glued at their full stops.
+func TestDemoRetiresFinishedRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the scripted agents take seconds")
+	}
+	base := serve(t, "")
+	stop := runAgent(t, &demo.Agent{API: client.New(base, token), Dir: t.TempDir(), Speed: 60})
+	defer stop()
+	const cwd = "/home/dev/shop-api" // the to-do agent's rounds: it never waits for a person
+	type sessions struct {
+		Sessions []struct {
+			ID  string
+			Cwd string
+		}
+	}
+	type overview struct {
+		Sessions []struct {
+			Session struct{ ID, Cwd string }
+		}
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		var all sessions
+		api(t, base, "GET", "/api/v1/sessions?limit=200", "", &all)
+		rounds := 0
+		for _, s := range all.Sessions {
+			if s.Cwd == cwd {
+				rounds++
+			}
+		}
+		if rounds >= 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d rounds of the to-do agent within %s", rounds, wait)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval, not an assertion
+	}
+	var ov overview
+	api(t, base, "GET", "/api/v1/plans?limit=200", "", &ov)
+	shown := 0
+	for _, g := range ov.Sessions {
+		if g.Session.Cwd == cwd {
+			shown++
+		}
+	}
+	// The live round, the one ended before it, and at most one more ending as we look.
+	if shown > keptRoundsOnOverview+1 {
+		t.Errorf("%d of the to-do agent's rounds on the overview, want at most %d", shown, keptRoundsOnOverview+1)
+	}
+}
+
+// keptRoundsOnOverview is the live round and one ended one.
+const keptRoundsOnOverview = 2

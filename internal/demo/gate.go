@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -65,7 +66,13 @@ func (a *Agent) sharedRelease(ctx context.Context) {
 		if _, err := st.Upsert(ctx, sharedplans.UpsertRequest{Name: "release-1-4", Title: &title, Author: &author, Status: &s.status, Content: &s.content}); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(a.logOut(), "demo: shared plan: %v\n", err)
 		}
-		if !a.sleep(ctx, 7*time.Second) {
+		// A release moves at a person's pace: a step every minute or so, and a while at "done"
+		// before the next release starts over.
+		pause := 45*time.Second + time.Duration(rand.Int64N(int64(30*time.Second)))
+		if s.status == "done" {
+			pause = 5 * time.Minute
+		}
+		if !a.sleep(ctx, pause) {
 			return
 		}
 	}

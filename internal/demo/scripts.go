@@ -133,7 +133,7 @@ func planModeAgent(r *run) error {
 		{"Load test with 10k sessions", "low"},
 	}, [][3]string{
 		{"Edit session/store.go", "edit", "/home/dev/auth-service/session/store.go"},
-		{"Search for sessions[", "search", "/home/dev/auth-service"},
+		{"Find every use of the session map", "search", "/home/dev/auth-service"},
 	})
 	r.update(msg{"sessionUpdate": "plan_update", "plan": msg{"type": "markdown", "planId": "plan-mode",
 		"content": strings.Replace(strings.Replace(planMarkdown, "- [ ] Add", "- [x] Add", 1), "- [ ] Dual", "- [x] Dual", 1)}})
@@ -212,7 +212,7 @@ func dagAgent(r *run) error {
 			return r.err
 		}
 		for _, i := range level {
-			r.tool(fmt.Sprintf("dag_%d", i+1), calls[i]["_title"].(string), "fetch", calls[i])
+			r.tool(fmt.Sprintf("dag_%d", i+1), calls[i]["_title"].(string), dagKinds[calls[i]["_tool"].(string)], calls[i])
 		}
 		if !r.pause(2 * time.Second) {
 			return r.err
@@ -224,6 +224,10 @@ func dagAgent(r *run) error {
 	r.say("The brief is ready.")
 	return r.err
 }
+
+// dagKinds are the ACP tool kinds of the briefing's calls: reading a system is a fetch, a query
+// a search, writing text from what was read a think.
+var dagKinds = map[string]string{"fetchUserProfile": "fetch", "listOrders": "fetch", "searchTickets": "search", "summarize": "think", "composeBrief": "think"}
 
 // indent quotes a review's text as a markdown block quote inside the revised plan.
 func indent(s string) string {

@@ -109,6 +109,12 @@ func (a *assets) withBase(next http.Handler) http.Handler {
 	})
 }
 
+// favicon answers the /favicon.ico browsers and tools ask for on their own with the icon the
+// pages link to, instead of a 404 in every log.
+func (a *assets) favicon(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, a.base()+"favicon.svg", http.StatusMovedPermanently)
+}
+
 // ServeHTTP answers GET and HEAD of /static/<version>/NAME (kept for a year) and /static/NAME
 // (revalidated). A version other than the current one is not found: its content is gone, and
 // serving today's file under yesterday's address would let a browser keep the wrong one.

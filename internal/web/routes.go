@@ -23,6 +23,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
 	r.Handle("/static/*", s.assets)
+	r.Get("/favicon.ico", s.assets.favicon)
 
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth.RequirePage)

@@ -104,3 +104,18 @@ func walkModules(t *testing.T, ts *testServer, p string, seen map[string]bool) {
 		walkModules(t, ts, path.Join(path.Dir(p), m[1]), seen)
 	}
 }
+
+// Browsers and tools ask for /favicon.ico on their own, without a token: they get the icon the
+// pages link to, not a 404.
+func TestFaviconICO(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	resp, err := http.Get(ts.URL + "/favicon.ico")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml" || !versioned.MatchString(resp.Request.URL.Path) || !strings.Contains(string(body), "<svg") {
+		t.Fatalf("/favicon.ico: %d %q at %s", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Request.URL.Path)
+	}
+}

@@ -320,6 +320,17 @@ func TestOverviewPage(t *testing.T) {
 	if len(all(doc, `[data-testid=empty-state]`)) != 1 || len(all(doc, `[data-testid=plan-card]`)) != 0 {
 		t.Fatal("empty overview has no empty state")
 	}
+	// A newcomer's empty page says how to connect each agent, one command each.
+	connect := map[string]string{}
+	for _, row := range all(doc, `[data-testid=connect-agent]`) {
+		connect[text(one(t, row, "dt"))] = text(one(t, row, "dd"))
+	}
+	for agent, cmd := range map[string]string{"Claude Code": "plandash install claude --gate", "Gemini CLI": "plandash install gemini --gate",
+		"OpenCode": "plandash install opencode", "Codex CLI": "plandash install codex", "An IDE's ACP agent": "plandash acp -- AGENT"} {
+		if !strings.Contains(connect[agent], cmd) {
+			t.Errorf("the empty overview's line for %s is %q, want it to name %q", agent, connect[agent], cmd)
+		}
+	}
 	ts.ingest(t, update("s1", planA)+"\n"+
 		update("s1", `{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"md","content":"## Steps\n- [x] done\n- [ ] todo\n\n<script>alert(1)</script> [x](javascript:alert(1))\n\n| a | b |\n|---|---|\n| 1 | 2 |"}}`)+"\n"+
 		update("s2", `{"sessionUpdate":"plan","entries":[{"content":"<img src=x onerror=alert(1)>","priority":"medium","status":"in_progress"}]}`))

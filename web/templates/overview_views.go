@@ -34,6 +34,18 @@ func (f OverviewFilter) Narrowed() bool {
 	return f.Agent != "" || f.Host != "" || f.Dir != "" || f.State != "" || f.Q != ""
 }
 
+// Chosen counts the menus set to something other than "any": what a folded filter bar says it
+// holds.
+func (f OverviewFilter) Chosen() int {
+	n := 0
+	for _, v := range []string{f.Agent, f.Host, f.Dir, f.State} {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // Query is the filter as a URL query, without the cursor.
 func (f OverviewFilter) Query() url.Values {
 	v := url.Values{}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/plandash/plandash/internal/agents/opencode"
+	"github.com/plandash/plandash/internal/client"
+	"github.com/plandash/plandash/internal/files"
+)
+
+// testedVersions are the agents' CLI versions the real-CLI tests run (scripts/agent-clis.sh pins
+// the same; TestTestedVersionsMatchTheInstallScript keeps the two equal). Hook contracts change
+// between releases without notice, so doctor says when the installed one differs.
+var testedVersions = []struct{ agent, cli, version string }{
+	{"claude", "claude", "2.1.328"},
+	{"codex", "codex", "0.169.0"},
+	{"gemini", "gemini", "0.61.0"},
+	{"opencode", "opencode", "1.18.33"},
+}
+
+// maxSettings bounds a settings file doctor reads: they are small, and a huge one is not ours.
+const maxSettings = 4 << 20
+
+// doctorCmd is `plandash doctor`: everything a user can get wrong between an agent and the page,
+// one line each with the fix. It exits 1 when something is wrong.
+func doctorCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plandash doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f client.Flags
+	f.Register(fs)
+	project := fs.String("project", ".", "also check the hooks installed in this project directory")
+	testEvent := fs.Bool("test-event", false, "post a test session that shows on the dashboard's page")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	t := client.Resolve(getenv, f)
+	bad := false
+	say := func(ok bool, line string) {
+		bad = bad || !ok
+		fmt.Fprintln(stdout, line)
+	}
+	r := checkReach(ctx, t, getenv)
+	say(r.OK, "server:   "+r.Line)
+	if r.OK && *testEvent {
+		if err := postTestEvent(ctx, t); err != nil {
+			say(false, "test:     ✗ the test event was refused: "+err.Error())
+		} else {
+			say(true, "test:     ✓ a session \"plandash doctor\" is on the page now: "+t.Server+"/")
+		}
+	}
+	proj, _ := filepath.Abs(*project)
+	for _, a := range testedVersions {
+		for _, line := range checkHooks(a.agent, proj, t, getenv) {
+			say(line.ok, fmt.Sprintf("%-9s %s", a.agent+":", line.text))
+		}
+		if v, err := cliVersion(ctx, a.cli, getenv); err == nil {
+			if strings.Contains(v, a.version) {
+				say(true, fmt.Sprintf("%-9s ✓ %s %s, the version plandash is tested with", a.agent+":", a.cli, a.version))
+			} else {
+				say(true, fmt.Sprintf("%-9s ! %s says %q; plandash is tested with %s: if its plans do not show, the agent's hooks may have changed", a.agent+":", a.cli, v, a.version))
+			}
+		}
+	}
+	if bad {
+		return exitCode(1)
+	}
+	return nil
+}
+
+type hookLine struct {
+	ok   bool
+	text string
+}
+
+// hookCommand matches the command an installed hook runs: the binary, then "hook AGENT", then
+// its flags.
+var hookCommandRe = regexp.MustCompile(`^(\S+) hook (claude|codex|gemini)\b(.*)$`)
+
+// checkHooks reads the agent's settings files, the user's and the project's, and checks each
+// plandash hook found: its binary exists, and it reports where the server is.
+func checkHooks(agent, project string, t client.Target, getenv func(string) string) []hookLine {
+	home := getenv("HOME")
+	var paths []string
+	switch agent {
+	case "claude":
+		paths = []string{filepath.Join(home, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json")}
+	case "codex":
+		dir := filepath.Join(home, ".codex")
+		if h := getenv("CODEX_HOME"); h != "" {
+			dir = h
+		}
+		paths = []string{filepath.Join(dir, "hooks.json"), filepath.Join(project, ".codex", "hooks.json")}
+	case "gemini":
+		paths = []string{filepath.Join(home, ".gemini", "settings.json"), filepath.Join(project, ".gemini", "settings.json")}
+	case "opencode":
+		var out []hookLine
+		for _, dir := range []string{opencode.PluginDir("", getenv), opencode.PluginDir(project, getenv)} {
+			if _, err := os.Stat(filepath.Join(dir, "plandash.js")); err == nil {
+				out = append(out, hookLine{true, "✓ plugin installed in " + dir + " (restart OpenCode after installing)"})
+			}
+		}
+		if len(out) == 0 {
+			out = append(out, hookLine{true, "· not connected: `plandash install opencode`"})
+		}
+		return out
+	}
+	var out []hookLine
+	for _, p := range dedupe(paths) {
+		cmds, err := hookCommands(p)
+		if err != nil {
+			out = append(out, hookLine{false, fmt.Sprintf("✗ %s: %v", p, err)})
+			continue
+		}
+		seen := map[hookLine]bool{}
+		for _, c := range cmds {
+			if l := checkHook(c, p, t); !seen[l] {
+				seen[l] = true
+				out = append(out, l)
+			}
+		}
+	}
+	if len(out) == 0 {
+		fix := "`plandash install " + agent + "`"
+		if agent != "codex" {
+			fix = "`plandash install " + agent + " --gate`"
+		} else {
+			fix += " for the gate (its sessions show without it)"
+		}
+		out = append(out, hookLine{true, "· no hooks installed: " + fix})
+	}
+	return out
+}
+
+// checkHook checks one installed hook command found in the settings file at path.
+func checkHook(command, path string, t client.Target) hookLine {
+	m := hookCommandRe.FindStringSubmatch(command)
+	bin, flags := m[1], m[3]
+	if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return hookLine{false, fmt.Sprintf("✗ the hooks in %s run %s, which is not there: install plandash (`go install ./cmd/plandash`) and run `plandash install %s` again", path, bin, m[2])}
+	}
+	if i := strings.Index(flags, "--server "); i >= 0 {
+		server := strings.Fields(flags[i+len("--server "):])[0]
+		if strings.TrimRight(server, "/") != strings.TrimRight(t.Server, "/") {
+			return hookLine{false, fmt.Sprintf("✗ the hooks in %s report to %s, not to %s: run `plandash install %s` again (with --server if that is the one you want)", path, server, t.Server, m[2])}
+		}
+	}
+	return hookLine{true, fmt.Sprintf("✓ hooks in %s run %s", path, bin)}
+}
+
+// hookCommands are the plandash hook commands in a settings file (absent: none), read bounded,
+// regular files only.
+func hookCommands(path string) ([]string, error) {
+	b, err := readSettings(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("not valid JSON (%v): the agent cannot read it either", err)
+	}
+	var cmds []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case string:
+			if hookCommandRe.MatchString(v) {
+				cmds = append(cmds, v)
+			}
+		}
+	}
+	walk(v)
+	return cmds, nil
+}
+
+// readSettings reads a settings file without hanging on a FIFO or reading a huge file whole.
+func readSettings(path string) ([]byte, error) {
+	f, err := files.OpenNoHang(files.OSOps{}, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	return files.ReadBounded(f, fi.Size(), maxSettings)
+}
+
+// cliVersion runs `CLI --version` found on getenv's PATH, bounded in time and output.
+func cliVersion(ctx context.Context, cli string, getenv func(string) string) (string, error) {
+	var bin string
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		p := filepath.Join(dir, cli)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		return "", os.ErrNotExist
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd.Env = append(os.Environ(), "PATH="+getenv("PATH"))
+	var out bytes.Buffer
+	cmd.Stdout = &limitedWriter{w: &out, n: 4096}
+	if err := cmd.Run(); err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+	return strings.TrimSpace(line), nil
+}
+
+// postTestEvent puts a small session on the page, through the same ingest API the agents use.
+func postTestEvent(ctx context.Context, t client.Target) error {
+	host, _ := os.Hostname()
+	session := "plandash-doctor"
+	update := map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+		"sessionId": session,
+		"update": map[string]any{"sessionUpdate": "plan", "entries": []map[string]string{
+			{"content": "plandash doctor reached this server from " + host + " at " + time.Now().Format("15:04:05"), "priority": "medium", "status": "completed"},
+		}},
+	}}
+	b, err := json.Marshal(update)
+	if err != nil {
+		return err
+	}
+	_, err = t.Client(client.WithTimeout(5*time.Second)).Ingest(ctx, bytes.NewReader(b), client.IngestOptions{Agent: "plandash doctor"})
+	return err
+}
+
+// dedupe drops repeated paths (the project may be the home directory).
+func dedupe(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// limitedWriter keeps the first n bytes written and drops the rest.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.n -= k
+		_, _ = l.w.Write(p[:k])
+	}
+	return len(p), nil
+}
