@@ -15,7 +15,7 @@ const params = `{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"Edit ma
 
 func offer(t *testing.T, in *Inbox, stream, id string) {
 	t.Helper()
-	if err := in.Offer(Request{Stream: stream, ID: json.RawMessage(id), SessionID: "s1", Params: json.RawMessage(params)}); err != nil {
+	if err := in.Offer("proxy", Request{Stream: stream, ID: json.RawMessage(id), SessionID: "s1", Params: json.RawMessage(params)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -44,11 +44,11 @@ func TestFirstAnswerWins(t *testing.T) {
 	if in.OpenCount() != 0 {
 		t.Fatal("an answered request still counts as open")
 	}
-	got := in.Answers(context.Background(), "st", time.Second)
+	got, _ := in.Answers(context.Background(), "proxy", "st", time.Second)
 	if len(got) != 1 || got[0].Outcome.OptionID != "allow" || got[0].By != "ann" || string(got[0].ID) != "7" {
 		t.Fatalf("answers %+v", got)
 	}
-	in.Resolve("st", json.RawMessage("7"), "dashboard", &acp.PermissionOutcome{Outcome: "selected", OptionID: "allow"})
+	in.Resolve("proxy", "st", json.RawMessage("7"), "dashboard", &acp.PermissionOutcome{Outcome: "selected", OptionID: "allow"})
 	if l := in.List(); len(l) != 1 || l[0].ResolvedBy != "dashboard" {
 		t.Fatalf("list %+v", l)
 	}
@@ -63,7 +63,7 @@ func TestAnswersWakesTheWaiter(t *testing.T) {
 	in := New(nil)
 	offer(t, in, "st", "1")
 	got := make(chan []Answer, 1)
-	go func() { got <- in.Answers(context.Background(), "st", time.Minute) }()
+	go func() { a, _ := in.Answers(context.Background(), "proxy", "st", time.Minute); got <- a }()
 	// The waiter may or may not be parked yet: either way it must get the answer.
 	if err := in.Answer("st", json.RawMessage("1"), acp.PermissionOutcome{Outcome: "cancelled"}, "ann"); err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestAnswersWakesTheWaiter(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if a := in.Answers(ctx, "st", time.Minute); len(a) != 0 {
+	if a, _ := in.Answers(ctx, "proxy", "st", time.Minute); len(a) != 0 {
 		t.Fatalf("a cancelled wait returned %+v", a)
 	}
 }
@@ -88,12 +88,12 @@ func TestResolvedAreBounded(t *testing.T) {
 	for i := range maxResolved + 50 {
 		id, _ := json.Marshal(i)
 		offer(t, in, "st", string(id))
-		in.Resolve("st", id, "ide", nil)
+		in.Resolve("proxy", "st", id, "ide", nil)
 	}
 	if n := len(in.List()); n != maxResolved {
 		t.Fatalf("%d ended requests kept, want %d", n, maxResolved)
 	}
-	if err := in.Offer(Request{Stream: "", ID: json.RawMessage("1")}); errs.KindOf(err) != errs.Invalid {
+	if err := in.Offer("proxy", Request{Stream: "", ID: json.RawMessage("1")}); errs.KindOf(err) != errs.Invalid {
 		t.Fatalf("offer without a stream: %v", err)
 	}
 }
