@@ -3,6 +3,7 @@ package permissions
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -95,5 +96,66 @@ func TestResolvedAreBounded(t *testing.T) {
 	}
 	if err := in.Offer("proxy", Request{Stream: "", ID: json.RawMessage("1")}); errs.KindOf(err) != errs.Invalid {
 		t.Fatalf("offer without a stream: %v", err)
+	}
+}
+
+// TestStreamBelongsToItsOwner: the first owner to use a stream keeps it; another's offer,
+// resolution and poll are Forbidden. An open request's id is offered once: other params from
+// the owner are a Conflict, the same ones (a reconnect) are fine, and once the request ended a
+// new request may reuse its id.
+func TestStreamBelongsToItsOwner(t *testing.T) {
+	in := New(nil)
+	offer(t, in, "st", "1")
+	other := Request{Stream: "st", ID: json.RawMessage("1"), SessionID: "s1", Params: json.RawMessage(`{"sessionId":"s1","toolCall":{"title":"ls"}}`)}
+	if err := in.Offer("intruder", other); errs.KindOf(err) != errs.Forbidden {
+		t.Fatalf("another owner's offer: %v", err)
+	}
+	if err := in.Resolve("intruder", "st", json.RawMessage("1"), "ide", nil); errs.KindOf(err) != errs.Forbidden {
+		t.Fatalf("another owner's resolution: %v", err)
+	}
+	if _, err := in.Answers(context.Background(), "intruder", "st", time.Millisecond); errs.KindOf(err) != errs.Forbidden {
+		t.Fatalf("another owner's poll: %v", err)
+	}
+	if err := in.Offer("proxy", other); errs.KindOf(err) != errs.Conflict {
+		t.Fatalf("the owner's offer of other params: %v", err)
+	}
+	offer(t, in, "st", " 1 ") // the same request again, after a reconnect
+	if l := in.List(); len(l) != 1 || Title(l[0].Params) != "Edit main.go" {
+		t.Fatalf("listed %+v", l)
+	}
+	if err := in.Resolve("proxy", "st", json.RawMessage("1"), "ide", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Offer("proxy", other); err != nil {
+		t.Fatalf("a new request reusing an ended one's id: %v", err)
+	}
+	if err := in.Offer("", other); err == nil {
+		t.Fatal("an offer without an owner was taken")
+	}
+}
+
+// TestIdleStreamsAreForgotten: bindings of streams unused for a day and with no requests kept
+// are forgotten once there are many, so their names can be used again.
+func TestIdleStreamsAreForgotten(t *testing.T) {
+	m := NewMemory()
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	for i := range maxIdleStreams {
+		if _, err := m.Claim(ctx, "s-"+strconv.Itoa(i), "a", t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Offer(ctx, Request{Stream: "s-1", ID: json.RawMessage("1")}, func(*Request) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	later := t0.Add(StreamIdle + time.Hour)
+	if _, err := m.Claim(ctx, "new", "b", later); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := m.Claim(ctx, "s-0", "b", later); got != "b" {
+		t.Errorf("an idle stream is still bound to %q", got)
+	}
+	if got, _ := m.Claim(ctx, "s-1", "b", later); got != "a" {
+		t.Errorf("a stream with a request kept was rebound to %q", got)
 	}
 }

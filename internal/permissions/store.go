@@ -61,11 +61,12 @@ type Memory struct {
 	answers  map[string][]Answer // by stream, not yet taken
 	resolved []key               // oldest first, bounded
 	streams  map[string]streamOwner
+	sweepAt  int // how many bindings make the next Claim look for idle ones
 }
 
 // NewMemory returns an empty store in memory.
 func NewMemory() *Memory {
-	return &Memory{reqs: map[key]*Request{}, answers: map[string][]Answer{}, streams: map[string]streamOwner{}}
+	return &Memory{reqs: map[key]*Request{}, answers: map[string][]Answer{}, streams: map[string]streamOwner{}, sweepAt: maxIdleStreams}
 }
 
 // Offer stores r if check allows it.
@@ -95,8 +96,11 @@ func (m *Memory) Claim(_ context.Context, stream, owner string, at time.Time) (s
 		}
 		return s.owner, nil
 	}
-	if len(m.streams) >= maxIdleStreams {
+	if len(m.streams) >= m.sweepAt {
 		m.forgetIdle(at, len(m.streams) >= maxStreams)
+		// Doubling keeps the sweeps' cost linear in the claims; only a full map, which a
+		// token inventing names would cause, sweeps at every new stream.
+		m.sweepAt = min(max(maxIdleStreams, 2*len(m.streams)), maxStreams)
 	}
 	m.streams[stream] = streamOwner{owner, at}
 	return owner, nil
