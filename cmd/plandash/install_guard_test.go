@@ -191,3 +191,22 @@ func mkdirAll(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// TestInstallGeminiReadOnlyPolicy: a read-only policy file that --gate would replace stops the
+// install before the settings are touched.
+func TestInstallGeminiReadOnlyPolicy(t *testing.T) {
+	home := t.TempDir()
+	env := func(k string) string { return map[string]string{"HOME": home}[k] }
+	policy := filepath.Join(home, ".gemini", "policies", "plandash.toml")
+	mkdirAll(t, filepath.Dir(policy))
+	if err := os.WriteFile(policy, []byte("# mine\n"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, home)
+	if _, err := installBounded(t, env, "", "gemini", "--gate"); err == nil || !strings.Contains(err.Error(), "plandash.toml is read-only") {
+		t.Fatalf("install: %v; want the read-only policy named", err)
+	}
+	if after := snapshot(t, home); after != before {
+		t.Errorf("files changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

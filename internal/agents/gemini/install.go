@@ -145,7 +145,11 @@ func Install(settingsPath string, opts InstallOptions) (Report, error) {
 	policy := policyPath(settingsPath, opts.PolicyPath)
 	// The policy file is checked first, so a policy that cannot be written (its directory
 	// linked out of the project, a FIFO, a read-only file) leaves the settings untouched too.
-	if _, err := settingsfile.Read(root, policy); err != nil {
+	old, err := settingsfile.Read(root, policy)
+	if err == nil && old.Exists && (opts.Gate != bytes.Equal(old.Data, []byte(Policy))) {
+		err = old.CheckWritable(policy) // the policy would be written or removed
+	}
+	if err != nil {
 		return Report{Path: settingsPath, Policy: policy}, err
 	}
 	rep, err := rewrite(root, settingsPath, desired(opts))

@@ -64,6 +64,16 @@ func Read(root, path string) (File, error) {
 	return out, err
 }
 
+// CheckWritable reports, for the file f read from path, the error Write or Remove would give
+// because it is read-only; nil for a writable or missing file. It lets an installer that
+// changes two files check the second before it writes the first.
+func (f File) CheckWritable(path string) error {
+	if !f.Exists || f.Mode&0o200 != 0 {
+		return nil
+	}
+	return readOnly(path, f.Mode)
+}
+
 // Write replaces the file at path with data, atomically (a temp file in the same directory,
 // renamed over it), keeping the file's mode; missing directories are made. A file the user
 // may not write (no owner write bit, such as 0444) is refused: making a file read-only is how
@@ -137,10 +147,14 @@ func with(root, path string, followFinal bool, fn func(ops files.Ops, name strin
 
 func writable(path string, st fs.FileInfo) error {
 	if st.Mode().Perm()&0o200 == 0 {
-		return errs.Errorf(errs.Forbidden, "%s is read-only (mode %04o); plandash leaves it as it is: make it writable (chmod u+w) to let plandash change it",
-			path, st.Mode().Perm())
+		return readOnly(path, st.Mode().Perm())
 	}
 	return nil
+}
+
+func readOnly(path string, mode fs.FileMode) error {
+	return errs.Errorf(errs.Forbidden, "%s is read-only (mode %04o); plandash leaves it as it is: make it writable (chmod u+w) to let plandash change it",
+		path, mode)
 }
 
 func tooLarge(path string) error {
