@@ -51,6 +51,9 @@ type Outcome struct {
 	Feedback string `json:"feedback,omitempty"` // what the person said with a rejection
 }
 
+// MaxStreamBytes bounds a stream's name: the proxy's are about 30 bytes.
+const MaxStreamBytes = 256
+
 // maxResolved is how many ended requests a store keeps to show who resolved them.
 const maxResolved = 200
 
@@ -159,8 +162,14 @@ func (in *Inbox) Offer(owner string, r Request) error {
 // (the token) that first used it. owner must name the credential itself, not only its name,
 // so that a new token reusing a revoked one's name does not inherit its streams.
 func (in *Inbox) Claim(owner, stream string) error {
-	if owner == "" {
+	switch {
+	case owner == "":
 		return errs.Errorf(errs.Internal, "permissions: a stream used without an owner")
+	case stream == "":
+		return errs.Errorf(errs.Invalid, "stream is required")
+	case len(stream) > MaxStreamBytes:
+		// Bounded, as every name kept and echoed in messages is.
+		return errs.Errorf(errs.Invalid, "stream is %d bytes, over the limit of %d", len(stream), MaxStreamBytes)
 	}
 	got, err := in.store.Claim(context.Background(), stream, owner, in.now())
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,6 +132,11 @@ func TestStreamBelongsToItsOwner(t *testing.T) {
 	}
 	if err := in.Offer("", other); err == nil {
 		t.Fatal("an offer without an owner was taken")
+	}
+	for _, stream := range []string{"", strings.Repeat("s", MaxStreamBytes+1)} {
+		if _, err := in.Answers(context.Background(), "proxy", stream, time.Millisecond); errs.KindOf(err) != errs.Invalid {
+			t.Errorf("a poll on stream of %d bytes: %v, want invalid", len(stream), err)
+		}
 	}
 }
 
