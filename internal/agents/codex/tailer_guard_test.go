@@ -131,3 +131,22 @@ func TestTailerSkippedLinesDoNotFloodTheLog(t *testing.T) {
 		t.Fatalf("%d log lines about skipped lines, want the first and one summary; first ones: %q", len(skips), skips[:n])
 	}
 }
+
+// TestTailerFollowsALinkedSessionsDirectory: the sessions directory itself may be a symlink the
+// user made (to another disk); a rollout already in it is read at start, without a rescan.
+func TestTailerFollowsALinkedSessionsDirectory(t *testing.T) {
+	real, home := t.TempDir(), t.TempDir()
+	sessions := filepath.Join(home, "sessions")
+	if err := os.Symlink(real, sessions); err != nil {
+		t.Fatal(err)
+	}
+	p := newPlans(t)
+	id := "01a20aa7-0000-7000-8000-0000000000b8"
+	day := mkdir(t, filepath.Join(real, "2026", "11", "28"))
+	appendFile(t, filepath.Join(day, "rollout-2026-11-28T00-00-00-"+id+".jsonl"), metaLine(id, "/w")+planLine("c1", "Linked=pending"))
+	runTailer(t, NewTailer(sessions, ApplyTo(p, nil), TailerOptions{Rescan: time.Hour, Log: slog.New(slog.DiscardHandler)}))
+	waitFor(t, 30*time.Second, func() (bool, string) {
+		s, _ := planState(p, SessionKey(id), PlanItems)
+		return s == "Linked=pending", "plan " + s
+	})
+}

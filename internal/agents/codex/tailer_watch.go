@@ -116,9 +116,18 @@ func nearestDir(dir string) string {
 
 func (t *Tailer) walk(w *fsnotify.Watcher, root string, watched, dirty map[string]bool) {
 	cutoff := t.opts.Now().Add(-t.opts.Since)
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	start := root
+	if root == t.dir {
+		// The sessions directory itself may be a link the user made (to another disk): the
+		// trailing separator makes WalkDir follow it. Links inside it are never followed.
+		start = root + string(filepath.Separator)
+	}
+	_ = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // a directory removed under us
+		}
+		if p == start {
+			p = root
 		}
 		if d.IsDir() { // WalkDir does not follow symlinks: a linked directory is not entered
 			if !watched[p] {
