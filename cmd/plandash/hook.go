@@ -100,26 +100,30 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		}
 	}
 	base := filepath.Join(getenv("HOME"), "."+agent)
+	// root confines a project install to the project: no "..", no symlink (a config directory
+	// linked to the user's own) may take plandash's hooks or policy out of it.
+	root := ""
 	if *project != "" {
-		if base, err = filepath.Abs(filepath.Join(*project, "."+agent)); err != nil {
+		if root, err = filepath.Abs(*project); err != nil {
 			return err
 		}
+		base = filepath.Join(root, "."+agent)
 	}
 	var rep reporter
 	switch agent {
 	case "claude":
 		path := claudeSettings(base, *project != "", *shared, stderr)
 		if *uninstall {
-			rep, err = claude.Uninstall(path)
+			rep, err = claude.Uninstall(path, root)
 		} else {
-			rep, err = claude.Install(path, claude.InstallOptions{Command: exe, Server: *server, Data: *data, Token: *tok, Gate: *gate, AllTools: *allTools})
+			rep, err = claude.Install(path, claude.InstallOptions{Command: exe, Server: *server, Data: *data, Token: *tok, Gate: *gate, AllTools: *allTools, Root: root})
 		}
 	case "gemini":
 		path := filepath.Join(base, "settings.json")
 		if *uninstall {
-			rep, err = gemini.Uninstall(path, "")
+			rep, err = gemini.Uninstall(path, "", root)
 		} else {
-			rep, err = gemini.Install(path, gemini.InstallOptions{Command: exe, Server: *server, Data: *data, Gate: *gate})
+			rep, err = gemini.Install(path, gemini.InstallOptions{Command: exe, Server: *server, Data: *data, Gate: *gate, Root: root})
 		}
 	case "opencode":
 		rep, err = installOpenCode(*project, *uninstall, *server, *data, getenv)
@@ -129,9 +133,9 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 		}
 		path := filepath.Join(base, "hooks.json")
 		if *uninstall {
-			rep, err = codex.Uninstall(path)
+			rep, err = codex.Uninstall(path, root)
 		} else {
-			rep, err = codex.Install(path, codex.InstallOptions{Command: exe, Server: *server, Data: *data})
+			rep, err = codex.Install(path, codex.InstallOptions{Command: exe, Server: *server, Data: *data, Root: root})
 		}
 	}
 	if err != nil {
@@ -163,7 +167,7 @@ func installOpenCode(project string, uninstall bool, server, data string, getenv
 	}
 	dir := opencode.PluginDir(project, getenv)
 	if uninstall {
-		return opencode.UninstallPlugin(dir)
+		return opencode.UninstallPlugin(dir, project)
 	}
 	t := client.Resolve(getenv, client.Flags{DataDir: data})
 	if data != "" {
@@ -173,5 +177,5 @@ func installOpenCode(project string, uninstall bool, server, data string, getenv
 		}
 		t.DataDir = abs
 	}
-	return opencode.InstallPlugin(dir, opencode.PluginOptions{Server: server, TokenFile: client.TokenFile(t.DataDir)})
+	return opencode.InstallPlugin(dir, opencode.PluginOptions{Server: server, TokenFile: client.TokenFile(t.DataDir), Root: project})
 }

@@ -51,6 +51,9 @@ type Outcome struct {
 	Feedback string `json:"feedback,omitempty"` // what the person said with a rejection
 }
 
+// MaxStreamBytes bounds a stream's name: the proxy's are about 30 bytes.
+const MaxStreamBytes = 256
+
 // maxResolved is how many ended requests a store keeps to show who resolved them.
 const maxResolved = 200
 
@@ -121,27 +124,74 @@ func (in *Inbox) OpenCount() int {
 }
 
 // Offer records a request a proxy offers (again, after a reconnect: its answer state is reset,
-// so an answer lost on the way can be given again).
-func (in *Inbox) Offer(r Request) error {
+// so an answer lost on the way can be given again). owner is who offers it (see Claim): a stream
+// used by another owner is Forbidden. The first offer of an id wins: offered again while it is
+// open with other params or session, it is a Conflict and the inbox keeps what it showed. That
+// is the safe choice over treating it as a new request: a person may be reading the first
+// params when they are swapped, and an answer must apply to what they read. Once the request
+// ended, nobody can answer it any more, so a new request reusing its id (an agent restarted
+// under the same proxy counts ids from the start again) replaces it.
+func (in *Inbox) Offer(owner string, r Request) error {
 	if r.Stream == "" || len(r.ID) == 0 {
 		return errs.Errorf(errs.Invalid, "stream and id are required")
 	}
-	r.ID = compact(r.ID)
+	if err := in.Claim(owner, r.Stream); err != nil {
+		return err
+	}
+	r.ID, r.Params = compact(r.ID), compact(r.Params)
 	r.Offered, r.Answered, r.ResolvedBy, r.Outcome, r.Resolved = in.now(), false, "", nil, time.Time{}
-	if err := in.store.Offer(context.Background(), r); err != nil {
+	err := in.store.Offer(context.Background(), r, func(old *Request) error {
+		if old == nil || old.ResolvedBy != "" {
+			return nil
+		}
+		if old.SessionID != r.SessionID || !bytes.Equal(compact(old.Params), r.Params) {
+			return errs.Errorf(errs.Conflict, "permission request %s on stream %q was already offered with other params; "+
+				"a request id is offered once", r.ID, r.Stream)
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	in.onChange(Title(r.Params))
 	return nil
 }
 
-// Resolve records that a request ended, and who ended it.
-func (in *Inbox) Resolve(stream string, id json.RawMessage, by string, o *acp.PermissionOutcome) {
+// Claim binds stream to owner when nobody used it yet, and reports a Forbidden error when
+// another owner did: a stream's requests, their ends and their answers belong to the proxy
+// (the token) that first used it. owner must name the credential itself, not only its name,
+// so that a new token reusing a revoked one's name does not inherit its streams.
+func (in *Inbox) Claim(owner, stream string) error {
+	switch {
+	case owner == "":
+		return errs.Errorf(errs.Internal, "permissions: a stream used without an owner")
+	case stream == "":
+		return errs.Errorf(errs.Invalid, "stream is required")
+	case len(stream) > MaxStreamBytes:
+		// Bounded, as every name kept and echoed in messages is.
+		return errs.Errorf(errs.Invalid, "stream is %d bytes, over the limit of %d", len(stream), MaxStreamBytes)
+	}
+	got, err := in.store.Claim(context.Background(), stream, owner, in.now())
+	if err != nil {
+		return err
+	}
+	if got != owner {
+		return errs.Errorf(errs.Forbidden, "stream %q belongs to another token: a proxy stream is used only by the token that opened it", stream)
+	}
+	return nil
+}
+
+// Resolve records that a request ended, and who ended it; owner is who says so (see Claim).
+func (in *Inbox) Resolve(owner, stream string, id json.RawMessage, by string, o *acp.PermissionOutcome) error {
+	if err := in.Claim(owner, stream); err != nil {
+		return err
+	}
 	if _, err := in.store.Resolve(context.Background(), stream, compact(id), by, o, in.now()); err != nil {
 		in.log.Error("permissions: resolve a request", "stream", stream, "err", err)
-		return
+		return err
 	}
 	in.onChange("")
+	return nil
 }
 
 // Answer queues the dashboard's answer for the proxy that offered the request. The first answer
@@ -180,8 +230,12 @@ func (in *Inbox) Notify(stream string) {
 }
 
 // Answers is a proxy's long poll: the answers queued for its stream, as soon as there are any,
-// or none once wait has passed or ctx ended.
-func (in *Inbox) Answers(ctx context.Context, stream string, wait time.Duration) []Answer {
+// or none once wait has passed or ctx ended. owner is who polls (see Claim): another owner's
+// stream is Forbidden, so nobody takes the answers meant for someone else's agent.
+func (in *Inbox) Answers(ctx context.Context, owner, stream string, wait time.Duration) ([]Answer, error) {
+	if err := in.Claim(owner, stream); err != nil {
+		return nil, err
+	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
@@ -198,14 +252,14 @@ func (in *Inbox) Answers(ctx context.Context, stream string, wait time.Duration)
 			in.log.Error("permissions: take answers", "stream", stream, "err", err)
 		}
 		if len(got) > 0 {
-			return got
+			return got, nil
 		}
 		select {
 		case <-ch:
 		case <-timer.C:
-			return []Answer{}
+			return []Answer{}, nil
 		case <-ctx.Done():
-			return []Answer{}
+			return []Answer{}, nil
 		}
 	}
 }

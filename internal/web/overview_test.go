@@ -248,7 +248,7 @@ func TestOverviewNeedsYouLinksPermissions(t *testing.T) {
 	ts := newTestServer(t, testConfig{})
 	fillSessions(t, ts.store, time.Now(), 2, 1)
 	params := json.RawMessage(`{"sessionId":"sess-000001","toolCall":{"toolCallId":"c1","title":"Run rm -rf build"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}`)
-	if err := ts.srv.perms.Offer(permissions.Request{Stream: "st-1", ID: json.RawMessage(`7`), SessionID: "sess-000001", Params: params}); err != nil {
+	if err := ts.srv.perms.Offer("server", permissions.Request{Stream: "st-1", ID: json.RawMessage(`7`), SessionID: "sess-000001", Params: params}); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := ts.page(t, "/")

@@ -17,7 +17,7 @@ func (s *Server) apiProxyOffer(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	if err := s.perms.Offer(p); err != nil {
+	if err := s.perms.Offer(proxyOwner(r), p); err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
@@ -36,7 +36,10 @@ func (s *Server) apiProxyResolved(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	s.perms.Resolve(body.Stream, body.ID, body.By, body.Outcome)
+	if err := s.perms.Resolve(proxyOwner(r), body.Stream, body.ID, body.By, body.Outcome); err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -74,11 +77,30 @@ func (s *Server) apiProxyAnswers(w http.ResponseWriter, r *http.Request) {
 		}
 		wait = min(d, time.Minute)
 	}
-	got := s.perms.Answers(r.Context(), r.URL.Query().Get("stream"), wait)
+	got, err := s.perms.Answers(r.Context(), proxyOwner(r), r.URL.Query().Get("stream"), wait)
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
 	if r.Context().Err() != nil {
 		return
 	}
 	writeJSON(w, http.StatusOK, got)
+}
+
+// proxyOwner is who a proxy's stream belongs to: the credential r came with. A per-agent
+// token is named by its identity (its name and a prefix of its secret's hash), not by its name
+// alone, so a new token given a revoked token's name is another owner.
+func proxyOwner(r *http.Request) string {
+	p := principalOf(r)
+	if p.agent == nil {
+		return "server"
+	}
+	h := p.agent.Hash
+	if len(h) > 16 {
+		h = h[:16] // 64 bits tell tokens apart; the whole hash need not be copied around
+	}
+	return p.agent.Label() + "#" + h
 }
 
 // maxProxyBody bounds what a proxy posts: a permission request with its tool call.

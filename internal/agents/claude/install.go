@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 )
 
 // InstallOptions says which hooks Install writes.
@@ -28,6 +28,9 @@ type InstallOptions struct {
 	GateTimeout int
 	// AllTools captures every tool call, not only the tools that carry plans.
 	AllTools bool
+	// Root confines the files written to a directory, for a project install: neither ".." nor
+	// a symlink may lead out of it. Empty for the user's own settings.
+	Root string
 }
 
 // Report says what Install or Uninstall changed.
@@ -185,24 +188,25 @@ func firstWord(cmd string) (word, rest string) {
 
 // Install merges plandash's hooks into the Claude Code settings file at path (created when
 // missing). Everything else in the file is kept, in order; running it again changes nothing.
-// A file that is not valid JSON is refused and left untouched. The write is atomic.
+// A file that is not valid JSON is refused and left untouched, as is one that is not a small,
+// writable regular file (see settingsfile). The write is atomic.
 func Install(path string, opts InstallOptions) (Report, error) {
-	return rewrite(path, func(b []byte) ([]byte, Report, error) { return MergeHooks(b, opts) })
+	return rewrite(opts.Root, path, func(b []byte) ([]byte, Report, error) { return MergeHooks(b, opts) })
 }
 
-// Uninstall removes exactly plandash's hooks from the settings file at path.
-func Uninstall(path string) (Report, error) {
-	return rewrite(path, RemoveHooks)
+// Uninstall removes exactly plandash's hooks from the settings file at path, confined to root
+// when it is set (see InstallOptions.Root).
+func Uninstall(path, root string) (Report, error) {
+	return rewrite(root, path, RemoveHooks)
 }
 
-func rewrite(path string, change func([]byte) ([]byte, Report, error)) (Report, error) {
-	b, err := os.ReadFile(path)
-	created := errors.Is(err, fs.ErrNotExist)
-	if err != nil && !created {
+func rewrite(root, path string, change func([]byte) ([]byte, Report, error)) (Report, error) {
+	f, err := settingsfile.Read(root, path)
+	if err != nil {
 		return Report{Path: path}, err
 	}
-	out, rep, err := change(b)
-	rep.Path, rep.Created = path, created && rep.Changed
+	out, rep, err := change(f.Data)
+	rep.Path, rep.Created = path, !f.Exists && rep.Changed
 	if err != nil {
 		if strings.Contains(err.Error(), "settings.json") {
 			err = errors.New(strings.Replace(err.Error(), "settings.json", path, 1))
@@ -212,39 +216,7 @@ func rewrite(path string, change func([]byte) ([]byte, Report, error)) (Report, 
 	if !rep.Changed {
 		return rep, nil
 	}
-	return rep, writeAtomic(path, out)
-}
-
-// writeAtomic replaces path with b through a temp file in the same directory, keeping the
-// file's mode, so Claude Code never reads a half-written file.
-func writeAtomic(path string, b []byte) error {
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".settings-plandash-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after a successful rename there is nothing left to remove
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return rep, settingsfile.Write(root, path, out)
 }
 
 // indent formats the settings file as Claude Code writes it: two spaces, a final newline.

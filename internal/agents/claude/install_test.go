@@ -96,7 +96,7 @@ func TestInstall(t *testing.T) {
 		t.Errorf("without the gate: %+v %v", less, err)
 	}
 
-	rm, err := Uninstall(path)
+	rm, err := Uninstall(path, "")
 	if err != nil || !rm.Changed {
 		t.Fatalf("uninstall: %+v %v", rm, err)
 	}
@@ -110,7 +110,7 @@ func TestInstall(t *testing.T) {
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("uninstall did not restore the user's settings:\n%s", readFile(t, path))
 	}
-	if rm2, err := Uninstall(path); err != nil || rm2.Changed {
+	if rm2, err := Uninstall(path, ""); err != nil || rm2.Changed {
 		t.Errorf("second uninstall: %+v %v", rm2, err)
 	}
 }

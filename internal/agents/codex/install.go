@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 )
 
 // InstallOptions says what Install writes.
@@ -21,6 +20,9 @@ type InstallOptions struct {
 	// Timeout is the Stop hook's timeout in seconds; 86400 (a day) when zero. Codex's default
 	// of 600 s is too short for a person who is away.
 	Timeout int
+	// Root confines the files written to a directory, for a project install: neither ".." nor
+	// a symlink may lead out of it. Empty for the user's own settings.
+	Root string
 }
 
 // Report says what Install or Uninstall changed.
@@ -168,21 +170,25 @@ func stripOurs(g json.RawMessage) []json.RawMessage {
 
 // Install merges plandash's Stop hook into the Codex hooks file at path (~/.codex/hooks.json;
 // created when missing). A file that is not valid JSON is refused, with its line and column,
-// and left untouched. The write is atomic. Codex runs a new or changed hook only once the user
-// trusted it (/hooks in the TUI).
-func Install(path string, opts InstallOptions) (Report, error) { return rewrite(path, &opts) }
+// and left untouched, as is one that is not a small, writable regular file (see settingsfile).
+// The write is atomic. Codex runs a new or changed hook only once the user trusted it (/hooks in
+// the TUI).
+func Install(path string, opts InstallOptions) (Report, error) {
+	return rewrite(opts.Root, path, &opts)
+}
 
-// Uninstall removes exactly plandash's hook from the hooks file at path.
-func Uninstall(path string) (Report, error) { return rewrite(path, nil) }
+// Uninstall removes exactly plandash's hook from the hooks file at path, confined to root when
+// it is set (see InstallOptions.Root).
+func Uninstall(path, root string) (Report, error) { return rewrite(root, path, nil) }
 
-func rewrite(path string, opts *InstallOptions) (Report, error) {
+func rewrite(root, path string, opts *InstallOptions) (Report, error) {
 	rep := Report{Path: path}
-	b, err := os.ReadFile(path)
-	rep.Created = errors.Is(err, fs.ErrNotExist)
-	if err != nil && !rep.Created {
+	f, err := settingsfile.Read(root, path)
+	if err != nil {
 		return rep, err
 	}
-	out, changed, err := MergeHooks(b, opts)
+	rep.Created = !f.Exists
+	out, changed, err := MergeHooks(f.Data, opts)
 	if err != nil {
 		return rep, fmt.Errorf("%s: %w; the file was left untouched", path, err)
 	}
@@ -191,38 +197,7 @@ func rewrite(path string, opts *InstallOptions) (Report, error) {
 	if !changed {
 		return rep, nil
 	}
-	return rep, writeAtomic(path, out)
-}
-
-// writeAtomic replaces path with b through a temp file in the same directory, keeping its mode.
-func writeAtomic(path string, b []byte) error {
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".hooks-plandash-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after a successful rename there is nothing left to remove
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return rep, settingsfile.Write(root, path, out)
 }
 
 // syntaxError says where the file is broken, as an editor counts: line and column.

@@ -85,7 +85,7 @@ func TestInstall(t *testing.T) {
 			if strings.Count(string(again), "hook codex") != 1 || !strings.Contains(string(again), `"timeout": 60`) {
 				t.Errorf("update:\n%s", again)
 			}
-			if rep, err := Uninstall(path); err != nil || !rep.Changed {
+			if rep, err := Uninstall(path, ""); err != nil || !rep.Changed {
 				t.Fatalf("uninstall %+v %v", rep, err)
 			}
 			gone, _ := os.ReadFile(path)

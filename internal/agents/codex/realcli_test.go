@@ -72,6 +72,35 @@ func TestRealCodexRolloutTailed(t *testing.T) {
 	}
 }
 
+// TestRealCodexFirstSession is issue 25's item 8 with the real CLI: CODEX_HOME has no sessions
+// directory when the Tailer starts (a user's first Codex session), Codex creates it with its
+// dated subdirectories, and the plan arrives though rescans are an hour apart.
+func TestRealCodexFirstSession(t *testing.T) {
+	needRealCLI(t)
+	srv := agenttest.NewModelServer(t)
+	c := agenttest.NewCodex(t, srv, "", nil)
+	p := newPlans(t)
+	sessions := filepath.Join(c.Home, "sessions")
+	if _, err := os.Stat(sessions); err == nil {
+		t.Fatalf("%s exists before the first session", sessions)
+	}
+	runTailer(t, NewTailer(sessions, ApplyTo(p, nil), TailerOptions{StateDir: t.TempDir(), Host: "devbox", Rescan: time.Hour}))
+	args := map[string]any{"plan": []any{map[string]any{"step": "First step", "status": "in_progress"}}}
+	srv.Script(agenttest.Turn{ToolUse: &agenttest.ToolUse{Name: "update_plan", Input: args}}, agenttest.Turn{Text: "Agenttest turn over."})
+	if res := c.Exec(3*time.Minute, "plan something"); res.Err != nil {
+		t.Fatalf("codex exec: %v\nstderr: %s", res.Err, res.Stderr)
+	}
+	rollouts := c.Rollouts()
+	if len(rollouts) != 1 {
+		t.Fatalf("rollouts %v", rollouts)
+	}
+	sid := SessionKey(ThreadIDFromPath(rollouts[0]))
+	waitFor(t, time.Minute, func() (bool, string) {
+		s, _ := planState(p, sid, PlanItems)
+		return s == "First step=in_progress", "plan " + s
+	})
+}
+
 // TestRealCodexStopGate: the real Codex CLI runs this test binary as its Stop hook (installed by
 // MergeHooks, trusted as a user does in /hooks), which runs
 // RunHook against a real server (Service.Handle, real gate). The first plan is rejected with

@@ -34,6 +34,9 @@ type TailerOptions struct {
 	// MaxFiles bounds the files followed and remembered, the most recently modified kept;
 	// 4096 when zero.
 	MaxFiles int
+	// SkipLogEvery is how often skipped lines are summed up: per file and interval the first is
+	// logged in full and the rest in one summary line at the interval's end. A minute when zero.
+	SkipLogEvery time.Duration
 	// Log receives skipped lines and failed applies; slog.Default when nil.
 	Log *slog.Logger
 	// Now is the clock for Since; time.Now when nil.
@@ -48,6 +51,8 @@ type Tailer struct {
 	opts  TailerOptions
 
 	// Owned by Run's goroutine.
+	anc   string // the nearest existing ancestor watched while dir does not exist, else ""
+	skips skipLog
 	files map[string]*tailFile
 	marks map[string]fileMark // files known but not followed (older than Since) keep no mark
 	dirty bool                // marks changed since the state was saved
@@ -74,17 +79,22 @@ func NewTailer(dir string, apply ApplyFunc, opts TailerOptions) *Tailer {
 	if opts.MaxFiles <= 0 {
 		opts.MaxFiles = 4096
 	}
+	if opts.SkipLogEvery <= 0 {
+		opts.SkipLogEvery = time.Minute
+	}
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Tailer{dir: filepath.Clean(dir), apply: apply, opts: opts, files: map[string]*tailFile{}}
+	return &Tailer{dir: filepath.Clean(dir), apply: apply, opts: opts, files: map[string]*tailFile{},
+		skips: skipLog{log: opts.Log, files: map[string]*skipCount{}}}
 }
 
 // Run follows the tree until ctx ends, then saves the state and returns nil. The directory
-// need not exist yet: it is looked for again at every rescan. It returns an error only when
+// need not exist yet: its nearest existing ancestor is watched, and the directory followed as
+// soon as it appears (a user's first Codex session). It returns an error only when
 // the file-system watcher cannot be made or the state directory is unusable.
 func (t *Tailer) Run(ctx context.Context) error {
 	marks, err := loadState(t.opts.StateDir)
@@ -98,12 +108,15 @@ func (t *Tailer) Run(ctx context.Context) error {
 	}
 	defer w.Close()
 	defer t.save()
+	defer t.skips.flush()
 
 	dirty := map[string]bool{}
 	watched := map[string]bool{}
 	t.scan(w, watched, dirty)
 	rescan := time.NewTicker(t.opts.Rescan)
 	defer rescan.Stop()
+	skipLog := time.NewTicker(t.opts.SkipLogEvery)
+	defer skipLog.Stop()
 	var retry <-chan time.Time
 	for {
 		if len(dirty) > 0 {
@@ -128,6 +141,8 @@ func (t *Tailer) Run(ctx context.Context) error {
 			t.opts.Log.Warn("codex tailer: watch error", "err", err)
 		case <-rescan.C:
 			t.scan(w, watched, dirty)
+		case <-skipLog.C:
+			t.skips.flush()
 		case <-retry:
 			retry = nil
 			for p := range t.files {
@@ -135,78 +150,6 @@ func (t *Tailer) Run(ctx context.Context) error {
 			}
 		}
 	}
-}
-
-// event handles one file-system event: a new directory is watched and scanned, a rollout file
-// that was created or written is read.
-func (t *Tailer) event(w *fsnotify.Watcher, watched, dirty map[string]bool, ev fsnotify.Event) {
-	if ev.Op&(fsnotify.Create|fsnotify.Write) == 0 {
-		if ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0 {
-			delete(t.files, ev.Name)
-			delete(watched, ev.Name)
-		}
-		return
-	}
-	if isRollout(ev.Name) {
-		dirty[ev.Name] = true
-		return
-	}
-	if ev.Op&fsnotify.Create != 0 {
-		if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-			t.walk(w, ev.Name, watched, dirty)
-		}
-	}
-}
-
-// scan walks the whole tree: it watches directories not watched yet, and marks for reading
-// every followed file that grew and every recent file not followed yet.
-func (t *Tailer) scan(w *fsnotify.Watcher, watched, dirty map[string]bool) {
-	if !watched[t.dir] {
-		if err := w.Add(t.dir); err != nil {
-			return // not there yet; the next rescan looks again
-		}
-		watched[t.dir] = true
-	}
-	t.walk(w, t.dir, watched, dirty)
-}
-
-func (t *Tailer) walk(w *fsnotify.Watcher, root string, watched, dirty map[string]bool) {
-	cutoff := t.opts.Now().Add(-t.opts.Since)
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // a directory removed under us
-		}
-		if d.IsDir() {
-			if !watched[p] {
-				if err := w.Add(p); err != nil {
-					t.opts.Log.Warn("codex tailer: cannot watch; relying on rescans", "dir", p, "err", err)
-				} else {
-					watched[p] = true
-				}
-			}
-			return nil
-		}
-		if !isRollout(p) {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		if f, ok := t.files[p]; ok {
-			if fi.Size() != f.mark.Offset {
-				dirty[p] = true
-			}
-			return nil
-		}
-		m, known := t.marks[p]
-		// A file never followed and not modified since the cutoff is left alone until Codex
-		// writes to it again.
-		if known && fi.Size() != m.Offset || !known && fi.ModTime().After(cutoff) {
-			dirty[p] = true
-		}
-		return nil
-	})
 }
 
 // readDirty reads every file marked dirty and reports whether an apply failed (the file then
@@ -227,7 +170,8 @@ func (t *Tailer) readDirty(ctx context.Context, dirty map[string]bool) (failed b
 		case errors.Is(err, errApply):
 			failed = true
 			continue
-		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotRegular):
+			// Gone, or swapped for a FIFO or a symlink since it was listed: forget it.
 			delete(t.files, p)
 			delete(t.marks, p)
 			t.dirty = true

@@ -34,18 +34,34 @@ func (t *Tailer) newFile(path string, m fileMark) *tailFile {
 // errApply marks an apply failure: the file is tried again later from the same offset.
 var errApply = errors.New("apply failed")
 
+// errNotRegular is a rollout path that is not a regular file (a FIFO, a symlink, a device):
+// it is never read.
+var errNotRegular = errors.New("not a regular file")
+
+// isSymlinkErr reports whether path is a symlink, which O_NOFOLLOW refused to open.
+func isSymlinkErr(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
+}
+
 // read applies what was appended to f since its mark: complete lines only (a partial last line
 // waits for its newline), in batches bounded in lines and bytes. The mark advances only past
 // batches that were applied.
 func (t *Tailer) read(ctx context.Context, f *tailFile) error {
-	fh, err := os.Open(f.path)
+	fh, err := os.OpenFile(f.path, openFlags, 0)
 	if err != nil {
+		if isSymlinkErr(f.path) {
+			return fmt.Errorf("%s: %w", f.path, errNotRegular)
+		}
 		return err
 	}
 	defer fh.Close()
 	fi, err := fh.Stat()
 	if err != nil {
 		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w", f.path, errNotRegular)
 	}
 	if fi.Size() < f.mark.Offset {
 		// Truncated or replaced: start over (Codex only appends, so this is someone else's file).
@@ -98,7 +114,7 @@ func (t *Tailer) read(ctx context.Context, f *tailFile) error {
 		if len(buf)+len(chunk) > MaxLineBytes+1 {
 			// Too long to keep: skip to its end, however far that is, reading nothing more of it.
 			next.Line++
-			t.opts.Log.Warn("codex tailer: line skipped", "err", &LineError{Path: f.path, Line: next.Line,
+			t.skips.skipped(f.path, &LineError{Path: f.path, Line: next.Line,
 				Message: fmt.Sprintf("the line is over the %d MiB limit", MaxLineBytes>>20)})
 			next.Offset += int64(len(buf) + len(chunk))
 			buf, next.Skipping = buf[:0], !complete
@@ -117,7 +133,7 @@ func (t *Tailer) read(ctx context.Context, f *tailFile) error {
 				if errors.As(derr, &le) {
 					le.Path = f.path
 				}
-				t.opts.Log.Warn("codex tailer: line skipped", "err", derr)
+				t.skips.skipped(f.path, derr)
 			} else {
 				pending = append(pending, l)
 				size += len(buf)

@@ -3,12 +3,11 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 )
 
 // InstallOptions says which hooks Install writes.
@@ -26,6 +25,9 @@ type InstallOptions struct {
 	// PolicyPath is where the policy file goes: policies/plandash.toml next to the settings
 	// file when empty (~/.gemini/policies/plandash.toml for the user settings).
 	PolicyPath string
+	// Root confines the files written to a directory, for a project install: neither ".." nor
+	// a symlink may lead out of it. Empty for the user's own settings.
+	Root string
 }
 
 // Report says what Install or Uninstall changed.
@@ -135,29 +137,43 @@ func shellQuote(s string) string {
 // when missing) and, with Gate, writes the policy file; without Gate it removes plandash's
 // policy file. Everything else in the settings is kept, in order; running it again changes
 // nothing. A file that is not plain JSON (Gemini also accepts comments) is refused and left
-// untouched. Writes are atomic.
+// untouched, as is one that is not a small, writable regular file (see settingsfile); in a
+// project the policy file must stay in the project too (a policies directory linked to the
+// user's would allow exit_plan_mode everywhere). Writes are atomic.
 func Install(settingsPath string, opts InstallOptions) (Report, error) {
-	rep, err := rewrite(settingsPath, desired(opts))
+	root := opts.Root
+	policy := policyPath(settingsPath, opts.PolicyPath)
+	// The policy file is checked first, so a policy that cannot be written (its directory
+	// linked out of the project, a FIFO, a read-only file) leaves the settings untouched too.
+	old, err := settingsfile.Read(root, policy)
+	if err == nil && old.Exists && (opts.Gate != bytes.Equal(old.Data, []byte(Policy))) {
+		err = old.CheckWritable(policy) // the policy would be written or removed
+	}
+	if err != nil {
+		return Report{Path: settingsPath, Policy: policy}, err
+	}
+	rep, err := rewrite(root, settingsPath, desired(opts))
 	if err != nil {
 		return rep, err
 	}
-	rep.Policy = policyPath(settingsPath, opts.PolicyPath)
+	rep.Policy = policy
 	if opts.Gate {
-		rep.PolicyChanged, err = writeIfDifferent(rep.Policy, []byte(Policy))
+		rep.PolicyChanged, err = writeIfDifferent(root, rep.Policy, []byte(Policy))
 	} else {
-		rep.PolicyChanged, err = removeOurPolicy(rep.Policy)
+		rep.PolicyChanged, err = removeOurPolicy(root, rep.Policy)
 	}
 	return rep, err
 }
 
-// Uninstall removes exactly plandash's hooks from the settings file and plandash's policy file.
-func Uninstall(settingsPath, policy string) (Report, error) {
-	rep, err := rewrite(settingsPath, nil)
+// Uninstall removes exactly plandash's hooks from the settings file and plandash's policy file,
+// confined to root when it is set (see InstallOptions.Root).
+func Uninstall(settingsPath, policy, root string) (Report, error) {
+	rep, err := rewrite(root, settingsPath, nil)
 	if err != nil {
 		return rep, err
 	}
 	rep.Policy = policyPath(settingsPath, policy)
-	rep.PolicyChanged, err = removeOurPolicy(rep.Policy)
+	rep.PolicyChanged, err = removeOurPolicy(root, rep.Policy)
 	return rep, err
 }
 
@@ -168,36 +184,37 @@ func policyPath(settingsPath, explicit string) string {
 	return filepath.Join(filepath.Dir(settingsPath), "policies", "plandash.toml")
 }
 
-func writeIfDifferent(path string, b []byte) (bool, error) {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
-		return false, nil
-	}
-	return true, writeAtomic(path, b)
-}
-
-// removeOurPolicy removes the policy file only when it is the one plandash wrote.
-func removeOurPolicy(path string) (bool, error) {
-	old, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
+func writeIfDifferent(root, path string, b []byte) (bool, error) {
+	old, err := settingsfile.Read(root, path)
 	if err != nil {
 		return false, err
 	}
-	if !bytes.Equal(old, []byte(Policy)) {
-		return false, fmt.Errorf("%s was changed by hand; plandash left it in place", path)
+	if old.Exists && bytes.Equal(old.Data, b) {
+		return false, nil
 	}
-	return true, os.Remove(path)
+	return true, settingsfile.Write(root, path, b)
 }
 
-func rewrite(path string, want map[string]json.RawMessage) (Report, error) {
+// removeOurPolicy removes the policy file only when it is the one plandash wrote.
+func removeOurPolicy(root, path string) (bool, error) {
+	old, err := settingsfile.Read(root, path)
+	if err != nil || !old.Exists {
+		return false, err
+	}
+	if !bytes.Equal(old.Data, []byte(Policy)) {
+		return false, fmt.Errorf("%s was changed by hand; plandash left it in place", path)
+	}
+	return true, settingsfile.Remove(root, path)
+}
+
+func rewrite(root, path string, want map[string]json.RawMessage) (Report, error) {
 	rep := Report{Path: path}
-	b, err := os.ReadFile(path)
-	created := errors.Is(err, fs.ErrNotExist)
-	if err != nil && !created {
+	f, err := settingsfile.Read(root, path)
+	if err != nil {
 		return rep, err
 	}
-	out, changed, err := MergeHooks(b, want)
+	created := !f.Exists
+	out, changed, err := MergeHooks(f.Data, want)
 	if err != nil {
 		return rep, fmt.Errorf("%s: %w; the file was left untouched", path, err)
 	}
@@ -205,37 +222,5 @@ func rewrite(path string, want map[string]json.RawMessage) (Report, error) {
 		return rep, nil
 	}
 	rep.Changed, rep.Created = true, created
-	return rep, writeAtomic(path, out)
-}
-
-// writeAtomic replaces path with b through a temp file in the same directory, keeping the
-// file's mode, so Gemini CLI never reads a half-written file.
-func writeAtomic(path string, b []byte) error {
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".plandash-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after a successful rename there is nothing left to remove
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return rep, settingsfile.Write(root, path, out)
 }

@@ -69,7 +69,7 @@ func TestInstall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".gemini", "policies", "plandash.toml")); !os.IsNotExist(err) {
 		t.Errorf("policy left behind without the gate: %v", err)
 	}
-	if _, err := Uninstall(settings, ""); err != nil {
+	if _, err := Uninstall(settings, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	b, err = os.ReadFile(settings)

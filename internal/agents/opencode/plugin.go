@@ -4,12 +4,11 @@ import (
 	"bytes"
 	_ "embed" // the plugin ships inside the binary
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 )
 
 // pluginSource is a string, so the embedded plugin cannot be changed at run time.
@@ -34,6 +33,9 @@ type PluginOptions struct {
 	Server string `json:"server,omitempty"`
 	// TokenFile is read for the bearer token when $PLANDASH_TOKEN is not set.
 	TokenFile string `json:"tokenFile,omitempty"`
+	// Root confines the plugin file to a directory, for a project install: neither ".." nor a
+	// symlink may lead out of it. Empty for the user's own plugins directory. Not baked in.
+	Root string `json:"-"`
 }
 
 // Plugin is the plugin's source with opts baked in.
@@ -80,74 +82,47 @@ func (r InstallReport) String() string {
 }
 
 // InstallPlugin writes the plugin into dir (created when missing). Running it again with the
-// same options changes nothing; a file of that name that plandash did not write is refused.
+// same options changes nothing; a file of that name that plandash did not write is refused, as
+// is one that is not a small, writable regular file (see settingsfile). The write is atomic, and
+// its temp file's name does not end in .js (OpenCode would load it).
 func InstallPlugin(dir string, opts PluginOptions) (InstallReport, error) {
 	path := filepath.Join(dir, PluginFile)
 	want := Plugin(opts)
 	rep := InstallReport{Path: path, Action: "created"}
-	old, err := os.ReadFile(path)
+	old, err := settingsfile.Read(opts.Root, path)
 	switch {
-	case err == nil && bytes.Equal(old, want):
+	case err != nil:
+		return rep, err
+	case old.Exists && bytes.Equal(old.Data, want):
 		rep.Action = "unchanged"
 		return rep, nil
-	case err == nil && !bytes.HasPrefix(old, []byte(PluginMarker)):
+	case old.Exists && !bytes.HasPrefix(old.Data, []byte(PluginMarker)):
 		return rep, fmt.Errorf("%s exists and is not plandash's plugin; move it away first", path)
-	case err == nil:
+	case old.Exists:
 		rep.Action = "updated"
-	case !errors.Is(err, fs.ErrNotExist):
-		return rep, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return rep, err
-	}
-	if err := writeAtomic(path, want); err != nil {
+	if err := settingsfile.Write(opts.Root, path, want); err != nil {
 		return rep, err
 	}
 	rep.Changed = true
 	return rep, nil
 }
 
-// UninstallPlugin removes plandash's plugin file from dir, and nothing else.
-func UninstallPlugin(dir string) (InstallReport, error) {
+// UninstallPlugin removes plandash's plugin file from dir, and nothing else; confined to root
+// when it is set (see PluginOptions.Root).
+func UninstallPlugin(dir, root string) (InstallReport, error) {
 	path := filepath.Join(dir, PluginFile)
 	rep := InstallReport{Path: path, Action: "absent"}
-	old, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return rep, nil
-	}
-	if err != nil {
+	old, err := settingsfile.Read(root, path)
+	if err != nil || !old.Exists {
 		return rep, err
 	}
-	if !bytes.HasPrefix(old, []byte(PluginMarker)) {
+	if !bytes.HasPrefix(old.Data, []byte(PluginMarker)) {
 		return rep, fmt.Errorf("%s is not plandash's plugin; left untouched", path)
 	}
-	if err := os.Remove(path); err != nil {
+	if err := settingsfile.Remove(root, path); err != nil {
 		return rep, err
 	}
 	rep.Action, rep.Changed = "removed", true
 	return rep, nil
-}
-
-// writeAtomic replaces path with b through a temp file in the same directory, so OpenCode
-// never loads half a plugin. The temp file's name does not end in .js: OpenCode would load it.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".plandash-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after a successful rename there is nothing left to remove
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -47,8 +47,8 @@ func TestInstallPlugin(t *testing.T) {
 		{"new server", func() (InstallReport, error) {
 			return InstallPlugin(dir, PluginOptions{Server: "http://10.0.0.2:7420", TokenFile: "/data/token"})
 		}, "updated"},
-		{"uninstall", func() (InstallReport, error) { return UninstallPlugin(dir) }, "removed"},
-		{"uninstall again", func() (InstallReport, error) { return UninstallPlugin(dir) }, "absent"},
+		{"uninstall", func() (InstallReport, error) { return UninstallPlugin(dir, "") }, "removed"},
+		{"uninstall again", func() (InstallReport, error) { return UninstallPlugin(dir, "") }, "absent"},
 	}
 	for _, st := range steps {
 		rep, err := st.do()
@@ -70,7 +70,7 @@ func TestInstallPlugin(t *testing.T) {
 	if _, err := InstallPlugin(dir, opts); err == nil {
 		t.Error("install overwrote a file plandash did not write")
 	}
-	if _, err := UninstallPlugin(dir); err == nil {
+	if _, err := UninstallPlugin(dir, ""); err == nil {
 		t.Error("uninstall removed a file plandash did not write")
 	}
 	if b, err := os.ReadFile(foreign); err != nil || !strings.Contains(string(b), "Mine") {

@@ -25,6 +25,8 @@ func Run(t *testing.T, open func(t *testing.T) permissions.Store) {
 	}{
 		{"offer, list, resolve", testOfferResolve},
 		{"one answer among concurrent answerers, taken once", testAnswerOnce},
+		{"an offer is checked against the earlier one", testOfferChecked},
+		{"a stream is bound to its first claimant", testClaim},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}
@@ -36,10 +38,78 @@ func request(stream, id string) permissions.Request {
 	return permissions.Request{Stream: stream, ID: json.RawMessage(id), SessionID: "s1", Params: json.RawMessage(`{"sessionId":"s1"}`), Offered: t0}
 }
 
+// anyOffer lets every offer replace the earlier one.
+func anyOffer(*permissions.Request) error { return nil }
+
+func testOfferChecked(t *testing.T, s permissions.Store) {
+	ctx := context.Background()
+	var seen []*permissions.Request
+	firstWins := func(old *permissions.Request) error {
+		seen = append(seen, old)
+		if old != nil {
+			return errs.Errorf(errs.Conflict, "offered already")
+		}
+		return nil
+	}
+	first := request("st", "1")
+	first.Params = json.RawMessage(`{"sessionId":"s1","title":"rm -rf /"}`)
+	if err := s.Offer(ctx, first, firstWins); err != nil {
+		t.Fatal(err)
+	}
+	second := request("st", "1")
+	second.Params = json.RawMessage(`{"sessionId":"s1","title":"ls"}`)
+	if err := s.Offer(ctx, second, firstWins); errs.KindOf(err) != errs.Conflict {
+		t.Fatalf("a refused offer = %v, want check's conflict", err)
+	}
+	if len(seen) != 2 || seen[0] != nil || seen[1] == nil || string(seen[1].Params) != string(first.Params) {
+		t.Fatalf("check saw %+v; want nil, then the first offer", seen)
+	}
+	l, err := s.List(ctx)
+	if err != nil || len(l) != 1 || string(l[0].Params) != string(first.Params) {
+		t.Fatalf("List = %+v, %v; want the first offer only", l, err)
+	}
+}
+
+func testClaim(t *testing.T, s permissions.Store) {
+	ctx := context.Background()
+	const n = 8
+	owners := make(chan string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			got, err := s.Claim(ctx, "st", fmt.Sprint("token-", i), t0)
+			if err != nil {
+				t.Error(err)
+			}
+			owners <- got
+		})
+	}
+	wg.Wait()
+	close(owners)
+	var winner string
+	for o := range owners {
+		if winner == "" {
+			winner = o
+		}
+		if o != winner || o == "" {
+			t.Fatalf("claims returned owners %q and %q; want one owner for everyone", winner, o)
+		}
+	}
+	if got, err := s.Claim(ctx, "st", "late", t0.Add(time.Hour)); err != nil || got != winner {
+		t.Fatalf("a later claim = %q, %v; want %q", got, err, winner)
+	}
+	if got, err := s.Claim(ctx, "st", winner, t0.Add(time.Hour)); err != nil || got != winner {
+		t.Fatalf("the owner's own claim = %q, %v", got, err)
+	}
+	if got, err := s.Claim(ctx, "other", "late", t0); err != nil || got != "late" {
+		t.Fatalf("another stream = %q, %v; want its own first claimant", got, err)
+	}
+}
+
 func testOfferResolve(t *testing.T, s permissions.Store) {
 	ctx := context.Background()
 	for _, r := range []permissions.Request{request("a", "1"), request("a", `"x"`), request("b", "1")} {
-		if err := s.Offer(ctx, r); err != nil {
+		if err := s.Offer(ctx, r, anyOffer); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +136,7 @@ func testOfferResolve(t *testing.T, s permissions.Store) {
 		}
 	}
 	// Offered again (a proxy reconnecting): open once more.
-	if err := s.Offer(ctx, request("a", "1")); err != nil {
+	if err := s.Offer(ctx, request("a", "1"), anyOffer); err != nil {
 		t.Fatal(err)
 	}
 	l, _ = s.List(ctx)
@@ -79,7 +149,7 @@ func testOfferResolve(t *testing.T, s permissions.Store) {
 
 func testAnswerOnce(t *testing.T, s permissions.Store) {
 	ctx := context.Background()
-	if err := s.Offer(ctx, request("st", "7")); err != nil {
+	if err := s.Offer(ctx, request("st", "7"), anyOffer); err != nil {
 		t.Fatal(err)
 	}
 	check := func(p *permissions.Request) error {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -84,8 +85,11 @@ func TestMigrations(t *testing.T) {
 			conn := connect(t, url)
 			if _, err := conn.Exec(ctx, `DROP TRIGGER tool_calls_counted ON tool_calls; DROP FUNCTION plandash_count_tool_call();
 				ALTER TABLE sessions DROP COLUMN tool_calls; ALTER TABLE plans DROP COLUMN entry_count, DROP COLUMN open_count;
-				CREATE TABLE token_requests (request_id text COLLATE "C" PRIMARY KEY, token text NOT NULL);
-				UPDATE plandash_schema SET version = version - 3`); err != nil {
+				CREATE TABLE token_requests (request_id text COLLATE "C" PRIMARY KEY, token text NOT NULL)`); err != nil {
+				t.Fatal(err)
+			}
+			// Named by step, not counted from the end, so steps added later are run again too.
+			if _, err := conn.Exec(ctx, `UPDATE plandash_schema SET version = $1`, slices.Index(migrations(), planTally)); err != nil {
 				t.Fatal(err)
 			}
 			again := open(t, url).Plans()
@@ -112,8 +116,10 @@ func TestMigrations(t *testing.T) {
 			first.Close()
 			conn := connect(t, url)
 			if _, err := conn.Exec(ctx, `CREATE TABLE token_requests (request_id text COLLATE "C" PRIMARY KEY, token text NOT NULL);
-				INSERT INTO token_requests VALUES ('owned', 'laptop-1'), ('gone', 'laptop-2');
-				UPDATE plandash_schema SET version = version - 1`); err != nil {
+				INSERT INTO token_requests VALUES ('owned', 'laptop-1'), ('gone', 'laptop-2')`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, `UPDATE plandash_schema SET version = $1`, slices.Index(migrations(), submitterInBody)); err != nil {
 				t.Fatal(err)
 			}
 			again := open(t, url)

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/permissions"
 )
 
@@ -69,13 +70,32 @@ func (s *permissionStore) write(ctx context.Context, stream string, fn func(tx p
 	})
 }
 
-// Offer stores r, replacing an earlier offer.
-func (s *permissionStore) Offer(ctx context.Context, r permissions.Request) error {
+// Offer stores r in place of an earlier offer, if check allows it. A first offer is inserted
+// only if there is still none, so of two first offers at once the second is checked against
+// the first instead of overwriting it.
+func (s *permissionStore) Offer(ctx context.Context, r permissions.Request, check func(old *permissions.Request) error) error {
 	return s.write(ctx, r.Stream, func(tx pgx.Tx, n int64) (bool, error) {
-		_, err := tx.Exec(ctx, `INSERT INTO permission_requests(stream, id, changed, resolved_ns, body) VALUES($1,$2,$3,NULL,$4)
-			ON CONFLICT(stream, id) DO UPDATE SET changed=excluded.changed, resolved_ns=NULL, body=excluded.body`,
-			r.Stream, string(r.ID), n, mustJSON(r))
-		return err == nil, err
+		for range 2 {
+			old, err := lockRequest(ctx, tx, r.Stream, r.ID)
+			if err != nil {
+				return false, err
+			}
+			if err := check(old); err != nil {
+				return false, err
+			}
+			if old != nil {
+				_, err = tx.Exec(ctx, `UPDATE permission_requests SET changed=$3, resolved_ns=NULL, body=$4 WHERE stream=$1 AND id=$2`,
+					r.Stream, string(r.ID), n, mustJSON(r))
+				return err == nil, err
+			}
+			tag, err := tx.Exec(ctx, `INSERT INTO permission_requests(stream, id, changed, resolved_ns, body) VALUES($1,$2,$3,NULL,$4)
+				ON CONFLICT(stream, id) DO NOTHING`, r.Stream, string(r.ID), n, mustJSON(r))
+			if err != nil || tag.RowsAffected() == 1 {
+				return err == nil, err
+			}
+			// Offered by another instance meanwhile: check against that offer.
+		}
+		return false, errs.Errorf(errs.Conflict, "permission request %s on stream %q is being offered concurrently", r.ID, r.Stream)
 	})
 }
 
