@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/agents/opencode"
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 	"github.com/plandash/plandash/internal/client"
-	"github.com/plandash/plandash/internal/files"
 )
 
 // testedVersions are the agents' CLI versions the real-CLI tests run (scripts/agent-clis.sh pins
@@ -28,9 +28,6 @@ var testedVersions = []struct{ agent, cli, version string }{
 	{"gemini", "gemini", "0.61.0"},
 	{"opencode", "opencode", "1.18.33"},
 }
-
-// maxSettings bounds a settings file doctor reads: they are small, and a huge one is not ours.
-const maxSettings = 4 << 20
 
 // doctorCmd is `plandash doctor`: everything a user can get wrong between an agent and the page,
 // one line each with the fix. It exits 1 when something is wrong.
@@ -158,16 +155,14 @@ func checkHook(command, path string, t client.Target) hookLine {
 	return hookLine{true, fmt.Sprintf("✓ hooks in %s run %s", path, bin)}
 }
 
-// hookCommands are the plandash hook commands in a settings file (absent: none), read bounded,
-// regular files only.
+// hookCommands are the plandash hook commands in a settings file (absent: none), read as
+// install reads it: bounded, regular files only.
 func hookCommands(path string) ([]string, error) {
-	b, err := readSettings(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
+	f, err := settingsfile.Read("", path)
+	if err != nil || !f.Exists {
 		return nil, err
 	}
+	b := f.Data
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, fmt.Errorf("not valid JSON (%v): the agent cannot read it either", err)
@@ -192,23 +187,6 @@ func hookCommands(path string) ([]string, error) {
 	}
 	walk(v)
 	return cmds, nil
-}
-
-// readSettings reads a settings file without hanging on a FIFO or reading a huge file whole.
-func readSettings(path string) ([]byte, error) {
-	f, err := files.OpenNoHang(files.OSOps{}, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	return files.ReadBounded(f, fi.Size(), maxSettings)
 }
 
 // cliVersion runs `CLI --version` found on getenv's PATH, bounded in time and output.

@@ -18,7 +18,7 @@ import (
 // installTargets is the file each agent's project install writes, under the project.
 func installTargets() map[string]string {
 	return map[string]string{
-		"claude":   filepath.Join(".claude", "settings.json"),
+		"claude":   filepath.Join(".claude", "settings.local.json"),
 		"codex":    filepath.Join(".codex", "hooks.json"),
 		"gemini":   filepath.Join(".gemini", "settings.json"),
 		"opencode": filepath.Join(".opencode", "plugins", "plandash.js"),
@@ -34,9 +34,10 @@ func installBounded(t *testing.T, env func(string) string, fifo string, args ...
 		err error
 	}
 	done := make(chan result, 1)
+	bin := fakeBinary(t) // what the hooks run: this test's own binary is temporary
 	go func() {
 		var out, errOut bytes.Buffer
-		err := run(context.Background(), append([]string{"install"}, args...), env, nil, &out, &errOut)
+		err := run(context.Background(), append(append([]string{"install"}, args...), "--command", bin), env, nil, &out, &errOut)
 		done <- result{out.String(), err}
 	}()
 	select {
