@@ -115,17 +115,10 @@ func (a *Auth) verdict(r *http.Request) (principal, error) {
 
 // admit checks r's credentials, logging a failure and refusing a client that failed too often.
 // It answers the refusal itself (refuse, with why) and reports false; true means r may go on
-// as who.
+// as who. Only failures are throttled: a request with a valid credential is let in even from
+// an address that is refused for wrong ones, or anyone able to make a browser send wrong
+// tokens to plandash (an <img> on any page) could lock the agents and their gate out.
 func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func(why error)) (who principal, ok bool) {
-	client := a.clientIP(r)
-	if wait := a.fails.blocked(client, a.now()); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-		writeJSONStatus(w, http.StatusTooManyRequests, "application/problem+json", Problem{
-			Title: "Too Many Requests", Status: http.StatusTooManyRequests, Code: "throttled",
-			Detail: "too many attempts with a wrong token from this address; wait and try again with the right one",
-		})
-		return principal{}, false
-	}
 	who, err := a.verdict(r)
 	switch {
 	case err == nil:
@@ -136,11 +129,25 @@ func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func(why err
 		writeProblem(w, r, a.log, errs.Wrap(errs.Unavailable, err, "the server could not check the token just now; try again"))
 		return principal{}, false
 	case err != errNoCredentials:
+		client := a.clientIP(r)
+		if wait := a.fails.blocked(client, a.now()); wait > 0 {
+			writeThrottled(w, wait)
+			return principal{}, false
+		}
 		n := a.fails.add(client, a.now())
 		a.log.Warn("authentication failed", "why", err.Error(), "client", client, "method", r.Method, "path", r.URL.Path, "failures", n)
 	}
 	refuse(err)
 	return principal{}, false
+}
+
+// writeThrottled is the answer to a wrong credential from an address that sent too many.
+func writeThrottled(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+	writeJSONStatus(w, http.StatusTooManyRequests, "application/problem+json", Problem{
+		Title: "Too Many Requests", Status: http.StatusTooManyRequests, Code: "throttled",
+		Detail: "too many attempts with a wrong token from this address; wait and try again with the right one",
+	})
 }
 
 // SetCookie gives the browser its proof of the token, for pages opened in their own tab.
@@ -199,12 +206,13 @@ func (a *Auth) RequirePage(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if t := r.URL.Query().Get("token"); t != "" {
 			client := a.clientIP(r)
-			if wait := a.fails.blocked(client, a.now()); wait > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-				lockedPage(w, "Too many attempts with a wrong token from this address; wait a minute.")
-				return
-			}
 			if !a.tokenOK(t) {
+				// Only the wrong token is throttled: the right one always opens the page.
+				if wait := a.fails.blocked(client, a.now()); wait > 0 {
+					w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+					writeLocked(w, http.StatusTooManyRequests, "Too many attempts with a wrong token from this address; wait a minute.")
+					return
+				}
 				n := a.fails.add(client, a.now())
 				a.log.Warn("authentication failed: wrong token in the address", "client", client, "path", r.URL.Path, "failures", n)
 				lockedPage(w, "The token in the address is not this server's token.")
