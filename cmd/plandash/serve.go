@@ -209,7 +209,13 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if f.db != "" {
 		where += "; database: PostgreSQL" // not the URL: it may carry a password
 	}
-	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, where, base, url.QueryEscape(srv.Token))
+	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\n", name, base, where)
+	if isTerminal(stdout) {
+		fmt.Fprintf(stdout, "Open the dashboard: %s/?token=%s\n", base, url.QueryEscape(srv.Token))
+	} else {
+		// Not a person's terminal but a file or a log collector: the admin token stays out.
+		fmt.Fprintf(stdout, "Open the dashboard: %s/ (run `%s` for the address with the token)\n", base, urlHint(getenv, isDemo, f.data))
+	}
 	if isDemo {
 		fmt.Fprintln(stdout, "A scripted agent is streaming ACP traffic into it. Press Ctrl-C to stop.")
 		// The agent's connections are its own, closed when it stops: a connection it opened but
