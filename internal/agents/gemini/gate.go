@@ -125,6 +125,15 @@ func Answer(d Decision) []byte {
 	return b
 }
 
+// Ask is the hook's output when plandash reached no decision: Gemini CLI shows its own
+// confirmation dialog, even where plandash's policy file would skip it ("ask" forces the
+// dialog over a policy's allow), with message above it. An implicit allow (no output) would
+// let the plan through with nobody asked.
+func Ask(message string) []byte {
+	b, _ := json.Marshal(map[string]string{"decision": "ask", "systemMessage": message})
+	return b
+}
+
 // CheckAnswer reports whether b is output the hook may print: empty, or a deny of the shape
 // Answer makes. The hook command checks what the server sent, so a garbled or foreign answer is
 // never handed to Gemini CLI.
