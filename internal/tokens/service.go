@@ -97,13 +97,27 @@ func (s *Service) Revoke(ctx context.Context, name string) error {
 	return nil
 }
 
-// Current checks that tok, verified earlier, still holds: the token of that name is still
-// this one (not revoked and then replaced by a new token of the same name), not revoked and
-// not expired. It returns the token as stored now, or an Unauthorized error saying why not;
-// store failures are returned as they are. A request that stays open (a socket, a long poll)
-// and a cookie made from a token ask this, so a revocation on any instance reaches them
+// Current checks that a token verified earlier still holds: the token named name is still
+// the one whose secret hashes to hash (not revoked and then replaced by a new token of the
+// same name), not revoked and not expired. It returns the token as stored now, or an
+// Unauthorized error saying why not; store failures are returned as they are. A request that
+// stays open (a socket, a long poll) asks this, so a revocation on any instance reaches it
 // within CacheTTL.
 func (s *Service) Current(ctx context.Context, name, hash string) (Token, error) {
+	tok, err := s.Named(ctx, name)
+	if err != nil {
+		return Token{}, err
+	}
+	if tok.Hash != hash {
+		return Token{}, errs.Errorf(errs.Unauthorized, "the token %q was revoked (its name now belongs to another token)", name)
+	}
+	return tok, nil
+}
+
+// Named returns the token named name while it may be used, or an Unauthorized error saying
+// why not (none, revoked, expired); store failures are returned as they are. Lookups are
+// trusted for CacheTTL, like Verify's.
+func (s *Service) Named(ctx context.Context, name string) (Token, error) {
 	now := s.now()
 	s.mu.Lock()
 	c, ok := s.byName[name]
@@ -124,11 +138,8 @@ func (s *Service) Current(ctx context.Context, name, hash string) (Token, error)
 		s.byName[name] = c
 		s.mu.Unlock()
 	}
-	switch {
-	case c.err != nil:
+	if c.err != nil {
 		return Token{}, c.err
-	case c.tok.Hash != hash:
-		return Token{}, errs.Errorf(errs.Unauthorized, "the token %q was revoked (its name now belongs to another token)", name)
 	}
 	if err := c.tok.Valid(now); err != nil {
 		return Token{}, err
