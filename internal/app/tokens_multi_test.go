@@ -61,3 +61,61 @@ func TestTokenAcrossInstances(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // polling interval, not an assertion
 	}
 }
+
+// TestRevocationEndsALongPollOnAnotherInstance: a token's long poll waits on instance B; the
+// token is revoked on A; B ends the poll with 401 (it learns of the revocation through the
+// shared store within a second) instead of returning the decision made afterwards.
+func TestRevocationEndsALongPollOnAnotherInstance(t *testing.T) {
+	db := pgtest.URL(t)
+	a, b := startInstance(t, db), startInstance(t, db)
+	_, secret, err := a.Tokens.Create(context.Background(), "bot", tokens.Ingest, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(in *instance, method, path, body string) (int, string) {
+		req, err := http.NewRequest(method, in.URL+path, strings.NewReader(body))
+		if err != nil {
+			return 0, err.Error()
+		}
+		req.Header.Set("Authorization", "Bearer "+secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw)
+	}
+	plan := `{"id":"r-multi","title":"T","agent":"x","plan":{"type":"markdown","markdown":"# Plan"}}`
+	if code, raw := send(b, "POST", "/api/v1/approvals", plan); code != 201 {
+		t.Fatalf("submit on B: %d %s", code, raw)
+	}
+	type answer struct {
+		code int
+		raw  string
+	}
+	done := make(chan answer, 1)
+	go func() {
+		code, raw := send(b, "GET", "/api/v1/approvals/r-multi?wait=60s", "")
+		done <- answer{code, raw}
+	}()
+	for deadline := time.Now().Add(10 * time.Second); b.Gate.Waiting("r-multi") == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the poll never waited on B")
+		}
+	}
+	if err := a.Tokens.Revoke(context.Background(), "bot"); err != nil {
+		t.Fatal(err)
+	}
+	var got answer
+	select {
+	case got = <-done:
+	case <-time.After(10 * time.Second): // a bound on a hang, not a timing assertion
+		a.call(t, "POST", "/api/v1/approvals/r-multi/decision", `{"action":"approve"}`)
+		got = <-done
+		t.Fatalf("the poll on B went on after the revocation on A, and returned %d %s once decided", got.code, got.raw)
+	}
+	if got.code != 401 || !strings.Contains(got.raw, "revoked") {
+		t.Fatalf("the poll on B after the revocation on A: %d %s, want 401", got.code, got.raw)
+	}
+}
