@@ -189,3 +189,19 @@ func TestRevocationClosesASocket(t *testing.T) {
 		return
 	}
 }
+
+// A token that expires while its long poll waits ends it the same way as a revocation.
+func TestExpiryEndsALongPoll(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	_, bot, err := ts.tokens.Create(context.Background(), "brief", tokens.Ingest, 1500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"r1",`+checklist[1:], withToken(bot)...); code != http.StatusCreated {
+		t.Fatalf("submit: %d %s", code, raw)
+	}
+	code, raw := ts.api(t, "GET", "/api/v1/approvals/r1?wait=30s", nil, withToken(bot)...)
+	if code != http.StatusUnauthorized || !strings.Contains(string(raw), "expired") {
+		t.Fatalf("the poll past the token's expiry: %d %s, want 401 saying it expired", code, raw)
+	}
+}
