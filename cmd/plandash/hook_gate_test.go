@@ -24,9 +24,9 @@ const codexPlanStop = `{"session_id":"019a0000-0000-7000-8000-000000000001","tur
 // TestGateHooksAskWhenNoDecision: `plandash hook gemini` (BeforeTool exit_plan_mode) and
 // `plandash hook codex` (Stop with a plan), run the real way against a dashboard that cannot
 // decide — throttled, down, failing, refusing the token — exit 0 and hand the plan to the
-// person: Gemini CLI gets an "ask" (its own dialog, over the allow policy `install gemini
-// --gate` writes), Codex a systemMessage saying nobody approved, Claude Code no decision (its
-// plan dialog), and stderr says why. Before,
+// person: Gemini CLI's turn is stopped (the allow policy `install gemini --gate` writes would
+// approve on silence, and exit_plan_mode ignores a hook's "ask"), Codex gets a systemMessage
+// saying nobody approved, Claude Code no decision (its plan dialog), and stderr says why. Before,
 // both printed nothing, which Gemini (with the policy) and Codex take as approval.
 func TestGateHooksAskWhenNoDecision(t *testing.T) {
 	geminiEvent, err := os.ReadFile("../../internal/agents/gemini/testdata/captured/plan_06_BeforeTool_exit_plan_mode.json")
@@ -98,17 +98,17 @@ func TestGateHooksAskWhenNoDecision(t *testing.T) {
 					}
 					return
 				}
-				var v map[string]string
+				var v map[string]any
 				if err := json.Unmarshal(out.Bytes(), &v); err != nil {
-					t.Fatalf("hook %s printed %q, want the answer that asks the person", agent, out.String())
+					t.Fatalf("hook %s printed %q, want the answer that leaves the plan to the person", agent, out.String())
 				}
 				switch agent {
 				case "gemini":
-					if v["decision"] != "ask" || v["systemMessage"] == "" {
-						t.Errorf("gemini: %q, want decision ask with a message", out.String())
+					if v["continue"] != false || v["stopReason"] == "" || v["decision"] != nil {
+						t.Errorf("gemini: %q, want the turn stopped (continue false) with a reason", out.String())
 					}
 				case "codex":
-					if v["decision"] != "" || !strings.Contains(v["systemMessage"], "Nobody approved this plan") {
+					if msg, _ := v["systemMessage"].(string); v["decision"] != nil || !strings.Contains(msg, "Nobody approved this plan") {
 						t.Errorf("codex: %q, want no decision and a systemMessage that nobody approved", out.String())
 					}
 				}

@@ -126,9 +126,9 @@ func TestGateExpiredDenies(t *testing.T) {
 }
 
 // TestRunHookNeverBreaksTheAgent: a server that fails or answers nonsense never fails the
-// hook, and never lets the plan through by silence: the hook prints an "ask", which makes
-// Gemini CLI show its own dialog over plandash's allow policy, and says why on stderr. A
-// capture event in the same trouble prints nothing.
+// hook, and never lets the plan through by silence: the hook stops the turn (continue false),
+// leaving the plan to the person, and says why on stderr. A capture event in the same trouble
+// prints nothing.
 func TestRunHookNeverBreaksTheAgent(t *testing.T) {
 	body := capturedEvent(t, "plan", "BeforeTool_exit_plan_mode")
 	for name, post := range map[string]funcPoster{
@@ -140,11 +140,14 @@ func TestRunHookNeverBreaksTheAgent(t *testing.T) {
 		if err := RunHook(context.Background(), bytes.NewReader(body), &out, post, HookOptions{Stderr: &errOut}); err != nil {
 			t.Errorf("%s: err %v", name, err)
 		}
-		var v struct{ Decision, SystemMessage string }
-		if err := json.Unmarshal(out.Bytes(), &v); err != nil || v.Decision != "ask" || v.SystemMessage == "" {
-			t.Errorf("%s: out %q, want an ask with a message", name, out.String())
+		var v struct {
+			Continue   *bool
+			StopReason string
 		}
-		if !strings.Contains(errOut.String(), "Gemini CLI asks you") {
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil || v.Continue == nil || *v.Continue || v.StopReason == "" {
+			t.Errorf("%s: out %q, want continue false with a reason", name, out.String())
+		}
+		if !strings.Contains(errOut.String(), "left to you") {
 			t.Errorf("%s: stderr %q does not say why", name, errOut.String())
 		}
 		out.Reset()

@@ -45,8 +45,8 @@ type HookOptions struct {
 // prints nothing and returns nil, so Gemini CLI goes on as if plandash were not there. A gate
 // event that gets no decision (server down, throttled, failing or slow, a refused token, an
 // answer of the wrong shape) is never let through: with plandash's policy installed, printing
-// nothing would approve the plan with nobody asked, so the hook prints an "ask" that makes
-// Gemini CLI show its own dialog, and says why on Stderr.
+// nothing would approve the plan with nobody asked, so the hook stops the turn and leaves the
+// plan to the person at the terminal (see Undecided), and says why on Stderr.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
 	if opts.CaptureTimeout <= 0 {
 		opts.CaptureTimeout = 5 * time.Second
@@ -96,13 +96,12 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	return nil
 }
 
-// askPerson says why on stderr and returns the answer that hands the plan to Gemini CLI's
-// own dialog.
+// askPerson says why on stderr and returns the answer that leaves the plan to the person.
 func askPerson(stderr io.Writer, why string) []byte {
 	if stderr != nil {
-		fmt.Fprintf(stderr, "plandash hook gemini: %s; Gemini CLI asks you instead\n", why)
+		fmt.Fprintf(stderr, "plandash hook gemini: %s; the plan is left to you\n", why)
 	}
-	return Ask(why + ". Decide here whether to leave plan mode.")
+	return Undecided(why + ". Nobody approved this plan in plandash: Gemini CLI stays in plan mode; review the plan and tell it how to go on.")
 }
 
 // enrich adds what only the agent's machine knows: its name, and for exit_plan_mode the plans
