@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 	"github.com/plandash/plandash/internal/tokens"
 )
@@ -117,5 +121,56 @@ func TestRevocationEndsALongPollOnAnotherInstance(t *testing.T) {
 	}
 	if got.code != 401 || !strings.Contains(got.raw, "revoked") {
 		t.Fatalf("the poll on B after the revocation on A: %d %s, want 401", got.code, got.raw)
+	}
+}
+
+// TestRevocationClosesASocketOnAnotherInstance: a decide token's live socket is open on B; the
+// token is revoked on A; B closes the socket with a policy-violation close while changes keep
+// coming, instead of carrying them on.
+func TestRevocationClosesASocketOnAnotherInstance(t *testing.T) {
+	db := pgtest.URL(t)
+	a, b := startInstance(t, db), startInstance(t, db)
+	_, secret, err := a.Tokens.Create(context.Background(), "lead", tokens.Decide, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(b.URL, "http")+"/ws?topic=all",
+		&websocket.DialOptions{Subprotocols: []string{"plandash.v1", "plandash.token." + secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(64 << 20)
+	a.call(t, "POST", "/api/v1/ingest", planLine("s-before", "before"))
+	frameWith(t, c, "before")
+	if err := a.Tokens.Revoke(context.Background(), "lead"); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+				a.call(t, "POST", "/api/v1/ingest", planLine(fmt.Sprintf("s-after-%d", i), "after"))
+			}
+		}
+	})
+	for {
+		_, _, err := c.Read(ctx)
+		if err == nil {
+			continue // frames sent before B noticed
+		}
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.StatusPolicyViolation {
+			t.Fatalf("the socket on B ended with %v, want a close for the revoked token", err)
+		}
+		return
 	}
 }

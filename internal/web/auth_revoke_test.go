@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,8 +167,10 @@ func TestRevocationClosesASocket(t *testing.T) {
 	revokeElsewhere(t, ts, "lead")
 	// Changes keep coming; the socket must end rather than carry them.
 	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer close(stop)
-	go func() {
+	wg.Go(func() {
 		for i := 0; ; i++ {
 			select {
 			case <-stop:
@@ -176,7 +179,7 @@ func TestRevocationClosesASocket(t *testing.T) {
 				ts.ingest(t, update(fmt.Sprintf("s%d", i+2), planA))
 			}
 		}
-	}()
+	})
 	for {
 		_, _, err := c.Read(ctx)
 		if err == nil {
