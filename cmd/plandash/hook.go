@@ -18,7 +18,9 @@ import (
 
 // hookCmd is `plandash hook AGENT`: what an agent's hooks run. It reads one event on stdin,
 // posts it to the dashboard, and prints the hook's answer when there is one (a plan decided at
-// the gate). It never fails the agent: whatever goes wrong, it exits 0 and prints nothing.
+// the gate). It never fails the agent: whatever goes wrong, it exits 0. A plan at the gate that
+// gets no decision is left to the agent's own dialog (never approved by silence), and stderr
+// says why.
 func hookCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	agent := ""
 	if len(args) > 0 {
@@ -44,11 +46,11 @@ func hookCmd(ctx context.Context, args []string, getenv func(string) string, std
 	host, _ := os.Hostname()
 	switch agent {
 	case "codex":
-		return codex.RunHook(ctx, stdin, stdout, post, codex.HookOptions{Host: host})
+		return codex.RunHook(ctx, stdin, stdout, post, codex.HookOptions{Host: host, Stderr: stderr})
 	case "gemini":
-		return gemini.RunHook(ctx, stdin, stdout, post, gemini.HookOptions{Host: host, PlansDir: getenv("GEMINI_PLANS_DIR")})
+		return gemini.RunHook(ctx, stdin, stdout, post, gemini.HookOptions{Host: host, PlansDir: getenv("GEMINI_PLANS_DIR"), Stderr: stderr})
 	}
-	return claude.RunHook(ctx, stdin, stdout, post, claude.HookOptions{Host: host})
+	return claude.RunHook(ctx, stdin, stdout, post, claude.HookOptions{Host: host, Stderr: stderr})
 }
 
 // hookPoster posts an agent's events to the dashboard.

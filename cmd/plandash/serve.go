@@ -217,7 +217,13 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if f.db != "" {
 		where += "; database: PostgreSQL" // not the URL: it may carry a password
 	}
-	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\nOpen the dashboard: %s/?token=%s\n", name, base, where, base, url.QueryEscape(srv.Token))
+	fmt.Fprintf(stdout, "plandash %s on %s (data: %s)\n", name, base, where)
+	if isTerminal(stdout) {
+		fmt.Fprintf(stdout, "Open the dashboard: %s/?token=%s\n", base, url.QueryEscape(srv.Token))
+	} else {
+		// Not a person's terminal but a file or a log collector: the admin token stays out.
+		fmt.Fprintf(stdout, "Open the dashboard: %s/ (run `%s` for the address with the token)\n", base, urlHint(getenv, isDemo, f.data))
+	}
 	if len(elsewhere) > 0 {
 		fmt.Fprintf(stdout, "From other machines: %s\n", strings.Join(elsewhere, ", "))
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -50,11 +51,14 @@ func testEnv(t *testing.T) func(string) string {
 type server struct {
 	base, token string
 	data        string
+	stdout      *syncBuffer
 	stderr      *syncBuffer
 	stop        func() // stops the server and waits for a clean exit; safe to call twice
 }
 
-var dashboardLine = regexp.MustCompile(`Open the dashboard: (http://[^/\s]+)/\?token=(\S+)`)
+// dashboardLine is the start-up banner as a test (not a terminal) sees it: the address and the
+// data directory, without the token.
+var dashboardLine = regexp.MustCompile(`plandash \w+ on (http://[^/\s]+) \(data: ([^;)]+)[;)][^\n]*\nOpen the dashboard: http://[^/\s]+/ \(run ` + "`plandash url[^`]*`" + ` for the address with the token\)\n`)
 
 // startServer runs `plandash CMD --addr 127.0.0.1:0 …` in process, reads the address it
 // prints, and stops it when the test ends, requiring a clean exit.
@@ -87,11 +91,7 @@ func startServerEnv(t *testing.T, getenv func(string) string, args ...string) *s
 	deadline := time.Now().Add(testWait)
 	for {
 		if m := dashboardLine.FindStringSubmatch(stdout.String()); m != nil {
-			tok, err := url.QueryUnescape(m[2])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &server{base: m[1], token: tok, stderr: &stderr, stop: stop}
+			return &server{base: m[1], token: tokenIn(t, m[2], args), stdout: &stdout, stderr: &stderr, stop: stop}
 		}
 		select {
 		case err := <-done:
@@ -102,6 +102,25 @@ func startServerEnv(t *testing.T, getenv func(string) string, args ...string) *s
 			t.Fatalf("plandash %s printed no address within %s:\n%s", cmd, testWait, stdout.String())
 		}
 	}
+}
+
+// tokenIn is the admin token of a server started with args and data: --token's, else the one
+// stored in data.
+func tokenIn(t *testing.T, data string, args []string) string {
+	t.Helper()
+	for i, a := range args {
+		if a == "--token" && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, "--token="); ok {
+			return v
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(data, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // get fetches path with the token and returns the status and body.

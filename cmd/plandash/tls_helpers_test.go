@@ -91,7 +91,7 @@ func (p testPKI) httpsClient(t *testing.T) *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
-var httpsLine = regexp.MustCompile(`Open the dashboard: (https://[^/\s]+)/\?token=(\S+)`)
+var httpsLine = regexp.MustCompile(`plandash serve on (https://[^/\s]+) \(data: ([^;)]+)[;)][^\n]*\nOpen the dashboard: https://`)
 
 // serveTLS runs `plandash serve` with TLS on addr and data until the returned stop is called
 // (or the test ends); it returns once the server printed its address.
@@ -117,11 +117,7 @@ func serveTLS(t *testing.T, p testPKI, addr, data string) (token string, stop fu
 	deadline := time.Now().Add(testWait)
 	for {
 		if m := httpsLine.FindStringSubmatch(stdout.String()); m != nil {
-			tok, err := url.QueryUnescape(m[2])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return tok, stop
+			return tokenIn(t, m[2], args), stop
 		}
 		select {
 		case err := <-done:

@@ -167,6 +167,9 @@ type Request struct {
 	// for the server's own token. Stored with the request, so the token may wait for the
 	// decision even when the server stopped the moment after it created the request.
 	SubmittedBy string `json:"submittedBy,omitempty"`
+	// SubmitterID is that token's identity (see Submitter): what ownership is checked by, since
+	// a new token may take a revoked token's name.
+	SubmitterID string `json:"submitterId,omitempty"`
 }
 
 // Allows reports whether the request lets a person take action a.

@@ -133,10 +133,13 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	who, byToken := SubmitterOf(ctx)
 	if sub.ID != "" {
 		old, err := g.store.Get(ctx, r.ID)
 		switch {
-		case err == nil && old.Fingerprint != r.Fingerprint:
+		case err == nil && (old.Fingerprint != r.Fingerprint || byToken && !who.Owns(old)):
+			// Another token's request is not handed over, not even for the same submission:
+			// the answer would show its decision.
 			return Request{}, false, errs.Errorf(errs.Conflict, "the id %q belongs to a different request", r.ID)
 		case err == nil:
 			return old, false, nil
@@ -153,6 +156,7 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 	}
 	// The credential that asked, when it was a per-agent token; the agent's name is beside it.
 	r.SubmittedBy = plans.SourceOf(ctx)
+	r.SubmitterID = who.ID
 	events := []AuditEvent{g.audit(EventRequested, r, cmp.Or(r.SubmittedBy, r.Agent))}
 	for _, rule := range rules {
 		if rule.Matches(r) && r.Allows(Approve) {
@@ -184,11 +188,14 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 // revises finds the request r answers: the one the agent named, which must exist, or the
 // session's previous request when it ended with changes requested; g.mu is held.
 func (g *Gate) revises(ctx context.Context, r Request, named string) (string, error) {
+	who, byToken := SubmitterOf(ctx)
 	if named = strings.TrimSpace(named); named != "" {
-		if _, err := g.store.Get(ctx, named); err != nil {
-			if errs.KindOf(err) == errs.NotFound {
-				return "", errs.Errorf(errs.Invalid, "revises names request %q, which does not exist", named)
-			}
+		prev, err := g.store.Get(ctx, named)
+		switch {
+		case errs.KindOf(err) == errs.NotFound || err == nil && byToken && !who.Owns(prev):
+			// A token revises its own requests only; another's is as good as absent to it.
+			return "", errs.Errorf(errs.Invalid, "revises names request %q, which does not exist (or was not submitted with this token)", named)
+		case err != nil:
 			return "", err
 		}
 		return named, nil
@@ -197,7 +204,7 @@ func (g *Gate) revises(ctx context.Context, r Request, named string) (string, er
 		return "", nil
 	}
 	prev, ok, err := g.store.LatestInSession(ctx, r.SessionID, r.Created)
-	if err != nil || !ok || prev.Status != ChangesRequested {
+	if err != nil || !ok || prev.Status != ChangesRequested || byToken && !who.Owns(prev) {
 		return "", err
 	}
 	return prev.ID, nil

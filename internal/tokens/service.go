@@ -28,9 +28,10 @@ type Service struct {
 	now   func() time.Time
 	log   *slog.Logger
 
-	mu    sync.Mutex
-	cache map[string]cached    // by hash
-	used  map[string]time.Time // by name: when its last use was last written
+	mu     sync.Mutex
+	cache  map[string]cached    // by hash
+	byName map[string]cached    // by name, for Current
+	used   map[string]time.Time // by name: when its last use was last written
 }
 
 type cached struct {
@@ -47,7 +48,7 @@ func NewService(store Store, now func() time.Time, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: store, now: now, log: log, cache: map[string]cached{}, used: map[string]time.Time{}}
+	return &Service{store: store, now: now, log: log, cache: map[string]cached{}, byName: map[string]cached{}, used: map[string]time.Time{}}
 }
 
 // Create makes a token named name with scope and, when ttl > 0, an expiry ttl from now. It
@@ -91,8 +92,59 @@ func (s *Service) Revoke(ctx context.Context, name string) error {
 			delete(s.cache, h)
 		}
 	}
+	delete(s.byName, name)
 	s.mu.Unlock()
 	return nil
+}
+
+// Current checks that a token verified earlier still holds: the token named name is still
+// the one whose secret hashes to hash (not revoked and then replaced by a new token of the
+// same name), not revoked and not expired. It returns the token as stored now, or an
+// Unauthorized error saying why not; store failures are returned as they are. A request that
+// stays open (a socket, a long poll) asks this, so a revocation on any instance reaches it
+// within CacheTTL.
+func (s *Service) Current(ctx context.Context, name, hash string) (Token, error) {
+	tok, err := s.Named(ctx, name)
+	if err != nil {
+		return Token{}, err
+	}
+	if tok.Hash != hash {
+		return Token{}, errs.Errorf(errs.Unauthorized, "the token %q was revoked (its name now belongs to another token)", name)
+	}
+	return tok, nil
+}
+
+// Named returns the token named name while it may be used, or an Unauthorized error saying
+// why not (none, revoked, expired); store failures are returned as they are. Lookups are
+// trusted for CacheTTL, like Verify's.
+func (s *Service) Named(ctx context.Context, name string) (Token, error) {
+	now := s.now()
+	s.mu.Lock()
+	c, ok := s.byName[name]
+	s.mu.Unlock()
+	if !ok || now.Sub(c.at) >= CacheTTL || now.Before(c.at) {
+		tok, err := s.store.ByName(ctx, name)
+		switch {
+		case errs.KindOf(err) == errs.NotFound:
+			err = errs.Errorf(errs.Unauthorized, "the token %q no longer exists", name)
+		case err != nil:
+			return Token{}, err
+		}
+		c = cached{tok: tok, err: err, at: now}
+		s.mu.Lock()
+		if len(s.byName) >= maxCached {
+			clear(s.byName)
+		}
+		s.byName[name] = c
+		s.mu.Unlock()
+	}
+	if c.err != nil {
+		return Token{}, c.err
+	}
+	if err := c.tok.Valid(now); err != nil {
+		return Token{}, err
+	}
+	return c.tok, nil
 }
 
 // Verify returns the token whose secret this is, or an Unauthorized error saying why not

@@ -92,6 +92,17 @@ func (t Token) Valid(now time.Time) error {
 // Label is how changes made with the token are recorded: "token:NAME".
 func (t Token) Label() string { return "token:" + t.Name }
 
+// ID is the token's identity: it tells apart two tokens that had the same name (a revoked
+// token's name may be given to a new one), which a label cannot. It is derived from the
+// secret's hash, one way, so showing or storing it reveals nothing of the hash.
+func (t Token) ID() string {
+	if t.Hash == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("plandash token id\x00" + t.Hash))
+	return hex.EncodeToString(sum[:16])
+}
+
 // CheckName refuses a name that would not read well in a list, a log or a page: 1 to
 // MaxNameLen letters, digits, '.', '_' and '-', starting with a letter or digit.
 func CheckName(name string) error {
@@ -135,6 +146,8 @@ type Store interface {
 	List(ctx context.Context) ([]Token, error)
 	// ByHash finds the token whose secret hashes to hash; NotFound when none does.
 	ByHash(ctx context.Context, hash string) (Token, error)
+	// ByName finds the token named name, revoked or not; NotFound when there is none.
+	ByName(ctx context.Context, name string) (Token, error)
 	// Revoke marks the named token revoked at at; NotFound when there is none. Revoking a
 	// revoked token keeps its first revocation time and is not an error.
 	Revoke(ctx context.Context, name string, at time.Time) error

@@ -29,7 +29,7 @@ type approvalProblem struct {
 }
 
 func (s *Server) approvalOut(r *http.Request, a approval.Request) approvalJSON {
-	a.Fingerprint = ""
+	a.Fingerprint, a.SubmitterID = "", ""
 	scheme := "http://"
 	if r.TLS != nil {
 		scheme = "https://"

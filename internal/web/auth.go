@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
@@ -19,22 +17,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/tokens"
 )
 
-// cookieName carries the browser's proof of the token.
+// cookieName carries the browser's proof of its credential (see auth_cookie.go).
 const cookieName = "plandash_auth"
 
-// Auth checks the bearer token. The cookie holds a value derived from the token, not the token,
-// so a browser never stores the credential the API takes.
+// Auth checks the bearer token. The cookie holds a value derived from the credential, not the
+// credential, so a browser never stores what the API takes.
 type Auth struct {
 	token  []byte
-	cookie string
 	tokens *tokens.Service // per-agent tokens; nil admits the server's own token only
-	// submitter is who submitted an approval request (see WithTokens).
-	submitter func(ctx context.Context, id string) (string, error)
+	// submitter is the approval request a per-agent token may wait on when it submitted it
+	// (see WithTokens).
+	submitter func(ctx context.Context, id string) (approval.Request, error)
 	log       *slog.Logger
 	now       func() time.Time
 	fails     failures
@@ -55,9 +53,7 @@ func NewAuth(token string, log *slog.Logger, now func() time.Time) *Auth {
 	if now == nil {
 		now = time.Now
 	}
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("plandash browser cookie v1"))
-	return &Auth{token: []byte(token), cookie: hex.EncodeToString(m.Sum(nil)), log: log, now: now, fails: failures{byClient: map[string]*window{}}}
+	return &Auth{token: []byte(token), log: log, now: now, fails: failures{byClient: map[string]*window{}}}
 }
 
 // tokenOK reports whether t is the token, in constant time.
@@ -77,7 +73,7 @@ const (
 // guards what only the browser's own credential opens (the embed views).
 func (a *Auth) Check(r *http.Request) bool {
 	p, err := a.verdict(r)
-	return err == nil && p.admin()
+	return err == nil && p.browser()
 }
 
 // verdict is who r's credentials name, or why they name no one: errNoCredentials when r
@@ -91,13 +87,13 @@ func (a *Auth) verdict(r *http.Request) (principal, error) {
 		}
 		return a.bearer(r.Context(), strings.TrimSpace(t))
 	}
-	c, err := r.Cookie(cookieName)
-	if err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1 {
-		return principal{}, nil
-	}
 	var verdict error = errNoCredentials
-	if err == nil {
-		verdict = errWrongToken // a cookie of another server, or of an older token
+	if c, err := r.Cookie(cookieName); err == nil {
+		who, err := a.cookieVerdict(r.Context(), c.Value)
+		if err == nil || errs.KindOf(err) != errs.Unauthorized {
+			return who, err
+		}
+		verdict = err // a cookie of another server, of an older format, or of a revoked token
 	}
 	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
 		for _, p := range strings.Split(h, ",") {
@@ -115,17 +111,10 @@ func (a *Auth) verdict(r *http.Request) (principal, error) {
 
 // admit checks r's credentials, logging a failure and refusing a client that failed too often.
 // It answers the refusal itself (refuse, with why) and reports false; true means r may go on
-// as who.
+// as who. Only failures are throttled: a request with a valid credential is let in even from
+// an address that is refused for wrong ones, or anyone able to make a browser send wrong
+// tokens to plandash (an <img> on any page) could lock the agents and their gate out.
 func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func(why error)) (who principal, ok bool) {
-	client := a.clientIP(r)
-	if wait := a.fails.blocked(client, a.now()); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-		writeJSONStatus(w, http.StatusTooManyRequests, "application/problem+json", Problem{
-			Title: "Too Many Requests", Status: http.StatusTooManyRequests, Code: "throttled",
-			Detail: "too many attempts with a wrong token from this address; wait and try again with the right one",
-		})
-		return principal{}, false
-	}
 	who, err := a.verdict(r)
 	switch {
 	case err == nil:
@@ -136,6 +125,11 @@ func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func(why err
 		writeProblem(w, r, a.log, errs.Wrap(errs.Unavailable, err, "the server could not check the token just now; try again"))
 		return principal{}, false
 	case err != errNoCredentials:
+		client := a.clientIP(r)
+		if wait := a.fails.blocked(client, a.now()); wait > 0 {
+			writeThrottled(w, wait)
+			return principal{}, false
+		}
 		n := a.fails.add(client, a.now())
 		a.log.Warn("authentication failed", "why", err.Error(), "client", client, "method", r.Method, "path", r.URL.Path, "failures", n)
 	}
@@ -143,25 +137,12 @@ func (a *Auth) admit(w http.ResponseWriter, r *http.Request, refuse func(why err
 	return principal{}, false
 }
 
-// SetCookie gives the browser its proof of the token, for pages opened in their own tab.
-func (a *Auth) SetCookie(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: a.cookie, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: 30 * 24 * 3600,
-	})
-}
-
-// embedCookieAge is short: an embedding host hands a fresh token in the URL fragment whenever it
-// opens the panel, so a leaked third-party cookie is worth little.
-const embedCookieAge = 12 * 3600
-
-// SetEmbedCookie gives an iframe its proof of the token. A third-party iframe only keeps
-// SameSite=None cookies, which must be Secure; browsers accept Secure cookies from loopback
-// over plain HTTP.
-func (a *Auth) SetEmbedCookie(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: a.cookie, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteNoneMode, Secure: true, MaxAge: embedCookieAge,
+// writeThrottled is the answer to a wrong credential from an address that sent too many.
+func writeThrottled(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+	writeJSONStatus(w, http.StatusTooManyRequests, "application/problem+json", Problem{
+		Title: "Too Many Requests", Status: http.StatusTooManyRequests, Code: "throttled",
+		Detail: "too many attempts with a wrong token from this address; wait and try again with the right one",
 	})
 }
 
@@ -173,7 +154,7 @@ func (a *Auth) RequireAPI(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		refuse := func(why error) {
 			detail := "missing or wrong token: send Authorization: Bearer <token> (the token is printed at start-up and stored in the data directory, or made with `plandash tokens create`)"
-			if why != errNoCredentials && why != errWrongToken {
+			if why != errNoCredentials && why != errWrongToken && why != errStaleCookie {
 				detail = why.Error()
 			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="plandash"`)
@@ -185,11 +166,12 @@ func (a *Auth) RequireAPI(next http.Handler) http.Handler {
 		if !ok || !a.permit(w, r, who) {
 			return
 		}
-		ctx := withPrincipal(r.Context(), who)
-		if who.agent != nil {
-			ctx = plans.WithSource(ctx, who.agent.Label())
+		r = r.WithContext(who.attach(r.Context()))
+		if who.agent == nil {
+			next.ServeHTTP(w, r)
+			return
 		}
-		next.ServeHTTP(w, r.WithContext(ctx))
+		a.watch(w, r, *who.agent, next)
 	})
 }
 
@@ -199,12 +181,13 @@ func (a *Auth) RequirePage(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if t := r.URL.Query().Get("token"); t != "" {
 			client := a.clientIP(r)
-			if wait := a.fails.blocked(client, a.now()); wait > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-				lockedPage(w, "Too many attempts with a wrong token from this address; wait a minute.")
-				return
-			}
 			if !a.tokenOK(t) {
+				// Only the wrong token is throttled: the right one always opens the page.
+				if wait := a.fails.blocked(client, a.now()); wait > 0 {
+					w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+					writeLocked(w, http.StatusTooManyRequests, "Too many attempts with a wrong token from this address; wait a minute.")
+					return
+				}
 				n := a.fails.add(client, a.now())
 				a.log.Warn("authentication failed: wrong token in the address", "client", client, "path", r.URL.Path, "failures", n)
 				lockedPage(w, "The token in the address is not this server's token.")
@@ -224,11 +207,11 @@ func (a *Auth) RequirePage(next http.Handler) http.Handler {
 		who, ok := a.admit(w, r, locked)
 		switch {
 		case !ok:
-		case !who.admin():
-			// Pages are the browser's, and the browser's credential is the server's own token.
+		case !who.browser():
+			// Pages are the browser's: its cookie, or the server's own token.
 			lockedPage(w, "A per-agent token opens the API only; open the pages with the address plandash printed, or `plandash url`.")
 		default:
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, r.WithContext(who.attach(r.Context())))
 		}
 	})
 }

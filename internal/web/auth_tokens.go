@@ -5,7 +5,9 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/tokens"
 )
 
@@ -19,9 +21,29 @@ var (
 // cookie stands for), or a per-agent token.
 type principal struct {
 	agent *tokens.Token // nil: the server's own token
+	// viaCookie: the request came with the browser's cookie, made from the credential.
+	viaCookie bool
 }
 
 func (p principal) admin() bool { return p.agent == nil }
+
+// browser reports whether p may open the pages: the server's own token, or a cookie an
+// admin-scoped per-agent token was traded for (an IDE panel signed in with one).
+func (p principal) browser() bool {
+	return p.admin() || p.viaCookie && p.agent.Scope == tokens.Admin
+}
+
+// attach marks ctx with who p is: the principal, and for a per-agent token its label as the
+// source of the changes made under ctx and its identity as the submitter of approval
+// requests.
+func (p principal) attach(ctx context.Context) context.Context {
+	ctx = withPrincipal(ctx, p)
+	if p.agent != nil {
+		ctx = plans.WithSource(ctx, p.agent.Label())
+		ctx = approval.WithSubmitter(ctx, submitterOf(*p.agent))
+	}
+	return ctx
+}
 
 // scope is what the principal may do: everything for the server's own token.
 func (p principal) scope() tokens.Scope {
@@ -62,9 +84,9 @@ func apiSource(r *http.Request) string {
 }
 
 // WithTokens lets per-agent tokens in, as checked by svc; without it only the server's own
-// token is. submitter names the token that submitted an approval request (its SubmittedBy),
-// which alone among ingest tokens may wait for the decision.
-func (a *Auth) WithTokens(svc *tokens.Service, submitter func(ctx context.Context, id string) (string, error)) {
+// token is. submitter reads an approval request, whose submitting token alone among ingest
+// tokens may wait for the decision.
+func (a *Auth) WithTokens(svc *tokens.Service, submitter func(ctx context.Context, id string) (approval.Request, error)) {
 	a.tokens, a.submitter = svc, submitter
 }
 
@@ -145,12 +167,14 @@ func (a *Auth) permit(w http.ResponseWriter, r *http.Request, who principal) boo
 		return true
 	}
 	if n.own && who.scope().Allows(tokens.Ingest) {
-		by, err := a.submitter(r.Context(), chi.URLParam(r, "id"))
+		req, err := a.submitter(r.Context(), chi.URLParam(r, "id"))
 		if err != nil && errs.KindOf(err) != errs.NotFound {
 			writeProblem(w, r, a.log, errs.Wrap(errs.Unavailable, err, "the server could not check the token just now; try again"))
 			return false
 		}
-		if err == nil && by == who.agent.Label() {
+		// By identity, not by name: a new token given a revoked token's name does not own the
+		// old one's requests.
+		if err == nil && submitterOf(*who.agent).Owns(req) {
 			return true
 		}
 	}

@@ -47,9 +47,12 @@ func TestTokenScopes(t *testing.T) {
 	if page := ts.get(t, "/approvals/theirs"); strings.Contains(page, "approval-token") {
 		t.Fatal("the page of the server's own request names a token")
 	}
-	// Another token retrying the same submission gets the request back, not its ownership.
-	if code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"mine",`+checklist[1:], withToken(other)...); code != http.StatusOK {
-		t.Fatalf("the same submission again: %d %s, want 200", code, raw)
+	// Another token sending the same submission does not get the request (nor its decision).
+	if code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"mine",`+checklist[1:], withToken(other)...); code != http.StatusConflict {
+		t.Fatalf("another token's same submission: %d %s, want 409", code, raw)
+	}
+	if code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"mine",`+checklist[1:], withToken(ingest)...); code != http.StatusOK {
+		t.Fatalf("the same submission again by its token: %d %s, want 200", code, raw)
 	}
 
 	for _, tc := range []struct {
@@ -192,5 +195,53 @@ func TestEveryAPIRouteHasAScope(t *testing.T) {
 	}
 	if n := routeNeed("GET", "/mcp"); n.scope != tokens.Ingest {
 		t.Errorf("/mcp needs %s, want ingest (an agent's MCP tools)", n.scope)
+	}
+}
+
+// Issue 25 item 17: a request belongs to the token that submitted it, by identity, not by the
+// name in its label. Once "a" is revoked and a new token takes the name "a", the new one cannot
+// read the old one's request, wait on it, re-submit it, nor revise it (by naming it or by
+// following it in the session).
+func TestOwnershipByTokenIdentity(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	old := newToken(t, ts, "a", tokens.Ingest)
+	body := `{"id":"r-old",` + checklist[1:]
+	if code, raw := ts.api(t, "POST", "/api/v1/approvals", body, withToken(old)...); code != http.StatusCreated {
+		t.Fatalf("the old token submits: %d %s", code, raw)
+	}
+	if code, raw := ts.api(t, "GET", "/api/v1/approvals/r-old?wait=0s", nil, withToken(old)...); code != 200 {
+		t.Fatalf("the old token reads its own request: %d %s", code, raw)
+	}
+	if code, raw := ts.api(t, "POST", "/api/v1/approvals/r-old/decision", `{"action":"request_changes","comment":"Nearly."}`); code != 200 {
+		t.Fatalf("request changes: %d %s", code, raw)
+	}
+	if err := ts.tokens.Revoke(context.Background(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	fresh := newToken(t, ts, "a", tokens.Ingest)
+
+	if code, raw := ts.api(t, "GET", "/api/v1/approvals/r-old?wait=0s", nil, withToken(fresh)...); code != http.StatusForbidden {
+		t.Fatalf("the new token named a reads the old one's request: %d %s, want 403", code, raw)
+	}
+	if code, raw := ts.api(t, "POST", "/api/v1/approvals", body, withToken(fresh)...); code != http.StatusConflict {
+		t.Fatalf("the new token re-submits the old one's request: %d %s, want 409", code, raw)
+	}
+	revise := `{"id":"r-rev","revises":"r-old",` + checklist[1:]
+	if code, raw := ts.api(t, "POST", "/api/v1/approvals", revise, withToken(fresh)...); code != http.StatusBadRequest || !strings.Contains(string(raw), "r-old") {
+		t.Fatalf("the new token revises the old one's request: %d %s, want 400", code, raw)
+	}
+	// Same session, no revises: the new token's request does not take up the old one's review.
+	code, raw := ts.api(t, "POST", "/api/v1/approvals", `{"id":"r-new",`+checklist[1:], withToken(fresh)...)
+	if code != http.StatusCreated {
+		t.Fatalf("the new token submits: %d %s", code, raw)
+	}
+	var got struct {
+		Revises, SubmittedBy, SubmitterID string
+	}
+	if err := json.Unmarshal(raw, &got); err != nil || got.Revises != "" || got.SubmittedBy != "token:a" || got.SubmitterID != "" {
+		t.Fatalf("the new token's request %s: want it to revise nothing, name token:a and not show the identity", raw)
+	}
+	if code, raw := ts.api(t, "GET", "/api/v1/approvals/r-new?wait=0s", nil, withToken(fresh)...); code != 200 {
+		t.Fatalf("the new token reads its own request: %d %s", code, raw)
 	}
 }

@@ -7,9 +7,10 @@ import (
 	"github.com/plandash/plandash/web/templates"
 )
 
-// apiEmbedLogin serves POST /api/v1/embed/login: an iframe trades its token for a cookie.
+// apiEmbedLogin serves POST /api/v1/embed/login: an iframe trades its token for a cookie, which
+// stands for that token and dies with it.
 func (s *Server) apiEmbedLogin(w http.ResponseWriter, r *http.Request) {
-	s.auth.SetEmbedCookie(w)
+	s.auth.SetEmbedCookie(w, principalOf(r))
 	w.WriteHeader(http.StatusNoContent)
 }
 

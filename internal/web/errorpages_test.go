@@ -168,7 +168,8 @@ func TestErrorMappingDrawsEveryKind(t *testing.T) {
 
 // The locked page explains how to get in and takes the token in a form. The right token sets
 // the cookie and returns the browser to the page it asked for; a wrong one does not, counts as
-// a failure and is throttled like ?token=; another site cannot post the form.
+// a failure and is throttled like ?token= (the right one never is); another site cannot post
+// the form.
 func TestLockedPageTakesTheToken(t *testing.T) {
 	ts := newTestServer(t, testConfig{})
 	browser := map[string]string{"Accept": browserAccept}
@@ -223,12 +224,16 @@ func TestLockedPageTakesTheToken(t *testing.T) {
 	} else {
 		got.Body.Close()
 	}
-	// One failure is already counted; the rest reach the limit, and then even the right token waits.
+	// One failure is already counted; the rest reach the limit, and then wrong tokens wait
+	// while the right one still signs in.
 	for range maxFailures - 1 {
 		post("wrong", nil)
 	}
-	if resp, _ := post(testToken, nil); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || len(resp.Cookies()) != 0 {
+	if resp, _ := post("wrong", nil); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || len(resp.Cookies()) != 0 {
 		t.Errorf("after %d failures: %d, Retry-After %q, want 429 and no cookie", maxFailures, resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if resp, _ := post(testToken, nil); resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) == 0 {
+		t.Errorf("the right token after %d failures: %d, want 303 with the cookie", maxFailures, resp.StatusCode)
 	}
 }
 

@@ -29,9 +29,9 @@ func writeLocked(w http.ResponseWriter, code int, why string) {
 
 // loginForm takes the locked page's form: POST <page>?plandash-login with token=…. The right
 // token sets the cookie and sends the browser to the page with GET; a wrong one counts as a
-// failed attempt, exactly like a wrong ?token=, and the same throttle refuses a client that
-// keeps failing. The cross-origin check runs before this, so another site cannot sign a browser
-// in with a token of its choosing.
+// failed attempt, exactly like a wrong ?token=, and the same throttle refuses the wrong tokens
+// of a client that keeps failing (never the right one). The cross-origin check runs before
+// this, so another site cannot sign a browser in with a token of its choosing.
 func (s *Server) loginForm(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || !r.URL.Query().Has(loginParam) || !wantsLogin(r.URL.Path) {
@@ -40,11 +40,6 @@ func (s *Server) loginForm(next http.Handler) http.Handler {
 		}
 		a := s.auth
 		client := a.clientIP(r)
-		if wait := a.fails.blocked(client, a.now()); wait > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-			writeLocked(w, http.StatusTooManyRequests, "Too many attempts with a wrong token from this address; wait a minute and try again.")
-			return
-		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxLoginForm)
 		if err := r.ParseForm(); err != nil {
 			writeLocked(w, http.StatusBadRequest, "The form could not be read; paste the token and send it again.")
@@ -52,6 +47,12 @@ func (s *Server) loginForm(next http.Handler) http.Handler {
 		}
 		t := strings.TrimSpace(r.PostForm.Get("token"))
 		if !a.tokenOK(t) {
+			// Only wrong tokens are throttled: the right one always signs the browser in.
+			if wait := a.fails.blocked(client, a.now()); wait > 0 && t != "" {
+				w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+				writeLocked(w, http.StatusTooManyRequests, "Too many attempts with a wrong token from this address; wait a minute and try again.")
+				return
+			}
 			if t != "" {
 				n := a.fails.add(client, a.now())
 				a.log.Warn("authentication failed: wrong token in the form", "client", client, "path", r.URL.Path, "failures", n)

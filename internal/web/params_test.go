@@ -1,11 +1,14 @@
 package web
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/tokens"
 )
 
 // TestSlashInIds: a session id with "/" (ACP leaves ids to the agent) is reachable through every
@@ -61,8 +64,7 @@ func TestForeignHostRefused(t *testing.T) {
 }
 
 // TestWrongTokensThrottled: wrong tokens are logged and, past a limit, refused for a while with
-// 429; the right token is refused too from that client until the window ends, and a client
-// that sends no token at all is not counted.
+// 429; a client that sends no token at all is not counted.
 func TestWrongTokensThrottled(t *testing.T) {
 	ts := newTestServer(t, testConfig{})
 	call := func(token string) int {
@@ -82,9 +84,6 @@ func TestWrongTokensThrottled(t *testing.T) {
 			t.Fatalf("no token: %d", code)
 		}
 	}
-	if code := call(testToken); code != 200 {
-		t.Fatalf("requests without a token throttled the client: %d", code)
-	}
 	for i := range maxFailures {
 		if code := call("wrong"); code != 401 {
 			t.Fatalf("wrong token #%d: %d", i+1, code)
@@ -93,8 +92,45 @@ func TestWrongTokensThrottled(t *testing.T) {
 	if code := call("wrong"); code != http.StatusTooManyRequests {
 		t.Fatalf("after %d wrong tokens: %d, want 429", maxFailures, code)
 	}
-	if code := call(testToken); code != http.StatusTooManyRequests {
-		t.Fatalf("a throttled client got in: %d", code)
+}
+
+// The attack of issue 25 item 11: a web page's <img> tags send wrong tokens to a page
+// (GET /sessions?token=wrongN) from the browser's address, which is the agents' address too.
+// The wrong tokens are throttled; the right credentials from the same address never are: the
+// admin bearer, a per-agent token posting a hook, the right ?token= and the page's cookie.
+func TestWrongTokensNeverLockOutTheRightOnes(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	agent := newToken(t, ts, "agent", tokens.Ingest)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	page := func(token string) int {
+		resp, err := noRedirect.Get(ts.URL + "/sessions?token=" + url.QueryEscape(token))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range maxFailures + 5 {
+		page(fmt.Sprintf("wrong%d", i))
+	}
+	if code := page("wrong-again"); code != http.StatusTooManyRequests {
+		t.Fatalf("a wrong token after %d: %d, want 429", maxFailures+5, code)
+	}
+	if code, raw := ts.api(t, "GET", "/api/v1/approvals/rules", nil, withToken("wrong")...); code != http.StatusTooManyRequests {
+		t.Fatalf("a wrong bearer from the throttled address: %d %s, want 429", code, raw)
+	}
+	if code, raw := ts.api(t, "GET", "/api/v1/plans", nil, "Authorization", "Bearer "+testToken); code != 200 {
+		t.Fatalf("the admin bearer from the throttled address: %d %s, want 200", code, raw)
+	}
+	hook := `{"hook_event_name":"SessionStart","session_id":"h1","cwd":"/tmp"}`
+	if code, raw := ts.api(t, "POST", "/api/v1/hooks/claude", hook, withToken(agent)...); code != 200 && code != 202 {
+		t.Fatalf("a hook with a per-agent token from the throttled address: %d %s", code, raw)
+	}
+	if code := page(testToken); code != http.StatusSeeOther {
+		t.Fatalf("the right ?token= from the throttled address: %d, want 303", code)
+	}
+	if code, _ := ts.page(t, "/sessions"); code != 200 {
+		t.Fatalf("the page's cookie from the throttled address: %d, want 200", code)
 	}
 }
 
@@ -118,18 +154,18 @@ func TestThrottleBehindAProxy(t *testing.T) {
 	for range maxFailures + 1 {
 		call(trusting, "203.0.113.7", "wrong")
 	}
-	if code := call(trusting, "203.0.113.7", testToken); code != http.StatusTooManyRequests {
+	if code := call(trusting, "203.0.113.7", "wrong"); code != http.StatusTooManyRequests {
 		t.Fatalf("the client with wrong tokens: %d, want 429", code)
 	}
-	if code := call(trusting, "198.51.100.2", testToken); code != 200 {
-		t.Fatalf("another client behind the same proxy: %d, want 200", code)
+	if code := call(trusting, "198.51.100.2", "wrong"); code != http.StatusUnauthorized {
+		t.Fatalf("another client behind the same proxy: %d, want 401 (not throttled)", code)
 	}
 
 	plain := newTestServer(t, testConfig{})
 	for range maxFailures + 1 {
 		call(plain, "203.0.113.7", "wrong")
 	}
-	if code := call(plain, "198.51.100.2", testToken); code != http.StatusTooManyRequests {
+	if code := call(plain, "198.51.100.2", "wrong"); code != http.StatusTooManyRequests {
 		t.Fatalf("an untrusted header changed who is throttled: %d", code)
 	}
 }

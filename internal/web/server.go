@@ -104,10 +104,7 @@ func NewServer(d Deps) *Server {
 	}
 	s.auth.TrustClientIPHeader(d.Config.ClientIPHeader)
 	if d.Tokens != nil {
-		s.auth.WithTokens(d.Tokens, func(ctx context.Context, id string) (string, error) {
-			r, err := d.Gate.Get(ctx, id)
-			return r.SubmittedBy, err
-		})
+		s.auth.WithTokens(d.Tokens, d.Gate.Get)
 	}
 	s.render.waiting = s.waitingBySession
 	a, err := newAssets(static.FS, map[string][]byte{"dag.css": dagCSS()}, d.Log)

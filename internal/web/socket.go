@@ -40,7 +40,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	defer c.CloseNow()
 	s.metrics.Sockets.Add(1)
 	defer s.metrics.Sockets.Add(-1)
-	ctx := c.CloseRead(r.Context()) // the page sends nothing; this notices when it goes away
+	ctx := c.CloseRead(closeOnRevoke(r.Context(), c)) // the page sends nothing; this notices when it goes away
 	defer context.AfterFunc(ctx, sub.Wake)()
 	write := newFrameWriter(c, writeTimeout)
 	defer write.stop()
@@ -88,6 +88,21 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// closeOnRevoke is the context a socket reads under: ctx, except that when ctx ends because the
+// request's token was revoked or expired (see Auth.watch), the socket is closed with a close
+// frame that says so, rather than dropped (CloseRead drops the connection when its context
+// ends), so the page knows not to carry on with the same token.
+func closeOnRevoke(ctx context.Context, c *websocket.Conn) context.Context {
+	read, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	context.AfterFunc(ctx, func() {
+		if revokedCause(ctx) != nil {
+			c.Close(websocket.StatusPolicyViolation, "the token was revoked or expired")
+		}
+		cancel()
+	})
+	return read
 }
 
 // pageElements mirrors what a socket's page shows, element by element, as its script keeps it

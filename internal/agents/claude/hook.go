@@ -31,12 +31,17 @@ type HookOptions struct {
 	// Log notes why nothing was printed; discarded when nil (stderr of a hook shows in Claude
 	// Code's transcript, so the command stays quiet by default).
 	Log *slog.Logger
+	// Stderr is told why, when the gate could not reach a decision and left it to Claude
+	// Code's own dialog; discarded when nil.
+	Stderr io.Writer
 }
 
 // RunHook is the core of `plandash hook claude`: it reads one event from stdin, posts it, and
 // for a plan prompt prints the decision. It never fails the agent: on any problem (unreadable
 // event, server down or slow, an answer of the wrong shape) it prints nothing and returns nil,
-// so the hook exits 0 at once and Claude Code goes on as if plandash were not there.
+// so the hook exits 0 at once and Claude Code goes on as if plandash were not there. For the
+// plan prompt, no decision is "ask": Claude Code shows its own plan dialog (a PermissionRequest
+// hook has no explicit ask; printing nothing is it), and Stderr is told why.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
 	if opts.CaptureTimeout <= 0 {
 		opts.CaptureTimeout = 5 * time.Second
@@ -71,6 +76,9 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	answer, err := post.Post(pctx, body, gate)
 	if err != nil {
 		log.Warn("plandash hook: post failed; the terminal decides", "event", ev.HookEventName, "err", err)
+		if gate {
+			askPerson(opts.Stderr, "plandash could not get a decision on this plan: "+err.Error())
+		}
 		return nil
 	}
 	if !gate {
@@ -78,12 +86,20 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	}
 	if err := CheckAnswer(answer); err != nil {
 		log.Warn("plandash hook: unusable answer; the terminal decides", "err", err)
+		askPerson(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
 		return nil
 	}
 	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
 		log.Warn("plandash hook: write answer", "err", err)
 	}
 	return nil
+}
+
+// askPerson says on stderr why Claude Code's own dialog decides this plan.
+func askPerson(stderr io.Writer, why string) {
+	if stderr != nil {
+		fmt.Fprintf(stderr, "plandash hook claude: %s; Claude Code asks you instead\n", why)
+	}
 }
 
 // readBounded reads stdin up to MaxEventBytes, giving up after limit: Claude Code closes stdin

@@ -29,6 +29,9 @@ type HookOptions struct {
 	GateTimeout time.Duration
 	// Log notes why nothing was printed; discarded when nil.
 	Log *slog.Logger
+	// Stderr is told why, when the gate could not reach a decision and left the plan to the
+	// person at the terminal; discarded when nil.
+	Stderr io.Writer
 }
 
 // RunHook is the core of `plandash hook codex`, run by Codex's Stop hook: it reads the event
@@ -36,8 +39,10 @@ type HookOptions struct {
 // tail of the rollout at transcript_path), and when there is one posts the event with the plan
 // (as plandash_plan) and prints the decision. Approval prints nothing (exit 0: the turn ends);
 // a rejection or requested changes print {"decision":"block","reason":…}, so Codex revises in
-// the same turn. It never fails the agent: a turn without a plan, plandash down or slow, the
-// deadline, or an answer of the wrong shape all print nothing and return nil.
+// the same turn. It never fails the agent: a turn without a plan prints nothing. A plan that
+// gets no decision (plandash down, throttled, failing or slow, a refused token, an answer of
+// the wrong shape) is not passed off as approved: the turn ends with a systemMessage telling
+// the person plandash did not decide, so the plan is theirs to judge, and Stderr says why.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = 5 * time.Second
@@ -85,12 +90,9 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	defer cancel()
 	answer, err := post.Post(pctx, out, true)
 	if err != nil {
-		log.Warn("plandash hook codex: post failed; Codex goes on", "err", err)
-		return nil
-	}
-	if err := CheckAnswer(answer); err != nil {
-		log.Warn("plandash hook codex: unusable answer; Codex goes on", "err", err)
-		return nil
+		answer = leaveToPerson(opts.Stderr, "plandash could not get a decision on this plan: "+err.Error())
+	} else if err := CheckAnswer(answer); err != nil {
+		answer = leaveToPerson(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
 	}
 	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
 		log.Warn("plandash hook codex: write answer", "err", err)
@@ -172,6 +174,25 @@ func Answer(d Decision) []byte {
 		Decision string `json:"decision"`
 		Reason   string `json:"reason"`
 	}{"block", reason})
+	return b
+}
+
+// leaveToPerson says why on stderr and returns the Stop hook's output that ends the turn with
+// the plan left to the person.
+func leaveToPerson(stderr io.Writer, why string) []byte {
+	if stderr != nil {
+		fmt.Fprintf(stderr, "plandash hook codex: %s; the plan is left to you\n", why)
+	}
+	return Undecided(why)
+}
+
+// Undecided is the Stop hook's output when plandash reached no decision: the turn ends (Codex
+// then asks the person whether to implement the plan), with a systemMessage saying that
+// plandash did not approve it, so nobody takes the silence for an approval.
+func Undecided(why string) []byte {
+	b, _ := json.Marshal(struct {
+		SystemMessage string `json:"systemMessage"`
+	}{why + ". Nobody approved this plan in plandash: review it yourself before implementing it."})
 	return b
 }
 

@@ -176,13 +176,36 @@ func TestRunHookQuiet(t *testing.T) {
 		"not JSON":            {`{"a":`, garbage.URL},
 		"not Stop":            {`{"session_id":"s","hook_event_name":"PreToolUse"}`, garbage.URL},
 		"turn without a plan": {stopEvent(empty, "All done.", false), garbage.URL},
-		"plandash down":       {stopEvent(realTranscript(t), "", false), down.URL},
-		"foreign answer":      {stopEvent(realTranscript(t), "", false), garbage.URL},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
 			if err := RunHook(context.Background(), strings.NewReader(tc.in), &out, httpPoster{tc.url}, HookOptions{}); err != nil || out.Len() != 0 {
 				t.Errorf("err %v, output %q", err, out.String())
+			}
+		})
+	}
+}
+
+// TestRunHookUndecided: a plan that gets no decision is not passed off as approved: the turn
+// ends with a systemMessage that tells the person plandash did not decide, and stderr says why.
+func TestRunHookUndecided(t *testing.T) {
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"decision":"approve"}`)) }))
+	defer garbage.Close()
+	for name, url := range map[string]string{"plandash down": down.URL, "foreign answer": garbage.URL} {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			in := stopEvent(realTranscript(t), "", false)
+			if err := RunHook(context.Background(), strings.NewReader(in), &out, httpPoster{url}, HookOptions{Stderr: &errOut}); err != nil {
+				t.Fatal(err)
+			}
+			var v map[string]string
+			if err := json.Unmarshal(out.Bytes(), &v); err != nil || len(v) != 1 || !strings.Contains(v["systemMessage"], "Nobody approved this plan") {
+				t.Errorf("output %q, want only a systemMessage saying nobody approved", out.String())
+			}
+			if !strings.Contains(errOut.String(), "left to you") {
+				t.Errorf("stderr %q does not say why", errOut.String())
 			}
 		})
 	}

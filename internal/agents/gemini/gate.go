@@ -125,6 +125,21 @@ func Answer(d Decision) []byte {
 	return b
 }
 
+// Undecided is the hook's output when plandash reached no decision. Printing nothing would let
+// the plan through: with plandash's policy installed, Gemini CLI shows no dialog of its own.
+// Nor does "decision":"ask" bring the dialog back: exit_plan_mode asks the policy itself and
+// ignores a hook's ask (Gemini CLI 0.61.0). So the hook stops the agent's turn
+// ("continue":false): the plan is not approved, Gemini CLI stays in plan mode, and the person
+// at the terminal, shown message, decides what happens next.
+func Undecided(message string) []byte {
+	b, _ := json.Marshal(struct {
+		Continue      bool   `json:"continue"`
+		StopReason    string `json:"stopReason"`
+		SystemMessage string `json:"systemMessage"`
+	}{false, message, message})
+	return b
+}
+
 // CheckAnswer reports whether b is output the hook may print: empty, or a deny of the shape
 // Answer makes. The hook command checks what the server sent, so a garbled or foreign answer is
 // never handed to Gemini CLI.

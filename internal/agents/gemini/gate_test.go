@@ -125,8 +125,10 @@ func TestGateExpiredDenies(t *testing.T) {
 	}
 }
 
-// TestRunHookNeverBreaksTheAgent: a server that fails or answers nonsense makes the hook print
-// nothing and succeed.
+// TestRunHookNeverBreaksTheAgent: a server that fails or answers nonsense never fails the
+// hook, and never lets the plan through by silence: the hook stops the turn (continue false),
+// leaving the plan to the person, and says why on stderr. A capture event in the same trouble
+// prints nothing.
 func TestRunHookNeverBreaksTheAgent(t *testing.T) {
 	body := capturedEvent(t, "plan", "BeforeTool_exit_plan_mode")
 	for name, post := range map[string]funcPoster{
@@ -134,9 +136,24 @@ func TestRunHookNeverBreaksTheAgent(t *testing.T) {
 		"garbage": func(context.Context) ([]byte, error) { return []byte(`{"decision":"allow"}`), nil },
 		"html":    func(context.Context) ([]byte, error) { return []byte(`<html>`), nil },
 	} {
-		var out bytes.Buffer
-		if err := RunHook(context.Background(), bytes.NewReader(body), &out, post, HookOptions{}); err != nil || out.Len() != 0 {
-			t.Errorf("%s: out %q, err %v", name, out.String(), err)
+		var out, errOut bytes.Buffer
+		if err := RunHook(context.Background(), bytes.NewReader(body), &out, post, HookOptions{Stderr: &errOut}); err != nil {
+			t.Errorf("%s: err %v", name, err)
+		}
+		var v struct {
+			Continue   *bool
+			StopReason string
+		}
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil || v.Continue == nil || *v.Continue || v.StopReason == "" {
+			t.Errorf("%s: out %q, want continue false with a reason", name, out.String())
+		}
+		if !strings.Contains(errOut.String(), "left to you") {
+			t.Errorf("%s: stderr %q does not say why", name, errOut.String())
+		}
+		out.Reset()
+		capture := capturedEvent(t, "todos", "SessionStart")
+		if err := RunHook(context.Background(), bytes.NewReader(capture), &out, post, HookOptions{}); err != nil || out.Len() != 0 {
+			t.Errorf("%s, a capture: out %q, err %v", name, out.String(), err)
 		}
 	}
 }

@@ -34,13 +34,19 @@ type HookOptions struct {
 	// Log notes why nothing was printed; discarded when nil (a hook's stderr shows in Gemini
 	// CLI, so the command stays quiet by default).
 	Log *slog.Logger
+	// Stderr is told why, when the gate could not reach a decision and left it to Gemini CLI's
+	// own dialog; discarded when nil.
+	Stderr io.Writer
 }
 
 // RunHook is the core of `plandash hook gemini`: it reads one event from stdin, posts it, and
 // for exit_plan_mode's BeforeTool prints the decision (nothing to approve, a deny to reject).
-// It never fails the agent: on any problem (unreadable event, server down or slow, an answer
-// of the wrong shape) it prints nothing and returns nil, so the hook exits 0 and Gemini CLI
-// goes on as if plandash were not there.
+// It never fails the agent. A capture that goes wrong (unreadable event, server down or slow)
+// prints nothing and returns nil, so Gemini CLI goes on as if plandash were not there. A gate
+// event that gets no decision (server down, throttled, failing or slow, a refused token, an
+// answer of the wrong shape) is never let through: with plandash's policy installed, printing
+// nothing would approve the plan with nobody asked, so the hook stops the turn and leaves the
+// plan to the person at the terminal (see Undecided), and says why on Stderr.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
 	if opts.CaptureTimeout <= 0 {
 		opts.CaptureTimeout = 5 * time.Second
@@ -71,21 +77,31 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	pctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	answer, err := post.Post(pctx, body, gate)
-	if err != nil {
+	switch {
+	case err != nil && !gate:
 		log.Warn("plandash hook: post failed; Gemini CLI goes on", "event", ev.HookEventName, "err", err)
 		return nil
-	}
-	if !gate {
+	case !gate:
 		return nil
-	}
-	if err := CheckAnswer(answer); err != nil {
-		log.Warn("plandash hook: unusable answer; Gemini CLI goes on", "err", err)
-		return nil
+	case err != nil:
+		answer = askPerson(opts.Stderr, "plandash could not get a decision on this plan: "+err.Error())
+	default:
+		if err := CheckAnswer(answer); err != nil {
+			answer = askPerson(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
+		}
 	}
 	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
 		log.Warn("plandash hook: write answer", "err", err)
 	}
 	return nil
+}
+
+// askPerson says why on stderr and returns the answer that leaves the plan to the person.
+func askPerson(stderr io.Writer, why string) []byte {
+	if stderr != nil {
+		fmt.Fprintf(stderr, "plandash hook gemini: %s; the plan is left to you\n", why)
+	}
+	return Undecided(why + ". Nobody approved this plan in plandash: Gemini CLI stays in plan mode; review the plan and tell it how to go on.")
 }
 
 // enrich adds what only the agent's machine knows: its name, and for exit_plan_mode the plans

@@ -93,6 +93,14 @@ func (s *tokenStore) ByHash(ctx context.Context, hash string) (tokens.Token, err
 	return t, err
 }
 
+func (s *tokenStore) ByName(ctx context.Context, name string) (tokens.Token, error) {
+	t, err := scanToken(s.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM agent_tokens WHERE name = $1`, name))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return tokens.Token{}, errs.Errorf(errs.NotFound, "no token named %q", name)
+	}
+	return t, err
+}
+
 func (s *tokenStore) Revoke(ctx context.Context, name string, at time.Time) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE agent_tokens SET revoked_ns = CASE WHEN revoked_ns = 0 THEN $1 ELSE revoked_ns END WHERE name = $2`, nanos(at), name)
 	if err != nil {

@@ -107,6 +107,15 @@ func (s *tokenStore) ByHash(ctx context.Context, hash string) (tokens.Token, err
 	return t, err
 }
 
+// ByName reads on a reader, like ByHash.
+func (s *tokenStore) ByName(ctx context.Context, name string) (tokens.Token, error) {
+	t, err := scanToken(s.r.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM agent_tokens WHERE name = ?`, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return tokens.Token{}, errs.Errorf(errs.NotFound, "no token named %q", name)
+	}
+	return t, err
+}
+
 func (s *tokenStore) Revoke(ctx context.Context, name string, at time.Time) error {
 	res, err := s.w.ExecContext(ctx, `UPDATE agent_tokens SET revoked = CASE WHEN revoked = 0 THEN ? ELSE revoked END WHERE name = ?`, nanos(at), name)
 	if err != nil {

@@ -26,6 +26,7 @@ func Run(t *testing.T, open func(t *testing.T) tokens.Store) {
 		{"last use moves forward", testUsed},
 		{"service: verify, expire, revoke", testService},
 		{"service: concurrent creates of one name, one wins", testConcurrentCreate},
+		{"service: a token still current, by identity", testCurrent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}
@@ -77,6 +78,12 @@ func testCreateList(t *testing.T, s tokens.Store) {
 	}
 	_, err = s.ByHash(ctx, tokens.HashSecret("pdt_nobody"))
 	kind(t, err, errs.NotFound, "unknown hash")
+	found, err = s.ByName(ctx, a.Name)
+	if err != nil || !same(found, a) {
+		t.Fatalf("by name = %+v, %v; want %+v", found, err, a)
+	}
+	_, err = s.ByName(ctx, "nobody")
+	kind(t, err, errs.NotFound, "unknown name")
 }
 
 func testNames(t *testing.T, s tokens.Store) {
@@ -242,4 +249,50 @@ func testConcurrentCreate(t *testing.T, s tokens.Store) {
 	if won != 1 {
 		t.Fatalf("%d creates of one name succeeded, want 1", won)
 	}
+}
+
+// testCurrent: Current holds for the token as verified, and fails, on every instance within
+// CacheTTL, once it is revoked, replaced by a new token of the same name, or expired.
+func testCurrent(t *testing.T, s tokens.Store) {
+	ctx := context.Background()
+	clk := &clock{now: t0}
+	a := tokens.NewService(s, clk.Now, nil)
+	b := tokens.NewService(s, clk.Now, nil) // another instance on the same database
+	old, _, err := a.Create(ctx, "a", tokens.Admin, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range []*tokens.Service{a, b} {
+		if got, err := svc.Current(ctx, "a", old.Hash); err != nil || got.Hash != old.Hash {
+			t.Fatalf("current = %+v, %v", got, err)
+		}
+	}
+	if err := a.Revoke(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Current(ctx, "a", old.Hash)
+	kind(t, err, errs.Unauthorized, "revoked, on the revoking instance at once")
+	clk.Add(tokens.CacheTTL)
+	_, err = b.Current(ctx, "a", old.Hash)
+	kind(t, err, errs.Unauthorized, "revoked, on another instance after the TTL")
+	fresh, _, err := a.Create(ctx, "a", tokens.Admin, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.ID() == fresh.ID() || old.ID() == "" {
+		t.Fatalf("two tokens named a share the identity %q", old.ID())
+	}
+	clk.Add(tokens.CacheTTL)
+	for _, svc := range []*tokens.Service{a, b} {
+		_, err = svc.Current(ctx, "a", old.Hash)
+		kind(t, err, errs.Unauthorized, "the old token, its name taken by a new one")
+		if _, err := svc.Current(ctx, "a", fresh.Hash); err != nil {
+			t.Fatalf("the new token: %v", err)
+		}
+	}
+	clk.Add(time.Minute)
+	_, err = a.Current(ctx, "a", fresh.Hash)
+	kind(t, err, errs.Unauthorized, "expired")
+	_, err = a.Current(ctx, "nobody", fresh.Hash)
+	kind(t, err, errs.Unauthorized, "no such token")
 }
