@@ -21,7 +21,7 @@ func TestSecondServerOnOneDataDirectory(t *testing.T) {
 	if err := run(context.Background(), []string{"demo", "--data", data}, env, strings.NewReader(""), &out, &errOut); err != nil {
 		t.Fatalf("second demo: %v\n%s", err, errOut.String())
 	}
-	if !strings.Contains(out.String(), "already running at "+first.base) || !strings.Contains(out.String(), first.base+"/?token=") {
+	if !strings.Contains(out.String(), "already running at "+first.base) || !strings.Contains(out.String(), "Open the dashboard: "+first.base+"/ (run `plandash url --data") {
 		t.Fatalf("second demo said:\n%s", out.String())
 	}
 	if got := client.ReadAddr(data); got != first.base {

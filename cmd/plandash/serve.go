@@ -168,7 +168,11 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if f.db == "" {
 		if base := runningAt(ctx, f.data); base != "" {
 			if isDemo {
-				fmt.Fprintf(stdout, "plandash demo is already running at %s\nOpen the dashboard: %s\n", base, dashboardURL(base, f.data))
+				open := dashboardURL(base, f.data)
+				if !isTerminal(stdout) { // a log keeps no token
+					open = base + "/ (run `" + urlHint(getenv, true, f.data) + "` for the address with the token)"
+				}
+				fmt.Fprintf(stdout, "plandash demo is already running at %s\nOpen the dashboard: %s\n", base, open)
 				return nil
 			}
 			return fmt.Errorf("plandash is already running at %s on this data directory (%s): stop it first, or start this one with another --data", base, f.data)
