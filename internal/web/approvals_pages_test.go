@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -334,4 +335,34 @@ func items(content, priority []string) url.Values {
 		status[i] = "pending"
 	}
 	return url.Values{"content": content, "priority": priority, "status": status}
+}
+
+// An audit row for a request nobody decided in time says the outcome its deadline applied, not
+// only "expired".
+func TestAuditSaysTheOutcomeADeadlineApplied(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	ts := newTestServer(t, testConfig{Now: clock})
+	var ids []string
+	for _, def := range []string{"reject", "approve"} {
+		r := ts.create(t, `{"title":"Runs out of time (`+def+`)","agent":"bot-`+def+`","timeout":"1m","default":"`+def+`","plan":{"type":"items","entries":[{"content":"a","priority":"high","status":"pending"}]}}`)
+		ids = append(ids, r.ID)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	for _, id := range ids {
+		ts.api(t, "GET", "/api/v1/approvals/"+id, nil) // reading a request past its deadline applies the default
+	}
+	for def, want := range map[string]string{"reject": "expired: rejected", "approve": "expired: approved"} {
+		_, doc := ts.page(t, "/approvals/audit?agent=bot-"+def)
+		var got []string
+		for _, row := range all(doc, `[data-testid=audit-row][data-event=expired]`) {
+			got = append(got, text(one(t, row, ".outcome")))
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("the audit of an expired request with default %s says %q, want %q", def, got, want)
+		}
+	}
 }
