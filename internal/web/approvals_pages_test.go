@@ -366,3 +366,32 @@ func TestAuditSaysTheOutcomeADeadlineApplied(t *testing.T) {
 		}
 	}
 }
+
+// A request names its session: the page links there only when plandash has seen that session
+// (else the link was a 404), and the session's page lists what the gate decided on it.
+func TestApprovalAndSessionLinkEachOther(t *testing.T) {
+	ts := newTestServer(t, testConfig{User: "ann"})
+	unseen := ts.create(t, `{"title":"From nowhere","sessionId":"never-seen","plan":{"type":"items","entries":[{"content":"a","priority":"high","status":"pending"}]}}`)
+	_, doc := ts.page(t, "/approvals/"+unseen.ID)
+	if len(all(doc, `[data-testid=approval-session]`)) != 0 || len(all(doc, `[data-testid=approval-session-unknown]`)) != 1 {
+		t.Errorf("a request from a session plandash never saw links to it")
+	}
+
+	ts.ingest(t, update("seen-1", planA))
+	seen := ts.create(t, `{"title":"Ship it","sessionId":"seen-1","plan":{"type":"items","entries":[{"content":"a","priority":"high","status":"pending"}]}}`)
+	_, doc = ts.page(t, "/approvals/"+seen.ID)
+	if links := all(doc, `[data-testid=approval-session]`); len(links) != 1 || attr(links[0], "href") != "/sessions/seen-1" {
+		t.Errorf("a request from a known session does not link to it")
+	}
+	if code, _ := ts.api(t, "POST", "/api/v1/approvals/"+seen.ID+"/decision", map[string]string{"action": "reject", "comment": "not yet"}); code != 200 {
+		t.Fatalf("decide: %d", code)
+	}
+	_, doc = ts.page(t, "/sessions/seen-1")
+	rows := all(doc, `[data-testid=session-decision]`)
+	if len(rows) != 1 || attr(rows[0], "data-event") != "rejected" || !strings.Contains(text(rows[0]), "Ship it") || !strings.Contains(text(rows[0]), "by ann") {
+		t.Fatalf("the session page's gate decisions: %d rows", len(rows))
+	}
+	if l := all(doc, `[data-testid=session-audit-link]`); len(l) != 1 || attr(l[0], "href") != "/approvals/audit?session=seen-1" {
+		t.Errorf("no link to the session's audit trail")
+	}
+}

@@ -39,6 +39,8 @@ type ApprovalPage struct {
 	Drafts []approval.Comment
 	// Previous is the request whose requested changes this one answers, if any.
 	Previous *approval.Request
+	// SessionKnown: plandash has seen the request's session, so its page exists to link to.
+	SessionKnown bool
 }
 
 // AuditPage is the gate's audit trail.
