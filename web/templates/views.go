@@ -1,10 +1,10 @@
 package templates
 
 import (
-	"github.com/plandash/plandash/internal/approval"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/plandash/plandash/internal/approval"
 	"net/url"
 	"strings"
 	"time"
