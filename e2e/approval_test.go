@@ -273,18 +273,30 @@ func TestApprovalKeyboard(t *testing.T) {
 	p.wait("j j to select the third", sel+js(third))
 	p.do(key("k"))
 	p.wait("k to go back to the second", sel+js(second))
-	// a shows the selected request's plan, then approves it from the inbox.
+	// ? lists the keys; Escape closes the list.
+	p.do(key("?"))
+	p.wait("the list of keys", visible(`[data-testid="key-help"]`))
+	p.do(key(kb.Escape))
+	p.wait("the list to close", `!document.querySelector('[data-testid="key-help"]')`)
+	// a shows the selected request's plan; a then asks for a confirmation, and only the second
+	// a approves it from the inbox. The selection then moves on to the next waiting request.
 	p.do(key("a"))
 	p.wait("the second's plan shown", visible(row(second)+` [data-testid="row-plan"] [data-testid="plan-card"]`))
+	p.do(key("a"))
+	p.wait("the confirmation", visible(`[data-testid="key-confirm"]`)+` && document.querySelector('[data-testid="key-confirm"]').textContent.includes("Second plan")`)
+	if n := count(p, `[data-testid="decided-row"][data-id=`+js(second)+`]`); n != 0 {
+		p.fail("one a approved the request without a confirmation")
+	}
 	p.do(key("a"))
 	p.wait("the second to be approved", attrIs(fmt.Sprintf(`[data-testid="decided-row"][data-id=%q]`, second), "data-status", "approved"))
 	p.waitConn("live")
 	if n := count(p, `[data-testid="approvals-pending"] [data-testid="approval-row"]`); n != 2 {
 		p.fail("%d requests still pending, want 2", n)
 	}
-	// Enter opens the selected request; a approves it there; j goes on to the next one.
-	p.do(key("j"))
-	p.wait("j to select the first", sel+js(first))
+	p.wait("the selection on the next waiting request", sel+js(third))
+	// Enter opens the selected request; a approves it there (a, then Enter); j goes on to the next one.
+	p.do(key("k"))
+	p.wait("k to select the first", sel+js(first))
 	p.do(key(kb.Enter))
 	p.wait("the first request's page", exists(`[data-testid="decide-form"]`)+` && location.pathname === `+js("/approvals/"+first))
 	p.waitConn("live")
@@ -295,7 +307,12 @@ func TestApprovalKeyboard(t *testing.T) {
 	p.wait("k to open the previous one", `location.pathname === `+js("/approvals/"+first))
 	p.waitConn("live")
 	p.do(key("a"))
-	p.wait("a to approve", attrIs(`[data-testid="approval-panel"]`, "data-status", "approved"))
+	p.wait("a to ask for the confirmation", visible(`[data-testid="key-confirm"]`))
+	if got := p.eval(`document.querySelector('[data-testid="approval-panel"]').dataset.status`); got == "approved" {
+		p.fail("one a approved the request without a confirmation")
+	}
+	p.do(key(kb.Enter))
+	p.wait("Enter to confirm the approval", attrIs(`[data-testid="approval-panel"]`, "data-status", "approved"))
 	// r on the inbox opens the request ready for a reason.
 	p.do(chromedp.Navigate(a.url("/approvals")))
 	p.waitConn("live")

@@ -69,6 +69,8 @@ func TestGateEditedPlanIsNeverApprovedUnedited(t *testing.T) {
 			if how == "key" {
 				p.eval(`document.activeElement.blur(); "ok"`)
 				p.do(key("a"))
+				p.wait("the confirmation", visible(`[data-testid="key-confirm"]`)+` && document.querySelector('[data-testid="key-confirm"]').textContent.includes("with your changes")`)
+				p.do(key("a"))
 			} else {
 				p.do(click(`[data-testid="approve-changes"]`))
 			}
@@ -113,7 +115,9 @@ func TestGateInboxApprovesOnlyShownPlans(t *testing.T) {
 	if st := approvalStatus(t, a, first); st != "pending" {
 		p.fail("showing the plan decided the request: %s", st)
 	}
-	// Only now does a approve it.
+	// Only now does a approve it, confirmed by a second a.
+	p.do(key("a"))
+	p.wait("the confirmation", visible(`[data-testid="key-confirm"]`))
 	p.do(key("a"))
 	p.wait("the first to be approved", attrIs(fmt.Sprintf(`[data-testid="decided-row"][data-id=%q]`, first), "data-status", "approved"))
 	p.waitConn("live")

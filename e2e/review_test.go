@@ -120,6 +120,8 @@ func TestReviewCommentReachesWaitingAgents(t *testing.T) {
 	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "Nearly there."))
 	p.eval(`document.activeElement.blur(); "ok"`)
 	p.do(key("x"))
+	p.wait("the confirmation", visible(`[data-testid="key-confirm"]`)+` && document.querySelector('[data-testid="key-confirm"]').textContent.includes("Request changes")`)
+	p.do(key("x"))
 
 	got := a.decision(viaHTTP)
 	fb := got.Decision.Feedback

@@ -310,7 +310,7 @@ func (g *Gate) expireLocked(ctx context.Context, r Request) (Request, error) {
 		return r, err
 	}
 	d := &Decision{Action: r.Default, By: "deadline", At: now, Expired: true,
-		Comment: fmt.Sprintf("nobody decided before the deadline (%s), so the default outcome applies", r.Deadline.UTC().Format(time.RFC3339))}
+		Comment: fmt.Sprintf("nobody decided before the deadline (%s), so the default outcome applies: %s", r.Deadline.UTC().Format(time.RFC3339), r.Default.Status().Words())}
 	if d.Action == Approve {
 		p := r.Plan
 		d.Plan = &p

@@ -66,6 +66,14 @@ func (s *Server) approvalData(ctx context.Context, id string) (templates.Approva
 	if p.Previous, err = s.previousRevision(ctx, p.Request); err != nil {
 		return p, err
 	}
+	if p.Request.SessionID != "" {
+		switch _, err := s.svc.SessionOnly(ctx, p.Request.SessionID); {
+		case err == nil:
+			p.SessionKnown = true
+		case errs.KindOf(err) != errs.NotFound:
+			return p, err
+		}
+	}
 	pending, err := s.gate.PendingSummaries(ctx)
 	if err != nil {
 		return p, err

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -334,4 +335,63 @@ func items(content, priority []string) url.Values {
 		status[i] = "pending"
 	}
 	return url.Values{"content": content, "priority": priority, "status": status}
+}
+
+// An audit row for a request nobody decided in time says the outcome its deadline applied, not
+// only "expired".
+func TestAuditSaysTheOutcomeADeadlineApplied(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	ts := newTestServer(t, testConfig{Now: clock})
+	var ids []string
+	for _, def := range []string{"reject", "approve"} {
+		r := ts.create(t, `{"title":"Runs out of time (`+def+`)","agent":"bot-`+def+`","timeout":"1m","default":"`+def+`","plan":{"type":"items","entries":[{"content":"a","priority":"high","status":"pending"}]}}`)
+		ids = append(ids, r.ID)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	for _, id := range ids {
+		ts.api(t, "GET", "/api/v1/approvals/"+id, nil) // reading a request past its deadline applies the default
+	}
+	for def, want := range map[string]string{"reject": "expired: rejected", "approve": "expired: approved"} {
+		_, doc := ts.page(t, "/approvals/audit?agent=bot-"+def)
+		var got []string
+		for _, row := range all(doc, `[data-testid=audit-row][data-event=expired]`) {
+			got = append(got, text(one(t, row, ".outcome")))
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("the audit of an expired request with default %s says %q, want %q", def, got, want)
+		}
+	}
+}
+
+// A request names its session: the page links there only when plandash has seen that session
+// (else the link was a 404), and the session's page lists what the gate decided on it.
+func TestApprovalAndSessionLinkEachOther(t *testing.T) {
+	ts := newTestServer(t, testConfig{User: "ann"})
+	unseen := ts.create(t, `{"title":"From nowhere","sessionId":"never-seen","plan":{"type":"items","entries":[{"content":"a","priority":"high","status":"pending"}]}}`)
+	_, doc := ts.page(t, "/approvals/"+unseen.ID)
+	if len(all(doc, `[data-testid=approval-session]`)) != 0 || len(all(doc, `[data-testid=approval-session-unknown]`)) != 1 {
+		t.Errorf("a request from a session plandash never saw links to it")
+	}
+
+	ts.ingest(t, update("seen-1", planA))
+	seen := ts.create(t, `{"title":"Ship it","sessionId":"seen-1","plan":{"type":"items","entries":[{"content":"a","priority":"high","status":"pending"}]}}`)
+	_, doc = ts.page(t, "/approvals/"+seen.ID)
+	if links := all(doc, `[data-testid=approval-session]`); len(links) != 1 || attr(links[0], "href") != "/sessions/seen-1" {
+		t.Errorf("a request from a known session does not link to it")
+	}
+	if code, _ := ts.api(t, "POST", "/api/v1/approvals/"+seen.ID+"/decision", map[string]string{"action": "reject", "comment": "not yet"}); code != 200 {
+		t.Fatalf("decide: %d", code)
+	}
+	_, doc = ts.page(t, "/sessions/seen-1")
+	rows := all(doc, `[data-testid=session-decision]`)
+	if len(rows) != 1 || attr(rows[0], "data-event") != "rejected" || !strings.Contains(text(rows[0]), "Ship it") || !strings.Contains(text(rows[0]), "by ann") {
+		t.Fatalf("the session page's gate decisions: %d rows", len(rows))
+	}
+	if l := all(doc, `[data-testid=session-audit-link]`); len(l) != 1 || attr(l[0], "href") != "/approvals/audit?session=seen-1" {
+		t.Errorf("no link to the session's audit trail")
+	}
 }

@@ -6,8 +6,10 @@ import (
 	"strconv"
 
 	"github.com/a-h/templ"
+	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/page"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -50,9 +52,32 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
+	decisions, err := s.sessionDecisions(r.Context(), d.Session.ID)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
 	s.page(w, r, templates.SessionPageView(templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, false),
-		Waiting: s.waitingBySession(r.Context())[d.Session.ID], Now: s.svc.Now()}))
+		Waiting: s.waitingBySession(r.Context())[d.Session.ID], Now: s.svc.Now(), Decisions: decisions}))
 }
+
+// sessionDecisions are the gate's latest decisions on a session's requests, for its page.
+func (s *Server) sessionDecisions(ctx context.Context, sessionID string) ([]approval.AuditEvent, error) {
+	events, _, err := s.gate.AuditPage(ctx, approval.AuditFilter{SessionID: sessionID}, page.Request{Limit: sessionDecisionsShown * 3})
+	if err != nil {
+		return nil, err
+	}
+	var out []approval.AuditEvent
+	for _, e := range events {
+		if e.RequestID != "" && e.Event != approval.EventRequested && len(out) < sessionDecisionsShown {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// sessionDecisionsShown is how many of the gate's decisions a session's page lists.
+const sessionDecisionsShown = 10
 
 // apiSession serves GET /api/v1/sessions/{id}.
 func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {

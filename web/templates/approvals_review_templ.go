@@ -53,7 +53,7 @@ func reviewComposer(p ApprovalPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\"><legend>Review comments <span class=\"muted\">(sent with Request changes)</span></legend><ol class=\"review-drafts\" data-testid=\"review-drafts\" aria-label=\"Your comments\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\"><legend>Review comments <span class=\"muted\">(sent with Request changes; <kbd>c</kbd> starts one)</span></legend><ol class=\"review-drafts\" data-testid=\"review-drafts\" aria-label=\"Your comments\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

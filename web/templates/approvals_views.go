@@ -39,6 +39,8 @@ type ApprovalPage struct {
 	Drafts []approval.Comment
 	// Previous is the request whose requested changes this one answers, if any.
 	Previous *approval.Request
+	// SessionKnown: plandash has seen the request's session, so its page exists to link to.
+	SessionKnown bool
 }
 
 // AuditPage is the gate's audit trail.
@@ -140,6 +142,21 @@ func outcomeAfter(def approval.Action) string {
 		return "left, then approved"
 	}
 	return "left, then rejected"
+}
+
+// auditWhat is an audit row's event in words; a request that ran out of time says the outcome
+// its deadline applied ("expired: rejected"), which the event's note records.
+func auditWhat(e approval.AuditEvent) string {
+	what := approval.Status(e.Event).Words()
+	if e.Event != approval.EventExpired {
+		return what
+	}
+	for _, s := range []approval.Status{approval.Approved, approval.Rejected} {
+		if strings.HasSuffix(e.Comment, "applies: "+s.Words()) {
+			return what + ": " + s.Words()
+		}
+	}
+	return what + ": the default outcome"
 }
 
 func decidedBy(r approval.Request) string {

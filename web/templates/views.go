@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/plandash/plandash/internal/approval"
 	"net/url"
 	"strings"
 	"time"
@@ -95,6 +96,8 @@ type SessionPage struct {
 	Plans   []PlanView
 	Waiting []Waiting
 	Now     time.Time
+	// Decisions are the gate's most recent decisions on this session's requests, newest first.
+	Decisions []approval.AuditEvent
 }
 
 // HistoryPage compares two revisions of a plan, beside one page of its revision list.

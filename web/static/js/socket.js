@@ -1,8 +1,8 @@
 // Owns the page's one live socket: it subscribes to the page's topic, catches up from the last
 // change seen (since=SEQ), reconnects with backoff, reloads the page when the server asks for a
 // resync, and shows its state in #conn ("connecting…", "live", "reconnecting…"). A page drawn
-// once (countOnly) follows only the pending count, without catching up, and its badge keeps
-// saying it is not live. Nothing else touches the socket: the rest of the page hears of it
+// once (countOnly) follows only the pending count, without catching up, and its badge says
+// when the page was drawn. Nothing else touches the socket: the rest of the page hears of it
 // through onFragment and onState.
 //
 // Coming back fast matters more than sparing a loopback server a few refused connections: the
@@ -14,7 +14,9 @@ import { hooks } from "./hooks.js";
 import { pageToken } from "./token.js";
 
 const LABELS = { live: "live", reconnecting: "reconnecting…" };
-const COUNT_ONLY = { live: "not live", reconnecting: "not live" };
+// A page drawn once says when it was drawn: a fact about the page, not a fault of the connection.
+const DRAWN = "as of " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+const COUNT_ONLY = { live: DRAWN, reconnecting: DRAWN };
 // SLOW_CAP is for a hidden tab and a server that refuses the page: under the server's limit of
 // 20 wrong credentials a minute, so the person's own sign-in is not throttled.
 const RETRY_CAP = 800, SLOW_CAP = 10000;
