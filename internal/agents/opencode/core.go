@@ -11,6 +11,7 @@ import (
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -22,7 +23,7 @@ type core struct {
 	gate      Gate // nil: only record
 	host      string
 	deadline  time.Duration
-	planRoots []string
+	planRoots files.PlanDirs
 	log       *slog.Logger
 
 	mu        sync.Mutex
@@ -38,7 +39,7 @@ func newCore(apply Applier, gate Gate, host string, deadline time.Duration, plan
 	if log == nil {
 		log = slog.Default()
 	}
-	return &core{apply: apply, gate: gate, host: host, deadline: deadline, planRoots: planRoots, log: log,
+	return &core{apply: apply, gate: gate, host: host, deadline: deadline, planRoots: files.PlanDirs(planRoots), log: log,
 		sessions: map[string]*SessionInfo{}, announced: map[string]bool{}, waiting: map[string]context.CancelCauseFunc{}}
 }
 

@@ -54,8 +54,9 @@ type HookConfig struct {
 	// Deadline is how long a request waits at the gate; 12h when zero. When it passes nothing
 	// is answered: OpenCode's own prompt stays open.
 	Deadline time.Duration
-	// PlanRoots are directories plan files may be read from besides the session's directory
-	// (OpenCode keeps plans of projects without git in ~/.local/share/opencode/plans).
+	// PlanRoots are the only directories plan files may be read from: the server's allowed
+	// roots and OpenCode's data directory (~/.local/share/opencode/plans, for projects without
+	// git). The session's directory, which events report, is not one unless configured.
 	PlanRoots []string
 	// Log receives what went wrong without failing the plugin; slog.Default when nil.
 	Log *slog.Logger
