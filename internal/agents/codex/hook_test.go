@@ -189,7 +189,9 @@ func TestRunHookQuiet(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
 			done := make(chan error, 1)
-			go func() { done <- RunHook(context.Background(), strings.NewReader(tc.in), &out, httpPoster{tc.url}, HookOptions{}) }()
+			go func() {
+				done <- RunHook(context.Background(), strings.NewReader(tc.in), &out, httpPoster{tc.url}, HookOptions{})
+			}()
 			select {
 			case err := <-done:
 				if err != nil || out.Len() != 0 {
