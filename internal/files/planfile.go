@@ -48,8 +48,8 @@ func (d PlanDirs) Read(path string, limit int64) ([]byte, error) {
 		return nil, deniedf("plan file not shown: %s is outside the directories plandash reads plans from (none exists)", path)
 	}
 	roots, err := NewRoots(existing...)
-	if err != nil {
-		return nil, err
+	if err != nil { // a directory removed since the check above
+		return nil, fmt.Errorf("plan file not shown: %w", err)
 	}
 	b, err := roots.Read(path, limit)
 	switch {

@@ -71,3 +71,42 @@ func TestPlanDirsRead(t *testing.T) {
 		t.Errorf("a directory made later: %q, %v", b, err)
 	}
 }
+
+// FuzzPlanDirsRead: whatever path an event names, a read returns the one plan inside the
+// directory or nothing: never the secret beside it, outside it or behind a symlink.
+func FuzzPlanDirsRead(f *testing.F) {
+	base := f.TempDir()
+	plans, outside := filepath.Join(base, "plans"), filepath.Join(base, "outside")
+	mustWriteF := func(path, text string) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	mustWriteF(filepath.Join(plans, "sub", "ok.md"), "PLAN")
+	mustWriteF(filepath.Join(plans, "token"), "SECRET")
+	mustWriteF(filepath.Join(outside, "secret.md"), "SECRET")
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(plans, "leak.md")); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(plans, "out")); err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{"sub/ok.md", "token", "leak.md", "out/secret.md", "../outside/secret.md", "sub/../../outside/secret.md", "/etc/passwd", ""} {
+		f.Add(s)
+	}
+	dirs := PlanDirs{plans}
+	f.Fuzz(func(t *testing.T, name string) {
+		for _, p := range []string{name, filepath.Join(plans, name)} {
+			b, err := dirs.Read(p, 1<<10)
+			if err == nil && string(b) != "PLAN" {
+				t.Fatalf("Read(%q) = %q", p, b)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "plan file not shown: ") {
+				t.Fatalf("Read(%q): refusal %q does not say what", p, err)
+			}
+		}
+	})
+}
