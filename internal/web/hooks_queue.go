@@ -57,16 +57,41 @@ func (q *captureQueue) offer(c capture) bool {
 	}
 }
 
+// maxStuckCaptures bounds the recordings given up on (still running past captureTimeout, their
+// Handle ignoring its context): the recorder moves on from up to this many, then waits.
+const maxStuckCaptures = 4
+
 // recordCaptures records acknowledged events in arrival order until ctx ends, then the ones
-// still queued. An event's bytes leave the budget once it is recorded, not when it is taken
-// from the queue, so the budget bounds all the memory acknowledged events hold.
+// still queued. An event's bytes leave the budget once its recording returns, not when it is
+// taken from the queue, so the budget bounds all the memory acknowledged events hold. A
+// recording that outlives captureTimeout is left to finish on its own and the next event is
+// recorded: one event never holds the queue (or shutdown) for good.
 func (s *Server) recordCaptures(ctx context.Context) {
+	stuck := make(chan struct{}, maxStuckCaptures)
 	record := func(c capture) {
-		defer s.captures.bytes.Add(-int64(len(c.body)))
-		rctx, cancel := context.WithTimeout(plans.WithSource(context.WithoutCancel(ctx), c.source), captureTimeout)
-		defer cancel()
-		if _, err := c.h.Handle(rctx, c.body); err != nil {
-			s.log.Warn("agent hook: an acknowledged event could not be recorded", "agent", c.agent, "err", err)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer s.captures.bytes.Add(-int64(len(c.body)))
+			rctx, cancel := context.WithTimeout(plans.WithSource(context.WithoutCancel(ctx), c.source), captureTimeout)
+			defer cancel()
+			if _, err := c.h.Handle(rctx, c.body); err != nil {
+				s.log.Warn("agent hook: an acknowledged event could not be recorded", "agent", c.agent, "err", err)
+			}
+		}()
+		timer := time.NewTimer(captureTimeout + time.Second) // Handle had its own deadline first
+		defer timer.Stop()
+		select {
+		case <-done:
+			return
+		case <-timer.C:
+		}
+		select {
+		case stuck <- struct{}{}:
+			s.log.Error("agent hook: recording an event does not end; going on with the next", "agent", c.agent, "after", captureTimeout)
+			go func() { <-done; <-stuck }()
+		default:
+			<-done // too many already left running: wait rather than pile up more
 		}
 	}
 	for {
