@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -64,4 +65,25 @@ func TestOpenCodeStreamReadsNoOutsideFile(t *testing.T) {
 	for i := range names {
 		targets.noSecret(t, "opencode session", r.session(t, fmt.Sprintf("opencode:ses_s%d", i), nil))
 	}
+}
+
+// TestHookOpenCodePlanFromPlugin: the plugin sends the plan it read inside OpenCode; the server
+// shows that text and reads no file, even where the question names one it may not read.
+func TestHookOpenCodePlanFromPlugin(t *testing.T) {
+	r := startHookRig(t, 0)
+	ev := openCodeExit("ses_p", "que_p", "/w/project/.opencode/plans/p.md")
+	ev["plan"], ev["planPath"] = "# From the plugin\n\n1. Sent along\n", "/w/project/.opencode/plans/p.md"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.do(t, ctx, r.ingest, "POST", "/api/v1/hooks/opencode", mustJSON(t, ev))
+	}()
+	r.pending(t, 1)
+	if doc := r.admin(t, "/api/v1/approvals?status=pending"); !strings.Contains(string(doc), "1. Sent along") {
+		t.Errorf("the plugin's plan is not shown: %s", doc)
+	}
+	cancel()
+	<-done
 }

@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -189,9 +190,16 @@ func (c *core) decide(ctx context.Context, sub approval.Submission) (approval.Re
 // planExit holds plan_exit's question at the gate, recording the plan as proposed, and returns
 // the answer for OpenCode ("Yes" switches to the build agent, "No" keeps planning) and a
 // function that records the plan's outcome once the answer is sent. ok is false when there is
-// nothing to answer.
-func (c *core) planExit(ctx context.Context, q QuestionAsked, path string) (answer string, done func(context.Context), ok bool) {
-	md, file, why := c.readPlan(q.SessionID, path)
+// nothing to answer. The plan is the one given (the plugin read it inside OpenCode), else the
+// file path names, read under the plan roots.
+func (c *core) planExit(ctx context.Context, q QuestionAsked, path string, given PlanText) (answer string, done func(context.Context), ok bool) {
+	md, file, why := given.Markdown, given.Path, ""
+	if strings.TrimSpace(md) == "" {
+		md, file, why = c.readPlan(q.SessionID, path)
+	} else {
+		md = truncate(md, MaxPlanFile)
+		file = cmp.Or(file, path)
+	}
 	shown := md
 	if strings.TrimSpace(shown) == "" {
 		shown = q.Questions[0].Question

@@ -19,7 +19,7 @@ var errAnsweredElsewhere = errors.New("answered in OpenCode")
 
 // holdPlanExit puts plan_exit's plan at the gate and answers the question with the decision.
 func (w *Watcher) holdPlanExit(ctx context.Context, q QuestionAsked, path string) {
-	answer, done, ok := w.planExit(ctx, q, path)
+	answer, done, ok := w.planExit(ctx, q, path, PlanText{})
 	if !ok {
 		return
 	}
