@@ -45,7 +45,8 @@ type Config struct {
 	DB         string           // a postgres:// URL to keep the data in PostgreSQL; "" keeps SQLite in DataDir
 	DBPool     int32            // PostgreSQL connections at most; 0 is pgx's default
 	Token      string           // "" loads or creates the token in DataDir
-	AllowRoots []string         // file plans and the MCP file tools may read under these directories
+	AllowRoots []string         // file plans, hooks' plan files and the MCP file tools may read under these directories
+	Home       string           // the server user's home, whose agents' plan directories hooks may name; os.UserHomeDir when ""
 	Idle       time.Duration    // a session without activity this long leaves the overview; default 30m
 	Now        func() time.Time // the clock; time.Now when nil
 	PlansDir   string           // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
@@ -151,7 +152,11 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		policy = roots
 	}
 	tools := sharedplans.NewToolset(store, policy)
-	home, _ := os.UserHomeDir()
+	home := cfg.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	dirs := newPlanDirs(cfg.AllowRoots, home)
 	mcpSrv := mcpserver.New(mcpserver.Options{Version: cfg.Version, SharedPlans: tools, Approvals: gateApprover{gate}})
 
 	m.Pending(gate.CountPending, func(err error) { cfg.Log.Warn("metrics: counting pending approvals", "err", err) })
@@ -178,16 +183,16 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Live: a.Live, Files: roots,
 		Hooks: map[string]web.AgentHooks{
-			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
+			"claude": claude.NewService(svc, gate, claude.Config{PlanDirs: dirs.Claude, Log: cfg.Log}),
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
-			"gemini": gemini.NewService(svc, gate, gemini.Config{Home: home, Log: cfg.Log}),
+			"gemini": gemini.NewService(svc, gate, gemini.Config{PlanDirs: dirs.Gemini, Log: cfg.Log}),
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
-				PlanRoots: []string{filepath.Join(home, ".local", "share", "opencode", "plans")}, Log: cfg.Log}),
+				PlanRoots: dirs.OpenCode, Log: cfg.Log}),
 		},
 		MCP:     mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
 		Metrics: m,
 	})
-	a.followAgents(cfg, svc, gate)
+	a.followAgents(cfg, svc, gate, dirs.OpenCode)
 	if !cfg.Retention.IsZero() {
 		a.agents = append(a.agents, func(ctx context.Context) { prune(ctx, svc, cfg.Now, cfg.Log) })
 	}
@@ -216,7 +221,7 @@ func prune(ctx context.Context, svc *plans.Service, now func() time.Time, log *s
 }
 
 // followAgents sets up what reads agents' own records: Codex's rollout files, OpenCode servers.
-func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate) {
+func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate, openCodePlans files.PlanDirs) {
 	log := cfg.Log
 	if dir := cfg.CodexSessions; dir != "" {
 		t := codex.NewTailer(dir, codex.ApplyTo(svc, log), codex.TailerOptions{StateDir: cfg.DataDir, Log: log, Now: cfg.Now})
@@ -231,10 +236,9 @@ func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate) 
 		getenv = os.Getenv
 	}
 	user, pass := opencode.AuthFromEnv(getenv)
-	home, _ := os.UserHomeDir()
 	for _, url := range cfg.OpenCode {
 		w := opencode.NewWatcher(url, svc, gate, opencode.Options{Username: user, Password: pass, Questions: true, Permissions: true,
-			PlanRoots: []string{filepath.Join(home, ".local", "share", "opencode", "plans")}, Log: log})
+			PlanRoots: openCodePlans, Log: log})
 		a.agents = append(a.agents, func(ctx context.Context) {
 			if err := w.Run(ctx); err != nil && ctx.Err() == nil {
 				log.Error("opencode: following the server stopped", "url", url, "err", err)

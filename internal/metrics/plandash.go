@@ -20,6 +20,9 @@ type Set struct {
 	// IngestMessages counts JSON-RPC messages taken in by POST /api/v1/ingest, by kind
 	// (MessageKind).
 	IngestMessages *CounterVec
+	// HookBusy counts hook events answered 503 (try again) because the queue of events
+	// acknowledged but not yet recorded was full, by agent.
+	HookBusy *CounterVec
 	// Sockets is the number of open live sockets.
 	Sockets *Gauge
 	// SocketFrames counts frames written to sockets, by "live" (fan-out) or "catchup".
@@ -45,6 +48,7 @@ func New(version, store string) *Set {
 		Registry:       r,
 		IngestPosts:    r.Counter("plandash_ingest_posts_total", "Requests that carried agents' traffic in, by source.", "source"),
 		IngestMessages: r.Counter("plandash_ingest_messages_total", "JSON-RPC messages taken in by POST /api/v1/ingest, by kind.", "kind"),
+		HookBusy:       r.Counter("plandash_hook_busy_total", "Hook events answered 503 with Retry-After because the queue of events not yet recorded was full, by agent.", "agent"),
 		Sockets:        r.Gauge("plandash_sockets_open", "Live websocket connections open now."),
 		SocketFrames:   r.Counter("plandash_socket_frames_total", "Frames written to live sockets, by path: live fan-out or catch-up.", "path"),
 		FanoutLag: r.Histogram("plandash_fanout_lag_seconds", "Time from a change's announcement (after its commit, or after another instance's note arrived) to a frame of it written to a socket.",

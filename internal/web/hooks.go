@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 
@@ -22,46 +23,6 @@ type capturer interface {
 	Captures(body []byte) bool
 }
 
-// maxCaptureQueue bounds the events read but not yet recorded; past it, a hook waits for its
-// event to be recorded, as it would without the queue.
-const maxCaptureQueue = 4096
-
-// capture is an event read and acknowledged, to be recorded.
-type capture struct {
-	agent  string
-	h      AgentHooks
-	body   []byte
-	source string // plans.SourceOf the request that brought it
-}
-
-// recordCaptures records acknowledged events in arrival order until ctx ends, then the ones
-// still queued.
-func (s *Server) recordCaptures(ctx context.Context) {
-	record := func(c capture) {
-		if _, err := c.h.Handle(plans.WithSource(context.WithoutCancel(ctx), c.source), c.body); err != nil {
-			s.log.Warn("agent hook: an acknowledged event could not be recorded", "agent", c.agent, "err", err)
-		}
-	}
-	for {
-		select {
-		case c := <-s.captures:
-			record(c)
-		case <-ctx.Done():
-			for {
-				select {
-				case c := <-s.captures:
-					record(c)
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-// maxHookBody bounds one hook event: a plan plus the hook's common fields.
-const maxHookBody = 16 << 20
-
 // apiAgentHook serves POST /api/v1/hooks/{agent}: one hook event of Claude Code, Codex or Gemini
 // CLI, as `plandash hook AGENT` posts it (Claude Code's own "http" hooks post the same). Capture
 // events are recorded and answered at once with an empty body; a plan at the gate is held until
@@ -75,19 +36,29 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.IngestPosts.With("hook:" + agent).Inc() // agent is one of the hooks' names: bounded
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	if err != nil {
-		writeProblem(w, r, s.log, errs.Wrap(errs.Invalid, err, "reading the hook event: "+err.Error()))
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			err = errs.Errorf(errs.TooLarge, "the hook event is over the %s limit (--max-body)", sizeText(s.cfg.MaxBody))
+		} else {
+			err = errs.Wrap(errs.Invalid, err, "reading the hook event: "+err.Error())
+		}
+		writeProblem(w, r, s.log, err)
 		return
 	}
 	if c, ok := h.(capturer); ok && s.capturing.Load() && c.Captures(body) {
-		select {
-		case s.captures <- capture{agent, h, body, plans.SourceOf(r.Context())}:
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusAccepted)
+		if !s.captures.offer(capture{agent, h, body, plans.SourceOf(r.Context())}) {
+			// Too much is read but not yet recorded: the hook tries again shortly (it does on a
+			// 503 with Retry-After), instead of every event's body piling up in memory here.
+			s.metrics.HookBusy.With(agent).Inc()
+			w.Header().Set("Retry-After", "1")
+			writeProblem(w, r, s.log, errs.Errorf(errs.Unavailable, "plandash is behind recording hook events (over %s queued); try again shortly", sizeText(s.captures.budget)))
 			return
-		default: // the queue is full: record it now, and let the hook wait
 		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+		return
 	}
 	answer, err := h.Handle(r.Context(), body)
 	if r.Context().Err() != nil && s.stopping() {

@@ -77,7 +77,7 @@ type Server struct {
 	streams     *streams
 	handler     http.Handler
 	stop        chan struct{} // closed when graceful shutdown begins
-	captures    chan capture  // agents' events acknowledged, to be recorded in order
+	captures    *captureQueue // agents' events acknowledged, to be recorded in order
 	capturing   atomic.Bool   // recordCaptures runs (only while Serve does)
 }
 
@@ -100,7 +100,7 @@ func NewServer(d Deps) *Server {
 		perms: d.Perms, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
-		captures: make(chan capture, maxCaptureQueue),
+		captures: newCaptureQueue(d.MaxBody),
 	}
 	s.auth.TrustClientIPHeader(d.Config.ClientIPHeader)
 	if d.Tokens != nil {

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 // MaxPlanFile bounds how much of a plan file is read for the gate.
@@ -39,8 +38,9 @@ type PlanRequest struct {
 }
 
 // NewPlanRequest reads the plan of a gate event: tool_input.plan, or else the file at
-// tool_input.planFilePath when it lies under the session's cwd or home/.claude/plans.
-func NewPlanRequest(ev Event, home string) PlanRequest {
+// tool_input.planFilePath when it lies under dirs. The directories are the server's, never the
+// event's: its cwd does not make a file readable. Unreadable says why a file was not read.
+func NewPlanRequest(ev Event, dirs files.PlanDirs) PlanRequest {
 	p := ExitPlan(ev.ToolInput, nil)
 	pr := PlanRequest{SessionID: SessionKey(ev.SessionID), Markdown: p.Markdown, FilePath: p.FilePath, Input: ev.ToolInput}
 	if len(bytes.TrimSpace(pr.Input)) == 0 {
@@ -49,58 +49,13 @@ func NewPlanRequest(ev Event, home string) PlanRequest {
 	if strings.TrimSpace(pr.Markdown) != "" || p.FilePath == "" {
 		return pr
 	}
-	var roots []string
-	if ev.Cwd != "" {
-		roots = append(roots, ev.Cwd)
-	}
-	if home != "" {
-		roots = append(roots, filepath.Join(home, ".claude", "plans"))
-	}
-	md, err := ReadPlanFile(p.FilePath, roots, MaxPlanFile)
+	md, err := dirs.Read(p.FilePath, MaxPlanFile)
 	if err != nil {
 		pr.Unreadable = err.Error()
 		return pr
 	}
-	pr.Markdown = md
+	pr.Markdown = string(md)
 	return pr
-}
-
-// ReadPlanFile reads at most max bytes of path, which must be absolute and lie under one of
-// roots. The file is opened through os.Root, so neither ".." nor a symlink can lead outside the
-// root it was found under.
-func ReadPlanFile(path string, roots []string, max int64) (string, error) {
-	if !filepath.IsAbs(path) {
-		return "", fmt.Errorf("the plan file %q is not an absolute path", path)
-	}
-	path = filepath.Clean(path)
-	for _, root := range roots {
-		if !filepath.IsAbs(root) {
-			continue
-		}
-		rel, err := filepath.Rel(filepath.Clean(root), path)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		r, err := os.OpenRoot(root)
-		if err != nil {
-			return "", fmt.Errorf("the plan file %s could not be read: %v", path, err)
-		}
-		defer r.Close()
-		f, err := r.Open(rel)
-		if err != nil {
-			return "", fmt.Errorf("the plan file %s could not be read: %v", path, err)
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, max+1))
-		if err != nil {
-			return "", fmt.Errorf("the plan file %s could not be read: %v", path, err)
-		}
-		if int64(len(b)) > max {
-			return "", fmt.Errorf("the plan file %s is over the %d KiB limit", path, max>>10)
-		}
-		return string(b), nil
-	}
-	return "", fmt.Errorf("the plan file %s is outside the session's directory and ~/.claude/plans, so plandash did not read it", path)
 }
 
 // Decision is how Claude Code's plan prompt is answered. A zero Decision is "no decision": the

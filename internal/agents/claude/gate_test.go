@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 func TestAnswer(t *testing.T) {
@@ -115,7 +118,9 @@ func TestClosedInTerminal(t *testing.T) {
 	}
 }
 
-func TestReadPlanFile(t *testing.T) {
+// TestNewPlanRequestReadsOnlyConfiguredDirs: a plan file is read under the configured plan
+// directories only; the event's cwd does not make a file readable, nor does a symlink out.
+func TestNewPlanRequestReadsOnlyConfiguredDirs(t *testing.T) {
 	cwd, home, outside := t.TempDir(), t.TempDir(), t.TempDir()
 	plansDir := filepath.Join(home, ".claude", "plans")
 	write := func(path, s string) {
@@ -130,37 +135,26 @@ func TestReadPlanFile(t *testing.T) {
 	write(filepath.Join(plansDir, "snug-otter.md"), "# From plans")
 	write(filepath.Join(cwd, "docs", "plan.md"), "# From cwd")
 	write(filepath.Join(outside, "secret.md"), "secret")
-	write(filepath.Join(cwd, "big.md"), strings.Repeat("x", 2048))
-	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(cwd, "link.md")); err != nil {
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(plansDir, "link.md")); err != nil {
 		t.Fatal(err)
 	}
-	roots := []string{cwd, plansDir}
+	dirs := files.PlanDirs{plansDir}
 	tests := []struct {
-		path, want, err string
+		path, want, why string
 	}{
 		{filepath.Join(plansDir, "snug-otter.md"), "# From plans", ""},
-		{filepath.Join(cwd, "docs", "plan.md"), "# From cwd", ""},
+		{filepath.Join(cwd, "docs", "plan.md"), "", "outside"},
 		{filepath.Join(outside, "secret.md"), "", "outside"},
-		{filepath.Join(cwd, "..", filepath.Base(outside), "secret.md"), "", "outside"},
-		{filepath.Join(cwd, "link.md"), "", "could not be read"},
-		{filepath.Join(cwd, "missing.md"), "", "could not be read"},
-		{filepath.Join(cwd, "big.md"), "", "limit"},
+		{filepath.Join(plansDir, "link.md"), "", "outside"},
+		{filepath.Join(plansDir, "missing.md"), "", "does not exist"},
 		{"docs/plan.md", "", "absolute"},
 	}
 	for _, tt := range tests {
-		got, err := ReadPlanFile(tt.path, roots, 1024)
-		if got != tt.want || (tt.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.err)) {
-			t.Errorf("%s: got %q, %v; want %q, %q", tt.path, got, err, tt.want, tt.err)
+		ev := Event{SessionID: "s", Cwd: cwd, HookEventName: EventPermissionRequest, ToolName: ToolExitPlanMode,
+			ToolInput: json.RawMessage(`{"planFilePath":` + strconv.Quote(tt.path) + `}`)}
+		pr := NewPlanRequest(ev, dirs)
+		if pr.Markdown != tt.want || (tt.why == "") != (pr.Unreadable == "") || !strings.Contains(pr.Unreadable, tt.why) {
+			t.Errorf("%s: got %q, %q; want %q, %q", tt.path, pr.Markdown, pr.Unreadable, tt.want, tt.why)
 		}
-	}
-
-	ev := Event{SessionID: "s", Cwd: cwd, HookEventName: EventPermissionRequest, ToolName: ToolExitPlanMode,
-		ToolInput: json.RawMessage(`{"planFilePath":"` + filepath.Join(plansDir, "snug-otter.md") + `"}`)}
-	if pr := NewPlanRequest(ev, home); pr.Markdown != "# From plans" || pr.Unreadable != "" {
-		t.Errorf("plan from the file: %+v", pr)
-	}
-	ev.ToolInput = json.RawMessage(`{"planFilePath":"` + filepath.Join(outside, "secret.md") + `"}`)
-	if pr := NewPlanRequest(ev, home); pr.Markdown != "" || !strings.Contains(pr.Unreadable, "outside") {
-		t.Errorf("plan outside the roots: %+v", pr)
 	}
 }

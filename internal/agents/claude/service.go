@@ -13,6 +13,7 @@ import (
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -36,8 +37,10 @@ type Config struct {
 	// Host names the machine when the hook did not say (the hook command sends its own).
 	// os.Hostname when empty.
 	Host string
-	// Home is the home directory whose .claude/plans plan files may be read from. None when empty.
-	Home string
+	// PlanDirs are the directories a plan file the event names (when Claude Code did not inject
+	// the plan itself) may be read from: the server's allowed roots and ~/.claude/plans. None
+	// when empty. The event's cwd never widens them.
+	PlanDirs files.PlanDirs
 	// Deadline is how long a plan waits at the gate before the terminal alone decides; 12h when
 	// zero. Keep it under the hook's timeout in settings.json.
 	Deadline time.Duration
@@ -231,7 +234,10 @@ func (s *Service) closeRequest(ctx context.Context, id string, approved bool, wh
 
 // hold submits the plan and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
-	pr := NewPlanRequest(ev, s.cfg.Home)
+	pr := NewPlanRequest(ev, s.cfg.PlanDirs)
+	if pr.Unreadable != "" {
+		s.cfg.Log.Warn("claude hook: plan file refused", "session", pr.SessionID, "path", truncate(pr.FilePath, 1024), "err", pr.Unreadable)
+	}
 	// The prompt is remembered under the same lock as the Submit: closeStale, which finds the
 	// request through Pending, then always sees which prompt asked it, even when the turn's own
 	// async UserPromptSubmit arrives in the instant after the Submit.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -168,6 +169,11 @@ func TestRunHookQuiet(t *testing.T) {
 	if err := os.WriteFile(empty, []byte(metaLine(realThread, "/w")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A FIFO named like a rollout: the old open(2) waited for a writer for ever.
+	fifo := filepath.Join(t.TempDir(), "rollout-2026-01-01T00-00-00-"+realThread+".jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
 	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"decision":"approve"}`)) }))
@@ -176,11 +182,21 @@ func TestRunHookQuiet(t *testing.T) {
 		"not JSON":            {`{"a":`, garbage.URL},
 		"not Stop":            {`{"session_id":"s","hook_event_name":"PreToolUse"}`, garbage.URL},
 		"turn without a plan": {stopEvent(empty, "All done.", false), garbage.URL},
+		"transcript a FIFO":   {stopEvent(fifo, "", false), garbage.URL},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := RunHook(context.Background(), strings.NewReader(tc.in), &out, httpPoster{tc.url}, HookOptions{}); err != nil || out.Len() != 0 {
-				t.Errorf("err %v, output %q", err, out.String())
+			done := make(chan error, 1)
+			go func() {
+				done <- RunHook(context.Background(), strings.NewReader(tc.in), &out, httpPoster{tc.url}, HookOptions{})
+			}()
+			select {
+			case err := <-done:
+				if err != nil || out.Len() != 0 {
+					t.Errorf("err %v, output %q", err, out.String())
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the hook hangs, holding Codex")
 			}
 		})
 	}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -144,7 +144,9 @@ func ReadTurnPlan(path, turnID string, limit int64) (TurnPlan, bool, error) {
 	if !isRollout(path) {
 		return TurnPlan{}, false, fmt.Errorf("%s is not a Codex rollout file", path)
 	}
-	f, err := os.Open(path)
+	// The path comes from the hook's event: a FIFO named like a rollout must not hang the hook,
+	// so the open does not wait for a writer and only a regular file is read.
+	f, err := files.OpenNoHang(files.OSOps{}, path)
 	if err != nil {
 		return TurnPlan{}, false, err
 	}
@@ -152,6 +154,9 @@ func ReadTurnPlan(path, turnID string, limit int64) (TurnPlan, bool, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return TurnPlan{}, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return TurnPlan{}, false, fmt.Errorf("%s: %w", path, files.ErrNotRegular)
 	}
 	start := max(fi.Size()-limit, 0)
 	b, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))

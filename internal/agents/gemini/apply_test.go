@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -74,7 +75,7 @@ func TestApplyCapturedPlan(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
 	p := newPlans(t)
-	svc := NewService(p, nil, Config{Host: "devbox", Home: home})
+	svc := NewService(p, nil, Config{Host: "devbox", PlanDirs: files.PlanDirs{filepath.Join(home, ".gemini", "tmp")}})
 	var sid string
 	for i, b := range captured(t, "plan") {
 		b = rehome(t, b, home)
@@ -144,39 +145,5 @@ func TestResolvePlanPath(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-// TestReadPlanFileStaysInRoot: a symlink inside the plans dir that points outside is refused
-// by os.Root, and a file over the bound is refused.
-func TestReadPlanFileStaysInRoot(t *testing.T) {
-	root, outside := t.TempDir(), t.TempDir()
-	secret := filepath.Join(outside, "secret")
-	if err := os.WriteFile(secret, []byte("s"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(secret, filepath.Join(root, "link.md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "big.md"), make([]byte, 20), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "ok.md"), []byte("# ok"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		path string
-		ok   bool
-	}{
-		{filepath.Join(root, "ok.md"), true},
-		{filepath.Join(root, "link.md"), false},
-		{filepath.Join(root, "big.md"), false},
-		{secret, false},
-		{"ok.md", false},
-	} {
-		_, err := ReadPlanFile(tt.path, []string{root}, 10)
-		if (err == nil) != tt.ok {
-			t.Errorf("%s: err %v, want ok %v", tt.path, err, tt.ok)
-		}
 	}
 }

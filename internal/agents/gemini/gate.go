@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -48,45 +46,6 @@ func ResolvePlanPath(filename, plansDir, cwd string) string {
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// ReadPlanFile reads at most max bytes of path, which must be absolute and lie under one of
-// roots. The file is opened through os.Root, so neither ".." nor a symlink can lead outside the
-// root it was found under.
-func ReadPlanFile(path string, roots []string, max int64) (string, error) {
-	if !filepath.IsAbs(path) {
-		return "", fmt.Errorf("the plan file %q is not an absolute path", path)
-	}
-	path = filepath.Clean(path)
-	for _, root := range roots {
-		if !filepath.IsAbs(root) || !within(root, path) {
-			continue
-		}
-		rel, _ := filepath.Rel(filepath.Clean(root), path)
-		return readIn(root, rel, max)
-	}
-	return "", fmt.Errorf("the plan file %s is outside the directories plandash may read, so it was not read", path)
-}
-
-func readIn(root, rel string, max int64) (string, error) {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return "", fmt.Errorf("the plan file could not be read: %v", err)
-	}
-	defer r.Close()
-	f, err := r.Open(rel)
-	if err != nil {
-		return "", fmt.Errorf("the plan file could not be read: %v", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return "", fmt.Errorf("the plan file could not be read: %v", err)
-	}
-	if int64(len(b)) > max {
-		return "", fmt.Errorf("the plan file is over the %d KiB limit", max>>10)
-	}
-	return string(b), nil
 }
 
 // Decision is how exit_plan_mode's BeforeTool hook is answered. A zero Decision (Deny false)

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/files"
 )
 
 // servicePoster posts straight into a real Service, as the HTTP endpoint will.
@@ -52,7 +54,7 @@ func TestGateDecisions(t *testing.T) {
 					created <- *c.Request
 				}
 			})
-			// No Home: the Service cannot read the file itself, so the plan must come from the hook.
+			// No PlanDirs: the Service cannot read the file itself, so the plan must come from the hook.
 			svc := NewService(newPlans(t), g, Config{Host: "server"})
 			var out bytes.Buffer
 			done := make(chan error, 1)
@@ -115,7 +117,7 @@ func TestGateExpiredDenies(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.OnChange(func(approval.Change) { later.Store(true) })
-	svc := NewService(newPlans(t), g, Config{Host: "h", Home: home, Deadline: time.Hour})
+	svc := NewService(newPlans(t), g, Config{Host: "h", PlanDirs: files.PlanDirs{filepath.Join(home, ".gemini", "tmp")}, Deadline: time.Hour})
 	ans, err := svc.Handle(context.Background(), body)
 	if err != nil {
 		t.Fatal(err)

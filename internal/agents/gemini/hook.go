@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 // Poster sends one hook payload to plandash (POST /api/v1/hooks/gemini) and returns the answer
@@ -114,8 +116,8 @@ func enrich(ev Event, opts HookOptions) []byte {
 	if ev.ToolName == ToolExitPlanMode && opts.PlansDir != "" && ev.Plan == "" {
 		add["plandash_plans_dir"] = opts.PlansDir
 		if path := ResolvePlanPath(PlanFilename(ev.ToolInput), opts.PlansDir, ev.Cwd); path != "" {
-			if md, err := ReadPlanFile(path, []string{opts.PlansDir}, MaxPlanFile); err == nil {
-				add["plandash_plan"], add["plandash_plan_path"] = md, path
+			if md, err := (files.PlanDirs{opts.PlansDir}).Read(path, MaxPlanFile); err == nil {
+				add["plandash_plan"], add["plandash_plan_path"] = string(md), path
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -34,10 +35,11 @@ type Gate interface {
 type Config struct {
 	// Host names the machine when the hook did not say. os.Hostname when empty.
 	Host string
-	// Home is the home directory whose .gemini/tmp (where Gemini keeps its plans directories)
-	// plan files may be read from when the hook did not send the plan. None when empty; the
-	// session's cwd is always allowed.
-	Home string
+	// PlanDirs are the directories plan files may be read from when the hook did not send the
+	// plan: the server's allowed roots and ~/.gemini/tmp, where Gemini keeps its plans
+	// directories. None when empty. They come from the configuration only: an event's cwd or
+	// plans directory never widens them.
+	PlanDirs files.PlanDirs
 	// Deadline is how long a plan waits at the gate; 12h when zero. Keep it under the hook's
 	// timeout in settings.json (milliseconds there).
 	Deadline time.Duration
@@ -109,8 +111,8 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 }
 
 // readPlan finds exit_plan_mode's plan: as the hook sent it, or read here from the plans
-// directory (the hook's, or the one Gemini keeps next to the transcript) when it lies under the
-// session's cwd or Home/.gemini/tmp.
+// directory (the hook's, or the one Gemini keeps next to the transcript) when the file lies
+// under Config.PlanDirs. A refusal is logged and shown instead of the plan.
 func (s *Service) readPlan(ev Event) PlanText {
 	if ev.Plan != "" {
 		return PlanText{Markdown: truncate(ev.Plan, MaxPlanFile), Path: ev.PlanPath}
@@ -123,18 +125,12 @@ func (s *Service) readPlan(ev Event) PlanText {
 	if path == "" {
 		return PlanText{Unreadable: "the hook named no plan file plandash could find"}
 	}
-	var roots []string
-	if ev.Cwd != "" {
-		roots = append(roots, ev.Cwd)
-	}
-	if s.cfg.Home != "" {
-		roots = append(roots, filepath.Join(s.cfg.Home, ".gemini", "tmp"))
-	}
-	md, err := ReadPlanFile(path, roots, MaxPlanFile)
+	md, err := s.cfg.PlanDirs.Read(path, MaxPlanFile)
 	if err != nil {
+		s.cfg.Log.Warn("gemini hook: plan file refused", "session", SessionKey(ev.SessionID), "path", truncate(path, 1024), "err", err)
 		return PlanText{Path: path, Unreadable: err.Error()}
 	}
-	return PlanText{Markdown: md, Path: path}
+	return PlanText{Markdown: string(md), Path: path}
 }
 
 // record translates ev and applies it.

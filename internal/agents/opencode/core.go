@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -22,7 +24,7 @@ type core struct {
 	gate      Gate // nil: only record
 	host      string
 	deadline  time.Duration
-	planRoots []string
+	planRoots files.PlanDirs
 	log       *slog.Logger
 
 	mu        sync.Mutex
@@ -38,7 +40,7 @@ func newCore(apply Applier, gate Gate, host string, deadline time.Duration, plan
 	if log == nil {
 		log = slog.Default()
 	}
-	return &core{apply: apply, gate: gate, host: host, deadline: deadline, planRoots: planRoots, log: log,
+	return &core{apply: apply, gate: gate, host: host, deadline: deadline, planRoots: files.PlanDirs(planRoots), log: log,
 		sessions: map[string]*SessionInfo{}, announced: map[string]bool{}, waiting: map[string]context.CancelCauseFunc{}}
 }
 
@@ -188,9 +190,16 @@ func (c *core) decide(ctx context.Context, sub approval.Submission) (approval.Re
 // planExit holds plan_exit's question at the gate, recording the plan as proposed, and returns
 // the answer for OpenCode ("Yes" switches to the build agent, "No" keeps planning) and a
 // function that records the plan's outcome once the answer is sent. ok is false when there is
-// nothing to answer.
-func (c *core) planExit(ctx context.Context, q QuestionAsked, path string) (answer string, done func(context.Context), ok bool) {
-	md, file, why := c.readPlan(q.SessionID, path)
+// nothing to answer. The plan is the one given (the plugin read it inside OpenCode), else the
+// file path names, read under the plan roots.
+func (c *core) planExit(ctx context.Context, q QuestionAsked, path string, given PlanText) (answer string, done func(context.Context), ok bool) {
+	md, file, why := given.Markdown, given.Path, ""
+	if strings.TrimSpace(md) == "" {
+		md, file, why = c.readPlan(q.SessionID, path)
+	} else {
+		md = truncate(md, MaxPlanFile)
+		file = cmp.Or(file, path)
+	}
 	shown := md
 	if strings.TrimSpace(shown) == "" {
 		shown = q.Questions[0].Question

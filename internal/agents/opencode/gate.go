@@ -3,9 +3,6 @@ package opencode
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -22,7 +19,7 @@ var errAnsweredElsewhere = errors.New("answered in OpenCode")
 
 // holdPlanExit puts plan_exit's plan at the gate and answers the question with the decision.
 func (w *Watcher) holdPlanExit(ctx context.Context, q QuestionAsked, path string) {
-	answer, done, ok := w.planExit(ctx, q, path)
+	answer, done, ok := w.planExit(ctx, q, path, PlanText{})
 	if !ok {
 		return
 	}
@@ -56,8 +53,9 @@ func replyContext(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // readPlan reads the plan file plan_exit names. OpenCode names it relative to the project's
-// worktree ("/" for a directory outside git) or absolutely; it is read only under the session's
-// directory or Options.PlanRoots, through os.Root.
+// worktree ("/" for a directory outside git) or absolutely; it is read only under the
+// configured plan roots (the session's directory, which the event reports, never widens
+// them), through files.PlanDirs. A refusal is logged and shown in place of the plan.
 func (c *core) readPlan(sessionID, path string) (md, file, why string) {
 	if path == "" {
 		return "", "", "the question names no plan file"
@@ -72,58 +70,20 @@ func (c *core) readPlan(sessionID, path string) (md, file, why string) {
 	if filepath.IsAbs(path) {
 		cands = append(cands, path)
 	} else {
-		if dir != "" {
+		if filepath.IsAbs(dir) {
 			cands = append(cands, filepath.Join(dir, path))
 		}
 		cands = append(cands, filepath.Join("/", path))
 	}
-	roots := append([]string{dir}, c.planRoots...)
-	why = "it is outside the session's directory and the plan roots"
-	for _, c := range cands {
-		md, err := ReadPlanFile(c, roots, MaxPlanFile)
+	for _, p := range cands {
+		b, err := c.planRoots.Read(p, MaxPlanFile)
 		if err == nil {
-			return md, c, ""
+			return string(b), p, ""
 		}
 		why = err.Error()
 	}
+	c.log.Warn("opencode: plan file refused", "session", sessionID, "path", truncate(path, 1024), "err", why)
 	return "", cands[len(cands)-1], why
-}
-
-// ReadPlanFile reads at most max bytes of path, which must be absolute and lie under one of
-// roots, through os.Root, so neither ".." nor a symlink leads outside the root.
-func ReadPlanFile(path string, roots []string, max int64) (string, error) {
-	if !filepath.IsAbs(path) {
-		return "", fmt.Errorf("%q is not an absolute path", path)
-	}
-	path = filepath.Clean(path)
-	for _, root := range roots {
-		if root == "" || !filepath.IsAbs(root) {
-			continue
-		}
-		rel, err := filepath.Rel(filepath.Clean(root), path)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		r, err := os.OpenRoot(root)
-		if err != nil {
-			return "", err
-		}
-		defer r.Close()
-		f, err := r.Open(rel)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, max+1))
-		if err != nil {
-			return "", err
-		}
-		if int64(len(b)) > max {
-			return "", fmt.Errorf("%s is over the %d KiB limit", path, max>>10)
-		}
-		return string(b), nil
-	}
-	return "", fmt.Errorf("%s is outside the directories plandash may read", path)
 }
 
 // planTitle is the plan's first heading, or a generic title.

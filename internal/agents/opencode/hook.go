@@ -20,6 +20,17 @@ type HookEvent struct {
 	Directory string `json:"directory,omitempty"`
 	// Host is the machine OpenCode runs on.
 	Host string `json:"host,omitempty"`
+	// Plan and PlanPath are plan_exit's plan file as the plugin read it inside OpenCode, whose
+	// files they are: the server then reads no file an event names (it could only read one
+	// under its plan roots).
+	Plan     string `json:"plan,omitempty"`
+	PlanPath string `json:"planPath,omitempty"`
+}
+
+// PlanText is a plan a client read and sent; empty when it sent none.
+type PlanText struct {
+	Markdown string
+	Path     string
 }
 
 // DecodeHook reads one posted event. It fails only when the body is not a JSON object with a
@@ -54,8 +65,9 @@ type HookConfig struct {
 	// Deadline is how long a request waits at the gate; 12h when zero. When it passes nothing
 	// is answered: OpenCode's own prompt stays open.
 	Deadline time.Duration
-	// PlanRoots are directories plan files may be read from besides the session's directory
-	// (OpenCode keeps plans of projects without git in ~/.local/share/opencode/plans).
+	// PlanRoots are the only directories plan files may be read from: the server's allowed
+	// roots and OpenCode's data directory (~/.local/share/opencode/plans, for projects without
+	// git). The session's directory, which events report, is not one unless configured.
 	PlanRoots []string
 	// Log receives what went wrong without failing the plugin; slog.Default when nil.
 	Log *slog.Logger
@@ -117,7 +129,7 @@ func (s *HookService) Handle(ctx context.Context, body []byte) ([]byte, error) {
 			return nil, nil
 		}
 		s.rememberDir(q.SessionID, ev.Directory, ev.Host)
-		return s.holdPlanExit(ctx, q, path)
+		return s.holdPlanExit(ctx, q, path, PlanText{Markdown: ev.Plan, Path: truncate(ev.PlanPath, 4096)})
 	case EventPermissionAsked:
 		var p PermissionAsked
 		if s.gate == nil || !s.cfg.Permissions || json.Unmarshal(ev.Properties, &p) != nil || p.ID == "" || p.SessionID == "" {
@@ -134,14 +146,14 @@ func (s *HookService) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	return nil, nil
 }
 
-func (s *HookService) holdPlanExit(ctx context.Context, q QuestionAsked, path string) ([]byte, error) {
+func (s *HookService) holdPlanExit(ctx context.Context, q QuestionAsked, path string, given PlanText) ([]byte, error) {
 	hctx, cancel, ok := s.register(ctx, q.ID)
 	if !ok {
 		return nil, nil // already held: the first post answers
 	}
 	defer cancel(nil)
 	defer s.unregister(q.ID)
-	answer, done, ok := s.planExit(hctx, q, path)
+	answer, done, ok := s.planExit(hctx, q, path, given)
 	if !ok {
 		return nil, nil
 	}

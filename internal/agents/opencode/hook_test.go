@@ -96,7 +96,8 @@ func TestHookTodosAndInput(t *testing.T) {
 	}
 }
 
-// TestHookPlanExit: plan_exit's question waits at the gate with the plan file's content; the
+// TestHookPlanExit: plan_exit's question waits at the gate with the plan file's content (the
+// project is one of the configured plan roots, as under --allow-root); the
 // person's decision, OpenCode's own answer, or the plugin going away ends the wait, and only
 // the person's decision is answered with a reply for OpenCode.
 func TestHookPlanExit(t *testing.T) {
@@ -136,7 +137,7 @@ func TestHookPlanExit(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t)
-			s := NewHookService(r.plans, r.gate, HookConfig{Host: "server"})
+			s := NewHookService(r.plans, r.gate, HookConfig{Host: "server", PlanRoots: []string{dir}})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			ch := handleAsync(ctx, s, question("que_"+tt.name))

@@ -45,9 +45,9 @@ type Options struct {
 	// Deadline is how long a request waits at the gate; 12h when zero. When it passes nothing
 	// is answered: OpenCode's own prompt stays open.
 	Deadline time.Duration
-	// PlanRoots are directories plan files may be read from besides the session's directory
-	// (OpenCode keeps plans of projects without git in its data directory,
-	// ~/.local/share/opencode/plans).
+	// PlanRoots are the only directories plan files may be read from: the server's allowed
+	// roots and OpenCode's data directory (~/.local/share/opencode/plans, for projects without
+	// git). The session's directory, which events report, is not one unless configured.
 	PlanRoots []string
 	// MinBackoff and MaxBackoff bound the wait before reconnecting; 500ms and 30s when zero.
 	MinBackoff, MaxBackoff time.Duration

@@ -2,8 +2,9 @@
 // --uninstall` removes it. It shows this OpenCode's todo lists in plandash and holds plan_exit's
 // "switch to the build agent?" question at plandash's gate: whoever answers first, a person in
 // plandash or you in OpenCode, wins. It never blocks or breaks OpenCode: every failure is silent.
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { hostname } from "node:os";
+import { isAbsolute, join } from "node:path";
 
 const CONFIG = {}; // plandash:config (server, tokenFile), filled in at install time
 
@@ -16,6 +17,9 @@ const ANSWERED = new Set(["question.replied", "question.rejected", "permission.r
 // Only replies to OpenCode's own question and permission requests are ever sent on plandash's word.
 const REPLY_PATH = /^\/(question|permission)\/[A-Za-z0-9_-]+\/(reply|reject)$/;
 const POST_TIMEOUT_MS = 3000;
+// plan_exit's question names the plan file (packages/opencode/src/tool/plan.ts).
+const PLAN_AT = /^Plan at (.+) is complete\. Would you like to switch to the build agent/;
+const MAX_PLAN = 512 * 1024;
 const MAX_QUEUE = 256;
 
 function target() {
@@ -42,6 +46,35 @@ async function post(body, signal) {
   return JSON.parse(text);
 }
 
+// readPlan reads the plan file plan_exit's question names, here where the file is OpenCode's
+// own, so plandash shows the plan without reading any file an event names. It never waits on a
+// FIFO (O_NONBLOCK, regular files only) and reads at most MAX_PLAN bytes; null when unreadable.
+function readPlan(props, base) {
+  const qs = props && props.questions;
+  const m = Array.isArray(qs) && qs.length === 1 && typeof qs[0].question === "string" && PLAN_AT.exec(qs[0].question);
+  if (!m) return null;
+  const name = m[1].trim();
+  const file = isAbsolute(name) ? name : join(base || "/", name);
+  if (!file.toLowerCase().endsWith(".md")) return null;
+  let fd = -1;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK || 0));
+    const st = fstatSync(fd);
+    if (!st.isFile()) return null;
+    const buf = Buffer.alloc(Math.min(st.size, MAX_PLAN));
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return { plan: buf.subarray(0, n).toString("utf8"), planPath: file };
+  } catch {
+    return null;
+  } finally {
+    if (fd >= 0) {
+      try {
+        closeSync(fd);
+      } catch {}
+    }
+  }
+}
+
 // answerOpenCode sends plandash's answer through the plugin's client, which reaches OpenCode's
 // server in-process even when the TUI listens on no port.
 async function answerOpenCode(client, serverUrl, answer) {
@@ -58,7 +91,7 @@ async function answerOpenCode(client, serverUrl, answer) {
   }
 }
 
-export const PlandashPlugin = async ({ client, directory, serverUrl }) => {
+export const PlandashPlugin = async ({ client, directory, worktree, serverUrl }) => {
   let host = "";
   try {
     host = hostname();
@@ -76,6 +109,11 @@ export const PlandashPlugin = async ({ client, directory, serverUrl }) => {
 
   function forward(event) {
     const body = { type: event.type, properties: event.properties, directory, host };
+    if (event.type === "question.asked") {
+      // OpenCode names the plan relative to the worktree ("/" outside git).
+      const plan = readPlan(event.properties, worktree || directory);
+      if (plan) Object.assign(body, plan);
+    }
     if (ASK.has(event.type)) {
       const id = event.properties && event.properties.id;
       const ctl = new AbortController();
