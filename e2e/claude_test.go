@@ -209,7 +209,7 @@ func testClaudeServerDown(t *testing.T, bin string) {
 
 	// The hooks as installed, run by hand with a capture and a gate event: each exits 0 at once,
 	// printing nothing, so the terminal decides.
-	b, err := os.ReadFile(filepath.Join(r.cli.Dir, ".claude", "settings.json"))
+	b, err := os.ReadFile(filepath.Join(r.cli.Dir, ".claude", "settings.local.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
