@@ -205,17 +205,18 @@ func TestApprovalModifyItemsPlan(t *testing.T) {
 	rows := `[data-testid="editor-rows"] > li`
 	// Reorder: "Read the code" goes below "Change it".
 	p.do(click(rows + `:nth-child(1) [data-testid="editor-down"]`))
-	p.wait("the reorder", fmt.Sprintf(`document.querySelector(%s).value === "Change it"`, js(rows+`:nth-child(1) input`)))
+	p.wait("the reorder", fmt.Sprintf(`document.querySelector(%s).value === "Change it"`, js(rows+`:nth-child(1) [data-testid="editor-content"]`)))
 	// Edit: the first entry's text, the third one's priority.
-	p.do(chromedp.Clear(chromedp.CSS(rows+`:nth-child(1) input`)), chromedp.SendKeys(chromedp.CSS(rows+`:nth-child(1) input`), "Change it carefully"))
+	p.do(chromedp.Clear(chromedp.CSS(rows+`:nth-child(1) [data-testid="editor-content"]`)), chromedp.SendKeys(chromedp.CSS(rows+`:nth-child(1) [data-testid="editor-content"]`), "Change it carefully"))
 	p.do(chromedp.SetValue(chromedp.CSS(rows+`:nth-child(3) select[name="priority"]`), "high"))
 	// Add: a fourth entry at the end.
 	p.do(click(`[data-testid="editor-add"]`))
 	p.wait("the new row", fmt.Sprintf(`document.querySelectorAll(%s).length === 4`, js(rows)))
-	p.do(chromedp.SendKeys(chromedp.CSS(rows+`:nth-child(4) input`), "Update the docs"))
+	p.do(chromedp.SendKeys(chromedp.CSS(rows+`:nth-child(4) [data-testid="editor-content"]`), "Update the docs"))
 	p.do(chromedp.SetValue(chromedp.CSS(rows+`:nth-child(4) select[name="priority"]`), "low"))
 	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "Change first, then read"))
-	p.do(click(`[data-testid="submit-modify"]`))
+	p.wait("Approve with changes", visible(`[data-testid="approve-changes"]`))
+	p.do(click(`[data-testid="approve-changes"]`))
 	p.wait("the decision on the page", attrIs(`[data-testid="approval-panel"]`, "data-status", "modified"))
 	p.waitConn("live")
 
@@ -395,7 +396,8 @@ func TestApprovalMarkdownAndToolCalls(t *testing.T) {
 	p.do(key("m"))
 	p.wait("the text editor", `document.activeElement === document.querySelector('[data-testid="editor-markdown"]')`)
 	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="editor-markdown"]`), "\n- Docs are new"))
-	p.do(click(`[data-testid="submit-modify"]`))
+	p.wait("Approve with changes", visible(`[data-testid="approve-changes"]`))
+	p.do(click(`[data-testid="approve-changes"]`))
 	p.wait("the decision", attrIs(`[data-testid="approval-panel"]`, "data-status", "modified"))
 	if r := a.decision(decided); r.Decision == nil || r.Decision.Plan.Markdown != "# Notes\n\n- Parser is faster\n- Docs are new" {
 		p.fail("the waiting client received %+v", r.Decision)
@@ -410,7 +412,7 @@ func TestApprovalMarkdownAndToolCalls(t *testing.T) {
 	// A read of state nobody writes is caught as it is typed, and the plan cannot be sent.
 	p.do(chromedp.SetValue(chromedp.CSS(`[data-testid="editor-calls"]`), strings.Replace(calls, "†state.mod", "†state.nothing", 1)))
 	p.eval(`document.querySelector('[data-testid="editor-calls"]').dispatchEvent(new Event("input")); "ok"`)
-	p.wait("the problem shown", attrIs(check, "data-ok", "false")+` && document.querySelector('[data-testid="submit-modify"]').disabled`)
+	p.wait("the problem shown", attrIs(check, "data-ok", "false")+` && document.querySelector('[data-testid="approve-changes"]').disabled`)
 	shootGate(t, p, "approval-dag")
 	p.do(chromedp.Navigate(a.url("/approvals/audit?agent=gemini")))
 	p.wait("the audit log", exists(`[data-testid="audit-row"][data-event="modified"]`))

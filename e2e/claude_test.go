@@ -136,7 +136,8 @@ func testClaudeModify(t *testing.T, bin string) {
 	p.do(key("m"))
 	p.wait("the text editor", `document.activeElement === document.querySelector('[data-testid="editor-markdown"]')`)
 	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="editor-markdown"]`), "\n3. EDITED-STEP fuzz it"))
-	p.do(click(`[data-testid="submit-modify"]`))
+	p.wait("Approve with changes", visible(`[data-testid="approve-changes"]`))
+	p.do(click(`[data-testid="approve-changes"]`))
 	p.wait("the decision", attrIs(`[data-testid="approval-panel"]`, "data-status", "modified"))
 	res := exitPlanResult(t, r.srv, "EDITED-STEP fuzz it")
 	if res.IsError || !strings.Contains(res.Content, "Approved Plan (edited by user)") || !strings.Contains(res.Content, "2. Parse") {

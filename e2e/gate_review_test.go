@@ -19,7 +19,7 @@ func editFirstEntry(p *page, text string) {
 	p.t.Helper()
 	p.do(key("m"))
 	p.wait("the editor to open", `document.querySelector('[data-testid="editor"]').open`)
-	sel := editorRows + `:nth-child(1) input`
+	sel := editorRows + `:nth-child(1) [data-testid="editor-content"]`
 	p.do(chromedp.Clear(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
 }
 
@@ -56,7 +56,7 @@ func TestGateEditedPlanIsNeverApprovedUnedited(t *testing.T) {
 			editFirstEntry(p, "Read the code twice")
 			p.wait("the edited state", editedState)
 			p.do(click(`[data-testid="discard-changes"]`))
-			p.wait("the discarded edit", pristineState+` && document.querySelector(`+js(editorRows+`:nth-child(1) input`)+`).value === "Read the code"`)
+			p.wait("the discarded edit", pristineState+` && document.querySelector(`+js(editorRows+`:nth-child(1) [data-testid="editor-content"]`)+`).value === "Read the code"`)
 			p.requireNoReload()
 			// Removing a row is an edit as well.
 			p.do(click(editorRows + `:nth-child(3) [data-testid="editor-remove"]`))

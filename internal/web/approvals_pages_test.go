@@ -61,7 +61,7 @@ func TestApprovalInboxPage(t *testing.T) {
 			t.Fatalf("plan view has no %s", id)
 		}
 	}
-	if n := len(outsideTemplates(all(doc, `[data-testid=editor-rows] [data-testid=editor-row] input[name=content]`))); n != 3 {
+	if n := len(outsideTemplates(all(doc, `[data-testid=editor-rows] [data-testid=editor-row] textarea[name=content]`))); n != 3 {
 		t.Fatalf("editor has %d rows", n)
 	}
 	if attr(all(doc, `[data-testid=approval-nav]`)[0], "data-next") != second.ID {
@@ -89,7 +89,7 @@ func TestApprovalPageForms(t *testing.T) {
 	if resp.StatusCode != 400 || len(notice) != 1 || !strings.Contains(text(notice[0]), "entry 2 has no text") {
 		t.Fatalf("invalid modification: %d", resp.StatusCode)
 	}
-	if rows := outsideTemplates(all(doc, `[data-testid=editor-rows] [data-testid=editor-row] input[name=content]`)); len(rows) != 2 || attr(rows[0], "value") != "Run the tests" {
+	if rows := outsideTemplates(all(doc, `[data-testid=editor-rows] [data-testid=editor-row] textarea[name=content]`)); len(rows) != 2 || text(rows[0]) != "Run the tests" {
 		t.Fatalf("the refused edit is not shown again: %d rows", len(rows))
 	}
 	if len(all(doc, `details[data-testid=editor][open]`)) != 1 || text(all(doc, `[data-testid=decide-comment]`)[0]) != "keep" {

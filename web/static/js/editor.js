@@ -23,7 +23,7 @@ function addRow(after) {
   if (!tpl || !list) return;
   const row = tpl.content.firstElementChild.cloneNode(true);
   if (after && after.parentNode === list) after.after(row); else list.append(row);
-  row.querySelector("input").focus();
+  row.querySelector('[name="content"]').focus();
 }
 
 function onButton(ev) {
@@ -37,7 +37,7 @@ function onButton(ev) {
     case "remove": {
       const next = row.nextElementSibling || row.previousElementSibling;
       row.remove();
-      if (next) next.querySelector("input").focus();
+      if (next) next.querySelector('[name="content"]').focus();
       break;
     }
   }
@@ -70,7 +70,7 @@ function startDrag() {
 // validate checks the calls now and after each pause in typing; a plan with problems cannot be sent.
 function validate(calls) {
   const out = calls.form.querySelector('[data-testid="editor-check"]');
-  const submits = calls.form.querySelectorAll('[data-testid="submit-modify"], [data-testid="approve-changes"]');
+  const submits = calls.form.querySelectorAll('[data-testid="approve-changes"]');
   let timer = null;
   const show = (ok, msg) => {
     out.textContent = msg;

@@ -6,7 +6,7 @@
 import { submitWith } from "./gate.js";
 
 // The editor's fields, in the order the form posts them.
-const FIELDS = 'input[name="content"], select[name="priority"], select[name="status"], textarea[name="markdown"], textarea[name="calls"]';
+const FIELDS = '[name="content"], select[name="priority"], select[name="status"], textarea[name="markdown"], textarea[name="calls"]';
 
 // startEdits follows the editor of a request's page, if it has one.
 export function startEdits() {
@@ -99,7 +99,7 @@ function serial(root) {
 function discard(body, original) {
   const rows = body.querySelector(".ed-rows"), orig = original.querySelector(".ed-rows");
   if (rows && orig) rows.replaceWith(orig.cloneNode(true));
-  body.querySelectorAll("textarea").forEach((ta) => {
+  body.querySelectorAll("textarea:not([name=\"content\"])").forEach((ta) => { // entries came back with their rows
     const o = original.querySelector('textarea[name="' + ta.name + '"]');
     if (!o || ta.value === o.value) return;
     ta.value = o.value;
