@@ -177,7 +177,8 @@ func testClaudeAnsweredInTerminal(t *testing.T, bin string) {
 		t.Errorf("the model got %+v, want a success", res)
 	}
 	p.waitLong(cliWait, "the request closed as answered in the terminal", attrIs(`[data-testid="approval-panel"]`, "data-status", "approved")+
-		` && document.querySelector('[data-testid="decision-by"]').textContent === "terminal"`)
+		` && document.querySelector('[data-testid="decision-by"]').textContent === "terminal"`+
+		` && document.querySelector('[data-testid="approval-panel"]').textContent.includes("answered in the terminal — approved")`)
 	p.requireNoReload()
 	inbox.wait("the inbox emptied", gone(`[data-testid="approvals-pending"] [data-testid="approval-row"]`))
 	x.WaitScreen(cliWait, claudeDone)

@@ -153,6 +153,9 @@ type Request struct {
 	Plan      PlanBody  `json:"plan"`
 	Options   []Action  `json:"options"`
 	Default   Action    `json:"default"` // what the deadline decides: approve or reject
+	// Then says what happens at the deadline when the agent's own channel decides rather than
+	// the gate's default ("the terminal decides"); "" when the default outcome is what happens.
+	Then string `json:"then,omitempty"`
 	Created   time.Time `json:"created"`
 	Deadline  time.Time `json:"deadline"`
 	Decision  *Decision `json:"decision,omitempty"`
@@ -198,6 +201,7 @@ type Summary struct {
 	PlanSize  int // entries, lines or calls
 	Options   []Action
 	Default   Action
+	Then      string // what happens at the deadline, when not the default (see Request.Then)
 	Created   time.Time
 	Deadline  time.Time
 	Seq       uint64
@@ -209,7 +213,7 @@ func (s Summary) Allows(a Action) bool { return allows(s.Options, a) }
 // Summary is the request as lists show it.
 func (r Request) Summary() Summary {
 	return Summary{ID: r.ID, Title: r.Title, Agent: r.Agent, SessionID: r.SessionID, PlanType: r.Plan.Type, PlanSize: r.Plan.Size(),
-		Options: r.Options, Default: r.Default, Created: r.Created, Deadline: r.Deadline, Seq: r.Seq}
+		Options: r.Options, Default: r.Default, Then: r.Then, Created: r.Created, Deadline: r.Deadline, Seq: r.Seq}
 }
 
 // Size is how long the plan is: its entries, lines or calls.
@@ -262,6 +266,9 @@ type Submission struct {
 	Deadline  time.Time `json:"deadline,omitzero"` // absolute; or Timeout
 	Timeout   Duration  `json:"timeout,omitempty"` // relative: "15m" or seconds
 	Default   Action    `json:"default,omitempty"` // approve or reject (the default: fail closed)
+	// Then, for an agent whose own dialog decides once the deadline passes, says so in words
+	// ("the terminal decides"): the pages say it instead of the default outcome.
+	Then string `json:"then,omitempty"`
 	// Revises names the request whose requested changes this plan answers; optional within a
 	// session, where the session's previous request is found by itself.
 	Revises string `json:"revises,omitempty"`

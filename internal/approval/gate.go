@@ -311,6 +311,9 @@ func (g *Gate) expireLocked(ctx context.Context, r Request) (Request, error) {
 	}
 	d := &Decision{Action: r.Default, By: "deadline", At: now, Expired: true,
 		Comment: fmt.Sprintf("nobody decided before the deadline (%s), so the default outcome applies: %s", r.Deadline.UTC().Format(time.RFC3339), r.Default.Status().Words())}
+	if r.Then != "" {
+		d.Comment = fmt.Sprintf("nobody decided here before the deadline (%s): %s", r.Deadline.UTC().Format(time.RFC3339), r.Then)
+	}
 	if d.Action == Approve {
 		p := r.Plan
 		d.Plan = &p

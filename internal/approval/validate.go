@@ -186,7 +186,7 @@ func (g *Gate) newRequest(sub Submission) (Request, error) {
 	now := g.cfg.Now()
 	r := Request{
 		ID: sub.ID, Status: Pending, SessionID: strings.TrimSpace(sub.SessionID), Agent: strings.TrimSpace(sub.Agent),
-		Title: strings.TrimSpace(sub.Title), Context: sub.Context, Plan: sub.Plan, Default: sub.Default,
+		Title: strings.TrimSpace(sub.Title), Context: sub.Context, Plan: sub.Plan, Default: sub.Default, Then: strings.TrimSpace(sub.Then),
 		Created: now, Fingerprint: fp,
 	}
 	if r.ID == "" {
@@ -200,7 +200,7 @@ func (g *Gate) newRequest(sub Submission) (Request, error) {
 	for _, f := range []struct {
 		what, v string
 		max     int
-	}{{"the title", r.Title, MaxTitle}, {"the context", r.Context, MaxContext}, {"the agent name", r.Agent, MaxName}, {"the session id", r.SessionID, MaxName}} {
+	}{{"the title", r.Title, MaxTitle}, {"the context", r.Context, MaxContext}, {"the agent name", r.Agent, MaxName}, {"the session id", r.SessionID, MaxName}, {"then (what happens at the deadline)", r.Then, MaxName}} {
 		if err := checkText(f.what, f.v, f.max); err != nil {
 			return r, err
 		}

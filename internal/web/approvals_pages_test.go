@@ -349,13 +349,20 @@ func TestAuditSaysTheOutcomeADeadlineApplied(t *testing.T) {
 		r := ts.create(t, `{"title":"Runs out of time (`+def+`)","agent":"bot-`+def+`","timeout":"1m","default":"`+def+`","plan":{"type":"items","entries":[{"content":"a","priority":"high","status":"pending"}]}}`)
 		ids = append(ids, r.ID)
 	}
+	// An agent whose own dialog decides past the deadline says so, and the pages say it too.
+	term := ts.create(t, `{"title":"The terminal's call","agent":"bot-terminal","timeout":"1m","then":"the terminal decides","plan":{"type":"items","entries":[{"content":"a","priority":"high","status":"pending"}]}}`)
+	ids = append(ids, term.ID)
+	_, doc := ts.page(t, "/approvals/"+term.ID)
+	if got := text(one(t, doc, `[data-testid=deadline-then]`)); got != "left, then the terminal decides" {
+		t.Errorf("the deadline of a request the terminal decides reads %q", got)
+	}
 	mu.Lock()
 	now = now.Add(2 * time.Minute)
 	mu.Unlock()
 	for _, id := range ids {
 		ts.api(t, "GET", "/api/v1/approvals/"+id, nil) // reading a request past its deadline applies the default
 	}
-	for def, want := range map[string]string{"reject": "expired: rejected", "approve": "expired: approved"} {
+	for def, want := range map[string]string{"reject": "expired: rejected", "approve": "expired: approved", "terminal": "expired: the terminal decides"} {
 		_, doc := ts.page(t, "/approvals/audit?agent=bot-"+def)
 		var got []string
 		for _, row := range all(doc, `[data-testid=audit-row][data-event=expired]`) {

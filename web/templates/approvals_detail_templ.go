@@ -288,7 +288,7 @@ func approvalBody(p ApprovalPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = deadlineBadge(r.Deadline, r.Default, p.Now).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = deadlineBadge(r.Deadline, r.Default, r.Then, p.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

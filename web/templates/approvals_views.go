@@ -137,7 +137,10 @@ func countdown(now, deadline time.Time) string {
 	return fmt.Sprintf("%dd", int(d.Hours())/24)
 }
 
-func outcomeAfter(def approval.Action) string {
+func outcomeAfter(def approval.Action, then string) string {
+	if then != "" {
+		return "left, then " + then
+	}
 	if def == approval.Approve {
 		return "left, then approved"
 	}
@@ -154,6 +157,11 @@ func auditWhat(e approval.AuditEvent) string {
 	for _, s := range []approval.Status{approval.Approved, approval.Rejected} {
 		if strings.HasSuffix(e.Comment, "applies: "+s.Words()) {
 			return what + ": " + s.Words()
+		}
+	}
+	if _, then, ok := strings.Cut(e.Comment, "before the deadline ("); ok {
+		if _, then, ok = strings.Cut(then, "): "); ok && len(then) <= approval.MaxName {
+			return what + ": " + then // the agent's own channel decided ("the terminal decides")
 		}
 	}
 	return what + ": the default outcome"

@@ -196,9 +196,9 @@ func (s *Service) closeStale(ctx context.Context, ev Event, approved bool) {
 		if ev.HookEventName == EventUserPromptSubmit && ev.PromptID != "" && ev.PromptID == asked {
 			continue
 		}
-		why := "answered in the terminal"
+		why := "answered in the terminal — approved"
 		if !approved {
-			why += " (" + terminalSign(ev) + ")"
+			why = "answered in the terminal — declined (" + terminalSign(ev) + ")"
 		}
 		s.closeRequest(ctx, r.ID, approved, why)
 	}
@@ -259,9 +259,11 @@ func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
 	for !r.Decided() {
 		r, err = s.gate.Wait(ctx, id, time.Minute)
 		if ctx.Err() != nil {
-			// The hook gave up (Claude Code's timeout, or the terminal answered and the hook
-			// was stopped): close the request so nobody answers into the void.
-			s.closeRequest(ctx, id, false, "the hook stopped waiting")
+			// The hook was stopped: the person answered in the terminal's own dialog (or Claude
+			// Code's hook timeout put that dialog up). What they answered is not known yet, and
+			// recording "rejected" now would be false when they approved: the request stays
+			// open until the session's next event says (closeStale): the plan went ahead
+			// (approved), or the turn ended or a new prompt began (declined).
 			return nil, ctx.Err()
 		}
 		if err != nil {

@@ -182,8 +182,8 @@ func TestServiceGateAnsweredInTerminal(t *testing.T) {
 		approved bool
 		comment  string
 	}{
-		{"post_exitplanmode.json", true, "answered in the terminal: Claude Code went ahead with the plan"},
-		{"stop.json", false, "answered in the terminal (the turn ended); plandash's answer no longer reaches Claude"},
+		{"post_exitplanmode.json", true, "answered in the terminal — approved: Claude Code went ahead with the plan"},
+		{"stop.json", false, "answered in the terminal — declined (the turn ended); plandash's answer no longer reaches Claude"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.event, func(t *testing.T) {
@@ -214,7 +214,11 @@ func TestServiceGateAnsweredInTerminal(t *testing.T) {
 	}
 }
 
-func TestServiceGateHookGivesUp(t *testing.T) {
+// The person approves in the terminal's own dialog: Claude Code stops the gate's hook at once,
+// before its next event shows the plan went ahead. The request must not be recorded as
+// rejected when the hook stops (it was: "rejected by terminal" for a plan the person approved);
+// it stays open until that event, which records what was answered.
+func TestServiceGateHookStoppedThenTerminalApproved(t *testing.T) {
 	rig := newGateRig(t, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, done := rig.ask(t, ctx)
@@ -224,8 +228,15 @@ func TestServiceGateHookGivesUp(t *testing.T) {
 		t.Fatalf("answer %q, err %v", h.answer, h.err)
 	}
 	r, err := rig.gate.Get(context.Background(), req.ID)
-	if err != nil || r.Decision == nil || r.Decision.By != TerminalDecider {
-		t.Errorf("request left pending after the hook gave up: %+v %v", r, err)
+	if err != nil || r.Decided() {
+		t.Fatalf("the stopped hook decided the request before anything showed what the person answered: %+v %v", r, err)
+	}
+	if _, err := rig.svc.Handle(context.Background(), fixture(t, "post_exitplanmode.json")); err != nil {
+		t.Fatal(err)
+	}
+	r, err = rig.gate.Get(context.Background(), req.ID)
+	if err != nil || r.Status != approval.Approved || r.Decision.By != TerminalDecider || !strings.HasPrefix(r.Decision.Comment, "answered in the terminal — approved") {
+		t.Fatalf("after the plan went ahead: %+v %v", r, err)
 	}
 }
 

@@ -24,6 +24,8 @@ func (s *Service) submission(ev Event, pr PlanRequest) approval.Submission {
 		Context: s.requestContext(ev, pr), Plan: approval.PlanBody{Type: approval.TypeMarkdown, Markdown: md},
 		Options: []approval.Action{approval.Approve, approval.Modify, approval.Reject},
 		Timeout: approval.Duration(s.cfg.Deadline), Default: approval.Reject,
+		// Past the deadline the hook steps aside and Claude Code's own plan dialog decides.
+		Then: "the terminal decides",
 	}
 }
 
