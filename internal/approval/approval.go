@@ -144,21 +144,21 @@ func (p PlanBody) Equal(q PlanBody) bool {
 
 // Request is one plan held at the gate.
 type Request struct {
-	ID        string    `json:"id"`
-	Status    Status    `json:"status"`
-	SessionID string    `json:"sessionId,omitempty"`
-	Agent     string    `json:"agent,omitempty"`
-	Title     string    `json:"title"`
-	Context   string    `json:"context,omitempty"`
-	Plan      PlanBody  `json:"plan"`
-	Options   []Action  `json:"options"`
-	Default   Action    `json:"default"` // what the deadline decides: approve or reject
+	ID        string   `json:"id"`
+	Status    Status   `json:"status"`
+	SessionID string   `json:"sessionId,omitempty"`
+	Agent     string   `json:"agent,omitempty"`
+	Title     string   `json:"title"`
+	Context   string   `json:"context,omitempty"`
+	Plan      PlanBody `json:"plan"`
+	Options   []Action `json:"options"`
+	Default   Action   `json:"default"` // what the deadline decides: approve or reject
 	// Then says what happens at the deadline when the agent's own channel decides rather than
 	// the gate's default ("the terminal decides"); "" when the default outcome is what happens.
-	Then string `json:"then,omitempty"`
-	Created   time.Time `json:"created"`
-	Deadline  time.Time `json:"deadline"`
-	Decision  *Decision `json:"decision,omitempty"`
+	Then     string    `json:"then,omitempty"`
+	Created  time.Time `json:"created"`
+	Deadline time.Time `json:"deadline"`
+	Decision *Decision `json:"decision,omitempty"`
 	// Seq is the gate's change number of the request's last change; pages catch up by it.
 	Seq uint64 `json:"seq"`
 	// Fingerprint identifies the submission, so a retry with the same id is recognised.
