@@ -181,7 +181,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
 		Hooks: map[string]web.AgentHooks{
-			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
+			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log, Asker: a.Asked}),
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
 			"gemini": gemini.NewService(svc, gate, gemini.Config{Home: home, Log: cfg.Log}),
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
