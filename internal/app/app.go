@@ -236,7 +236,7 @@ func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate) 
 	user, pass := opencode.AuthFromEnv(getenv)
 	home, _ := os.UserHomeDir()
 	for _, url := range cfg.OpenCode {
-		w := opencode.NewWatcher(url, svc, gate, opencode.Options{Username: user, Password: pass, Questions: true, Permissions: true,
+		w := opencode.NewWatcher(url, svc, gate, opencode.Options{Username: user, Password: pass, Questions: true, Permissions: true, Asker: a.Asked,
 			PlanRoots: []string{filepath.Join(home, ".local", "share", "opencode", "plans")}, Log: log})
 		a.agents = append(a.agents, func(ctx context.Context) {
 			if err := w.Run(ctx); err != nil && ctx.Err() == nil {
