@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/andybalholm/cascadia"
+	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 	"github.com/plandash/plandash/internal/waits"
 	"golang.org/x/net/html"
 )
@@ -208,4 +209,23 @@ func textOf(n *html.Node) string {
 	}
 	walk(n)
 	return b.String()
+}
+
+// TestClaudeQuestionTwoInstances: on one PostgreSQL database, Claude Code's question asked
+// through A shows on B's long poll; answered on B, the hook waiting on A answers Claude Code.
+func TestClaudeQuestionTwoInstances(t *testing.T) {
+	db := pgtest.URL(t)
+	a, b := startInstance(t, db), startInstance(t, db)
+	answered := a.hook(t, askEvent)
+	w := b.awaitWait(t, waits.KindQuestion)
+	if code, body := b.call(t, "POST", "/api/v1/waits/"+w.ID+"/answer", `{"answers":{"Which database?":["MySQL"]}}`); code != 200 {
+		t.Fatalf("answer on B: %d %s", code, body)
+	}
+	got := <-answered
+	if got.code != 200 || !strings.Contains(string(got.body), `"answers":{"Which database?":"MySQL"}`) {
+		t.Fatalf("the hook on A: %d %s", got.code, got.body)
+	}
+	for l := a.waits(t, ""); len(l.Waits) != 0; {
+		l = a.waits(t, "?after="+strconv.FormatUint(l.Seq, 10)+"&wait=60s")
+	}
 }
