@@ -229,3 +229,73 @@ func TestClaudeQuestionTwoInstances(t *testing.T) {
 		l = a.waits(t, "?after="+strconv.FormatUint(l.Seq, 10)+"&wait=60s")
 	}
 }
+
+// TestQuestionPage: the question's page is a form; an empty answer says what is missing, a
+// choice answers the hook and the page then shows the outcome, a second answer is told what
+// happened, and a cross-site post changes nothing.
+func TestQuestionPage(t *testing.T) {
+	a := startInstance(t, "")
+	answered := a.hook(t, askEvent)
+	w := a.awaitWait(t, waits.KindQuestion)
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	reader := &http.Client{Jar: jar} // follows the login's redirect
+	get := func(path string) (int, *html.Node) {
+		resp, err := reader.Get(a.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		doc, err := html.Parse(io.LimitReader(resp.Body, 8<<20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, doc
+	}
+	post := func(path, form string, header ...string) (int, *html.Node) {
+		req, _ := http.NewRequest("POST", a.URL+path, strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := browser.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		doc, _ := html.Parse(io.LimitReader(resp.Body, 8<<20))
+		return resp.StatusCode, doc
+	}
+	one := func(doc *html.Node, s string) string {
+		ns := cascadia.MustCompile(s).MatchAll(doc)
+		if len(ns) != 1 {
+			return ""
+		}
+		return strings.TrimSpace(textOf(ns[0]))
+	}
+	if code, doc := get(w.URL + "?token=tok"); code != 200 || one(doc, `[data-testid=wait-title]`) != "Which database?" ||
+		len(cascadia.MustCompile(`[data-testid=wait-form] input[type=radio][name=q0]`).MatchAll(doc)) != 2 {
+		t.Fatalf("the question's page: %d", code)
+	}
+	if code, doc := post(w.URL+"/answer", "q0=", "Sec-Fetch-Site", "same-origin"); code != 400 || !strings.Contains(one(doc, `[data-testid=notice]`), `"Which database?" has no answer`) {
+		t.Fatalf("an empty answer: %d %q", code, one(doc, `[data-testid=notice]`))
+	}
+	if code, _ := post(w.URL+"/answer", "q0=SQLite", "Sec-Fetch-Site", "cross-site"); code != 403 {
+		t.Fatalf("a cross-site answer: %d", code)
+	}
+	if code, _ := post(w.URL+"/answer", "q0=SQLite&q0-text=", "Sec-Fetch-Site", "same-origin"); code != 303 {
+		t.Fatalf("the answer: %d", code)
+	}
+	if got := <-answered; !strings.Contains(string(got.body), `"Which database?":"SQLite"`) {
+		t.Fatalf("the hook: %d %s", got.code, got.body)
+	}
+	if code, doc := get(w.URL); code != 200 || one(doc, `[data-testid=wait-outcome]`) != "answered: SQLite" {
+		t.Fatalf("the page after the answer: %d %q", code, one(doc, `[data-testid=wait-outcome]`))
+	}
+	if code, doc := post(w.URL+"/answer", "q0=PostgreSQL", "Sec-Fetch-Site", "same-origin"); code != 409 || !strings.Contains(one(doc, `[data-testid=notice]`), "Already answered: answered: SQLite") {
+		t.Fatalf("a second answer: %d %q", code, one(doc, `[data-testid=notice]`))
+	}
+	if code, _ := get("/waits/q-nope"); code != 404 {
+		t.Fatalf("no such wait: %d", code)
+	}
+}
