@@ -133,7 +133,7 @@ func (s *Service) Seq() uint64 {
 	return s.seq
 }
 
-// List is every current wait, oldest first. Its Seq is read before the sources, so a change
+// List is every current wait, oldest first (at most MaxList). Its Seq is read before the sources, so a change
 // made while they are read moves the sequence past it and a long poll sees it.
 func (s *Service) List(ctx context.Context) (List, error) {
 	seq := s.Seq()
@@ -167,7 +167,7 @@ func (s *Service) List(ctx context.Context) (List, error) {
 	if out == nil {
 		out = []Wait{}
 	}
-	return List{Seq: seq, Waits: out}, nil
+	return List{Seq: seq, Waits: out[:min(len(out), MaxList)]}, nil
 }
 
 // Get is the current wait id; ok is false when there is none (it ended, or never was).
