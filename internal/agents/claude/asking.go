@@ -86,7 +86,11 @@ func (s *Service) noteInput(ctx context.Context, ev Event) {
 		// Other notifications (a permission prompt) are not the person typing.
 	case ev.HookEventName == EventSessionEnd:
 		_, err = s.cfg.Asker.Close(ctx, id, TerminalDecider, "the session ended")
-	default:
+	case ev.HookEventName == EventUserPromptSubmit, ev.HookEventName == EventSessionStart,
+		ev.HookEventName == EventPreToolUse, ev.HookEventName == EventPermissionRequest:
+		// The person typed, or the agent works again. Events that report the end of earlier
+		// work (PostToolUse, a task completed) may arrive after Stop, as async hooks, and say
+		// nothing about the person.
 		_, err = s.cfg.Asker.Close(ctx, id, TerminalDecider, "the session went on")
 	}
 	if err != nil {

@@ -1,10 +1,13 @@
 package claude
 
 import (
+	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/plandash/plandash/internal/store/sqlite"
 	"github.com/plandash/plandash/internal/waits"
 )
 
@@ -83,4 +86,34 @@ func FuzzQuestions(f *testing.F) {
 			t.Fatalf("an answer the hook refuses: %s", out)
 		}
 	})
+}
+
+// TestInputWaitEnds: the end of a turn begins the wait; a late async report of earlier work
+// does not end it; the next prompt does.
+func TestInputWaitEnds(t *testing.T) {
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "plandash.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	asker := waits.NewAsked(db.Waits(), nil, nil)
+	s := NewService(nil, nil, Config{Asker: asker, Host: "box"})
+	id := waits.InputID(SessionKey("s"))
+	for _, step := range []struct {
+		ev   Event
+		open bool
+	}{
+		{Event{SessionID: "s", HookEventName: EventStop, LastAssistantMessage: "done"}, true},
+		{Event{SessionID: "s", HookEventName: EventPostToolUse, ToolName: "Bash"}, true},
+		{Event{SessionID: "s", HookEventName: EventNotification, NotificationType: "idle_prompt", Message: "waiting"}, true},
+		{Event{SessionID: "s", HookEventName: EventUserPromptSubmit}, false},
+		{Event{SessionID: "s", HookEventName: EventNotification, NotificationType: "idle_prompt", Message: "Claude is waiting"}, true},
+		{Event{SessionID: "s", HookEventName: EventSessionEnd}, false},
+	} {
+		s.noteInput(context.Background(), step.ev)
+		r, err := asker.Get(context.Background(), id)
+		if err != nil || r.Open() != step.open || r.Kind != waits.KindInput {
+			t.Fatalf("after %s: %+v, %v; want open %v", step.ev.HookEventName, r, err, step.open)
+		}
+	}
 }
