@@ -25,6 +25,8 @@ const (
 	EventPermissionReplied = "permission.replied"
 	EventSessionCreated    = "session.created"
 	EventSessionUpdated    = "session.updated"
+	EventSessionIdle       = "session.idle"   // {sessionID}: the turn is over, the session waits for a prompt
+	EventSessionStatus     = "session.status" // {sessionID, status: {type: idle|busy|…}}
 )
 
 // AgentName and AgentTitle name OpenCode in sessions and at the gate.

@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -81,5 +82,32 @@ func (w *Watcher) holdQuestion(ctx context.Context, q QuestionAsked) {
 			}
 			return
 		}
+	}
+}
+
+// noteInput keeps a session's "waiting for your next prompt": it begins when OpenCode reports
+// the session idle and ends when it is busy again (the person sent a prompt).
+func (w *Watcher) noteInput(ctx context.Context, ev Event) {
+	var p struct {
+		SessionID string `json:"sessionID"`
+		Status    struct {
+			Type string `json:"type"`
+		} `json:"status"`
+	}
+	if json.Unmarshal(ev.Properties, &p) != nil || p.SessionID == "" {
+		return
+	}
+	key := SessionKey(p.SessionID)
+	id := waits.InputID(key)
+	var err error
+	switch {
+	case ev.Type == EventSessionIdle:
+		err = w.opts.Asker.Begin(ctx, waits.Record{ID: id, Kind: waits.KindInput, SessionID: key, Agent: AgentName, AgentName: AgentTitle,
+			Title: "OpenCode waits for your next prompt", Since: w.opts.Asker.Now()})
+	case p.Status.Type == "busy":
+		_, err = w.opts.Asker.Close(ctx, id, "terminal", "the session went on")
+	}
+	if err != nil {
+		w.log.Warn("opencode: keep the session's input wait", "session", key, "err", err)
 	}
 }

@@ -44,11 +44,14 @@ func TestRealServeQuestion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(open) > 0 {
-			rec = open[0]
-		} else if time.Now().After(deadline) {
+		for _, r := range open {
+			if r.Kind == waits.KindQuestion {
+				rec = r
+			}
+		}
+		if rec.ID == "" && time.Now().After(deadline) {
 			t.Fatalf("no question kept:\n%s", srv.Summary())
-		} else {
+		} else if rec.ID == "" {
 			time.Sleep(50 * time.Millisecond) // polling interval, not an assertion
 		}
 	}
@@ -73,4 +76,22 @@ func TestRealServeQuestion(t *testing.T) {
 		}
 		return false
 	})
+
+	// The turn over, the session waits for its next prompt; busy again, it no longer does.
+	input := waits.InputID(SessionKey(session))
+	for {
+		r, err := asked.Get(context.Background(), input)
+		if err == nil && r.Open() && r.Kind == waits.KindInput && !r.Answerable {
+			break
+		}
+		if time.Now().After(deadline.Add(time.Minute)) {
+			t.Fatalf("the idle session does not wait for its prompt: %+v, %v", r, err)
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval, not an assertion
+	}
+	NewWatcher(s.URL, r.plans, r.gate, Options{Asker: asked}).noteInput(context.Background(),
+		Event{Type: EventSessionStatus, Properties: json.RawMessage(`{"sessionID":"` + session + `","status":{"type":"busy"}}`)})
+	if got, err := asked.Get(context.Background(), input); err != nil || got.Open() {
+		t.Fatalf("busy again, the input wait is %+v, %v", got, err)
+	}
 }

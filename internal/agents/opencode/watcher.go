@@ -199,6 +199,10 @@ func (w *Watcher) handle(ctx context.Context, ev Event, wg *sync.WaitGroup) {
 			return
 		}
 		w.hold(ctx, wg, p.ID, func(ctx context.Context) { w.holdPermission(ctx, p) })
+	case EventSessionIdle, EventSessionStatus:
+		if w.opts.Asker != nil {
+			w.noteInput(ctx, ev)
+		}
 	case EventQuestionReplied, EventQuestionRejected, EventPermissionReplied:
 		var r Replied
 		if json.Unmarshal(ev.Properties, &r) == nil {
