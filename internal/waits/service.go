@@ -65,6 +65,11 @@ type Service struct {
 	seq       uint64
 	changed   chan struct{} // closed and replaced on every change
 	listeners []func(Change)
+	// cached is the list read at seq cachedAt: every surface reads the list after each change
+	// (the count, the strip, the inbox, long polls), and one read serves them all until the
+	// next change. Callers must not modify its waits.
+	cached   *List
+	cachedAt uint64
 }
 
 // New builds the list over its sources and starts hearing their changes. asked may be nil.
@@ -136,7 +141,27 @@ func (s *Service) Seq() uint64 {
 // List is every current wait, oldest first (at most MaxList). Its Seq is read before the sources, so a change
 // made while they are read moves the sequence past it and a long poll sees it.
 func (s *Service) List(ctx context.Context) (List, error) {
-	seq := s.Seq()
+	s.mu.Lock()
+	seq, cached := s.seq, s.cached
+	if cached != nil && s.cachedAt == seq {
+		s.mu.Unlock()
+		return *cached, nil
+	}
+	s.mu.Unlock()
+	l, err := s.read(ctx, seq)
+	if err != nil {
+		return List{}, err
+	}
+	s.mu.Lock()
+	if s.seq == seq { // nothing changed while the sources were read
+		s.cached, s.cachedAt = &l, seq
+	}
+	s.mu.Unlock()
+	return l, nil
+}
+
+// read reads the list from its sources, as of seq.
+func (s *Service) read(ctx context.Context, seq uint64) (List, error) {
 	var out []Wait
 	pending, err := s.gate.Pending(ctx)
 	if err != nil {
