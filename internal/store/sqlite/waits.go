@@ -70,7 +70,7 @@ func (s *waitStore) End(ctx context.Context, id string, end func(*waits.Record) 
 	}
 	// Ended records are kept a while, so a late answer learns who won; the oldest go.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM kept_waits WHERE ended > 0 AND id NOT IN (
-		SELECT id FROM kept_waits WHERE ended > 0 ORDER BY ended DESC LIMIT ?)`, waits.MaxEndedRecords); err != nil {
+		SELECT id FROM kept_waits WHERE ended > 0 ORDER BY ended DESC`+limitTo(waits.MaxEndedRecords)+`)`); err != nil {
 		return waits.Record{}, err
 	}
 	return *cur, tx.Commit()
