@@ -62,7 +62,7 @@ type Inbox struct {
 	store    Store
 	now      func() time.Time
 	log      *slog.Logger
-	onChange func(latest string)
+	onChange []func(latest string)
 
 	mu   sync.Mutex
 	wake map[string]chan struct{} // by stream: closed when an answer may be waiting
@@ -82,12 +82,19 @@ func NewOn(store Store, now func() time.Time, log *slog.Logger) *Inbox {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Inbox{store: store, now: now, log: log, onChange: func(string) {}, wake: map[string]chan struct{}{}}
+	return &Inbox{store: store, now: now, log: log, wake: map[string]chan struct{}{}}
 }
 
-// OnChange sets fn to be called after every change, outside the inbox's lock, with the title of
-// a newly offered request ("" for other changes). Set it before the inbox is used.
-func (in *Inbox) OnChange(fn func(latest string)) { in.onChange = fn }
+// OnChange adds fn to be called after every change, outside the inbox's lock, with the title of
+// a newly offered request ("" for other changes). Add listeners before the inbox is used.
+func (in *Inbox) OnChange(fn func(latest string)) { in.onChange = append(in.onChange, fn) }
+
+// changed tells the listeners.
+func (in *Inbox) changed(latest string) {
+	for _, fn := range in.onChange {
+		fn(latest)
+	}
+}
 
 // readTimeout bounds the reads of List and OpenCount, whose callers (page renders) have no
 // context to give; a database that does not answer by then shows an empty list, logged.
@@ -153,7 +160,7 @@ func (in *Inbox) Offer(owner string, r Request) error {
 	if err != nil {
 		return err
 	}
-	in.onChange(Title(r.Params))
+	in.changed(Title(r.Params))
 	return nil
 }
 
@@ -190,7 +197,7 @@ func (in *Inbox) Resolve(owner, stream string, id json.RawMessage, by string, o 
 		in.log.Error("permissions: resolve a request", "stream", stream, "err", err)
 		return err
 	}
-	in.onChange("")
+	in.changed("")
 	return nil
 }
 
@@ -226,7 +233,7 @@ func (in *Inbox) Notify(stream string) {
 		delete(in.wake, stream)
 	}
 	in.mu.Unlock()
-	in.onChange("")
+	in.changed("")
 }
 
 // Answers is a proxy's long poll: the answers queued for its stream, as soon as there are any,

@@ -41,6 +41,9 @@ func (s *Server) routes() http.Handler {
 		r.Post("/approvals/{id}/decide", s.approvalDecideForm)
 		r.Post("/approvals/{id}/diff", s.approvalEditDiff)
 
+		r.Get("/waits/{id}", s.waitPage)
+		r.Post("/waits/{id}/answer", s.waitAnswerForm)
+
 		r.Get("/shared", s.sharedListPage)
 		r.Get("/shared/-/new", s.sharedNewPage)
 		r.Post("/shared/-/new", s.sharedCreateForm)
@@ -103,6 +106,9 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/proxy/permissions/resolved", s.apiProxyResolved)
 		r.Post("/api/v1/proxy/permissions/answer", s.apiProxyAnswer)
 		r.With(s.drain).Get("/api/v1/proxy/answers", s.apiProxyAnswers)
+
+		r.With(s.drain).Get("/api/v1/waits", s.apiWaits)
+		r.Post("/api/v1/waits/{id}/answer", s.apiAnswerWait)
 
 		r.Get("/api/v1/tokens", s.apiListTokens)
 		r.Post("/api/v1/tokens", s.apiCreateToken)
