@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -312,7 +313,7 @@ func TestMovesRequestOwnersIntoBodies(t *testing.T) {
 	// Back to the version before the step, as such a file has it.
 	rawExec(t, path, `CREATE TABLE token_requests (request_id TEXT PRIMARY KEY, token TEXT NOT NULL);
 		INSERT INTO token_requests VALUES ('owned', 'laptop-1'), ('gone', 'laptop-2');
-		PRAGMA user_version = `+strconv.Itoa(len(migrations())-1))
+		PRAGMA user_version = `+strconv.Itoa(slices.Index(migrations(), submitterInBody)))
 
 	db, err = Open(ctx, path)
 	if err != nil {
