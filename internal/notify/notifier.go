@@ -27,6 +27,7 @@ type Config struct {
 	Lease   time.Duration    // how long a claimed delivery is this instance's; 30s when zero
 	GiveUp  time.Duration    // a delivery still failing this long after it was due fails for good; 1h when zero
 	Poll    time.Duration    // how often the outbox is read when nothing kicks it; 1s when zero
+	Timeout time.Duration    // the most one send may take; 10s when zero
 	Subject string           // the VAPID subject (mailto: or https:); a placeholder when ""
 	// OnBegin is told of every wait that begins while this instance runs (the desktop opener).
 	OnBegin func(Wait)
@@ -66,6 +67,7 @@ func New(store Store, src Source, cfg Config) *Notifier {
 	cfg.Lease = cmpOr(cfg.Lease, 30*time.Second)
 	cfg.GiveUp = cmpOr(cfg.GiveUp, time.Hour)
 	cfg.Poll = cmpOr(cfg.Poll, time.Second)
+	cfg.Timeout = min(cmpOr(cfg.Timeout, sendTimeout), sendTimeout)
 	if cfg.Subject == "" {
 		cfg.Subject = "mailto:plandash@localhost.invalid"
 		if strings.HasPrefix(cfg.BaseURL, "https://") {

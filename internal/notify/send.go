@@ -114,6 +114,9 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 // deliver sends one message for ds and records the outcome on each.
 func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
 	err := n.post(ctx, t, ds)
+	if err != nil && ctx.Err() != nil {
+		return // stopping: the lease runs out and a sender takes it up again, same key
+	}
 	var perm *permanent
 	now := n.cfg.Now()
 	for _, d := range ds {
@@ -126,7 +129,7 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
 			n.finish(ctx, d, Failed, "gave up after "+n.cfg.GiveUp.String()+": "+err.Error())
 		default:
 			d.Status, d.Error, d.Due = Pending, err.Error(), now.Add(backoff(d.Attempts))
-			if _, ferr := n.store.Finish(ctx, n.cfg.Owner, d); ferr != nil {
+			if _, ferr := n.store.Finish(context.WithoutCancel(ctx), n.cfg.Owner, d); ferr != nil {
 				n.cfg.Log.Warn("notify: recording a retry", "key", d.Key, "err", ferr)
 			}
 		}
@@ -177,7 +180,7 @@ func (n *Notifier) post(ctx context.Context, t Target, ds []Delivery) error {
 	if err != nil {
 		return &permanent{msg: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, out.URL, bytes.NewReader(out.Body))
 	if err != nil {
