@@ -35,6 +35,7 @@ import (
 	"github.com/plandash/plandash/internal/store/postgres"
 	"github.com/plandash/plandash/internal/store/sqlite"
 	"github.com/plandash/plandash/internal/tokens"
+	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -64,6 +65,7 @@ type Database interface {
 	Approvals() approval.Store
 	SharedHistory() sharedplans.HistoryStore
 	Tokens() tokens.Store
+	Waits() waits.Store
 	Close() error
 }
 
@@ -86,6 +88,10 @@ type App struct {
 	Gate   *approval.Gate
 	Shared *sharedplans.Service
 	Perms  *permissions.Inbox
+	// Waits is the one list of what agents wait on a person for, read by pages and the API.
+	Waits *waits.Service
+	// Asked is the waits plandash keeps itself: agents' questions, sessions waiting for input.
+	Asked  *waits.Asked
 	Live   *live.Live
 	Server *web.Server
 	Token  string
@@ -159,19 +165,21 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token, Metrics: m,
 		Tokens: tokens.NewService(db.Tokens(), cfg.Now, cfg.Log),
 		Perms:  permissions.New(cfg.Now),
+		Asked:  waits.NewAsked(db.Waits(), cfg.Now, cfg.Log),
 		Live:   live.New(hub.New(hub.Options{}), live.Options{Log: cfg.Log, Now: cfg.Now}),
 	}
 	var ready func(context.Context) error // nil: web probes the database through the gate
 	if pg, ok := db.(*postgres.DB); ok {
 		// Instances share the permission requests, and hear each other's changes.
 		a.Perms = permissions.NewOn(pg.Permissions(), cfg.Now, cfg.Log)
-		a.Listener = pg.Listener(remote{live: a.Live, gate: gate, perms: a.Perms, log: cfg.Log, notes: m.ListenNotes}.note,
+		a.Listener = pg.Listener(remote{live: a.Live, gate: gate, perms: a.Perms, asked: a.Asked, log: cfg.Log, notes: m.ListenNotes}.note,
 			postgres.ListenOptions{Log: cfg.Log, OnReconnect: m.ListenReconnects.Inc})
 		ready = pg.Ready
 	}
+	a.Waits = waits.New(gate, a.Perms, svc, a.Asked, waits.Config{Now: cfg.Now, Log: cfg.Log, Host: host})
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
-		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Live: a.Live, Files: roots,
+		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
 		Hooks: map[string]web.AgentHooks{
 			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
