@@ -93,6 +93,23 @@ func (n *Notifier) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// SetBaseURL sets the absolute URL links point under, when it is known only once the server
+// listens; a URL set in Config is kept.
+func (n *Notifier) SetBaseURL(u string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cfg.BaseURL == "" {
+		n.cfg.BaseURL = strings.TrimRight(u, "/")
+	}
+}
+
+// base is the absolute URL links point under.
+func (n *Notifier) base() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cfg.BaseURL
+}
+
 // IsOpen reports whether the wait is in the list as last read (true before the first read,
 // so nothing is refused for want of knowing).
 func (n *Notifier) IsOpen(id string) bool {

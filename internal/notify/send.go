@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -225,13 +226,14 @@ func channel(k Kind) string {
 // message is what ds say, with answer links when it is one wait that fits.
 func (n *Notifier) message(ctx context.Context, t Target, ds []Delivery) (message, error) {
 	m := message{Event: ds[0].Event, Key: ds[0].Key}
+	base := n.base()
 	for _, d := range ds {
 		m.Waits = append(m.Waits, d.Wait)
 	}
 	if len(m.Waits) == 1 {
-		m.Open = n.cfg.BaseURL + m.Waits[0].URL
+		m.Open = base + m.Waits[0].URL
 	} else {
-		m.Open = n.cfg.BaseURL + "/approvals"
+		m.Open = base + "/approvals"
 	}
 	if w := m.Waits[0]; len(m.Waits) == 1 && m.Event == Began && w.OneTap() {
 		for _, a := range w.Actions {
@@ -239,7 +241,7 @@ func (n *Notifier) message(ctx context.Context, t Target, ds []Delivery) (messag
 			if err != nil {
 				return m, err
 			}
-			m.Buttons = append(m.Buttons, button{Action: a.ID, Label: a.Label, URL: n.cfg.BaseURL + LinkPath + tok})
+			m.Buttons = append(m.Buttons, button{Action: a.ID, Label: a.Label, URL: base + LinkPath + tok})
 		}
 	}
 	return m, nil
@@ -268,7 +270,7 @@ func (n *Notifier) pushRequest(ctx context.Context, t Target, m message) (outgoi
 	if m.Event == Began {
 		p.Title, p.Body, p.URL = m.Title(), clip(m.Body(), 1000), w.URL
 		for _, b := range m.Buttons {
-			p.Actions = append(p.Actions, pushAction{Action: b.Action, Title: b.Label, Link: b.URL[len(n.cfg.BaseURL):]})
+			p.Actions = append(p.Actions, pushAction{Action: b.Action, Title: b.Label, Link: LinkPath + b.URL[strings.LastIndex(b.URL, "/")+1:]})
 		}
 	}
 	plain, err := json.Marshal(p)
