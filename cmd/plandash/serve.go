@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -185,7 +186,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		},
 		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
 		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,
-		Notify: f.notify, PublicURL: f.publicURL,
+		Notify: f.notify, PublicURL: f.publicURL, OpenBrowser: desktopOpener(f.openBrowser && !isDemo, f.addr, goos(), getenv, exec.LookPath),
 		Retention: plans.Retention{MaxAge: f.retentionAge, MaxRevisions: f.retentionRevisions},
 	})
 	if err != nil {

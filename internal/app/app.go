@@ -187,7 +187,16 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		ready = pg.Ready
 	}
 	a.Waits = waits.New(gate, a.Perms, svc, a.Asked, waits.Config{Now: cfg.Now, Log: cfg.Log, Host: host})
-	a.Notifier = notify.New(db.Notify(), waitsSource{a.Waits}, notify.Config{BaseURL: cfg.PublicURL, Static: cfg.Notify, Now: cfg.Now, Log: cfg.Log})
+	ncfg := notify.Config{BaseURL: cfg.PublicURL, Static: cfg.Notify, Now: cfg.Now, Log: cfg.Log}
+	var opener *browserOpener
+	if cfg.OpenBrowser != nil {
+		opener = &browserOpener{open: cfg.OpenBrowser, pages: m.Sockets.Value, token: token, now: cfg.Now, log: cfg.Log}
+		ncfg.OnBegin = opener.began
+	}
+	a.Notifier = notify.New(db.Notify(), waitsSource{a.Waits}, ncfg)
+	if opener != nil {
+		opener.base = a.Notifier.Base
+	}
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,

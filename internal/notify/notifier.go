@@ -103,7 +103,9 @@ func (n *Notifier) SetBaseURL(u string) {
 	}
 }
 
-// base is the absolute URL links point under.
+// Base is the absolute URL links point under.
+func (n *Notifier) Base() string { return n.base() }
+
 func (n *Notifier) base() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -87,8 +87,10 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 	return len(ds) == claimBatch, nil
 }
 
-// sendTarget sends one target's claimed deliveries: waits that began are coalesced into one
-// message (Web Push excepted: each notification is its own, to be cleared on its own).
+// sendTarget sends one target's claimed deliveries. For the chat targets (ntfy, Slack,
+// Discord), waits that began are coalesced into one message ("5 plans wait"); Web Push and
+// webhooks get one request per delivery: a notification is cleared on its own, and a
+// receiver deduplicates by the one idempotency key each request carries.
 func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Delivery) {
 	if !ok {
 		for _, d := range ds {
@@ -101,7 +103,7 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 		switch {
 		case d.Event == Began && !n.IsOpen(d.Wait.ID):
 			n.finish(ctx, d, Skipped, "the wait ended before it was announced")
-		case d.Event == Began && t.Kind != WebPush:
+		case d.Event == Began && t.Kind != WebPush && t.Kind != Webhook:
 			began = append(began, d)
 		default:
 			n.deliver(ctx, t, []Delivery{d})

@@ -36,7 +36,7 @@ func (s *Server) webManifest(w http.ResponseWriter, r *http.Request) {
 // serviceWorker serves GET /sw.js: the worker must be served from the root for its scope to
 // be the whole site, and revalidated on every load so a new release reaches it.
 func (s *Server) serviceWorker(w http.ResponseWriter, r *http.Request) {
-	b, err := fs.ReadFile(static.FS, "js/sw.js")
+	b, err := fs.ReadFile(static.FS, "sw.js")
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return

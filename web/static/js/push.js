@@ -1,8 +1,11 @@
 // The notification settings page's Web Push panel: registers the service worker and
 // subscribes this browser with plandash's VAPID key, then hands the subscription to the server.
 
-const panel = document.querySelector('[data-testid="push-panel"]');
-if (panel) start(panel);
+// startPush runs on every page; only the settings page has the panel.
+export function startPush() {
+  const panel = document.querySelector('[data-testid="push-panel"]');
+  if (panel) start(panel);
+}
 
 function start(panel) {
   const state = panel.querySelector('[data-testid="push-state"]');
