@@ -42,7 +42,8 @@ type Notifier struct {
 	src   Source
 
 	mu    sync.Mutex
-	open  map[string]Wait // the list as last read; nil until read once
+	open  map[string]Wait      // the list as last read; nil until read once
+	gone  map[string]time.Time // waits seen to end, when
 	kick  chan struct{}
 	vapid *VAPID
 }
@@ -112,17 +113,18 @@ func (n *Notifier) base() string {
 	return n.cfg.BaseURL
 }
 
-// IsOpen reports whether the wait is in the list as last read (true before the first read,
-// so nothing is refused for want of knowing).
+// IsOpen reports whether the wait may still be open: false only for a wait this notifier saw
+// end. A wait it has not seen yet (another instance announced it first) counts as open; the
+// answer itself refuses one that ended.
 func (n *Notifier) IsOpen(id string) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.open == nil {
-		return true
-	}
-	_, ok := n.open[id]
-	return ok
+	_, gone := n.gone[id]
+	return !gone
 }
+
+// maxGone bounds the memory of ended waits: the oldest are forgotten first.
+const maxGone = 10000
 
 // watch reads the list each time it changes and stores what the change announces.
 func (n *Notifier) watch(ctx context.Context) {
@@ -156,9 +158,21 @@ func (n *Notifier) diff(list []Wait) (began, ended []Wait) {
 			began = append(began, w)
 		}
 	}
+	if n.gone == nil {
+		n.gone = map[string]time.Time{}
+	}
+	now := n.cfg.Now()
 	for id, w := range n.open {
 		if _, ok := next[id]; !ok {
 			ended = append(ended, w)
+			n.gone[id] = now
+		}
+	}
+	if len(n.gone) > maxGone {
+		for id, at := range n.gone {
+			if now.Sub(at) > time.Hour || len(n.gone) > maxGone {
+				delete(n.gone, id)
+			}
 		}
 	}
 	n.open = next
