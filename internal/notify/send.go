@@ -20,6 +20,7 @@ const (
 	sendTimeout = 10 * time.Second
 	readLimit   = 4 << 10
 	claimBatch  = 100
+	keep        = 7 * 24 * time.Hour // finished deliveries and expired links are kept this long
 )
 
 // NewClient is the HTTP client targets are sent with: no redirects (a webhook that redirects
@@ -39,7 +40,15 @@ func NewClient() *http.Client {
 func (n *Notifier) sendLoop(ctx context.Context) {
 	tick := time.NewTicker(n.cfg.Poll)
 	defer tick.Stop()
+	var pruned time.Time
 	for ctx.Err() == nil {
+		if now := n.cfg.Now(); now.Sub(pruned) >= time.Hour {
+			// The outbox and the links would grow without end: a week of history is kept.
+			pruned = now
+			if _, err := n.store.Prune(ctx, now.Add(-keep)); err != nil && ctx.Err() == nil {
+				n.cfg.Log.Warn("notify: pruning the outbox", "err", err)
+			}
+		}
 		more, err := n.SendDue(ctx)
 		if err != nil && ctx.Err() == nil {
 			n.cfg.Log.Warn("notify: reading the outbox", "err", err)

@@ -97,6 +97,10 @@ type Store interface {
 	// UnuseLink gives a link back after an answer that failed for a reason of plandash's own.
 	UnuseLink(ctx context.Context, hash string) error
 
+	// Prune deletes deliveries finished before before and links that expired before it, and
+	// reports how many rows went.
+	Prune(ctx context.Context, before time.Time) (int, error)
+
 	// Secret returns the value stored under name, storing make's first when there is none;
 	// several instances starting at once agree on one.
 	Secret(ctx context.Context, name string, make func() ([]byte, error)) ([]byte, error)

@@ -297,3 +297,20 @@ func (s *Store) Secret(ctx context.Context, name string, make func() ([]byte, er
 	err = s.db.QueryRowContext(ctx, s.q(`SELECT value FROM notify_secrets WHERE name = $1`), name).Scan(&v)
 	return v, err
 }
+
+// Prune implements notify.Store.
+func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
+	n := 0
+	for _, q := range []string{
+		`DELETE FROM notify_outbox WHERE status <> 'pending' AND done > 0 AND done < $1`,
+		`DELETE FROM notify_links WHERE expires < $1`,
+	} {
+		res, err := s.db.ExecContext(ctx, s.q(q), nanos(before))
+		if err != nil {
+			return n, err
+		}
+		k, _ := res.RowsAffected()
+		n += int(k)
+	}
+	return n, nil
+}

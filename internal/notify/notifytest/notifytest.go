@@ -23,6 +23,7 @@ func Run(t *testing.T, open func(t *testing.T) notify.Store, second func(t *test
 	t.Run("LinksAreSingleUse", func(t *testing.T) { links(t, open(t)) })
 	t.Run("Targets", func(t *testing.T) { targets(t, open(t)) })
 	t.Run("SecretIsMadeOnce", func(t *testing.T) { secret(t, open(t)) })
+	t.Run("PruneKeepsPendingAndRecent", func(t *testing.T) { prune(t, open(t)) })
 	t.Run("ConcurrentClaimsNeverOverlap", func(t *testing.T) {
 		a := open(t)
 		b := a
@@ -241,5 +242,41 @@ func concurrentClaims(t *testing.T, a, b notify.Store) {
 	wg.Wait()
 	if len(seen) != 60 {
 		t.Fatalf("%d of 60 claimed", len(seen))
+	}
+}
+
+func prune(t *testing.T, s notify.Store) {
+	ctx := context.Background()
+	if _, err := s.Enqueue(ctx, []notify.Delivery{delivery("t", "old", t0), delivery("t", "new", t0), delivery("t", "waiting", t0.Add(time.Hour))}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Claim(ctx, "a", t0, time.Minute, 10)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Claim = %+v, %v", got, err)
+	}
+	for _, d := range got {
+		d.Status, d.Done = notify.Sent, t0
+		if d.Wait.ID == "new" {
+			d.Done = t0.Add(48 * time.Hour)
+		}
+		if _, err := s.Finish(ctx, "a", d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range []notify.Link{{Hash: "gone", Expires: t0}, {Hash: "live", Expires: t0.Add(72 * time.Hour)}} {
+		if err := s.AddLink(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := s.Prune(ctx, t0.Add(24*time.Hour))
+	if err != nil || n != 2 {
+		t.Fatalf("Prune = %d, %v; want the old delivery and the expired link", n, err)
+	}
+	left, _ := s.Recent(ctx, "t", 10)
+	if len(left) != 2 || left[0].Wait.ID != "waiting" || left[1].Wait.ID != "new" {
+		t.Fatalf("left %+v", left)
+	}
+	if _, err := s.Link(ctx, "live"); err != nil {
+		t.Fatalf("the live link went: %v", err)
 	}
 }
