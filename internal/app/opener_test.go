@@ -21,7 +21,13 @@ func TestBrowserOpenerOpensOneTab(t *testing.T) {
 	var pages atomic.Int64
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	o := &browserOpener{
-		open:  func(u string) error { mu.Lock(); opened = append(opened, u); mu.Unlock(); done <- struct{}{}; return nil },
+		open: func(u string) error {
+			mu.Lock()
+			opened = append(opened, u)
+			mu.Unlock()
+			done <- struct{}{}
+			return nil
+		},
 		pages: pages.Load, base: func() string { return "http://127.0.0.1:7420" }, token: "tok",
 		now: func() time.Time { return now }, log: slog.New(slog.DiscardHandler),
 	}
