@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/notify"
@@ -46,8 +47,13 @@ func (a waitsAnswerer) Answer(ctx context.Context, id, action, channel string) (
 	if user == "" {
 		user = "local user"
 	}
-	_, outcome, err := a.w.Answer(ctx, id, waits.Answer{Action: action, By: user + " from " + channel,
-		Text: "answered with a one-tap link from " + channel})
+	ans := waits.Answer{Action: action, By: user + " from " + channel}
+	if strings.HasPrefix(id, "plan-") {
+		// A plan's decision takes a comment (a rejection needs one: the agent reads it); a
+		// question's text would be taken for the answer itself.
+		ans.Text = "answered with a one-tap link from " + channel
+	}
+	_, outcome, err := a.w.Answer(ctx, id, ans)
 	if err != nil {
 		return "", err
 	}

@@ -248,6 +248,9 @@ func (n *Notifier) message(ctx context.Context, t Target, ds []Delivery) (messag
 	}
 	if w := m.Waits[0]; len(m.Waits) == 1 && m.Event == Began && w.OneTap() {
 		for _, a := range w.Actions {
+			if a.ID == "text" {
+				continue // free text is typed on the page, not tapped
+			}
 			tok, err := newLink(ctx, n.store, w, a, channel(t.Kind), n.cfg.Now())
 			if err != nil {
 				return m, err
