@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,31 @@ func FuzzParseFlag(f *testing.F) {
 		}
 		if cerr := tg.Check(); cerr != nil || strings.Contains(tg.URL, "#") {
 			t.Fatalf("ParseFlag(%q) = %+v, which fails Check (%v) or keeps the fragment", s, tg, cerr)
+		}
+	})
+}
+
+// FuzzTargetJSON: a target or push subscription as an admin's client sends it (JSON) is either
+// refused by Check with an invalid-input error, or usable: a push target's keys encrypt.
+func FuzzTargetJSON(f *testing.F) {
+	f.Add(`{"kind":"webhook","url":"https://example.com/h","secret":"s","filter":{"kinds":["plan"]},"delay":1000000000}`)
+	f.Add(`{"kind":"webpush","url":"https://push.example.com/x","push":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`)
+	f.Add(`{"kind":"ntfy","url":"http://127.0.0.1:1/t","priority":"urgent"}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		var tg notify.Target
+		if json.Unmarshal([]byte(s), &tg) != nil {
+			return
+		}
+		if err := tg.Check(); err != nil {
+			if errs.KindOf(err) != errs.Invalid {
+				t.Fatalf("Check(%s): %v is not an invalid-input error", s, err)
+			}
+			return
+		}
+		if tg.Kind == notify.WebPush {
+			if _, err := notify.Encrypt(*tg.Push, []byte("x")); err != nil {
+				t.Fatalf("a checked push target's keys do not encrypt: %v", err)
+			}
 		}
 	})
 }
