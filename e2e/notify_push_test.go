@@ -182,3 +182,22 @@ func TestServiceWorkerShowsAndAnswersPushes(t *testing.T) {
 	push(map[string]any{"type": "ended", "tag": tag2})
 	p.wait("the notification to clear", shown(tag2, 0))
 }
+
+// TestNotifyPagesFitAPhone: at 375 px the settings page (with a target and its deliveries) and
+// an answer link's confirmation page scroll no wider than the screen.
+func TestNotifyPagesFitAPhone(t *testing.T) {
+	pa := startPushApp(t)
+	_, payload := pa.submit(t, "A plan whose title is long enough to wrap on a phone screen, as titles from agents often are")
+	actions := payload["actions"].([]map[string]string)
+	p := openPage(t, pa.app, "/settings/notifications")
+	for _, path := range []string{"/settings/notifications", actions[0]["link"]} {
+		p.do(chromedp.EmulateViewport(375, 800), chromedp.Navigate(pa.url(path)))
+		p.wait("the page", `document.readyState === "complete"`)
+		if sw, cw := evalAs[int](p, `document.documentElement.scrollWidth`), evalAs[int](p, `document.documentElement.clientWidth`); sw > cw {
+			t.Errorf("%s at 375 px scrolls sideways: %d > %d", path, sw, cw)
+		}
+	}
+	if got := p.eval(`document.querySelector('[data-testid="answer-link"]').dataset.state`); got != "confirm" {
+		t.Fatalf("the link's page is %q; want the confirmation", got)
+	}
+}
