@@ -129,6 +129,7 @@ const maxGone = 10000
 // watch reads the list each time it changes and stores what the change announces.
 func (n *Notifier) watch(ctx context.Context) {
 	var seq uint64
+	first := true
 	for ctx.Err() == nil {
 		s, list, err := n.src.Await(ctx, seq)
 		if err != nil {
@@ -140,10 +141,37 @@ func (n *Notifier) watch(ctx context.Context) {
 		}
 		seq = s
 		began, ended := n.diff(list)
+		if first {
+			ended = append(ended, n.endedWhileAway(ctx, list)...)
+			first = false
+		}
 		if err := n.announce(ctx, began, ended); err != nil && ctx.Err() == nil {
 			n.cfg.Log.Error("notify: storing notifications", "err", err)
 		}
 	}
+}
+
+// endedWhileAway is the waits announced before this start whose end no target heard: they
+// ended while plandash was down, and their notifications still show.
+func (n *Notifier) endedWhileAway(ctx context.Context, list []Wait) []Wait {
+	ds, err := n.store.Unended(ctx, 1000)
+	if err != nil {
+		n.cfg.Log.Warn("notify: reading what was announced before the start", "err", err)
+		return nil
+	}
+	open := map[string]bool{}
+	for _, w := range list {
+		open[w.ID] = true
+	}
+	seen := map[string]bool{}
+	var out []Wait
+	for _, d := range ds {
+		if !open[d.Wait.ID] && !seen[d.Wait.ID] {
+			seen[d.Wait.ID] = true
+			out = append(out, d.Wait)
+		}
+	}
+	return out
 }
 
 // diff replaces the list and returns what began and what ended since the last one. The first

@@ -78,6 +78,9 @@ type Store interface {
 	// Skip marks the wait's pending, unleased deliveries of event as skipped, and returns the
 	// targets whose delivery it skipped.
 	Skip(ctx context.Context, waitID string, ev Event, now time.Time, why string) ([]string, error)
+	// Unended lists, for up to limit waits, the sent "began" deliveries that no "ended"
+	// delivery of the same target and wait followed: what a restart must still clear.
+	Unended(ctx context.Context, limit int) ([]Delivery, error)
 	// Recent is a target's newest deliveries, newest first.
 	Recent(ctx context.Context, target string, limit int) ([]Delivery, error)
 

@@ -314,3 +314,24 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	}
 	return n, nil
 }
+
+// Unended implements notify.Store.
+func (s *Store) Unended(ctx context.Context, limit int) ([]notify.Delivery, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM notify_outbox b
+		WHERE b.event = 'began' AND b.status = 'sent' AND NOT EXISTS (
+			SELECT 1 FROM notify_outbox e WHERE e.wait_id = b.wait_id AND e.target = b.target AND e.event = 'ended')
+		ORDER BY b.id LIMIT $1`), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []notify.Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}

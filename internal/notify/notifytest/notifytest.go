@@ -24,6 +24,7 @@ func Run(t *testing.T, open func(t *testing.T) notify.Store, second func(t *test
 	t.Run("Targets", func(t *testing.T) { targets(t, open(t)) })
 	t.Run("SecretIsMadeOnce", func(t *testing.T) { secret(t, open(t)) })
 	t.Run("PruneKeepsPendingAndRecent", func(t *testing.T) { prune(t, open(t)) })
+	t.Run("UnendedAreSentBeginsWithoutEnd", func(t *testing.T) { unended(t, open(t)) })
 	t.Run("ConcurrentClaimsNeverOverlap", func(t *testing.T) {
 		a := open(t)
 		b := a
@@ -278,5 +279,26 @@ func prune(t *testing.T, s notify.Store) {
 	}
 	if _, err := s.Link(ctx, "live"); err != nil {
 		t.Fatalf("the live link went: %v", err)
+	}
+}
+
+func unended(t *testing.T, s notify.Store) {
+	ctx := context.Background()
+	ended := delivery("t", "done", t0)
+	ended.Key, ended.Event = notify.DeliveryKey("t", "done", notify.Ended), notify.Ended
+	if _, err := s.Enqueue(ctx, []notify.Delivery{delivery("t", "open", t0), delivery("t", "done", t0), ended, delivery("t", "unsent", t0.Add(time.Hour))}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Claim(ctx, "a", t0, time.Minute, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range got {
+		d.Status, d.Done = notify.Sent, t0
+		s.Finish(ctx, "a", d)
+	}
+	u, err := s.Unended(ctx, 10)
+	if err != nil || len(u) != 1 || u[0].Wait.ID != "open" || u[0].Target != "t" {
+		t.Fatalf("Unended = %+v, %v; want only the sent begin with no end", u, err)
 	}
 }
