@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/plandash/plandash/internal/waits"
 )
 
 // axeRules are the checks every page must pass, in light and dark: contrast, and a name for
@@ -98,11 +100,31 @@ func TestAccessibilityEveryPage(t *testing.T) {
 	decided := a.submit(strings.Replace(threeSteps, "Refactor the parser", "Already decided", 1))
 	a.gateAPI("POST", "/api/v1/approvals/"+decided+"/decision", `{"action":"reject","comment":"not now"}`)
 	plansCLI(t, dir, "# Release 2.4\n\n- [x] build\n- [ ] ship\n", "write", "release", "--title", "Release 2.4", "--author", "architect", "--status", "drafting")
+	// A question Claude Code asks, held by its hook until the test ends, and its page.
+	ask := `{"session_id":"s-ask","hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","tool_use_id":"toolu_1",` +
+		`"tool_input":{"questions":[{"question":"Which database?","header":"DB","multiSelect":true,"options":[{"label":"PostgreSQL","description":"a server"},{"label":"SQLite","description":"a file"}]}]}}`
+	go func() {
+		req, _ := http.NewRequest("POST", a.url("/api/v1/hooks/claude"), strings.NewReader(ask))
+		req.Header.Set("Authorization", "Bearer "+token)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	question := "/waits/" + waits.QuestionID("claude-code:s-ask", "toolu_1")
+	for seq := ""; ; {
+		_, body := a.gateAPI("GET", "/api/v1/waits?wait=10s&after="+seq, "")
+		if strings.Contains(string(body), strings.TrimPrefix(question, "/waits/")) {
+			break
+		}
+		var l struct{ Seq json.Number }
+		_ = json.Unmarshal(body, &l)
+		seq = l.Seq.String()
+	}
 
 	for _, path := range []string{
 		"/", "/sessions", "/sessions/s1", "/sessions/s1/plans/main/history",
 		"/approvals", "/approvals/" + id, "/approvals/audit",
-		"/shared", "/shared/release", "/embed", "/settings/notifications",
+		"/shared", "/shared/release", "/embed", question, "/settings/notifications",
 	} {
 		t.Run(strings.TrimPrefix(path, "/"), func(t *testing.T) {
 			var p *page
@@ -115,6 +137,9 @@ func TestAccessibilityEveryPage(t *testing.T) {
 				p.waitConn("live")
 			} else {
 				p = openPage(t, a, path)
+			}
+			if path == question {
+				p.wait("the question's form", exists(`[data-testid="wait-form"]`))
 			}
 			if path == "/approvals" {
 				p.do(click(row(id) + ` [data-testid="show-plan"]`))

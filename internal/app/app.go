@@ -202,7 +202,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
 		Notify: a.Notifier, Answers: waitsAnswerer{w: a.Waits, user: cfg.User},
 		Hooks: map[string]web.AgentHooks{
-			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
+			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log, Asker: a.Asked}),
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
 			"gemini": gemini.NewService(svc, gate, gemini.Config{Home: home, Log: cfg.Log}),
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
@@ -257,7 +257,7 @@ func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate) 
 	user, pass := opencode.AuthFromEnv(getenv)
 	home, _ := os.UserHomeDir()
 	for _, url := range cfg.OpenCode {
-		w := opencode.NewWatcher(url, svc, gate, opencode.Options{Username: user, Password: pass, Questions: true, Permissions: true,
+		w := opencode.NewWatcher(url, svc, gate, opencode.Options{Username: user, Password: pass, Questions: true, Permissions: true, Asker: a.Asked,
 			PlanRoots: []string{filepath.Join(home, ".local", "share", "opencode", "plans")}, Log: log})
 		a.agents = append(a.agents, func(ctx context.Context) {
 			if err := w.Run(ctx); err != nil && ctx.Err() == nil {

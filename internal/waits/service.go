@@ -12,6 +12,7 @@ import (
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -132,7 +133,7 @@ func (s *Service) Seq() uint64 {
 	return s.seq
 }
 
-// List is every current wait, oldest first. Its Seq is read before the sources, so a change
+// List is every current wait, oldest first (at most MaxList). Its Seq is read before the sources, so a change
 // made while they are read moves the sequence past it and a long poll sees it.
 func (s *Service) List(ctx context.Context) (List, error) {
 	seq := s.Seq()
@@ -166,7 +167,7 @@ func (s *Service) List(ctx context.Context) (List, error) {
 	if out == nil {
 		out = []Wait{}
 	}
-	return List{Seq: seq, Waits: out}, nil
+	return List{Seq: seq, Waits: out[:min(len(out), MaxList)]}, nil
 }
 
 // Get is the current wait id; ok is false when there is none (it ended, or never was).
@@ -227,4 +228,13 @@ func (s *Service) who(ctx context.Context) func(id string) Who {
 		seen[id] = w
 		return w
 	}
+}
+
+// Kept returns a wait plandash keeps (a question, a session waiting for input), open or ended,
+// for its page.
+func (s *Service) Kept(ctx context.Context, id string) (Record, error) {
+	if s.asked == nil {
+		return Record{}, errs.Errorf(errs.NotFound, "no wait %q", id)
+	}
+	return s.asked.Get(ctx, id)
 }

@@ -92,12 +92,23 @@ func line(s string) string {
 	return string(out)
 }
 
+// MaxActions bounds a wait's one-tap actions: an agent may offer more options than a
+// notification can carry; the page shows them all.
+const MaxActions = 12
+
+// MaxList bounds the list: the oldest MaxList waits. A person facing more has the inbox.
+const MaxList = 1000
+
 // finish fills what every wait needs: actions only when they can be taken here and the whole
-// thing was shown, never nil so the JSON says [].
+// thing was shown, never nil so the JSON says []; everything bounded.
 func finish(w Wait) Wait {
 	w.Title = line(w.Title)
 	if !w.Fits || !w.Answerable || w.Actions == nil {
 		w.Actions = []Action{}
+	}
+	w.Actions = w.Actions[:min(len(w.Actions), MaxActions)]
+	for i := range w.Actions {
+		w.Actions[i].Label = line(w.Actions[i].Label)
 	}
 	return w
 }

@@ -25,6 +25,8 @@ const (
 	EventPermissionReplied = "permission.replied"
 	EventSessionCreated    = "session.created"
 	EventSessionUpdated    = "session.updated"
+	EventSessionIdle       = "session.idle"   // {sessionID}: the turn is over, the session waits for a prompt
+	EventSessionStatus     = "session.status" // {sessionID, status: {type: idle|busy|…}}
 )
 
 // AgentName and AgentTitle name OpenCode in sessions and at the gate.
@@ -91,6 +93,8 @@ type Question struct {
 		Label       string `json:"label"`
 		Description string `json:"description"`
 	} `json:"options"`
+	Multiple bool  `json:"multiple,omitempty"` // several options may be chosen
+	Custom   *bool `json:"custom,omitempty"`   // the person may type their own answer; true when absent
 }
 
 // QuestionAsked is question.asked.
