@@ -124,7 +124,7 @@ func TestAccessibilityEveryPage(t *testing.T) {
 	for _, path := range []string{
 		"/", "/sessions", "/sessions/s1", "/sessions/s1/plans/main/history",
 		"/approvals", "/approvals/" + id, "/approvals/audit",
-		"/shared", "/shared/release", "/embed", question,
+		"/shared", "/shared/release", "/embed", question, "/settings/notifications",
 	} {
 		t.Run(strings.TrimPrefix(path, "/"), func(t *testing.T) {
 			var p *page

@@ -142,6 +142,19 @@ fi
 export PLANDASH_AXE="$axe_js"
 echo "axe-core: $axe_version"
 
+step "web-push and http_ece (npm, into the same cache)"
+# The Web Push tests (internal/notify) decrypt and verify what plandash sends with these, an
+# implementation that is not plandash's; they find them through PLANDASH_NPM. Pinned.
+webpush_version=3.6.7
+ece_version=1.2.1
+if ! grep -qs "\"version\": \"$webpush_version\"" "$axe_dir/node_modules/web-push/package.json" ||
+	! grep -qs "\"version\": \"$ece_version\"" "$axe_dir/node_modules/http_ece/package.json"; then
+	npm install --silent --no-audit --no-fund --prefix "$axe_dir" "web-push@$webpush_version" "http_ece@$ece_version" ||
+		fail "npm could not install web-push@$webpush_version and http_ece@$ece_version"
+fi
+export PLANDASH_NPM="$axe_dir/node_modules"
+echo "web-push: $webpush_version, http_ece: $ece_version"
+
 step "gofmt"
 # A command substitution, not a process substitution: set -e sees git fail (say, outside a
 # checkout) instead of running gofmt on nothing and passing.

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/demo"
+	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/web"
 )
@@ -52,6 +54,9 @@ type serveFlags struct {
 	tlsCert, tlsKey              string
 	maxBody                      int64
 	maxLine                      int
+	notify                       []notify.Target
+	publicURL                    string
+	openBrowser                  bool
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDemo bool) {
@@ -89,6 +94,15 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.IntVar(&f.retentionRevisions, "retention-revisions", 0, "keep at most this many revisions of each plan (0 keeps all)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain); needs --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	fs.Func("notify", "send notifications of waits to this target: ntfy://ntfy.sh/TOPIC, a Slack or Discord webhook URL, or webhook+https://… (repeatable; options after #, e.g. #delay=30s&kinds=plan&secret=S; see docs/notifications.md)", func(v string) error {
+		t, err := notify.ParseFlag(v, len(f.notify)+1)
+		if err == nil {
+			f.notify = append(f.notify, t)
+		}
+		return err
+	})
+	fs.StringVar(&f.publicURL, "public-url", "", "the address people reach plandash at, for links in notifications, e.g. https://plandash.example.com (default: the listen address)")
+	fs.BoolVar(&f.openBrowser, "open-browser", true, "on a loopback serve in a desktop session, open a waiting request in the default browser when no plandash page is open")
 	fs.Var(&f.opencode, "opencode", "follow the OpenCode server at this URL, e.g. http://127.0.0.1:4096 (repeatable; $OPENCODE_SERVER_PASSWORD for its password)")
 }
 
@@ -185,6 +199,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		},
 		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
 		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,
+		Notify: f.notify, PublicURL: f.publicURL, OpenBrowser: desktopOpener(f.openBrowser && !isDemo, f.addr, goos(), getenv, exec.LookPath),
 		Retention: plans.Retention{MaxAge: f.retentionAge, MaxRevisions: f.retentionRevisions},
 	})
 	if err != nil {
@@ -199,6 +214,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	ln, base := secure(ln, tlsCfg)
 	base, elsewhere := publicBases(base, ln.Addr(), f.hosts)
+	srv.Notifier.SetBaseURL(base) // kept when --public-url set it
 	if _, want, _ := net.SplitHostPort(f.addr); want != "0" && !strings.HasSuffix(ln.Addr().String(), ":"+want) {
 		fmt.Fprintf(stdout, "%s is taken: listening on a free port instead.\n", f.addr)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/mcpserver"
 	"github.com/plandash/plandash/internal/metrics"
+	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -57,6 +58,12 @@ type Config struct {
 	CodexSessions string              // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
 	OpenCode      []string            // OpenCode servers whose event streams to follow (http://127.0.0.1:4096)
 	Getenv        func(string) string // the environment, for OpenCode's server password; os.Getenv when nil
+
+	Notify    []notify.Target // targets from --notify
+	PublicURL string          // the absolute URL links in notifications point under; "" derives it from the listener
+	// OpenBrowser opens a URL in the desktop's browser when a wait begins and no page is open;
+	// nil never opens one (tests, CI, servers).
+	OpenBrowser func(url string) error
 }
 
 // Database is the one database handle: the stores on it, and its end. *sqlite.DB and
@@ -67,6 +74,7 @@ type Database interface {
 	SharedHistory() sharedplans.HistoryStore
 	Tokens() tokens.Store
 	Waits() waits.Store
+	Notify() notify.Store
 	Close() error
 }
 
@@ -99,6 +107,8 @@ type App struct {
 	Tokens *tokens.Service // the per-agent tokens
 	// Metrics is what GET /metrics shows; every part above counts into it.
 	Metrics *metrics.Set
+	// Notifier carries waits to targets outside the tab (Web Push, ntfy, Slack, Discord, webhooks).
+	Notifier *notify.Notifier
 	// Listener hears the changes other instances make (PostgreSQL only; nil on SQLite).
 	Listener *postgres.Listener
 
@@ -187,9 +197,20 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			postgres.ListenOptions{Log: cfg.Log, OnReconnect: m.ListenReconnects.Inc})
 	}
 	a.Waits = waits.New(gate, a.Perms, svc, a.Asked, waits.Config{Now: cfg.Now, Log: cfg.Log, Host: host})
+	ncfg := notify.Config{BaseURL: cfg.PublicURL, Static: cfg.Notify, Now: cfg.Now, Log: cfg.Log}
+	var opener *browserOpener
+	if cfg.OpenBrowser != nil {
+		opener = &browserOpener{open: cfg.OpenBrowser, pages: m.Sockets.Value, token: token, now: cfg.Now, log: cfg.Log}
+		ncfg.OnBegin = opener.began
+	}
+	a.Notifier = notify.New(db.Notify(), waitsSource{a.Waits}, ncfg)
+	if opener != nil {
+		opener.base = a.Notifier.Base
+	}
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
+		Notify: a.Notifier, Answers: waitsAnswerer{w: a.Waits, user: cfg.User},
 		Hooks: map[string]web.AgentHooks{
 			"claude": claude.NewService(svc, gate, claude.Config{PlanDirs: dirs.Claude, Log: cfg.Log, Asker: a.Asked}),
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
@@ -262,7 +283,8 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var bg sync.WaitGroup
-	for _, run := range []func(context.Context){a.Live.Run, a.Gate.Run, a.Shared.Run} {
+	a.Notifier.SetBaseURL("http://" + ln.Addr().String())
+	for _, run := range []func(context.Context){a.Live.Run, a.Gate.Run, a.Shared.Run, a.Notifier.Run} {
 		bg.Go(func() { run(ctx) })
 	}
 	if a.Listener != nil {

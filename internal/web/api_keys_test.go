@@ -1,6 +1,9 @@
 package web
 
 import (
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -45,7 +48,13 @@ func TestAPIKeysAreCamelCase(t *testing.T) {
 		update("s1", `{"sessionUpdate":"_vendor_progress","percent":40}`),
 		"not json",
 	}, "\n")
-	var approvalID, ruleID string
+	var approvalID, ruleID, targetID string
+	pushKey, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushBody := `{"endpoint":"https://push.example.com/sub","expirationTime":null,"keys":{"p256dh":"` +
+		base64.RawURLEncoding.EncodeToString(pushKey.PublicKey().Bytes()) + `","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`
 	steps := []struct {
 		method, route string
 		path          func() string // the route filled in; the route itself when nil
@@ -103,6 +112,13 @@ func TestAPIKeysAreCamelCase(t *testing.T) {
 		{"POST", "/api/v1/tokens", nil, `{"name":"ci","scope":"decide","expires":"24h"}`, 201},
 		{"GET", "/api/v1/tokens", nil, "", 200},
 		{"DELETE", "/api/v1/tokens/{name}", func() string { return "/api/v1/tokens/ci" }, "", 204},
+
+		{"POST", "/api/v1/notify/targets", nil, `{"kind":"webhook","url":"https://example.com/hook","name":"ci","secret":"s","filter":{"kinds":["plan"]}}`, 201},
+		{"GET", "/api/v1/notify/targets", nil, "", 200},
+		{"GET", "/api/v1/notify/targets/{id}/deliveries", func() string { return "/api/v1/notify/targets/" + targetID + "/deliveries" }, "", 200},
+		{"GET", "/api/v1/notify/vapid", nil, "", 200},
+		{"POST", "/api/v1/notify/push", nil, pushBody, 201},
+		{"DELETE", "/api/v1/notify/targets/{id}", func() string { return "/api/v1/notify/targets/" + targetID }, "", 204},
 	}
 	called := map[string]bool{}
 	answers := map[string][]byte{}
@@ -135,6 +151,9 @@ func TestAPIKeysAreCamelCase(t *testing.T) {
 		case st.method == "POST" && st.route == "/api/v1/approvals" && approvalID == "":
 			_ = json.Unmarshal(raw, &id)
 			approvalID = id.ID
+		case st.method == "POST" && st.route == "/api/v1/notify/targets":
+			_ = json.Unmarshal(raw, &id)
+			targetID = id.ID
 		case st.method == "POST" && st.route == "/api/v1/approvals/rules":
 			_ = json.Unmarshal(raw, &id)
 			ruleID = id.ID

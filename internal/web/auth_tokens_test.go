@@ -177,6 +177,9 @@ func TestEveryAPIRouteHasAScope(t *testing.T) {
 	adminOnly := map[string]bool{
 		"POST /api/v1/embed/login": true, // trades a token for the browser's cookie
 		"GET /api/v1/tokens":       true, "POST /api/v1/tokens": true, "DELETE /api/v1/tokens/{name}": true,
+		// Notification targets hold secrets and name URLs the server fetches: admins only.
+		"GET /api/v1/notify/targets": true, "POST /api/v1/notify/targets": true, "DELETE /api/v1/notify/targets/{id}": true,
+		"GET /api/v1/notify/targets/{id}/deliveries": true, "GET /api/v1/notify/vapid": true, "POST /api/v1/notify/push": true,
 	}
 	table, err := os.ReadFile("routes.go")
 	if err != nil {

@@ -24,6 +24,11 @@ func (s *Server) routes() http.Handler {
 	r.Get("/readyz", s.readyz)
 	r.Handle("/static/*", s.assets)
 	r.Get("/favicon.ico", s.assets.favicon)
+	r.Get("/manifest.webmanifest", s.webManifest)
+	r.Get("/sw.js", s.serviceWorker)
+	// Capability links: the link itself is the credential (no token, no cookie).
+	r.Get("/answer/{token}", s.answerLinkPage)
+	r.Post("/answer/{token}", s.answerLinkForm)
 
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth.RequirePage)
@@ -52,6 +57,10 @@ func (s *Server) routes() http.Handler {
 		r.Post("/shared/{name}", s.sharedSaveForm)
 		r.Post("/shared/{name}/delete", s.sharedDeleteForm)
 		r.Post("/shared/{name}/approval", s.sharedRequestApproval)
+
+		r.Get("/settings/notifications", s.notifySettings)
+		r.Post("/settings/notifications/targets", s.notifyAddTargetForm)
+		r.Post("/settings/notifications/targets/{id}/delete", s.notifyDeleteTargetForm)
 	})
 
 	r.Group(func(r chi.Router) {
@@ -109,6 +118,13 @@ func (s *Server) routes() http.Handler {
 
 		r.With(s.drain).Get("/api/v1/waits", s.apiWaits)
 		r.Post("/api/v1/waits/{id}/answer", s.apiAnswerWait)
+
+		r.Get("/api/v1/notify/targets", s.apiNotifyTargets)
+		r.Post("/api/v1/notify/targets", s.apiNotifyAddTarget)
+		r.Delete("/api/v1/notify/targets/{id}", s.apiNotifyDeleteTarget)
+		r.Get("/api/v1/notify/targets/{id}/deliveries", s.apiNotifyDeliveries)
+		r.Get("/api/v1/notify/vapid", s.apiNotifyVAPID)
+		r.Post("/api/v1/notify/push", s.apiNotifySubscribe)
 
 		r.Get("/api/v1/tokens", s.apiListTokens)
 		r.Post("/api/v1/tokens", s.apiCreateToken)

@@ -16,6 +16,7 @@ import (
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/metrics"
+	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -49,7 +50,12 @@ type Deps struct {
 	Perms       *permissions.Inbox
 	// Waits is the one list of what agents wait on a person for; nil builds one over Gate, Perms
 	// and Plans (without questions).
-	Waits   *waits.Service
+	Waits *waits.Service
+	// Notify carries waits outside the tab (targets, Web Push, answer links); nil turns the
+	// notification routes off.
+	Notify *notify.Notifier
+	// Answers answers a wait from a capability link; needed with Notify.
+	Answers notify.Answerer
 	Live    *live.Live
 	Files   *files.Roots          // file plans show content under these; nil shows none
 	Hooks   map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini
@@ -71,6 +77,8 @@ type Server struct {
 	sharedTools *sharedplans.Toolset
 	perms       *permissions.Inbox
 	waits       *waits.Service
+	notify      *notify.Notifier // nil: notifications are off
+	links       notify.Links
 	live        *live.Live
 	hooks       map[string]AgentHooks
 	mcp         http.Handler
@@ -106,6 +114,7 @@ func NewServer(d Deps) *Server {
 	s := &Server{
 		cfg: d.Config, log: d.Log, svc: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
 		perms: d.Perms, waits: d.Waits, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
+		notify: d.Notify,
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
 		captures: newCaptureQueue(d.MaxBody),
@@ -115,7 +124,10 @@ func NewServer(d Deps) *Server {
 		s.auth.WithTokens(d.Tokens, d.Gate.Get)
 	}
 	s.render.waiting = s.waitingBySession
-	a, err := newAssets(static.FS, map[string][]byte{"dag.css": dagCSS()}, d.Log)
+	if d.Notify != nil {
+		s.links = d.Notify.Links(d.Answers)
+	}
+	a, err := newAssets(static.FS, map[string][]byte{"dag.css": dagCSS(), "icon-192.png": appIcon(192), "icon-512.png": appIcon(512)}, d.Log)
 	if err != nil {
 		panic(err) // the files are embedded in the binary: unreadable means a broken build
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/plandash/plandash/internal/hub"
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/mcpserver"
+	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
@@ -100,8 +101,9 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 		Tokens: toks,
 		Config: Config{Hosts: cfg.Hosts, FrameAncestors: cfg.FrameAncestors, MaxBody: cfg.MaxBody, MaxLine: cfg.MaxLine, User: cfg.User, UserHeader: cfg.UserHeader, ClientIPHeader: cfg.ClientIPHeader, Log: log},
 		Token:  testToken, Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: permissions.New(cfg.Now), Live: lv, Files: roots,
-		Hooks: map[string]AgentHooks{"claude": claude.NewService(svc, gate, claude.Config{Log: log})},
-		MCP:   mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+		Hooks:  map[string]AgentHooks{"claude": claude.NewService(svc, gate, claude.Config{Log: log})},
+		MCP:    mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+		Notify: notify.New(db.Notify(), noWaits{}, notify.Config{BaseURL: "http://127.0.0.1", Log: log}),
 	})
 	var bg sync.WaitGroup
 	for _, run := range []func(context.Context){lv.Run} {
@@ -111,6 +113,14 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	t.Cleanup(func() { ts.Close(); cancel(); bg.Wait(); db.Close() })
 	jar, _ := cookiejar.New(nil)
 	return &testServer{Server: ts, srv: srv, client: &http.Client{Jar: jar}, tokens: toks, db: db, store: db.Plans(), dbPath: dbPath}
+}
+
+// noWaits is an empty list of waits: the notifier's routes answer, and it announces nothing.
+type noWaits struct{}
+
+func (noWaits) Await(ctx context.Context, after uint64) (uint64, []notify.Wait, error) {
+	<-ctx.Done()
+	return after, nil, ctx.Err()
 }
 
 // testApprover is the gate as the MCP approval tool sees it.

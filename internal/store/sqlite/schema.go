@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/plandash/plandash/internal/notify/notifysql"
 )
 
 // migrations are the schema's steps in order: applying steps[0:n] brings a database to version
@@ -14,7 +16,7 @@ import (
 // version was recorded. They are idempotent (IF NOT EXISTS) because such a database (version 0)
 // may already hold any of their tables, with the same names and columns.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema, notifysql.SQLiteSchema}
 }
 
 // approvalsBySession finds a session's previous request, whose review a new one may answer.

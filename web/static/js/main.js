@@ -20,6 +20,7 @@ import { startShared } from "./shared.js";
 import { startDag } from "./dag.js";
 import { startEmbed } from "./embed.js";
 import { startOverview } from "./overview.js";
+import { startPush } from "./push.js";
 
 const body = document.body;
 const topic = body.dataset.topic || "";
@@ -49,6 +50,7 @@ startEditor();
 startEdits();
 startReview();
 startInbox();
+startPush();
 
 // window.plandash.disconnect(ms), .resume() and .seq() let a test (or a curious person) see how the page
 // behaves on a flaky network without breaking the network.

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/notify"
+	"github.com/plandash/plandash/internal/web"
+)
+
+// BenchmarkWaitToWebhook measures how long a loopback webhook waits to hear that a plan began
+// to wait at the gate (submitted, stored, listed, stored in the outbox, claimed, sent), beside
+// a bare Go HTTP client posting a body of the same size to the same receiver. Each wait is
+// decided once heard, so the list stays short. Reports p50 and p99 of both, and the ratio.
+func BenchmarkWaitToWebhook(b *testing.B) {
+	heard := make(chan string, 16)
+	var size int
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body notify.WebhookBody
+		if json.Unmarshal(raw, &body) == nil && body.Event == "wait.began" && len(body.Waits) == 1 {
+			size = len(raw)
+			heard <- body.Waits[0].ID
+			return
+		}
+		if r.Header.Get("X-Bare") != "" {
+			heard <- "bare"
+		}
+	}))
+	b.Cleanup(rc.Close)
+	target, err := notify.ParseFlag("webhook+"+rc.URL+"/hook#secret=s", 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := b.TempDir()
+	a, err := Open(context.Background(), Config{Config: web.Config{Log: slog.New(slog.DiscardHandler)},
+		DataDir: data, Token: "tok", PlansDir: data + "/plans", Notify: []notify.Target{target}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { a.Serve(ctx, ln); close(done) }()
+	b.Cleanup(func() { cancel(); <-done })
+
+	var notified, bare []time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		r, _, err := a.Gate.Submit(ctx, approval.Submission{Title: "bench", Agent: "claude",
+			Plan: approval.PlanBody{Type: approval.TypeMarkdown, Markdown: "1. read\n2. write"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for id := <-heard; id != "plan-"+r.ID; id = <-heard {
+		}
+		notified = append(notified, time.Since(start))
+		b.StopTimer()
+		if _, err := a.Gate.Decide(ctx, r.ID, approval.DecisionInput{Action: approval.Approve, By: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+		payload := bytes.Repeat([]byte("x"), size)
+		b.StartTimer()
+		start = time.Now()
+		req, _ := http.NewRequest("POST", rc.URL+"/bare", bytes.NewReader(payload))
+		req.Header.Set("X-Bare", "1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+		for <-heard != "bare" {
+		}
+		bare = append(bare, time.Since(start))
+	}
+	b.StopTimer()
+	q := func(ds []time.Duration, p float64) float64 {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return float64(s[min(len(s)-1, int(float64(len(s))*p))].Microseconds())
+	}
+	b.ReportMetric(q(notified, 0.5), "p50-us")
+	b.ReportMetric(q(notified, 0.99), "p99-us")
+	b.ReportMetric(q(bare, 0.5), "bare-p50-us")
+	b.ReportMetric(q(bare, 0.99), "bare-p99-us")
+	b.ReportMetric(q(notified, 0.99)/max(q(bare, 0.99), 1), "p99-x-bare")
+}

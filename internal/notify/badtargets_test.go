@@ -1,0 +1,110 @@
+package notify_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/internal/notify"
+)
+
+// lastDelivery is the newest delivery of target once cond holds for it.
+func lastDelivery(t *testing.T, n *notify.Notifier, target string, cond func(notify.Delivery) bool) notify.Delivery {
+	t.Helper()
+	var d notify.Delivery
+	waitFor(t, func() bool {
+		ds, _ := n.Deliveries(context.Background(), target, 1)
+		if len(ds) == 1 && cond(ds[0]) {
+			d = ds[0]
+			return true
+		}
+		return false
+	})
+	return d
+}
+
+// TestBadTargetsCostBoundedTimeAndMemory: a target that hangs, redirects in a loop, answers
+// 500, or answers 100 MB costs one bounded request each, and its error is recorded.
+func TestBadTargetsCostBoundedTimeAndMemory(t *testing.T) {
+	var hits atomic.Int64
+	var written atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.Copy(io.Discard, r.Body) // the server notices a closed connection only once the body is read
+		switch r.URL.Path {
+		case "/hang":
+			<-r.Context().Done()
+		case "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		case "/huge":
+			w.WriteHeader(http.StatusInternalServerError)
+			chunk := make([]byte, 1<<20)
+			for range 100 {
+				n, err := w.Write(chunk)
+				written.Add(int64(n))
+				if err != nil {
+					return
+				}
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		path, want string
+		status     notify.Status
+	}{
+		{"/hang", "deadline exceeded", notify.Pending},
+		{"/loop", "redirect", notify.Failed},
+		{"/huge", "500", notify.Pending},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			hits.Store(0)
+			src := newList()
+			n := notify.New(store(t), src, notify.Config{BaseURL: base, Timeout: 300 * time.Millisecond, Static: flagTargets(t, "webhook+"+srv.URL+c.path)})
+			run(t, n)
+			src.set(plan("p"))
+			d := lastDelivery(t, n, "flag-1", func(d notify.Delivery) bool { return d.Error != "" })
+			if d.Status != c.status || !strings.Contains(d.Error, c.want) || len(d.Error) > 1000 {
+				t.Fatalf("delivery = %+v; want %s with %q in a short error", d, c.status, c.want)
+			}
+			if h := hits.Load(); h != 1 {
+				t.Fatalf("%d requests; want 1 (a retry waits its backoff)", h)
+			}
+			if c.path == "/huge" {
+				waitFor(t, func() bool { return written.Load() < 100<<20 })
+			}
+		})
+	}
+}
+
+// TestFailuresRetryThenGiveUp: a 500 is tried again after a backoff; one still failing after
+// GiveUp fails for good.
+func TestFailuresRetryThenGiveUp(t *testing.T) {
+	rc := newReceiver(t)
+	rc.status = http.StatusServiceUnavailable
+	src, clk := newList(), newClock()
+	n := notify.New(store(t), src, notify.Config{BaseURL: base, Now: clk.Now, GiveUp: time.Minute, Static: flagTargets(t, "webhook+"+rc.URL+"/hook")})
+	run(t, n)
+	src.set(plan("p"))
+	first := rc.next(t)
+	lastDelivery(t, n, "flag-1", func(d notify.Delivery) bool { return d.Attempts == 1 && d.Due.After(clk.Now()) })
+	clk.add(2 * time.Second) // past the first backoff
+	n.Kick()
+	second := rc.next(t)
+	if first.Header.Get("Idempotency-Key") != second.Header.Get("Idempotency-Key") {
+		t.Fatal("a retry carries another idempotency key")
+	}
+	lastDelivery(t, n, "flag-1", func(d notify.Delivery) bool { return d.Attempts == 2 && d.Due.After(clk.Now()) })
+	clk.add(2 * time.Minute)
+	n.Kick()
+	rc.next(t)
+	d := lastDelivery(t, n, "flag-1", func(d notify.Delivery) bool { return d.Status == notify.Failed })
+	if !strings.Contains(d.Error, "gave up") || !strings.Contains(d.Error, "503") {
+		t.Fatalf("delivery = %+v", d)
+	}
+}

@@ -1,0 +1,341 @@
+package notify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plandash/plandash/internal/errs"
+)
+
+// Config tunes a Notifier.
+type Config struct {
+	// BaseURL is the absolute URL plandash is reached at (http://127.0.0.1:7420): links and
+	// "Open" buttons point under it.
+	BaseURL string
+	Static  []Target         // targets from --notify: not stored, not editable
+	Now     func() time.Time // time.Now when nil
+	Log     *slog.Logger     // slog.Default when nil
+	Client  *http.Client     // NewClient() when nil
+	Owner   string           // this instance's name on the leases it takes; random when ""
+	Lease   time.Duration    // how long a claimed delivery is this instance's; 30s when zero
+	GiveUp  time.Duration    // a delivery still failing this long after it was due fails for good; 1h when zero
+	Poll    time.Duration    // how often the outbox is read when nothing kicks it; 1s when zero
+	Timeout time.Duration    // the most one send may take; 10s when zero
+	Subject string           // the VAPID subject (mailto: or https:); a placeholder when ""
+	// OnBegin is told of every wait that begins while this instance runs (the desktop opener).
+	OnBegin func(Wait)
+}
+
+// Notifier watches the list of waits, stores what is due for each target in the outbox, and
+// sends it. It never blocks the gate or ingest: it reads the list on its own goroutine and
+// talks to targets on others.
+type Notifier struct {
+	cfg   Config
+	store Store
+	src   Source
+
+	mu    sync.Mutex
+	open  map[string]Wait      // the list as last read; nil until read once
+	gone  map[string]time.Time // waits seen to end, when
+	kick  chan struct{}
+	vapid *VAPID
+}
+
+// New makes a notifier over store that follows src.
+func New(store Store, src Source, cfg Config) *Notifier {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Client == nil {
+		cfg.Client = NewClient()
+	}
+	if cfg.Owner == "" {
+		host, _ := os.Hostname()
+		b := make([]byte, 6)
+		rand.Read(b)
+		cfg.Owner = host + "-" + hex.EncodeToString(b)
+	}
+	cfg.Lease = cmpOr(cfg.Lease, 30*time.Second)
+	cfg.GiveUp = cmpOr(cfg.GiveUp, time.Hour)
+	cfg.Poll = cmpOr(cfg.Poll, time.Second)
+	cfg.Timeout = min(cmpOr(cfg.Timeout, sendTimeout), sendTimeout)
+	if cfg.Subject == "" {
+		cfg.Subject = "mailto:plandash@localhost.invalid"
+		if strings.HasPrefix(cfg.BaseURL, "https://") {
+			cfg.Subject = cfg.BaseURL
+		}
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	return &Notifier{cfg: cfg, store: store, src: src, kick: make(chan struct{}, 1)}
+}
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// Run follows the waits and sends the outbox until ctx ends.
+func (n *Notifier) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { n.watch(ctx) })
+	wg.Go(func() { n.sendLoop(ctx) })
+	wg.Wait()
+}
+
+// SetBaseURL sets the absolute URL links point under, when it is known only once the server
+// listens; a URL set in Config is kept.
+func (n *Notifier) SetBaseURL(u string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cfg.BaseURL == "" {
+		n.cfg.BaseURL = strings.TrimRight(u, "/")
+	}
+}
+
+// Base is the absolute URL links point under.
+func (n *Notifier) Base() string { return n.base() }
+
+func (n *Notifier) base() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cfg.BaseURL
+}
+
+// IsOpen reports whether the wait may still be open: false only for a wait this notifier saw
+// end. A wait it has not seen yet (another instance announced it first) counts as open; the
+// answer itself refuses one that ended.
+func (n *Notifier) IsOpen(id string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	_, gone := n.gone[id]
+	return !gone
+}
+
+// maxGone bounds the memory of ended waits: the oldest are forgotten first.
+const maxGone = 10000
+
+// watch reads the list each time it changes and stores what the change announces.
+func (n *Notifier) watch(ctx context.Context) {
+	var seq uint64
+	first := true
+	for ctx.Err() == nil {
+		s, list, err := n.src.Await(ctx, seq)
+		if err != nil {
+			if ctx.Err() == nil {
+				n.cfg.Log.Warn("notify: reading the waits", "err", err)
+				sleep(ctx, time.Second)
+			}
+			continue
+		}
+		seq = s
+		began, ended := n.diff(list)
+		if first {
+			ended = append(ended, n.endedWhileAway(ctx, list)...)
+			first = false
+		}
+		if err := n.announce(ctx, began, ended); err != nil && ctx.Err() == nil {
+			n.cfg.Log.Error("notify: storing notifications", "err", err)
+		}
+	}
+}
+
+// endedWhileAway is the waits announced before this start whose end no target heard: they
+// ended while plandash was down, and their notifications still show.
+func (n *Notifier) endedWhileAway(ctx context.Context, list []Wait) []Wait {
+	ds, err := n.store.Unended(ctx, 1000)
+	if err != nil {
+		n.cfg.Log.Warn("notify: reading what was announced before the start", "err", err)
+		return nil
+	}
+	open := map[string]bool{}
+	for _, w := range list {
+		open[w.ID] = true
+	}
+	seen := map[string]bool{}
+	var out []Wait
+	for _, d := range ds {
+		if !open[d.Wait.ID] && !seen[d.Wait.ID] {
+			seen[d.Wait.ID] = true
+			out = append(out, d.Wait)
+		}
+	}
+	return out
+}
+
+// diff replaces the list and returns what began and what ended since the last one. The first
+// list begins everything in it: the outbox's keys drop what was announced before a restart.
+func (n *Notifier) diff(list []Wait) (began, ended []Wait) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	next := make(map[string]Wait, len(list))
+	for _, w := range list {
+		next[w.ID] = w
+		if _, ok := n.open[w.ID]; !ok {
+			began = append(began, w)
+		}
+	}
+	if n.gone == nil {
+		n.gone = map[string]time.Time{}
+	}
+	now := n.cfg.Now()
+	for id, w := range n.open {
+		if _, ok := next[id]; !ok {
+			ended = append(ended, w)
+			n.gone[id] = now
+		}
+	}
+	if len(n.gone) > maxGone {
+		for id, at := range n.gone {
+			if now.Sub(at) > time.Hour || len(n.gone) > maxGone {
+				delete(n.gone, id)
+			}
+		}
+	}
+	n.open = next
+	return began, ended
+}
+
+// announce stores a delivery per target for each wait that began, and one that clears the
+// notification for each that ended (Web Push and webhooks), unless its announcement was
+// still waiting out the target's delay: then neither is sent.
+func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
+	if len(began) == 0 && len(ended) == 0 {
+		return nil
+	}
+	targets, err := n.Targets(ctx)
+	if err != nil {
+		return err
+	}
+	now := n.cfg.Now()
+	var ds []Delivery
+	for _, w := range began {
+		if n.cfg.OnBegin != nil {
+			n.cfg.OnBegin(w)
+		}
+		for _, t := range targets {
+			if t.Filter.Allows(w) {
+				ds = append(ds, Delivery{Key: DeliveryKey(t.ID, w.ID, Began), Target: t.ID, Event: Began, Wait: w, Due: now.Add(t.Delay), Status: Pending, Created: now})
+			}
+		}
+	}
+	for _, w := range ended {
+		skipped, err := n.store.Skip(ctx, w.ID, Began, now, "the wait ended before the delay was over")
+		if err != nil {
+			return err
+		}
+		for _, t := range targets {
+			if (t.Kind == WebPush || t.Kind == Webhook) && t.Filter.Allows(w) && !contains(skipped, t.ID) {
+				ds = append(ds, Delivery{Key: DeliveryKey(t.ID, w.ID, Ended), Target: t.ID, Event: Ended, Wait: w, Due: now, Status: Pending, Created: now})
+			}
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	if _, err := n.store.Enqueue(ctx, ds); err != nil {
+		return err
+	}
+	n.Kick()
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Kick makes the sender read the outbox now.
+func (n *Notifier) Kick() {
+	select {
+	case n.kick <- struct{}{}:
+	default:
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// Targets is every target: the flags' and the stored ones.
+func (n *Notifier) Targets(ctx context.Context) ([]Target, error) {
+	stored, err := n.store.Targets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]Target{}, n.cfg.Static...), stored...), nil
+}
+
+// AddTarget checks and stores a target an admin configured, giving it an ID.
+func (n *Notifier) AddTarget(ctx context.Context, t Target) (Target, error) {
+	t.Static = false
+	if err := t.Check(); err != nil {
+		return t, err
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	t.ID, t.Created = string(t.Kind)+"-"+hex.EncodeToString(b), n.cfg.Now().UTC()
+	if t.Name == "" {
+		t.Name = string(t.Kind) + " " + redactURL(t.URL)
+	}
+	return t, n.store.PutTarget(ctx, t)
+}
+
+// DeleteTarget removes a stored target.
+func (n *Notifier) DeleteTarget(ctx context.Context, id string) error {
+	if strings.HasPrefix(id, "flag-") {
+		return errs.New(errs.Invalid, "a target from --notify is removed by restarting without the flag")
+	}
+	return n.store.DeleteTarget(ctx, id)
+}
+
+// Deliveries is a target's recent deliveries, newest first.
+func (n *Notifier) Deliveries(ctx context.Context, target string, limit int) ([]Delivery, error) {
+	return n.store.Recent(ctx, target, limit)
+}
+
+// VAPID is the push key, made and stored on first use.
+func (n *Notifier) VAPID(ctx context.Context) (*VAPID, error) {
+	n.mu.Lock()
+	v := n.vapid
+	n.mu.Unlock()
+	if v != nil {
+		return v, nil
+	}
+	scalar, err := n.store.Secret(ctx, vapidSecret, newVAPIDScalar)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = ParseVAPID(scalar); err != nil {
+		return nil, err
+	}
+	n.mu.Lock()
+	n.vapid = v
+	n.mu.Unlock()
+	return v, nil
+}
+
+// Links is the capability links' checker over this notifier's store.
+func (n *Notifier) Links(a Answerer) Links {
+	return Links{Store: n.store, Answerer: a, Now: n.cfg.Now, Open: n.IsOpen}
+}

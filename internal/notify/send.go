@@ -1,0 +1,328 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Bounds on one send, whatever a target does: it answers within sendTimeout or fails, is not
+// followed through redirects, and at most readLimit bytes of its answer are read.
+const (
+	sendTimeout = 10 * time.Second
+	readLimit   = 4 << 10
+	claimBatch  = 100
+	keep        = 7 * 24 * time.Hour // finished deliveries and expired links are kept this long
+)
+
+// NewClient is the HTTP client targets are sent with: no redirects (a webhook that redirects
+// is misconfigured, and a loop must not cost more than one request), bounded time.
+func NewClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = sendTimeout
+	tr.MaxResponseHeaderBytes = 64 << 10
+	return &http.Client{
+		Transport:     tr,
+		Timeout:       sendTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// sendLoop claims what is due and sends it, until ctx ends.
+func (n *Notifier) sendLoop(ctx context.Context) {
+	tick := time.NewTicker(n.cfg.Poll)
+	defer tick.Stop()
+	var pruned time.Time
+	for ctx.Err() == nil {
+		if now := n.cfg.Now(); now.Sub(pruned) >= time.Hour {
+			// The outbox and the links would grow without end: a week of history is kept.
+			pruned = now
+			if _, err := n.store.Prune(ctx, now.Add(-keep)); err != nil && ctx.Err() == nil {
+				n.cfg.Log.Warn("notify: pruning the outbox", "err", err)
+			}
+		}
+		more, err := n.SendDue(ctx)
+		if err != nil && ctx.Err() == nil {
+			n.cfg.Log.Warn("notify: reading the outbox", "err", err)
+		}
+		if more {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-n.kick:
+		case <-tick.C:
+		}
+	}
+}
+
+// SendDue sends one batch of due deliveries, each target's on its own goroutine, and reports
+// whether a full batch was claimed (so there may be more).
+func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
+	ds, err := n.store.Claim(ctx, n.cfg.Owner, n.cfg.Now(), n.cfg.Lease, claimBatch)
+	if err != nil || len(ds) == 0 {
+		return false, err
+	}
+	targets, err := n.Targets(ctx)
+	if err != nil {
+		return false, err
+	}
+	byID := map[string]Target{}
+	for _, t := range targets {
+		byID[t.ID] = t
+	}
+	groups := map[string][]Delivery{}
+	var order []string
+	for _, d := range ds {
+		if _, ok := groups[d.Target]; !ok {
+			order = append(order, d.Target)
+		}
+		groups[d.Target] = append(groups[d.Target], d)
+	}
+	var wg sync.WaitGroup
+	for _, id := range order {
+		t, ok := byID[id]
+		wg.Go(func() { n.sendTarget(ctx, t, ok, groups[id]) })
+	}
+	wg.Wait()
+	return len(ds) == claimBatch, nil
+}
+
+// sendTarget sends one target's claimed deliveries. For the chat targets (ntfy, Slack,
+// Discord), waits that began are coalesced into one message ("5 plans wait"); Web Push and
+// webhooks get one request per delivery: a notification is cleared on its own, and a
+// receiver deduplicates by the one idempotency key each request carries.
+func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Delivery) {
+	if !ok {
+		for _, d := range ds {
+			n.finish(ctx, d, Failed, "the target was removed")
+		}
+		return
+	}
+	var began []Delivery
+	for _, d := range ds {
+		switch {
+		case d.Event == Began && !n.IsOpen(d.Wait.ID):
+			n.finish(ctx, d, Skipped, "the wait ended before it was announced")
+		case d.Event == Began && t.Kind != WebPush && t.Kind != Webhook:
+			began = append(began, d)
+		default:
+			n.deliver(ctx, t, []Delivery{d})
+		}
+	}
+	if len(began) > 0 {
+		n.deliver(ctx, t, began)
+	}
+}
+
+// deliver sends one message for ds and records the outcome on each.
+func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
+	err := n.post(ctx, t, ds)
+	if err != nil && ctx.Err() != nil {
+		return // stopping: the lease runs out and a sender takes it up again, same key
+	}
+	var perm *permanent
+	now := n.cfg.Now()
+	for _, d := range ds {
+		switch {
+		case err == nil:
+			n.finish(ctx, d, Sent, "")
+		case errors.As(err, &perm):
+			n.finish(ctx, d, Failed, err.Error())
+		case now.Sub(d.Due) >= n.cfg.GiveUp || now.Sub(d.Created) >= n.cfg.GiveUp+maxDelay:
+			n.finish(ctx, d, Failed, "gave up after "+n.cfg.GiveUp.String()+": "+err.Error())
+		default:
+			d.Status, d.Error, d.Due = Pending, err.Error(), now.Add(backoff(d.Attempts))
+			if _, ferr := n.store.Finish(context.WithoutCancel(ctx), n.cfg.Owner, d); ferr != nil {
+				n.cfg.Log.Warn("notify: recording a retry", "key", d.Key, "err", ferr)
+			}
+		}
+	}
+	if err != nil {
+		n.cfg.Log.Info("notify: a target did not take a notification", "target", t.ID, "kind", t.Kind, "err", err)
+	}
+	if errors.As(err, &perm) && perm.gone && t.Kind == WebPush && !t.Static {
+		// The browser unsubscribed: the push service says so once and for all.
+		n.store.DeleteTarget(ctx, t.ID)
+	}
+}
+
+// backoff is the wait before the next try: 1s, 2s, 4s … up to five minutes.
+func backoff(attempts int) time.Duration {
+	d := time.Second << min(max(attempts-1, 0), 9)
+	return min(d, 5*time.Minute)
+}
+
+func (n *Notifier) finish(ctx context.Context, d Delivery, st Status, msg string) {
+	d.Status, d.Error, d.Done = st, msg, n.cfg.Now()
+	if _, err := n.store.Finish(context.WithoutCancel(ctx), n.cfg.Owner, d); err != nil {
+		n.cfg.Log.Warn("notify: recording a delivery", "key", d.Key, "err", err)
+	}
+}
+
+// permanent is a failure a retry cannot mend (4xx but 408 and 429); gone: the push
+// subscription no longer exists.
+type permanent struct {
+	msg  string
+	gone bool
+}
+
+func (e *permanent) Error() string { return e.msg }
+
+// post builds the message for ds and sends it to t.
+func (n *Notifier) post(ctx context.Context, t Target, ds []Delivery) error {
+	m, err := n.message(ctx, t, ds)
+	if err != nil {
+		return err
+	}
+	var out outgoing
+	if t.Kind == WebPush {
+		out, err = n.pushRequest(ctx, t, m)
+	} else {
+		out, err = render(t, m, n.cfg.Now())
+	}
+	if err != nil {
+		return &permanent{msg: err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, out.URL, bytes.NewReader(out.Body))
+	if err != nil {
+		return &permanent{msg: err.Error()}
+	}
+	req.Header = out.Header
+	req.Header.Set("User-Agent", "plandash")
+	resp, err := n.cfg.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, readLimit))
+	switch c := resp.StatusCode; {
+	case c >= 200 && c < 300:
+		return nil
+	case c >= 300 && c < 400:
+		return &permanent{msg: fmt.Sprintf("the target answered %s, a redirect to %q: give its final URL", resp.Status, clip(resp.Header.Get("Location"), 200))}
+	case c == http.StatusRequestTimeout || c == http.StatusTooManyRequests || c >= 500:
+		return fmt.Errorf("the target answered %s: %s", resp.Status, clip(string(head), 200))
+	default:
+		return &permanent{msg: fmt.Sprintf("the target answered %s: %s", resp.Status, clip(string(head), 200)),
+			gone: c == http.StatusNotFound || c == http.StatusGone}
+	}
+}
+
+// channel is how a target's kind is named in a decision's record ("approved from ntfy").
+func channel(k Kind) string {
+	switch k {
+	case Ntfy:
+		return "ntfy"
+	case Slack:
+		return "Slack"
+	case Discord:
+		return "Discord"
+	case WebPush:
+		return "Web Push"
+	}
+	return "a webhook"
+}
+
+// message is what ds say, with answer links when it is one wait that fits.
+func (n *Notifier) message(ctx context.Context, t Target, ds []Delivery) (message, error) {
+	m := message{Event: ds[0].Event, Key: ds[0].Key}
+	base := n.base()
+	for _, d := range ds {
+		m.Waits = append(m.Waits, d.Wait)
+	}
+	if len(m.Waits) == 1 {
+		m.Open = base + m.Waits[0].URL
+	} else {
+		m.Open = base + "/approvals"
+	}
+	if w := m.Waits[0]; len(m.Waits) == 1 && m.Event == Began && w.OneTap() {
+		for _, a := range w.Actions {
+			if a.ID == "text" {
+				continue // free text is typed on the page, not tapped
+			}
+			tok, err := newLink(ctx, n.store, w, a, channel(t.Kind), n.cfg.Now())
+			if err != nil {
+				return m, err
+			}
+			m.Buttons = append(m.Buttons, button{Action: a.ID, Label: a.Label, URL: base + LinkPath + tok})
+		}
+	}
+	return m, nil
+}
+
+// pushPayload is what the service worker receives (web/static/sw.js reads it).
+type pushPayload struct {
+	Type    string       `json:"type"` // began or ended
+	Tag     string       `json:"tag"`  // the wait's id: the ended push closes the notification with this tag
+	Title   string       `json:"title,omitempty"`
+	Body    string       `json:"body,omitempty"`
+	URL     string       `json:"url,omitempty"` // the page to open (a path)
+	Actions []pushAction `json:"actions,omitempty"`
+}
+
+type pushAction struct {
+	Action string `json:"action"`
+	Title  string `json:"title"`
+	Link   string `json:"link"` // the capability link's path
+}
+
+// pushRequest encrypts m for the subscription and signs the request with the VAPID key.
+func (n *Notifier) pushRequest(ctx context.Context, t Target, m message) (outgoing, error) {
+	w := m.Waits[0]
+	p := pushPayload{Type: string(m.Event), Tag: w.ID}
+	if m.Event == Began {
+		p.Title, p.Body, p.URL = m.Title(), clip(m.Body(), 1000), w.URL
+		for _, b := range m.Buttons {
+			p.Actions = append(p.Actions, pushAction{Action: b.Action, Title: b.Label, Link: LinkPath + b.URL[strings.LastIndex(b.URL, "/")+1:]})
+		}
+	}
+	plain, err := json.Marshal(p)
+	if err != nil {
+		return outgoing{}, err
+	}
+	body, err := Encrypt(*t.Push, plain)
+	if err != nil {
+		return outgoing{}, err
+	}
+	v, err := n.VAPID(ctx)
+	if err != nil {
+		return outgoing{}, err
+	}
+	auth, err := v.Authorization(t.URL, n.cfg.Subject, n.cfg.Now())
+	if err != nil {
+		return outgoing{}, err
+	}
+	ttl := 24 * 3600
+	if !w.Deadline.IsZero() {
+		ttl = max(60, min(ttl, int(w.Deadline.Sub(n.cfg.Now()).Seconds())))
+	}
+	urgency := "high"
+	if m.Event == Ended {
+		urgency = "normal"
+	}
+	return outgoing{URL: t.URL, Body: body, Header: http.Header{
+		"Content-Type":     {"application/octet-stream"},
+		"Content-Encoding": {"aes128gcm"},
+		"Ttl":              {strconv.Itoa(ttl)},
+		"Urgency":          {urgency},
+		"Topic":            {pushTopic(w.ID)},
+		"Authorization":    {auth},
+	}}, nil
+}
+
+// pushTopic names the wait's push for the push service (RFC 8030 §5.4): the ended push
+// replaces an undelivered began one. Topics are at most 32 base64url characters.
+func pushTopic(waitID string) string {
+	return HashToken(waitID)[:32]
+}
