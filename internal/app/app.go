@@ -35,6 +35,7 @@ import (
 	"github.com/plandash/plandash/internal/store/postgres"
 	"github.com/plandash/plandash/internal/store/sqlite"
 	"github.com/plandash/plandash/internal/tokens"
+	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -86,6 +87,8 @@ type App struct {
 	Gate   *approval.Gate
 	Shared *sharedplans.Service
 	Perms  *permissions.Inbox
+	// Waits is the one list of what agents wait on a person for, read by pages and the API.
+	Waits  *waits.Service
 	Live   *live.Live
 	Server *web.Server
 	Token  string
@@ -169,9 +172,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			postgres.ListenOptions{Log: cfg.Log, OnReconnect: m.ListenReconnects.Inc})
 		ready = pg.Ready
 	}
+	a.Waits = waits.New(gate, a.Perms, svc, nil, waits.Config{Now: cfg.Now, Log: cfg.Log, Host: host})
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
-		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Live: a.Live, Files: roots,
+		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
 		Hooks: map[string]web.AgentHooks{
 			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),

@@ -59,7 +59,7 @@ type Inbox struct {
 	store    Store
 	now      func() time.Time
 	log      *slog.Logger
-	onChange func(latest string)
+	onChange []func(latest string)
 
 	mu   sync.Mutex
 	wake map[string]chan struct{} // by stream: closed when an answer may be waiting
@@ -79,12 +79,19 @@ func NewOn(store Store, now func() time.Time, log *slog.Logger) *Inbox {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Inbox{store: store, now: now, log: log, onChange: func(string) {}, wake: map[string]chan struct{}{}}
+	return &Inbox{store: store, now: now, log: log, wake: map[string]chan struct{}{}}
 }
 
-// OnChange sets fn to be called after every change, outside the inbox's lock, with the title of
-// a newly offered request ("" for other changes). Set it before the inbox is used.
-func (in *Inbox) OnChange(fn func(latest string)) { in.onChange = fn }
+// OnChange adds fn to be called after every change, outside the inbox's lock, with the title of
+// a newly offered request ("" for other changes). Add listeners before the inbox is used.
+func (in *Inbox) OnChange(fn func(latest string)) { in.onChange = append(in.onChange, fn) }
+
+// changed tells the listeners.
+func (in *Inbox) changed(latest string) {
+	for _, fn := range in.onChange {
+		fn(latest)
+	}
+}
 
 // readTimeout bounds the reads of List and OpenCount, whose callers (page renders) have no
 // context to give; a database that does not answer by then shows an empty list, logged.
@@ -131,7 +138,7 @@ func (in *Inbox) Offer(r Request) error {
 	if err := in.store.Offer(context.Background(), r); err != nil {
 		return err
 	}
-	in.onChange(Title(r.Params))
+	in.changed(Title(r.Params))
 	return nil
 }
 
@@ -141,7 +148,7 @@ func (in *Inbox) Resolve(stream string, id json.RawMessage, by string, o *acp.Pe
 		in.log.Error("permissions: resolve a request", "stream", stream, "err", err)
 		return
 	}
-	in.onChange("")
+	in.changed("")
 }
 
 // Answer queues the dashboard's answer for the proxy that offered the request. The first answer
@@ -176,7 +183,7 @@ func (in *Inbox) Notify(stream string) {
 		delete(in.wake, stream)
 	}
 	in.mu.Unlock()
-	in.onChange("")
+	in.changed("")
 }
 
 // Answers is a proxy's long poll: the answers queued for its stream, as soon as there are any,

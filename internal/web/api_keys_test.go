@@ -72,6 +72,8 @@ func TestAPIKeysAreCamelCase(t *testing.T) {
 		{"GET", "/api/v1/approvals/rules", nil, "", 200},
 		{"POST", "/api/v1/approvals/{id}/decision", func() string { return "/api/v1/approvals/" + approvalID + "/decision" }, `{"action":"modify","comment":"smaller","plan":{"type":"items","entries":[{"content":"Read the code","priority":"high","status":"pending"}]}}`, 200},
 		{"GET", "/api/v1/approvals/audit", nil, "", 200},
+		{"GET", "/api/v1/waits", nil, "", 200},
+		{"POST", "/api/v1/waits/{id}/answer", func() string { return "/api/v1/waits/plan-" + approvalID + "/answer" }, `{"action":"approve"}`, 409},
 		{"DELETE", "/api/v1/approvals/rules/{rule}", func() string { return "/api/v1/approvals/rules/" + ruleID }, "", 200},
 
 		{"POST", "/api/v1/shared-plans", nil, `{"name":"release","title":"Release","author":"ann","status":"draft","content":"# Release\n- [ ] tag"}`, 201},

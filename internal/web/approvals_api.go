@@ -166,15 +166,15 @@ func (s *Server) apiDecideApproval(w http.ResponseWriter, r *http.Request) {
 }
 
 // apiApprovalCount serves GET /api/v1/approvals/count: what the navigation shows on every page,
-// the gate's waiting requests and the agents' open permission requests together.
+// the length of the one list of waits (plans, permissions, questions, sessions waiting for a
+// prompt), with the list's seq.
 func (s *Server) apiApprovalCount(w http.ResponseWriter, r *http.Request) {
-	seq := s.gate.Seq()
-	n, err := s.gate.CountPending(r.Context())
+	l, err := s.waits.List(r.Context())
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pending": n + s.perms.OpenCount(), "seq": seq})
+	writeJSON(w, http.StatusOK, map[string]any{"pending": len(l.Waits), "seq": l.Seq})
 }
 
 // apiApprovalAudit serves GET /api/v1/approvals/audit?session=&agent=&cursor=&limit=: the audit

@@ -31,7 +31,11 @@ func (s *Server) inboxData(ctx context.Context) (templates.ApprovalsPage, error)
 	// The seq is read first: anything that changes while the lists are read is sent again on
 	// the socket, never missed.
 	p := templates.ApprovalsPage{Seq: s.live.Seq(), Now: s.gate.Now(), Acp: s.acpPermissionViews()}
-	var err error
+	l, err := s.waits.List(ctx)
+	if err != nil {
+		return p, err
+	}
+	p.Waits = l.Waits
 	if p.Pending, err = s.gate.PendingSummaries(ctx); err != nil {
 		return p, err
 	}

@@ -114,7 +114,8 @@ func routeNeed(method, pattern string) need {
 		"GET /api/v1/approvals", "GET /api/v1/approvals/audit", "GET /api/v1/approvals/count",
 		"GET /api/v1/approvals/rules", "POST /api/v1/approvals/rules", "DELETE /api/v1/approvals/rules/{rule}",
 		"POST /api/v1/approvals/{id}/decision",
-		"GET /api/v1/proxy/permissions", "POST /api/v1/proxy/permissions/answer":
+		"GET /api/v1/proxy/permissions", "POST /api/v1/proxy/permissions/answer",
+		"GET /api/v1/waits", "POST /api/v1/waits/{id}/answer":
 		return need{scope: tokens.Decide}
 	}
 	// MCP over HTTP is an agent's: its tools write shared plans and ask for approval.

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -86,43 +85,15 @@ func sessionFilter(f templates.OverviewFilter, waiting map[string][]templates.Wa
 	return sf
 }
 
-// needsYou is what waits for a person across sessions, oldest first, at most needsYouMax.
-func (s *Server) needsYou(ctx context.Context) []templates.Waiting {
-	type item struct {
-		templates.Waiting
-		sessionID, agent string
+// needsYou is what waits for a person across sessions, oldest first, at most needsYouMax: the
+// one list of waits; total is the list's length.
+func (s *Server) needsYou(ctx context.Context) (needs []templates.Waiting, total int) {
+	l := s.waitList(ctx)
+	out := make([]templates.Waiting, 0, min(len(l.Waits), needsYouMax))
+	for _, w := range l.Waits[:min(len(l.Waits), needsYouMax)] {
+		out = append(out, waitingView(w))
 	}
-	var items []item
-	pending, err := s.gate.PendingSummaries(ctx)
-	if err != nil {
-		s.log.Error("listing pending requests", "err", err)
-	}
-	for _, p := range pending {
-		items = append(items, item{templates.Waiting{Title: p.Title, Href: "/approvals/" + url.PathEscape(p.ID), Since: p.Created}, p.SessionID, p.Agent})
-	}
-	for _, p := range s.perms.List() {
-		if p.Open() {
-			items = append(items, item{templates.Waiting{Title: permissions.Title(p.Params), Href: "/approvals#" + templates.AcpPermissionRowID(p.Stream, string(p.ID)), Since: p.Offered}, p.SessionID, ""})
-		}
-	}
-	slices.SortStableFunc(items, func(a, b item) int { return a.Since.Compare(b.Since) })
-	out := make([]templates.Waiting, 0, min(len(items), needsYouMax))
-	who := map[string]string{}
-	for _, it := range items[:min(len(items), needsYouMax)] {
-		w, ok := who[it.sessionID]
-		if !ok && it.sessionID != "" {
-			if sess, err := s.svc.SessionOnly(ctx, it.sessionID); err == nil {
-				w = sess.Name()
-				if sess.Cwd != "" {
-					w += " · " + sess.Cwd
-				}
-			}
-			who[it.sessionID] = w
-		}
-		it.Who = cmp.Or(w, it.agent)
-		out = append(out, it.Waiting)
-	}
-	return out
+	return out, len(l.Waits)
 }
 
 // filterOptions are the filter menus' choices: what the most recent sessions have, and the
@@ -171,7 +142,8 @@ func (s *Server) overviewData(ctx context.Context, f templates.OverviewFilter) (
 	}
 	now := s.svc.Now()
 	o := templates.Overview{Seq: seq, Now: now, Filter: f, Groups: make([]templates.Group, len(groups)),
-		Needs: s.needsYou(ctx), Options: s.filterOptions(ctx, f)}
+		Options: s.filterOptions(ctx, f)}
+	o.Needs, o.NeedsTotal = s.needsYou(ctx)
 	for i, g := range groups {
 		o.Groups[i] = templates.NewGroup(g.Session, s.render.views(ctx, g.Plans, nil, true), g.Tally, waiting[g.Session.ID], now, s.svc.Idle())
 	}

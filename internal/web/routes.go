@@ -103,6 +103,9 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/proxy/permissions/answer", s.apiProxyAnswer)
 		r.With(s.drain).Get("/api/v1/proxy/answers", s.apiProxyAnswers)
 
+		r.With(s.drain).Get("/api/v1/waits", s.apiWaits)
+		r.Post("/api/v1/waits/{id}/answer", s.apiAnswerWait)
+
 		r.Get("/api/v1/tokens", s.apiListTokens)
 		r.Post("/api/v1/tokens", s.apiCreateToken)
 		r.Delete("/api/v1/tokens/{name}", s.apiRevokeToken)

@@ -20,6 +20,7 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/tokens"
+	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/web/static"
 )
 
@@ -46,11 +47,14 @@ type Deps struct {
 	Shared      *sharedplans.Service
 	SharedTools *sharedplans.Toolset // the eight tools, file tools confined to the allowed roots
 	Perms       *permissions.Inbox
-	Live        *live.Live
-	Files       *files.Roots          // file plans show content under these; nil shows none
-	Hooks       map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini
-	MCP         http.Handler          // MCP over streamable HTTP, served at /mcp
-	Metrics     *metrics.Set          // what GET /metrics shows; nil counts into a set of its own
+	// Waits is the one list of what agents wait on a person for; nil builds one over Gate, Perms
+	// and Plans (without questions).
+	Waits   *waits.Service
+	Live    *live.Live
+	Files   *files.Roots          // file plans show content under these; nil shows none
+	Hooks   map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini
+	MCP     http.Handler          // MCP over streamable HTTP, served at /mcp
+	Metrics *metrics.Set          // what GET /metrics shows; nil counts into a set of its own
 
 	// Ready is GET /readyz's probe: nil error when the database answers and is migrated. When
 	// nil, the probe is a read through the gate.
@@ -66,6 +70,7 @@ type Server struct {
 	shared      *sharedplans.Service
 	sharedTools *sharedplans.Toolset
 	perms       *permissions.Inbox
+	waits       *waits.Service
 	live        *live.Live
 	hooks       map[string]AgentHooks
 	mcp         http.Handler
@@ -95,9 +100,12 @@ func NewServer(d Deps) *Server {
 	if d.Metrics == nil {
 		d.Metrics = metrics.New("", "")
 	}
+	if d.Waits == nil {
+		d.Waits = waits.New(d.Gate, d.Perms, d.Plans, nil, waits.Config{Now: d.Plans.Now, Log: d.Log})
+	}
 	s := &Server{
 		cfg: d.Config, log: d.Log, svc: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
-		perms: d.Perms, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
+		perms: d.Perms, waits: d.Waits, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
 		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
 		captures: make(chan capture, maxCaptureQueue),
@@ -120,6 +128,7 @@ func NewServer(d Deps) *Server {
 	d.Gate.OnChange(s.gateChanged)
 	d.Shared.OnChange(func(name string) { s.live.Announce(live.Change{Kind: changeShared, ID: name}) })
 	d.Perms.OnChange(s.permissionsChanged)
+	d.Waits.OnChange(s.waitsChanged)
 	s.handler = s.routes()
 	return s
 }

@@ -1,18 +1,18 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/live"
-	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -23,7 +23,13 @@ const (
 	changeRules       = "rules"       // the gate's auto-approve rules
 	changePermissions = "permissions" // the relayed ACP permission requests
 	changeShared      = "shared"      // ID: the shared plan's name
+	// changeWaits: the one list of waits moved; ID the wait, after beganPrefix when it began.
+	changeWaits = "waits"
 )
+
+// beganPrefix marks a waits change where a wait began (in its ID: a Part would reach only
+// topics that render parts): the count's notification names it.
+const beganPrefix = "began:"
 
 // Topics the socket subscribes to. Every page also follows topicGate, the pending count in the
 // navigation.
@@ -38,13 +44,13 @@ const (
 
 // registerTopics declares every live page: which changes it shows and how it renders them.
 func (s *Server) registerTopics() {
-	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeApproval, changePermissions}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
+	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeWaits}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
 	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Parts: true, Kinds: []string{changeSession}, Render: s.renderSessionPart, Snapshot: s.renderSession})
-	s.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions}, Render: s.renderInbox})
+	s.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions, changeWaits}, Render: s.renderInbox})
 	s.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: s.renderApprovalPanel})
 	s.live.Register(live.Topic{Name: topicShared, Kinds: []string{changeShared}, Render: s.renderSharedCard})
 	s.live.Register(live.Topic{Name: topicShared, Keyed: true, Kinds: []string{changeShared}, Render: s.renderSharedPlan})
-	s.live.Register(live.Topic{Name: topicGate, Kinds: []string{changeApproval, changePermissions}, Render: s.renderPendingCount})
+	s.live.Register(live.Topic{Name: topicGate, Kinds: []string{changeWaits}, Render: s.renderPendingCount})
 }
 
 // sessionsCommitted is the plans service's listener: every touched session as a whole (the
@@ -106,32 +112,51 @@ func (s *Server) permissionsChanged(string) {
 	s.live.Announce(cs...)
 }
 
-// waitingBySession lists what waits for a person, by session, oldest first.
+// waitingBySession lists what waits for a person, by session, oldest first: the one list.
 func (s *Server) waitingBySession(ctx context.Context) map[string][]templates.Waiting {
 	out := map[string][]templates.Waiting{}
-	pending, err := s.gate.PendingSummaries(ctx)
-	if err != nil {
-		s.log.Error("listing pending requests", "err", err)
-	}
-	for _, p := range pending {
-		if p.SessionID != "" {
-			out[p.SessionID] = append(out[p.SessionID], templates.Waiting{Title: p.Title, Href: "/approvals/" + url.PathEscape(p.ID), Since: p.Created})
-		}
-	}
-	for _, p := range s.perms.List() {
-		if p.Open() && p.SessionID != "" {
-			out[p.SessionID] = append(out[p.SessionID], templates.Waiting{Title: permissions.Title(p.Params), Href: "/approvals#acp-permissions", Since: p.Offered})
+	for _, w := range s.waitList(ctx).Waits {
+		if w.SessionID != "" {
+			out[w.SessionID] = append(out[w.SessionID], waitingView(w))
 		}
 	}
 	return out
+}
+
+// waitList is the one list of waits; a failure to read it is logged and shows an empty list.
+func (s *Server) waitList(ctx context.Context) waits.List {
+	l, err := s.waits.List(ctx)
+	if err != nil {
+		s.log.Error("listing waits", "err", err)
+	}
+	return l
+}
+
+// inboxWaitsFragments is the inbox's section of the one list.
+func (s *Server) inboxWaitsFragments(ctx context.Context) ([]live.Fragment, error) {
+	l, err := s.waits.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []live.Fragment{{ID: templates.InboxWaitsID, View: templates.InboxWaits(l.Waits, s.svc.Now())}}, nil
+}
+
+// waitingView is a wait as the strip and a session's head show it.
+func waitingView(w waits.Wait) templates.Waiting {
+	who := w.AgentName
+	if w.Cwd != "" {
+		who = cmp.Or(who, "an agent") + " · " + w.Cwd
+	}
+	return templates.Waiting{Title: w.Title, Href: w.URL, Since: w.Since, Who: who, Kind: string(w.Kind)}
 }
 
 func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
 	switch c.Kind {
 	case changeShared:
 		return s.sharedRowFragment(ctx, c.ID)
-	case changeApproval, changePermissions:
-		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(s.needsYou(ctx), s.svc.Now())}}, nil
+	case changeWaits:
+		needs, total := s.needsYou(ctx)
+		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(needs, total, s.svc.Now())}}, nil
 	}
 	f, err := s.render.overviewFragment(ctx, c.ID, s.svc.Now())
 	if err != nil {
@@ -148,7 +173,7 @@ func (s *Server) overviewSnapshot(ctx context.Context, _ string) ([]live.Fragmen
 	if err != nil {
 		return nil, err
 	}
-	return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(o.Needs, o.Now)}, {ID: "sessions", View: templates.SessionGroups(o)}}, nil
+	return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(o.Needs, o.NeedsTotal, o.Now)}, {ID: "sessions", View: templates.SessionGroups(o)}}, nil
 }
 
 // renderSession is every live part of a session's page, for a page from before a restart.
@@ -227,6 +252,8 @@ func (s *Server) renderInbox(ctx context.Context, _ string, c live.Change) ([]li
 		return []live.Fragment{{ID: templates.ApprovalRulesID, View: templates.ApprovalRules(rules, now)}}, nil
 	case changePermissions:
 		return []live.Fragment{{ID: templates.AcpPermissionsID, View: templates.AcpPermissions(s.acpPermissionViews(), now)}}, nil
+	case changeWaits:
+		return s.inboxWaitsFragments(ctx)
 	}
 	r, err := s.gate.Get(ctx, c.ID)
 	if err != nil {
@@ -253,23 +280,34 @@ func panelFragment(r approval.Request, now time.Time) live.Fragment {
 	return live.Fragment{ID: templates.ApprovalPanelID(r.ID), View: templates.ApprovalPanel(templates.ApprovalPage{Request: r, Now: now})}
 }
 
-// renderPendingCount is the navigation's count of what waits for a person, with the title of the
-// request that just arrived for the notification.
+// renderPendingCount is the navigation's count of what waits for a person (the one list), with
+// the title of the wait that just began for the notification.
 func (s *Server) renderPendingCount(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
-	n, err := s.gate.CountPending(ctx)
+	l, err := s.waits.List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	latest := ""
-	switch c.Kind {
-	case changeApproval:
-		if r, err := s.gate.Get(ctx, c.ID); err == nil && !r.Decided() {
-			latest = r.Title
+	if strings.HasPrefix(c.ID, beganPrefix) && len(l.Waits) > 0 {
+		newest := l.Waits[0]
+		for _, w := range l.Waits {
+			if !w.Since.Before(newest.Since) {
+				newest = w
+			}
 		}
-	case changePermissions:
-		latest = s.newestPermissionTitle()
+		latest = newest.Title
 	}
-	return []live.Fragment{{ID: templates.PendingCountID, View: templates.PendingCount(n+s.perms.OpenCount(), latest, s.gate.Seq())}}, nil
+	return []live.Fragment{{ID: templates.PendingCountID, View: templates.PendingCount(len(l.Waits), latest, l.Seq)}}, nil
+}
+
+// waitsChanged is the list's listener: the count, the strip, the inbox, and the session that
+// waits (or no longer waits).
+func (s *Server) waitsChanged(c waits.Change) {
+	id := c.ID
+	if c.Began != "" {
+		id = beganPrefix + id
+	}
+	s.live.Announce(live.Change{Kind: changeWaits, ID: id})
 }
 
 // renderSharedCard is a shared plan's card on the list: as last recorded, or why its file cannot

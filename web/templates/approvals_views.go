@@ -9,11 +9,13 @@ import (
 	"github.com/a-h/templ"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/waits"
 )
 
 // ApprovalsPage is the gate's inbox.
 type ApprovalsPage struct {
 	Acp     []AcpPermission // relayed by `plandash acp`
+	Waits   []waits.Wait    // the one list of waits: its length is the page's count
 	Pending []approval.Summary
 	Decided []approval.Request
 	Rules   []approval.Rule

@@ -52,16 +52,19 @@ type Waiting struct {
 	Who   string // the session's agent and directory, for lists of many sessions
 	Href  string // where the person answers it
 	Since time.Time
+	Kind  string // plan, permission, question or input
 }
 
 // Overview is the front page.
 type Overview struct {
-	Groups  []Group
-	Seq     uint64
-	Ingest  string // the ingest URL, for the empty state
-	Now     time.Time
-	Recent  []plans.Session
-	Version string
+	// NeedsTotal is how many waits there are; Needs lists the oldest of them.
+	NeedsTotal int
+	Groups     []Group
+	Seq        uint64
+	Ingest     string // the ingest URL, for the empty state
+	Now        time.Time
+	Recent     []plans.Session
+	Version    string
 	// Shared are the most recently updated shared plans (docker-agent's), of SharedTotal.
 	Shared      []SharedPlan
 	SharedTotal int

@@ -1,0 +1,230 @@
+package waits
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/permissions"
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// Gate is what the list uses of approval.Gate: its pending requests, deciding one, and hearing
+// of its changes (local ones, and other instances' through its Notify).
+type Gate interface {
+	Pending(ctx context.Context) ([]approval.Request, error)
+	Get(ctx context.Context, id string) (approval.Request, error)
+	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
+	OnChange(fn func(approval.Change))
+}
+
+// Permissions is what the list uses of permissions.Inbox.
+type Permissions interface {
+	List() []permissions.Request
+	Answer(stream string, id json.RawMessage, o acp.PermissionOutcome, by string) error
+	OnChange(fn func(latest string))
+}
+
+// Sessions names who waits: the session's agent, machine and working directory.
+type Sessions interface {
+	SessionOnly(ctx context.Context, id string) (plans.Session, error)
+}
+
+// Change is what a listener hears when the list changed: the wait that began or changed, when
+// one is known (ID), and its title when it just began (Began), for a page's notification.
+type Change struct {
+	Seq   uint64
+	ID    string
+	Began string
+}
+
+// Config tunes the Service.
+type Config struct {
+	Now  func() time.Time // the clock; time.Now when nil
+	Log  *slog.Logger     // slog.Default when nil
+	Host string           // this machine's name, for waits of local sessions; os.Hostname when ""
+}
+
+// Service is the one list. It is safe for concurrent use.
+type Service struct {
+	gate     Gate
+	perms    Permissions
+	sessions Sessions
+	asked    *Asked // questions and input waits; nil lists none
+	cfg      Config
+
+	mu        sync.Mutex
+	seq       uint64
+	changed   chan struct{} // closed and replaced on every change
+	listeners []func(Change)
+}
+
+// New builds the list over its sources and starts hearing their changes. asked may be nil.
+func New(gate Gate, perms Permissions, sessions Sessions, asked *Asked, cfg Config) *Service {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Host == "" {
+		cfg.Host, _ = os.Hostname()
+	}
+	s := &Service{gate: gate, perms: perms, sessions: sessions, asked: asked, cfg: cfg, changed: make(chan struct{})}
+	s.seq = s.next(0)
+	gate.OnChange(func(c approval.Change) {
+		if c.Request != nil {
+			began := ""
+			if !c.Request.Decided() {
+				began = c.Request.Title
+			}
+			s.bump(Change{ID: PlanID(c.Request.ID), Began: began})
+		}
+	})
+	perms.OnChange(func(latest string) { s.bump(Change{Began: latest}) })
+	if asked != nil {
+		asked.onChange = func(id, began string) { s.bump(Change{ID: id, Began: began}) }
+	}
+	return s
+}
+
+// OnChange registers fn to be called after every change of the list, in order. fn may run while
+// a source holds its lock: it must be quick and must not call back into the sources.
+func (s *Service) OnChange(fn func(Change)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listeners = append(s.listeners, fn)
+}
+
+// next is the sequence number after last. It follows the clock (in microseconds) when that is
+// ahead, so instances sharing a database, which each number the changes they hear, agree
+// closely enough that a client moving between them never waits on a number already passed; a
+// restarted instance also starts past every number it gave before.
+func (s *Service) next(last uint64) uint64 {
+	return max(last+1, uint64(max(s.cfg.Now().UnixMicro(), 0)))
+}
+
+// bump moves the sequence, wakes the long polls and tells the listeners.
+func (s *Service) bump(c Change) {
+	s.mu.Lock()
+	s.seq = s.next(s.seq)
+	c.Seq = s.seq
+	close(s.changed)
+	s.changed = make(chan struct{})
+	ls := s.listeners
+	s.mu.Unlock()
+	for _, fn := range ls {
+		fn(c)
+	}
+}
+
+// Seq is the list's current sequence number.
+func (s *Service) Seq() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+// List is every current wait, oldest first. Its Seq is read before the sources, so a change
+// made while they are read moves the sequence past it and a long poll sees it.
+func (s *Service) List(ctx context.Context) (List, error) {
+	seq := s.Seq()
+	var out []Wait
+	pending, err := s.gate.Pending(ctx)
+	if err != nil {
+		return List{}, err
+	}
+	now := s.cfg.Now()
+	who := s.who(ctx)
+	for _, r := range pending {
+		if now.Before(r.Deadline) {
+			out = append(out, planWait(r, who(r.SessionID)))
+		}
+	}
+	for _, p := range s.perms.List() {
+		if p.Open() {
+			out = append(out, permissionWait(p, who(p.SessionID)))
+		}
+	}
+	if s.asked != nil {
+		open, err := s.asked.Open(ctx)
+		if err != nil {
+			return List{}, err
+		}
+		for _, a := range open {
+			out = append(out, a.Wait(who(a.SessionID)))
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Wait) int { return cmp.Or(a.Since.Compare(b.Since), cmp.Compare(a.ID, b.ID)) })
+	if out == nil {
+		out = []Wait{}
+	}
+	return List{Seq: seq, Waits: out}, nil
+}
+
+// Get is the current wait id; ok is false when there is none (it ended, or never was).
+func (s *Service) Get(ctx context.Context, id string) (Wait, bool, error) {
+	l, err := s.List(ctx)
+	if err != nil {
+		return Wait{}, false, err
+	}
+	for _, w := range l.Waits {
+		if w.ID == id {
+			return w, true, nil
+		}
+	}
+	return Wait{}, false, nil
+}
+
+// Await returns the list as soon as its sequence is past after, or as it stands once limit
+// has passed or ctx ended.
+func (s *Service) Await(ctx context.Context, after uint64, limit time.Duration) (List, error) {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		seq, ch := s.seq, s.changed
+		s.mu.Unlock()
+		if seq > after {
+			return s.List(ctx)
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return s.List(ctx)
+		case <-ctx.Done():
+			return List{}, ctx.Err()
+		}
+	}
+}
+
+// Who is who waits: the session's agent, machine and directory.
+type Who struct {
+	SessionID, Agent, AgentName, Machine, Cwd string
+}
+
+// who returns a lookup of sessions that reads each session once per list.
+func (s *Service) who(ctx context.Context) func(id string) Who {
+	seen := map[string]Who{}
+	return func(id string) Who {
+		if w, ok := seen[id]; ok || id == "" {
+			return w
+		}
+		w := Who{SessionID: id, Machine: s.cfg.Host}
+		if sess, err := s.sessions.SessionOnly(ctx, id); err == nil {
+			w.Agent, w.AgentName, w.Cwd = sess.Agent, sess.Name(), sess.Cwd
+			if sess.Host != "" {
+				w.Machine = sess.Host
+			}
+		}
+		seen[id] = w
+		return w
+	}
+}
