@@ -129,11 +129,17 @@ export class Connection implements vscode.Disposable {
     void this.open(embedPath(w.url));
   }
 
-  /** openOldest opens the oldest wait, or this workspace's sessions when nothing waits. */
+  /** openOldest opens the oldest wait, or the panel's first view when nothing waits. */
   openOldest(): void {
     const w = oldest(this.waits());
     if (w) this.openWait(w);
-    else void this.open(overviewPath(this.folders()[0]));
+    else void this.open(this.firstView());
+  }
+
+  /** firstView is the overview the panel opens on: this workspace's (plandash.panelScope) or all. */
+  firstView(): string {
+    const all = vscode.workspace.getConfiguration("plandash").get<string>("panelScope") === "all";
+    return overviewPath(all ? undefined : this.folders()[0]);
   }
 
   /** explain says why there is no connection and offers the way out. */
