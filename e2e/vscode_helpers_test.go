@@ -292,5 +292,6 @@ func activationTime(p *page) string {
 		time.Sleep(200 * time.Millisecond) // let the list draw the rows now in view; not an assertion
 	}
 	p.wait("plandash in Running Extensions", row+` !== undefined`)
+	p.t.Logf("Running Extensions, the fastest: %s", p.eval(`[...document.querySelectorAll(".runtime-extensions-editor .monaco-list-row")].map(r => r.textContent.replace(/\s+/g, " ").trim()).join(" | ")`))
 	return p.eval(fmt.Sprintf(`(function(){ const r = %s; const a = r.querySelector(".activation-time"); return a ? a.textContent.trim() : r.textContent.trim(); })()`, row))
 }

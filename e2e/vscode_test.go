@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	pdapp "github.com/plandash/plandash/internal/app"
@@ -73,7 +74,7 @@ func TestVSCodeExtension(t *testing.T) {
 
 	// The theme follows VS Code's, live: dark now, light once the setting changes.
 	waitFrame(p, "the dark theme in the panel", panel, `document.documentElement.dataset.theme === "dark"`)
-	saveShotOf(t, p, "vscode-panel-dark.png")
+	saveShotOf(t, p, "screenshot-panel-dark.png")
 	runCommand(p, "Preferences: Toggle between Light/Dark Themes")
 	waitFrame(p, "the light theme in the panel", panel, `document.documentElement.dataset.theme === "light" &&
 		getComputedStyle(document.documentElement).getPropertyValue("--bg").trim().toLowerCase() === "#ffffff"`)
@@ -81,9 +82,12 @@ func TestVSCodeExtension(t *testing.T) {
 
 	// A plan submitted for approval: the count rises, a notification offers Approve, and the
 	// agent waiting at the gate gets the decision.
+	began := time.Now()
 	first := a.submit(approvalBody("Ship the rate limiter", "sess-here"))
 	decided := a.await(first)
 	waitStatus(p, "plandash: 1 waiting")
+	// A report for the goal (≤ 500 ms), not an assertion: it includes this test's 50 ms polling.
+	t.Logf("the wait reached the status bar %s after it was submitted", time.Since(began).Round(time.Millisecond))
 	p.wait("the notification", toast("Ship the rate limiter")+` !== undefined`)
 	saveShotOf(t, p, "screenshot-notification.png")
 	clickToastButton(p, "Ship the rate limiter", "Approve")

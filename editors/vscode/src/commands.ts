@@ -3,7 +3,7 @@
 import { execFile } from "node:child_process";
 import * as vscode from "vscode";
 import { Connection, secretKey } from "./connection";
-import type { Panel } from "./panel";
+import type { CommandId } from "./ids";
 import { overviewPath } from "./scope";
 import { isHttpURL } from "./target";
 
@@ -21,18 +21,19 @@ const AGENTS = [
  */
 const FRAME_ANCESTORS = "'self' vscode-webview: http://127.0.0.1:* http://localhost:*";
 
-/** registerCommands adds every command; they do nothing until run. */
-export function registerCommands(ctx: vscode.ExtensionContext, conn: Connection, _panel: Panel): void {
-  const reg = (id: string, fn: (...args: unknown[]) => unknown) => ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
-  reg("plandash.openDashboard", () => conn.open(overviewPath()));
-  reg("plandash.openWorkspace", () => conn.open(overviewPath(conn.folders()[0])));
-  reg("plandash.openInbox", () => conn.open("/embed/approvals"));
-  reg("plandash.openOldestWait", () => conn.openOldest());
-  reg("plandash.explain", () => conn.explain());
-  reg("plandash.disconnect", () => conn.stop());
-  reg("plandash.connect", () => connect(ctx, conn));
-  reg("plandash.startServer", () => startServer(conn));
-  reg("plandash.installHooks", () => installHooks(conn));
+/** handlers is what each command does. */
+export function handlers(ctx: vscode.ExtensionContext, conn: Connection): Record<CommandId, () => unknown> {
+  return {
+    "plandash.openDashboard": () => conn.open(overviewPath()),
+    "plandash.openWorkspace": () => conn.open(overviewPath(conn.folders()[0])),
+    "plandash.openInbox": () => conn.open("/embed/approvals"),
+    "plandash.openOldestWait": () => conn.openOldest(),
+    "plandash.explain": () => conn.explain(),
+    "plandash.disconnect": () => conn.stop(),
+    "plandash.connect": () => connect(ctx, conn),
+    "plandash.startServer": () => startServer(conn),
+    "plandash.installHooks": () => installHooks(conn),
+  };
 }
 
 async function connect(ctx: vscode.ExtensionContext, conn: Connection): Promise<void> {

@@ -1,18 +1,22 @@
-// The extension's entry: activation registers the commands and the status bar item and returns;
-// the connection starts right after, outside the activation VS Code times.
+// The extension's entry. Activation only registers the commands and schedules the start: the
+// rest of the extension (connection, panel, status bar) is loaded right after, outside the
+// activation time VS Code measures, or at once when a command runs first.
 import * as vscode from "vscode";
-import { registerCommands } from "./commands";
-import { Connection } from "./connection";
-import { Panel } from "./panel";
+import type { App } from "./app";
+import { CommandId, INTERNAL, PALETTE } from "./ids";
 
 /** activate is called once VS Code has started (onStartupFinished). */
 export function activate(ctx: vscode.ExtensionContext): void {
-  const panel = new Panel(ctx.extensionUri);
-  const conn = new Connection(ctx, panel);
-  ctx.subscriptions.push(panel, conn);
-  registerCommands(ctx, conn, panel);
-  // Nothing waits on the network or the disk before VS Code counts activation as done.
-  setTimeout(() => conn.start(), 0);
+  let app: App | undefined;
+  const get = (): App => {
+    // require, not import: loading the modules is the work kept out of activation.
+    app ??= (require("./app") as typeof import("./app")).start(ctx);
+    return app;
+  };
+  for (const id of [...PALETTE, ...INTERNAL] as CommandId[]) {
+    ctx.subscriptions.push(vscode.commands.registerCommand(id, () => get().run(id)));
+  }
+  setTimeout(get, 0);
 }
 
 /** deactivate: the subscriptions stop the long poll and close the panel. */
