@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,13 +92,18 @@ func startVSCode(t *testing.T, cs, vsix string, settings map[string]any, env ...
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.WaitDelay = 5 * time.Second
+	// code-server runs a child server, extension hosts and terminals: in a process group of its
+	// own, all of them are stopped together, first with SIGTERM so they end what they started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start code-server: %v", err)
 	}
 	t.Cleanup(func() {
 		cancel()
 		_ = cmd.Wait()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever of the group outlived it
 		logf.Close()
 	})
 	deadline := time.Now().Add(2 * waitFor)
@@ -144,20 +150,28 @@ func (v *vsCode) writeSettings(t *testing.T, extra map[string]any) {
 		// Screenshots without half-faded notifications or an empty secondary side bar.
 		"workbench.reduceMotion": "on", "workbench.secondarySideBar.defaultVisibility": "hidden",
 	}
+	// Machine-scoped settings (plandash.path, .server, .dataDir) count only in the machine's
+	// own settings file in a remote window, which code-server's window is.
+	machine := map[string]any{}
 	for k, val := range extra {
+		if strings.HasPrefix(k, "plandash.") {
+			machine[k] = val
+			continue
+		}
 		s[k] = val
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
+	writeJSON(t, filepath.Join(v.userData, "Machine", "settings.json"), machine)
+	writeJSON(t, filepath.Join(v.userData, "User", "settings.json"), s)
+}
+
+// writeJSON writes v as JSON into path, making its directory.
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(v.userData, "User")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, string(b))
 }
 
 // frameEval evaluates expr, which must yield a string, in the first frame of the tab whose

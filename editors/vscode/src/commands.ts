@@ -106,7 +106,9 @@ async function installHooks(conn: Connection): Promise<void> {
   });
 }
 
-/** quote makes s one word for a POSIX shell. */
+/** quote makes s one word for the terminal's shell, readably: double quotes when they suffice. */
 function quote(s: string): string {
-  return /^[\w./:-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  if (/^[\w./:-]+$/.test(s)) return s;
+  if (!/["$`\\!]/.test(s)) return `"${s}"`;
+  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// With no plandash running, the extension says so in the status bar, offers to start it, runs
+// `plandash serve` in a terminal when asked, and connects to it by itself.
+func TestVSCodeStartsPlandash(t *testing.T) {
+	cs := codeServer(t)
+	vsix, err := vscodeScript(t, "package")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildPlandash(t)
+	data := t.TempDir()
+	pd := filepath.Join(data, "plandash")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	// A server that stopped without cleaning up left its address: nothing answers there now.
+	writeFile(t, filepath.Join(pd, "addr"), "http://"+addr+"\n")
+
+	// plandash.path runs the real plandash on that address and data directory, and records its
+	// pid so the test stops exactly the server it caused to start.
+	pidFile := filepath.Join(t.TempDir(), "serve.pid")
+	wrapper := filepath.Join(t.TempDir(), "plandash")
+	writeFile(t, wrapper, "#!/bin/sh\necho $$ > "+pidFile+"\ncmd=$1\nshift\nexec "+bin+` "$cmd" --addr `+addr+" --data "+pd+` "$@"`+"\n")
+	if err := os.Chmod(wrapper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGTERM)
+			}
+		}
+	})
+
+	ws := filepath.Join(t.TempDir(), "shop")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v := startVSCode(t, cs, vsix, map[string]any{"plandash.path": wrapper}, "XDG_DATA_HOME="+data)
+	p := openVSCode(t, v, ws)
+	waitStatusWithin(p, "plandash: not running", 4*waitFor)
+	p.eval(`document.getElementById("plandash.plandash.plandash.waits").querySelector("a, .statusbar-item-label").click(); "ok"`)
+	clickToastButton(p, "plandash is not running", "Start plandash serve")
+	waitStatusWithin(p, "plandash: 0 waiting", 2*waitFor)
+	if _, err := os.Stat(filepath.Join(pd, "token")); err != nil {
+		t.Fatalf("the server started from VS Code made no token in its data directory: %v", err)
+	}
+}
