@@ -8,10 +8,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // With no plandash running, the extension says so in the status bar, offers to start it, runs
-// `plandash serve` in a terminal when asked, and connects to it by itself.
+// `plandash serve` in a terminal when asked, and connects to it by itself. Then it installs an
+// agent's hooks into the workspace with `plandash install AGENT --project`.
 func TestVSCodeStartsPlandash(t *testing.T) {
 	cs := codeServer(t)
 	vsix, err := vscodeScript(t, "package")
@@ -34,7 +38,7 @@ func TestVSCodeStartsPlandash(t *testing.T) {
 	// pid so the test stops exactly the server it caused to start.
 	pidFile := filepath.Join(t.TempDir(), "serve.pid")
 	wrapper := filepath.Join(t.TempDir(), "plandash")
-	writeFile(t, wrapper, "#!/bin/sh\necho $$ > "+pidFile+"\ncmd=$1\nshift\nexec "+bin+` "$cmd" --addr `+addr+" --data "+pd+` "$@"`+"\n")
+	writeFile(t, wrapper, "#!/bin/sh\nif [ \"$1\" = serve ]; then\n  echo $$ > "+pidFile+"\n  shift\n  exec "+bin+" serve --addr "+addr+" --data "+pd+` "$@"`+"\nfi\nexec "+bin+` "$@"`+"\n")
 	if err := os.Chmod(wrapper, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -58,5 +62,15 @@ func TestVSCodeStartsPlandash(t *testing.T) {
 	waitStatusWithin(p, "plandash: 0 waiting", 2*waitFor)
 	if _, err := os.Stat(filepath.Join(pd, "token")); err != nil {
 		t.Fatalf("the server started from VS Code made no token in its data directory: %v", err)
+	}
+
+	runCommand(p, "plandash: Install Hooks for an Agent into This Workspace")
+	p.wait("the agents to choose from", `[...document.querySelectorAll(".quick-input-list .monaco-list-row")].some(r => r.textContent.includes("Claude Code"))`)
+	p.do(chromedp.SendKeys(chromedp.CSS(".quick-input-widget .quick-input-box input"), "Claude Code"))
+	p.do(chromedp.KeyEvent(kb.Enter))
+	p.wait("what changed", toast("Claude Code's hooks are in shop")+` !== undefined`)
+	settings, err := os.ReadFile(filepath.Join(ws, ".claude", "settings.json"))
+	if err != nil || !strings.Contains(string(settings), bin) {
+		t.Fatalf("the workspace's .claude/settings.json has no plandash hooks (%v): %s", err, settings)
 	}
 }
