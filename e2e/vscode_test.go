@@ -96,9 +96,18 @@ func TestVSCodeExtension(t *testing.T) {
 	}
 	waitStatus(p, "plandash: 0 waiting")
 
+	// A wait of a session elsewhere counts in the status bar but raises no notification here
+	// (plandash.notifications is "workspace"); the next one of this workspace does, after it.
+	away := a.submit(approvalBody("Rotate the staging keys", "sess-away"))
+	waitStatus(p, "plandash: 1 waiting")
+
 	// Decided in the browser first: a late Approve in VS Code is told so, not shown an error.
 	second := a.submit(approvalBody("Drop the old sessions table", "sess-here"))
 	p.wait("the second notification", toast("Drop the old sessions table")+` !== undefined`)
+	if evalAs[bool](p, toast("Rotate the staging keys")+` !== undefined`) {
+		p.fail("a wait of a session outside the workspace raised a notification")
+	}
+	a.gateAPI("POST", "/api/v1/approvals/"+away+"/decision", `{"action":"approve"}`)
 	b := openPage(t, a, "/approvals/"+second)
 	b.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "not this week"))
 	b.do(click(`[data-testid="reject"]`))
