@@ -38,7 +38,9 @@ deps() {
 		return 0
 	fi
 	say "installing the extension's dev dependencies"
-	(cd "$ext" && npm ci --no-audit --no-fund --loglevel=error >&2)
+	# --ignore-scripts: the only install scripts are keytar's (vsce login's keychain, a native build)
+	# and vsce-sign's (signing): packaging needs neither.
+	(cd "$ext" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
 	touch "$ext/node_modules/.installed"
 }
 
