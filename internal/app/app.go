@@ -65,6 +65,7 @@ type Database interface {
 	Approvals() approval.Store
 	SharedHistory() sharedplans.HistoryStore
 	Tokens() tokens.Store
+	Waits() waits.Store
 	Close() error
 }
 
@@ -88,7 +89,9 @@ type App struct {
 	Shared *sharedplans.Service
 	Perms  *permissions.Inbox
 	// Waits is the one list of what agents wait on a person for, read by pages and the API.
-	Waits  *waits.Service
+	Waits *waits.Service
+	// Asked is the waits plandash keeps itself: agents' questions, sessions waiting for input.
+	Asked  *waits.Asked
 	Live   *live.Live
 	Server *web.Server
 	Token  string
@@ -162,22 +165,23 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token, Metrics: m,
 		Tokens: tokens.NewService(db.Tokens(), cfg.Now, cfg.Log),
 		Perms:  permissions.New(cfg.Now),
+		Asked:  waits.NewAsked(db.Waits(), cfg.Now, cfg.Log),
 		Live:   live.New(hub.New(hub.Options{}), live.Options{Log: cfg.Log, Now: cfg.Now}),
 	}
 	var ready func(context.Context) error // nil: web probes the database through the gate
 	if pg, ok := db.(*postgres.DB); ok {
 		// Instances share the permission requests, and hear each other's changes.
 		a.Perms = permissions.NewOn(pg.Permissions(), cfg.Now, cfg.Log)
-		a.Listener = pg.Listener(remote{live: a.Live, gate: gate, perms: a.Perms, log: cfg.Log, notes: m.ListenNotes}.note,
+		a.Listener = pg.Listener(remote{live: a.Live, gate: gate, perms: a.Perms, asked: a.Asked, log: cfg.Log, notes: m.ListenNotes}.note,
 			postgres.ListenOptions{Log: cfg.Log, OnReconnect: m.ListenReconnects.Inc})
 		ready = pg.Ready
 	}
-	a.Waits = waits.New(gate, a.Perms, svc, nil, waits.Config{Now: cfg.Now, Log: cfg.Log, Host: host})
+	a.Waits = waits.New(gate, a.Perms, svc, a.Asked, waits.Config{Now: cfg.Now, Log: cfg.Log, Host: host})
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
 		Hooks: map[string]web.AgentHooks{
-			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log}),
+			"claude": claude.NewService(svc, gate, claude.Config{Home: home, Log: cfg.Log, Asker: a.Asked}),
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
 			"gemini": gemini.NewService(svc, gate, gemini.Config{Home: home, Log: cfg.Log}),
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
@@ -232,7 +236,7 @@ func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate) 
 	user, pass := opencode.AuthFromEnv(getenv)
 	home, _ := os.UserHomeDir()
 	for _, url := range cfg.OpenCode {
-		w := opencode.NewWatcher(url, svc, gate, opencode.Options{Username: user, Password: pass, Questions: true, Permissions: true,
+		w := opencode.NewWatcher(url, svc, gate, opencode.Options{Username: user, Password: pass, Questions: true, Permissions: true, Asker: a.Asked,
 			PlanRoots: []string{filepath.Join(home, ".local", "share", "opencode", "plans")}, Log: log})
 		a.agents = append(a.agents, func(ctx context.Context) {
 			if err := w.Run(ctx); err != nil && ctx.Err() == nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/plandash/plandash/internal/metrics"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/store/postgres"
+	"github.com/plandash/plandash/internal/waits"
 )
 
 // Several instances on one PostgreSQL database: each commit notifies its changes inside its
@@ -21,6 +22,7 @@ type remote struct {
 	live  *live.Live
 	gate  *approval.Gate
 	perms *permissions.Inbox
+	asked *waits.Asked
 	log   *slog.Logger
 	notes *metrics.CounterVec // by kind and how the note arrived
 }
@@ -35,7 +37,7 @@ func (r remote) note(ctx context.Context, n postgres.Note) {
 	}
 	kind := n.Kind
 	switch kind {
-	case postgres.NoteSession, postgres.NoteShared, postgres.NoteApproval, postgres.NoteRules, postgres.NotePermissions:
+	case postgres.NoteSession, postgres.NoteShared, postgres.NoteApproval, postgres.NoteRules, postgres.NotePermissions, postgres.NoteWaits:
 	default:
 		kind = "other" // a label from the wire stays in a bounded set
 	}
@@ -53,6 +55,9 @@ func (r remote) note(ctx context.Context, n postgres.Note) {
 		err = r.gate.NotifyRule(ctx, n.ID)
 	case postgres.NotePermissions:
 		r.perms.Notify(n.ID)
+	case postgres.NoteWaits:
+		// A question answered there wakes the hook waiting here; the list moves.
+		r.asked.Notify(n.ID)
 	}
 	if err != nil && ctx.Err() == nil {
 		r.log.Error("applying another instance's change", "kind", n.Kind, "id", n.ID, "err", err)

@@ -28,7 +28,7 @@ type Agent struct {
 	Log      io.Writer
 }
 
-// Run plays the three scripted agents side by side, over and over.
+// Run plays the scripted agents side by side, over and over.
 func (a *Agent) Run(ctx context.Context) error {
 	if a.Speed <= 0 {
 		a.Speed = 1

@@ -3,6 +3,7 @@ package demo_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -203,5 +204,44 @@ func TestAgentReportsARefusingServer(t *testing.T) {
 	}
 	if err == nil || client.StatusOf(err) != http.StatusUnauthorized {
 		t.Fatalf("Run = %v, want the server's 401", err)
+	}
+}
+
+// TestDemoAsksAndWaits: the demo's question agent waits on the dashboard for its answer and
+// goes on with it; its idle agent waits for the next prompt, with its last message.
+func TestDemoAsksAndWaits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the scripted agents take seconds")
+	}
+	base := serve(t, t.TempDir())
+	runAgent(t, &demo.Agent{API: client.New(base, token), Dir: t.TempDir(), Speed: 10})
+	type list struct {
+		Seq   uint64
+		Waits []struct {
+			ID, Kind, Detail string
+			Answerable       bool
+			Actions          []struct{ ID, Label string }
+		}
+	}
+	var l list
+	seen := map[string]bool{}
+	answered := false
+	deadline := time.Now().Add(wait)
+	for !(answered && seen["idle"] && seen["went on"]) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: answered %v, seen %v; last list %+v", wait, answered, seen, l)
+		}
+		api(t, base, "GET", fmt.Sprintf("/api/v1/waits?after=%d&wait=5s", l.Seq), "", &l)
+		for _, w := range l.Waits {
+			switch {
+			case w.Kind == "question" && !answered && len(w.Actions) == 2 && w.Actions[1].Label == "SQLite":
+				api(t, base, "POST", "/api/v1/waits/"+w.ID+"/answer", `{"action":"opt-1"}`, nil)
+				answered = true
+			case w.Kind == "input" && strings.Contains(w.Detail, "Shall I also export") && !w.Answerable:
+				seen["idle"] = true
+			case w.Kind == "input" && answered && strings.Contains(w.Detail, "Going with SQLite"):
+				seen["went on"] = true
+			}
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 // script plays one session.
 type script func(r *run) error
 
-var scripts = []script{claudeTodo, planModeAgent, opencodeRefactor, dagAgent}
+var scripts = []script{claudeTodo, planModeAgent, opencodeRefactor, dagAgent, questionAgent, idleAgent}
 
 type step struct{ content, priority string }
 

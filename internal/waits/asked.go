@@ -119,6 +119,10 @@ func (a *Asked) Begin(ctx context.Context, r Record) error {
 // Close ends a wait that ended elsewhere (answered in the terminal, the session moved on), if
 // it was still open; it reports whether it was.
 func (a *Asked) Close(ctx context.Context, id, by, outcome string) (bool, error) {
+	// Most events of a session find nothing open: a read costs far less than a write.
+	if r, err := a.store.Get(ctx, id); errs.KindOf(err) == errs.NotFound || (err == nil && !r.Open()) {
+		return false, nil
+	}
 	closed := false
 	_, err := a.store.End(ctx, id, func(r *Record) error {
 		if r == nil || !r.Open() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -227,4 +228,13 @@ func (s *Service) who(ctx context.Context) func(id string) Who {
 		seen[id] = w
 		return w
 	}
+}
+
+// Kept returns a wait plandash keeps (a question, a session waiting for input), open or ended,
+// for its page.
+func (s *Service) Kept(ctx context.Context, id string) (Record, error) {
+	if s.asked == nil {
+		return Record{}, errs.Errorf(errs.NotFound, "no wait %q", id)
+	}
+	return s.asked.Get(ctx, id)
 }

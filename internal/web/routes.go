@@ -40,6 +40,9 @@ func (s *Server) routes() http.Handler {
 		r.Post("/approvals/{id}/decide", s.approvalDecideForm)
 		r.Post("/approvals/{id}/diff", s.approvalEditDiff)
 
+		r.Get("/waits/{id}", s.waitPage)
+		r.Post("/waits/{id}/answer", s.waitAnswerForm)
+
 		r.Get("/shared", s.sharedListPage)
 		r.Get("/shared/-/new", s.sharedNewPage)
 		r.Post("/shared/-/new", s.sharedCreateForm)

@@ -51,6 +51,7 @@ func (s *Server) registerTopics() {
 	s.live.Register(live.Topic{Name: topicShared, Kinds: []string{changeShared}, Render: s.renderSharedCard})
 	s.live.Register(live.Topic{Name: topicShared, Keyed: true, Kinds: []string{changeShared}, Render: s.renderSharedPlan})
 	s.live.Register(live.Topic{Name: topicGate, Kinds: []string{changeWaits}, Render: s.renderPendingCount})
+	s.live.Register(live.Topic{Name: topicWait, Keyed: true, Kinds: []string{changeWaits}, Render: s.renderWaitPanel})
 }
 
 // sessionsCommitted is the plans service's listener: every touched session as a whole (the

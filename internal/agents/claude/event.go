@@ -39,6 +39,8 @@ const (
 	ToolTaskCreate   = "TaskCreate"
 	ToolTaskUpdate   = "TaskUpdate"
 	ToolExitPlanMode = "ExitPlanMode"
+	// ToolAskUserQuestion asks the person questions; a PreToolUse hook may answer them.
+	ToolAskUserQuestion = "AskUserQuestion"
 )
 
 // Event is one hook payload. Known fields are lifted out; Raw is the whole payload as sent, so

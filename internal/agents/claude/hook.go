@@ -61,7 +61,7 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	if opts.Host != "" && ev.Host == "" {
 		body = withHost(body, opts.Host)
 	}
-	gate := IsGateEvent(ev)
+	gate := Waits(ev) // a plan at the gate or a question: the answer is printed
 	limit := opts.CaptureTimeout
 	if gate {
 		limit = opts.GateTimeout
@@ -76,7 +76,11 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	if !gate {
 		return nil
 	}
-	if err := CheckAnswer(answer); err != nil {
+	check := CheckAnswer
+	if IsQuestionEvent(ev) {
+		check = CheckQuestionAnswer
+	}
+	if err := check(answer); err != nil {
 		log.Warn("plandash hook: unusable answer; the terminal decides", "err", err)
 		return nil
 	}

@@ -107,6 +107,10 @@ func desired(opts InstallOptions) map[string]json.RawMessage {
 			timeout = 86400
 		}
 		out[EventPermissionRequest] = group(ToolExitPlanMode, map[string]any{"type": "command", "command": cmd, "timeout": timeout})
+		// Questions wait for the person's answer in plandash: a hook that is not async, in a
+		// group of its own beside the async capture of the plan tools.
+		out[EventPreToolUse] = marshalArray([]json.RawMessage{out[EventPreToolUse],
+			group(ToolAskUserQuestion, map[string]any{"type": "command", "command": cmd, "timeout": timeout})})
 	}
 	return out
 }

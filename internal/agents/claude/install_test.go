@@ -77,6 +77,12 @@ func TestInstall(t *testing.T) {
 	if len(gate) != 1 || gate[0].Matcher != ToolExitPlanMode || gate[0].Hooks[0].Async || gate[0].Hooks[0].Timeout != 86400 {
 		t.Errorf("gate: %+v", gate)
 	}
+	// Questions wait for plandash's answer: a hook of their own, not async.
+	pre := s.Hooks[EventPreToolUse]
+	if n := len(pre); n < 2 || pre[n-2].Matcher != planTools || !pre[n-2].Hooks[0].Async ||
+		pre[n-1].Matcher != ToolAskUserQuestion || pre[n-1].Hooks[0].Async || pre[n-1].Hooks[0].Timeout != 86400 {
+		t.Errorf("PreToolUse: %+v", pre)
+	}
 	// The user's keys keep their order, hooks stays where it was.
 	if i, j, k := strings.Index(got, `"model"`), strings.Index(got, `"hooks"`), strings.Index(got, `"env"`); !(i < j && j < k) {
 		t.Errorf("key order lost:\n%s", got)
@@ -92,7 +98,8 @@ func TestInstall(t *testing.T) {
 
 	opts.Gate = false
 	less, err := Install(path, opts)
-	if err != nil || !reflect.DeepEqual(less.Removed, []string{EventPermissionRequest}) || len(less.Added)+len(less.Updated) != 0 {
+	// The question hook goes with the gate: PreToolUse keeps only the capture.
+	if err != nil || !reflect.DeepEqual(less.Removed, []string{EventPermissionRequest}) || len(less.Added) != 0 || !reflect.DeepEqual(less.Updated, []string{EventPreToolUse}) {
 		t.Errorf("without the gate: %+v %v", less, err)
 	}
 

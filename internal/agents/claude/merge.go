@@ -72,29 +72,26 @@ func mergeWith(settings []byte, want map[string]json.RawMessage) ([]byte, Report
 				return nil, rep, fmt.Errorf("settings.json: hooks.%s is not an array; the file was left untouched", ev)
 			}
 		}
-		g := want[ev]
-		ours := -1
-		n := 0
-		for i, grp := range groups {
+		g := wantGroups(want[ev])
+		var ours []string
+		for _, grp := range groups {
 			if groupHasOurs(grp) {
-				ours, n = i, n+1
+				ours = append(ours, compact(grp))
 			}
 		}
-		if n == 0 && g == nil || n == 1 && g != nil && compact(groups[ours]) == compact(g) {
+		if len(ours) == len(g) && sameGroups(ours, g) {
 			continue
 		}
 		kept := stripOurs(groups)
 		switch {
-		case g != nil && n == 0:
+		case g != nil && len(ours) == 0:
 			rep.Added = append(rep.Added, ev)
 		case g != nil:
 			rep.Updated = append(rep.Updated, ev)
 		default:
 			rep.Removed = append(rep.Removed, ev)
 		}
-		if g != nil {
-			kept = append(kept, g)
-		}
+		kept = append(kept, g...)
 		if len(kept) == 0 {
 			hooks.del(ev)
 		} else {
@@ -111,6 +108,27 @@ func mergeWith(settings []byte, want map[string]json.RawMessage) ([]byte, Report
 		top.set("hooks", hooks.marshal())
 	}
 	return indent(top.marshal()), rep, nil
+}
+
+// wantGroups is what desired wants for one event: one matcher group, or (a JSON array) several.
+func wantGroups(g json.RawMessage) []json.RawMessage {
+	if g == nil {
+		return nil
+	}
+	if arr, ok := parseArray(g); ok && len(bytes.TrimSpace(g)) > 0 && bytes.TrimSpace(g)[0] == '[' {
+		return arr
+	}
+	return []json.RawMessage{g}
+}
+
+// sameGroups reports whether plandash's groups found (compacted) are the ones wanted, in order.
+func sameGroups(found []string, want []json.RawMessage) bool {
+	for i := range found {
+		if found[i] != compact(want[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // groupHooks reads a matcher group's hooks array; ok is false for anything else.

@@ -46,6 +46,12 @@ type Config struct {
 	ApproveMode string
 	// Log receives what went wrong without failing the hook; slog.Default when nil.
 	Log *slog.Logger
+	// Asker keeps questions (AskUserQuestion, answered in plandash) and sessions waiting for
+	// their next prompt; nil keeps neither.
+	Asker Asker
+	// QuestionDeadline is how long a question waits for plandash's answer before the terminal
+	// asks it; 30m when zero.
+	QuestionDeadline time.Duration
 }
 
 // TerminalDecider is who decisions that close a request answered in the terminal are recorded
@@ -84,6 +90,9 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	if cfg.QuestionDeadline <= 0 {
+		cfg.QuestionDeadline = defaultQuestionDeadline
+	}
 	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}, prompts: map[string]string{}}
 }
 
@@ -101,6 +110,12 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	}
 	if err := s.record(ctx, ev); err != nil {
 		return nil, err
+	}
+	if s.cfg.Asker != nil {
+		s.noteInput(ctx, ev)
+		if IsQuestionEvent(ev) {
+			return s.ask(ctx, ev)
+		}
 	}
 	if s.gate == nil {
 		return nil, nil
@@ -305,9 +320,9 @@ func modeFrom(comment, fallback string) string {
 }
 
 // Captures reports whether body is an event that needs no answer (everything but a plan at the
-// gate): the server may acknowledge it before it is recorded, so the hook never waits on the
-// database.
+// gate and a question): the server may acknowledge it before it is recorded, so the hook never
+// waits on the database.
 func (s *Service) Captures(body []byte) bool {
 	ev, err := Decode(body)
-	return err == nil && ev.SessionID != "" && !IsGateEvent(ev)
+	return err == nil && ev.SessionID != "" && !Waits(ev)
 }

@@ -91,6 +91,8 @@ type Question struct {
 		Label       string `json:"label"`
 		Description string `json:"description"`
 	} `json:"options"`
+	Multiple bool  `json:"multiple,omitempty"` // several options may be chosen
+	Custom   *bool `json:"custom,omitempty"`   // the person may type their own answer; true when absent
 }
 
 // QuestionAsked is question.asked.

@@ -42,6 +42,9 @@ type Options struct {
 	// Questions holds plan_exit's question at the gate; Permissions holds permission requests.
 	// A gate of nil holds neither.
 	Questions, Permissions bool
+	// Asker, with Questions, keeps every other question as a wait answered in plandash (and
+	// replied to OpenCode); nil leaves them to OpenCode's own clients.
+	Asker Asker
 	// Deadline is how long a request waits at the gate; 12h when zero. When it passes nothing
 	// is answered: OpenCode's own prompt stays open.
 	Deadline time.Duration
@@ -187,6 +190,8 @@ func (w *Watcher) handle(ctx context.Context, ev Event, wg *sync.WaitGroup) {
 		}
 		if path, ok := PlanExit(q); ok {
 			w.hold(ctx, wg, q.ID, func(ctx context.Context) { w.holdPlanExit(ctx, q, path) })
+		} else if w.opts.Asker != nil {
+			w.hold(ctx, wg, q.ID, func(ctx context.Context) { w.holdQuestion(ctx, q) })
 		}
 	case EventPermissionAsked:
 		var p PermissionAsked

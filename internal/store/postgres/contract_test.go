@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"github.com/plandash/plandash/internal/waits"
+	"github.com/plandash/plandash/internal/waits/waitstest"
 	"testing"
 
 	"github.com/plandash/plandash/internal/approval"
@@ -49,6 +51,10 @@ func TestHistoryContract(t *testing.T) {
 
 func TestPermissionsContract(t *testing.T) {
 	permissionstest.Run(t, func(t *testing.T) permissions.Store { return openFresh(t).Permissions() })
+}
+
+func TestWaitsContract(t *testing.T) {
+	waitstest.Run(t, func(t *testing.T) waits.Store { return openFresh(t).Waits() })
 }
 
 func TestTokensContract(t *testing.T) {

@@ -235,4 +235,6 @@ var sinceQueries = map[string]struct{ clock, rows string }{
 		SELECT 'shared', name, '', max(seq) FROM shared_plan_history WHERE seq > $1 AND seq <= $2 GROUP BY name ORDER BY 4`},
 	streamPermissions: {`SELECT n FROM permissions_clock`, `
 		SELECT 'permissions', stream, '', max(changed) FROM permission_requests WHERE changed > $1 AND changed <= $2 GROUP BY stream ORDER BY 4`},
+	streamWaits: {`SELECT n FROM waits_clock`, `
+		SELECT 'waits', id, '', changed FROM kept_waits WHERE changed > $1 AND changed <= $2 ORDER BY 4`},
 }

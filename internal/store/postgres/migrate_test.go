@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -85,7 +87,7 @@ func TestMigrations(t *testing.T) {
 			if _, err := conn.Exec(ctx, `DROP TRIGGER tool_calls_counted ON tool_calls; DROP FUNCTION plandash_count_tool_call();
 				ALTER TABLE sessions DROP COLUMN tool_calls; ALTER TABLE plans DROP COLUMN entry_count, DROP COLUMN open_count;
 				CREATE TABLE token_requests (request_id text COLLATE "C" PRIMARY KEY, token text NOT NULL);
-				UPDATE plandash_schema SET version = version - 3`); err != nil {
+				UPDATE plandash_schema SET version = `+stepBefore(t, planTally)); err != nil {
 				t.Fatal(err)
 			}
 			again := open(t, url).Plans()
@@ -113,7 +115,7 @@ func TestMigrations(t *testing.T) {
 			conn := connect(t, url)
 			if _, err := conn.Exec(ctx, `CREATE TABLE token_requests (request_id text COLLATE "C" PRIMARY KEY, token text NOT NULL);
 				INSERT INTO token_requests VALUES ('owned', 'laptop-1'), ('gone', 'laptop-2');
-				UPDATE plandash_schema SET version = version - 1`); err != nil {
+				UPDATE plandash_schema SET version = `+stepBefore(t, submitterInBody)); err != nil {
 				t.Fatal(err)
 			}
 			again := open(t, url)
@@ -202,4 +204,15 @@ func TestOpenErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stepBefore is the schema version just before step: a test steps a database back to it, and
+// the steps added after it since run again too (each creates only what is missing).
+func stepBefore(t *testing.T, step string) string {
+	t.Helper()
+	i := slices.Index(migrations(), step)
+	if i < 0 {
+		t.Fatal("no such schema step")
+	}
+	return strconv.Itoa(i)
 }

@@ -33,6 +33,7 @@ const (
 	NoteRules       = "rules"       // ID a rule
 	NoteShared      = "shared"      // ID a shared plan's name
 	NotePermissions = "permissions" // ID the proxy stream whose permission requests changed
+	NoteWaits       = "waits"       // ID a kept wait (a question, a session waiting for a prompt)
 	// noteStream says something changed in stream ID that did not fit in a payload: listeners
 	// catch up on that stream from their cursor.
 	noteStream = "stream"
@@ -44,9 +45,10 @@ const (
 	streamApprovals   = "approvals"
 	streamHistory     = "history"
 	streamPermissions = "permissions"
+	streamWaits       = "waits"
 )
 
-var streams = [...]string{streamPlans, streamApprovals, streamHistory, streamPermissions}
+var streams = [...]string{streamPlans, streamApprovals, streamHistory, streamPermissions, streamWaits}
 
 func streamOf(kind string) string {
 	switch kind {
@@ -58,6 +60,8 @@ func streamOf(kind string) string {
 		return streamHistory
 	case NotePermissions:
 		return streamPermissions
+	case NoteWaits:
+		return streamWaits
 	}
 	return ""
 }

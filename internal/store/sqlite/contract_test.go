@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"github.com/plandash/plandash/internal/waits"
+	"github.com/plandash/plandash/internal/waits/waitstest"
 	"path/filepath"
 	"testing"
 
@@ -40,6 +42,10 @@ func TestApprovalContract(t *testing.T) {
 
 func TestHistoryContract(t *testing.T) {
 	historytest.Run(t, func(t *testing.T) sharedplans.HistoryStore { return openTemp(t).SharedHistory() })
+}
+
+func TestWaitsContract(t *testing.T) {
+	waitstest.Run(t, func(t *testing.T) waits.Store { return openTemp(t).Waits() })
 }
 
 func TestTokensContract(t *testing.T) {

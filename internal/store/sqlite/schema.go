@@ -14,7 +14,7 @@ import (
 // version was recorded. They are idempotent (IF NOT EXISTS) because such a database (version 0)
 // may already hold any of their tables, with the same names and columns.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema}
 }
 
 // approvalsBySession finds a session's previous request, whose review a new one may answer.

@@ -1,0 +1,81 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/live"
+	"github.com/plandash/plandash/internal/waits"
+	"github.com/plandash/plandash/web/templates"
+)
+
+// topicWait is a kept wait's page: wait:<id>.
+const topicWait = "wait"
+
+// waitPage serves GET /waits/{id}: an agent's question with its form, or how it ended.
+func (s *Server) waitPage(w http.ResponseWriter, r *http.Request) {
+	s.renderWaitPage(w, r, http.StatusOK, templates.Notice{})
+}
+
+func (s *Server) renderWaitPage(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
+	seq := s.live.Seq() // before the read: a change after it reaches the page live
+	rec, err := s.waits.Kept(r.Context(), param(r, "id"))
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.pageStatus(w, r, code, templates.WaitPage(templates.WaitView{Record: rec, Now: s.now(), Seq: seq, Notice: n}))
+}
+
+// waitAnswerForm serves POST /waits/{id}/answer: the page's form, one field per question
+// (q0, q1, …: the chosen labels) and its own words (q0-text, …), which win over a choice.
+func (s *Server) waitAnswerForm(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxWaitsBody)
+	if err := r.ParseForm(); err != nil {
+		s.errorPage(w, r, errs.Wrap(errs.Invalid, err, "the answer form could not be read: "+err.Error()))
+		return
+	}
+	id := param(r, "id")
+	rec, err := s.waits.Kept(r.Context(), id)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	a := waits.Answer{Answers: map[string][]string{}, By: s.decider(r)}
+	for i, q := range rec.Questions {
+		key := "q" + strconv.Itoa(i)
+		if text := strings.TrimSpace(r.PostForm.Get(key + "-text")); text != "" {
+			a.Answers[q.Question] = []string{text}
+			continue
+		}
+		a.Answers[q.Question] = r.PostForm[key]
+	}
+	_, _, err = s.waits.Answer(r.Context(), id, a)
+	var ee *waits.EndedError
+	switch {
+	case errors.As(err, &ee):
+		s.renderWaitPage(w, r, http.StatusConflict, templates.Notice{Kind: "conflict", Text: "Already answered: " + ee.Outcome})
+		return
+	case err != nil && errs.KindOf(err) != errs.Internal:
+		s.renderWaitPage(w, r, status(err), templates.Notice{Kind: "error", Text: err.Error()})
+		return
+	case err != nil:
+		s.errorPage(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/waits/"+url.PathEscape(id), http.StatusSeeOther)
+}
+
+// renderWaitPanel is a kept wait's page, live: its form or its outcome.
+func (s *Server) renderWaitPanel(ctx context.Context, id string, _ live.Change) ([]live.Fragment, error) {
+	rec, err := s.waits.Kept(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return []live.Fragment{{ID: templates.WaitPanelID(id), View: templates.WaitPanel(templates.WaitView{Record: rec, Now: s.now()})}}, nil
+}
