@@ -90,6 +90,9 @@ func TestVSCodeExtension(t *testing.T) {
 	t.Logf("the wait reached the status bar %s after it was submitted", time.Since(began).Round(time.Millisecond))
 	p.wait("the notification", toast("Ship the rate limiter")+` !== undefined`)
 	saveShotOf(t, p, "screenshot-notification.png")
+	// A click on the count opens the panel at the oldest wait: the request's own page.
+	p.eval(`document.getElementById("plandash.plandash.plandash.waits").querySelector("a, .statusbar-item-label").click(); "ok"`)
+	waitFrame(p, "the waiting request in the panel", "http://"+a.addr+"/embed/approvals/"+first, exists(`[data-testid="approve"]`))
 	clickToastButton(p, "Ship the rate limiter", "Approve")
 	if r := a.decision(decided); r.Status != approval.Approved {
 		t.Fatalf("the agent at the gate got %s, want approved", r.Status)
