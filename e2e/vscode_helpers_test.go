@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -56,6 +57,23 @@ func codeServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// vsix builds the extension's package once per test binary (scripts/vscode.sh package) and
+// returns its path.
+func vsix(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() { built.path, built.err = vscodeScript(t, "package") })
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
+
+var built struct {
+	once sync.Once
+	path string
+	err  error
 }
 
 // vsCode is one throwaway code-server with the extension installed.

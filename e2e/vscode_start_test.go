@@ -18,10 +18,7 @@ import (
 // agent's hooks into the workspace with `plandash install AGENT --project`.
 func TestVSCodeStartsPlandash(t *testing.T) {
 	cs := codeServer(t)
-	vsix, err := vscodeScript(t, "package")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := vsix(t)
 	bin := buildPlandash(t)
 	data := t.TempDir()
 	pd := filepath.Join(data, "plandash")
@@ -54,7 +51,7 @@ func TestVSCodeStartsPlandash(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	v := startVSCode(t, cs, vsix, map[string]any{"plandash.path": wrapper}, "XDG_DATA_HOME="+data)
+	v := startVSCode(t, cs, pkg, map[string]any{"plandash.path": wrapper}, "XDG_DATA_HOME="+data)
 	p := openVSCode(t, v, ws)
 	waitStatusWithin(p, "plandash: not running", 4*waitFor)
 	p.eval(`document.getElementById("plandash.plandash.plandash.waits").querySelector("a, .statusbar-item-label").click(); "ok"`)

@@ -21,10 +21,7 @@ import (
 // token files (XDG_DATA_HOME points at the test's).
 func TestVSCodeExtension(t *testing.T) {
 	cs := codeServer(t)
-	vsix, err := vscodeScript(t, "package")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := vsix(t)
 
 	data := t.TempDir()
 	pd := filepath.Join(data, "plandash")
@@ -46,7 +43,7 @@ func TestVSCodeExtension(t *testing.T) {
 	startSession(a, "away", "sess-away", "codex", "/srv/elsewhere")
 	a.ingest(planV1("sess-away", entry{"A step from elsewhere", "high", "in_progress"}))
 
-	v := startVSCode(t, cs, vsix, map[string]any{"workbench.colorTheme": "Default Dark Modern"}, "XDG_DATA_HOME="+data)
+	v := startVSCode(t, cs, pkg, map[string]any{"workbench.colorTheme": "Default Dark Modern"}, "XDG_DATA_HOME="+data)
 	p := openVSCode(t, v, ws)
 	waitStatusWithin(p, "plandash: 0 waiting", 4*waitFor)
 
