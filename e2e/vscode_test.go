@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	pdapp "github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/web"
@@ -93,6 +94,18 @@ func TestVSCodeExtension(t *testing.T) {
 	clickToastButton(p, "Ship the rate limiter", "Approve")
 	if r := a.decision(decided); r.Status != approval.Approved {
 		t.Fatalf("the agent at the gate got %s, want approved", r.Status)
+	}
+	waitStatus(p, "plandash: 0 waiting")
+
+	// Reject asks for the reason the agent will read, then sends both.
+	rejected := a.submit(approvalBody("Rewrite the router", "sess-here"))
+	toReject := a.await(rejected)
+	clickToastButton(p, "Rewrite the router", "Reject")
+	p.wait("the reason box", exists(".quick-input-widget .quick-input-box input"))
+	p.do(chromedp.SendKeys(chromedp.CSS(".quick-input-widget .quick-input-box input"), "keep the router, fix the limiter"))
+	p.do(chromedp.KeyEvent(kb.Enter))
+	if r := a.decision(toReject); r.Status != approval.Rejected || r.Decision.Comment != "keep the router, fix the limiter" {
+		t.Fatalf("the agent at the gate got %s %q, want rejected with the reason", r.Status, r.Decision.Comment)
 	}
 	waitStatus(p, "plandash: 0 waiting")
 

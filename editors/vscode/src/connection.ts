@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as vscode from "vscode";
 import { answer, ApiError, Wait } from "./api";
 import type { Panel } from "./panel";
-import { embedPath, inScope, notifyButtons, notifyText, oldest, OPEN, overviewPath, statusText } from "./scope";
+import { embedPath, inScope, needsReason, notifyButtons, notifyText, oldest, OPEN, overviewPath, statusText } from "./scope";
 import { Env, resolveTarget, Target } from "./target";
 import { State, Watcher } from "./watcher";
 
@@ -224,8 +224,19 @@ export class Connection implements vscode.Disposable {
     }
     const action = w.actions.find((a) => a.label === pick);
     if (!action) return;
+    let text = "";
+    if (needsReason(w, action.id)) {
+      const reason = await vscode.window.showInputBox({
+        title: `${pick}: ${w.title}`,
+        prompt: "Why? The agent reads this to know what to do instead.",
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? undefined : "A rejection needs a reason"),
+      });
+      if (reason === undefined) return;
+      text = reason.trim();
+    }
     try {
-      const res = await answer(this.target(), w.id, action.id);
+      const res = await answer(this.target(), w.id, action.id, text);
       if (res.taken) void vscode.window.showInformationMessage(`plandash: ${res.outcome}`);
       // VS Code cannot take a notification back once the wait ended elsewhere: say so gently.
       else void vscode.window.showInformationMessage(`plandash: already decided — ${res.outcome}`);

@@ -67,6 +67,14 @@ export function notifyButtons(w: Wait): string[] {
   return [...own, OPEN];
 }
 
+/**
+ * needsReason says an answer must come with words: plandash refuses a plan's rejection without a
+ * reason, because the agent reads it to know what to do instead.
+ */
+export function needsReason(w: Wait, action: string): boolean {
+  return w.kind === "plan" && action === "reject";
+}
+
 /** The button that opens the wait in the panel. */
 export const OPEN = "Open";
 

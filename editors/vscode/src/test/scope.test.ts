@@ -2,7 +2,7 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import type { Wait } from "../api";
-import { embedPath, inScope, inside, notifyButtons, oldest, overviewPath, statusText } from "../scope";
+import { embedPath, inScope, inside, needsReason, notifyButtons, oldest, overviewPath, statusText } from "../scope";
 
 function wait(over: Partial<Wait>): Wait {
   return { id: "w", kind: "plan", title: "Ship it", detail: "1. a\n2. b", fits: true, sessionId: "s", agent: "claude", agentName: "Claude Code",
@@ -47,4 +47,10 @@ test("one-tap actions only when the whole thing fits and plandash can answer it"
   assert.deepEqual(notifyButtons(wait({ answerable: false })), ["Open"]);
   const q = wait({ kind: "question", actions: [{ id: "opt-0", label: "Postgres" }, { id: "opt-1", label: "SQLite" }] });
   assert.deepEqual(notifyButtons(q), ["Postgres", "SQLite", "Open"]);
+});
+
+test("a plan's rejection asks for a reason; approving and a question's options do not", () => {
+  assert.equal(needsReason(wait({}), "reject"), true);
+  assert.equal(needsReason(wait({}), "approve"), false);
+  assert.equal(needsReason(wait({ kind: "question" }), "opt-0"), false);
 });
