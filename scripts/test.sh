@@ -10,7 +10,8 @@
 # as root or with sudo; Ubuntu when a real Chromium or Chrome is installed (Ubuntu's own
 # `chromium`/`chromium-browser` packages only install a snap, which does not run in containers
 # or CI: the script stops with instructions instead). Anywhere else, install Go 1.26, Chromium
-# or Chrome, tmux, Node.js and npm yourself; the script then only runs the checks.
+# or Chrome, tmux, Node.js and npm yourself; the script then only runs the checks. The VS Code
+# extension's test installs Node 24 and code-server from npm (scripts/vscode.sh setup).
 #
 # Environment:
 #   PLANDASH_CHROME     the browser for e2e/ (a path, or a name on PATH); else the usual names
@@ -154,6 +155,13 @@ if ! grep -qs "\"version\": \"$webpush_version\"" "$axe_dir/node_modules/web-pus
 fi
 export PLANDASH_NPM="$axe_dir/node_modules"
 echo "web-push: $webpush_version, http_ece: $ece_version"
+
+step "VS Code extension (editors/vscode): unit tests, and code-server for its browser test"
+# The extension's connection logic under node's test runner; then Node 24 and code-server into
+# ~/.cache/plandash/vscode (several minutes the first time), which e2e/vscode_test.go drives.
+scripts/vscode.sh unit
+scripts/vscode.sh setup >/dev/null || fail "could not install code-server (scripts/vscode.sh setup)"
+echo "code-server: $(scripts/vscode.sh code-server)"
 
 step "gofmt"
 # A command substitution, not a process substitution: set -e sees git fail (say, outside a

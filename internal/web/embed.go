@@ -40,8 +40,15 @@ func (s *Server) embedOrigins() string {
 	return strings.Join(out, " ")
 }
 
+// embedOverview serves GET /embed: the overview for a panel, narrowed by the overview's own query
+// (an IDE passes ?dir=WORKSPACE to show the sessions working inside it).
 func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
-	o, err := s.overviewData(r.Context(), templates.OverviewFilter{})
+	f, err := parseOverviewFilter(r.URL.Query())
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	o, err := s.overviewData(r.Context(), f)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return

@@ -5,14 +5,18 @@
 // a panel view stay in the panel.
 import { pageToken } from "./token.js";
 
-// VS Code's colours, and the names they take in plandash's stylesheet.
+// VS Code's colours and fonts, and the names they take in plandash's stylesheet.
 const VSCODE = {
   "--vscode-editor-background": "--bg", "--vscode-sideBar-background": "--panel",
   "--vscode-foreground": "--text", "--vscode-descriptionForeground": "--muted",
   "--vscode-panel-border": "--border", "--vscode-focusBorder": "--accent",
   "--vscode-textCodeBlock-background": "--code",
+  "--vscode-font-family": "--font", "--vscode-font-size": "--font-size", "--vscode-editor-font-family": "--mono",
 };
-const OWN = ["--bg", "--panel", "--text", "--muted", "--border", "--accent", "--accent-soft", "--done", "--doing", "--fail", "--code"];
+const OWN = ["--bg", "--panel", "--text", "--muted", "--border", "--accent", "--accent-soft", "--done", "--doing", "--fail", "--code",
+  "--font", "--font-size", "--mono"];
+// A font list is longer than a colour; neither may be long enough to carry anything else.
+const MAX_VALUE = 300;
 
 // startEmbed talks to the host about socket's state and pending's count.
 export function startEmbed({ socket, pending }) {
@@ -82,8 +86,24 @@ function setTheme(msg) {
   const vars = msg.vars || {};
   Object.keys(vars).forEach((k) => {
     const name = VSCODE[k] || (OWN.includes(k) ? k : null);
-    if (name && typeof vars[k] === "string" && vars[k].length < 100) root.style.setProperty(name, vars[k]);
+    if (name && typeof vars[k] === "string" && vars[k].length < MAX_VALUE) root.style.setProperty(name, vars[k]);
   });
+}
+
+// embedScope is the swap's hold hook on a panel overview narrowed to one directory (/embed?dir=):
+// a session arriving live from elsewhere is kept out, as the server kept it out of the page.
+// null on any other page.
+export function embedScope() {
+  const list = document.getElementById("sessions");
+  const dir = ((list && document.body.classList.contains("embed") && list.dataset.dir) || "").replace(/\/+$/, "");
+  if (!dir) return null;
+  return (f, el, old) => {
+    // A restarted server sends the whole first page, unnarrowed: load this page's own instead.
+    if (f.id === "sessions" && el) { location.reload(); return true; }
+    if (f.parent !== "sessions" || !el || old) return false;
+    const cwd = el.dataset.cwd || "";
+    return cwd !== dir && !cwd.startsWith(dir + "/");
+  };
 }
 
 function keepInPanel(ev) {

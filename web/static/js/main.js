@@ -18,7 +18,7 @@ import { startReview } from "./review.js";
 import { startInbox } from "./inbox.js";
 import { startShared } from "./shared.js";
 import { startDag } from "./dag.js";
-import { startEmbed } from "./embed.js";
+import { startEmbed, embedScope } from "./embed.js";
 import { startOverview } from "./overview.js";
 import { startPush } from "./push.js";
 
@@ -31,7 +31,7 @@ const socket = createSocket({ topic, since: Number(body.dataset.seq || 0), conn:
 // new sessions back (it announces them) instead of inserting them under the reader's eyes.
 let hold = null;
 socket.onFragment(createSwap((f, el, old) => hold !== null && hold(f, el, old)));
-hold = startOverview(socket);
+hold = startOverview(socket) || embedScope();
 const pending = createPending(socket);
 
 // Document listeners run in the order they are added: the diagram's first, so a focused node

@@ -1,0 +1,329 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// The real VS Code for the extension's tests: code-server (VS Code in a browser), installed by
+// scripts/vscode.sh setup into the cache, driven in the same headless Chromium as the other tests.
+
+// vscodeScript runs scripts/vscode.sh with args and returns its last line of output (a path).
+func vscodeScript(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join("..", "scripts", "vscode.sh"), args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("scripts/vscode.sh %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1], nil
+}
+
+// codeServer finds code-server. In CI a missing one fails the test (scripts/test.sh installs it);
+// elsewhere the test is skipped with the way to install it.
+func codeServer(t *testing.T) string {
+	t.Helper()
+	path, err := vscodeScript(t, "code-server")
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 3 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("code-server is not installed: scripts/test.sh installs it (scripts/vscode.sh setup)")
+		}
+		t.Skip("code-server is not installed: run scripts/vscode.sh setup (scripts/test.sh does) to run the VS Code tests")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// vsix builds the extension's package once per test binary (scripts/vscode.sh package) and
+// returns its path.
+func vsix(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() { built.path, built.err = vscodeScript(t, "package") })
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
+
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// vsCode is one throwaway code-server with the extension installed.
+type vsCode struct {
+	base     string // http://127.0.0.1:PORT
+	userData string // its --user-data-dir: User/settings.json is watched live
+}
+
+// startVSCode installs vsix into a fresh code-server and runs it on a free loopback port with
+// env added to its environment (the extension host inherits it), until the test ends.
+func startVSCode(t *testing.T, cs, vsix string, settings map[string]any, env ...string) *vsCode {
+	t.Helper()
+	dir := t.TempDir()
+	v := &vsCode{userData: filepath.Join(dir, "data")}
+	ext := filepath.Join(dir, "extensions")
+	v.writeSettings(t, settings)
+	install := exec.Command(cs, "--extensions-dir", ext, "--user-data-dir", v.userData, "--install-extension", vsix)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("install the extension into code-server: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // code-server binds it itself; nothing else on this machine races for it in practice
+	v.base = "http://" + addr
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, cs, "--auth", "none", "--bind-addr", addr, "--extensions-dir", ext,
+		"--user-data-dir", v.userData, "--disable-telemetry", "--disable-update-check")
+	cmd.Env = append(cleanEnv(), env...)
+	logf, err := os.Create(filepath.Join(dir, "code-server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// code-server runs a child server, extension hosts and terminals: in a process group of its
+	// own, all of them are stopped together, first with SIGTERM so they end what they started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start code-server: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever of the group outlived it
+		logf.Close()
+	})
+	deadline := time.Now().Add(2 * waitFor)
+	for {
+		resp, err := http.Get(v.base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return v
+			}
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(logf.Name())
+			t.Fatalf("code-server did not answer on %s: %v\n%s", v.base, err, log)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval, not an assertion
+	}
+}
+
+// cleanEnv is this process's environment without what would point the extension elsewhere than
+// the test's data directory.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "PLANDASH_SERVER=") || strings.HasPrefix(kv, "PLANDASH_TOKEN=") || strings.HasPrefix(kv, "XDG_DATA_HOME=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// writeSettings replaces the user settings; a running code-server applies them live.
+func (v *vsCode) writeSettings(t *testing.T, extra map[string]any) {
+	t.Helper()
+	s := map[string]any{
+		"security.workspace.trust.enabled": false, "workbench.startupEditor": "none", "chat.disableAIFeatures": true,
+		"workbench.tips.enabled": false, "extensions.ignoreRecommendations": true, "telemetry.telemetryLevel": "off",
+		"workbench.enableExperiments": false, "update.mode": "none",
+		// Built-in extensions the test does not need, which slow the start on two cores.
+		"git.enabled": false, "git.autoRepositoryDetection": false, "github.gitAuthentication": false,
+		"npm.autoDetect": "off", "json.schemaDownload.enable": false, "extensions.autoCheckUpdates": false,
+		"extensions.autoUpdate": false,
+		// Screenshots without half-faded notifications or an empty secondary side bar.
+		"workbench.reduceMotion": "on", "workbench.secondarySideBar.defaultVisibility": "hidden",
+	}
+	// Machine-scoped settings (plandash.path, .server, .dataDir) count only in the machine's
+	// own settings file in a remote window, which code-server's window is.
+	machine := map[string]any{}
+	for k, val := range extra {
+		if strings.HasPrefix(k, "plandash.") {
+			machine[k] = val
+			continue
+		}
+		s[k] = val
+	}
+	writeJSON(t, filepath.Join(v.userData, "Machine", "settings.json"), machine)
+	writeJSON(t, filepath.Join(v.userData, "User", "settings.json"), s)
+}
+
+// writeJSON writes v as JSON into path, making its directory.
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(b))
+}
+
+// frameEval evaluates expr, which must yield a string, in the first frame of the tab whose
+// address starts with prefix (frames nested at any depth: the panel is an iframe in a webview's
+// iframe). It runs in an isolated world of that frame: the DOM is shared, the page's own
+// globals are not. ok is false while no such frame exists or it throws.
+func frameEval(p *page, prefix, expr string) (string, bool) {
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	tree, err := chromedp.Call(ctx, cdppage.GetFrameTree, cdp.Empty{})
+	if err != nil || tree.FrameTree == nil {
+		return "", false
+	}
+	id, found := findFrame(tree.FrameTree, prefix)
+	if !found {
+		return "", false
+	}
+	world, err := chromedp.Call(ctx, cdppage.CreateIsolatedWorld, cdppage.CreateIsolatedWorldParams{FrameID: id, WorldName: "plandash-e2e"})
+	if err != nil {
+		return "", false
+	}
+	yes := true
+	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: world.ExecutionContextID, ReturnByValue: &yes})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(res.Result.Value, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func findFrame(t *cdppage.FrameTree, prefix string) (cdp.FrameID, bool) {
+	if t.Frame != nil && strings.HasPrefix(t.Frame.URL, prefix) {
+		return t.Frame.ID, true
+	}
+	for _, c := range t.ChildFrames {
+		if id, ok := findFrame(c, prefix); ok {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// waitFrame polls until cond (a JavaScript expression) is true in the frame at prefix.
+func waitFrame(p *page, what, prefix, cond string) {
+	p.t.Helper()
+	deadline := time.Now().Add(2 * waitFor)
+	for {
+		if v, ok := frameEval(p, prefix, `String(!!(function(){ try { return (`+cond+`); } catch (e) { return false; } })())`); ok && v == "true" {
+			return
+		}
+		if time.Now().After(deadline) {
+			html, _ := frameEval(p, prefix, `document.documentElement.outerHTML.slice(0, 4000)`)
+			p.fail("timed out waiting in the frame %s for %s\ncondition: %s\nframe: %s", prefix, what, cond, html)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval, not an assertion
+	}
+}
+
+// statusBar is the text of the workbench's status bar item of plandash ("" while there is none).
+// The item's element id is VS Code's: the extension's id, then the item's.
+const statusBar = `(document.getElementById("plandash.plandash.plandash.waits") || {textContent: ""}).textContent.trim()`
+
+// waitStatus waits until plandash's status bar item says want.
+func waitStatus(p *page, want string) {
+	p.t.Helper()
+	waitStatusWithin(p, want, waitFor)
+}
+
+// waitStatusWithin is waitStatus with its own failure deadline: the first count waits for VS
+// Code's start-up, which takes tens of seconds on a loaded 2-core machine.
+func waitStatusWithin(p *page, want string, limit time.Duration) {
+	p.t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		got := p.eval(statusBar)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			all := p.eval(`JSON.stringify([...document.querySelectorAll(".statusbar-item")].map(e => e.id + "=" + e.textContent))`)
+			p.fail("the status bar says %q, want %q; its items: %s", got, want, all)
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval, not an assertion
+	}
+}
+
+// toast finds the notification whose text contains s (JavaScript: the element or undefined).
+func toast(s string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll(".notification-toast")].find(e => e.textContent.includes(%s))`, js(s))
+}
+
+// clickToastButton clicks the button labelled label on the notification containing s.
+func clickToastButton(p *page, s, label string) {
+	p.t.Helper()
+	cond := fmt.Sprintf(`[...(%s || document.createElement("i")).querySelectorAll(".monaco-button")].some(b => b.textContent.trim() === %s)`, toast(s), js(label))
+	p.wait(fmt.Sprintf("a notification with %q about %q", label, s), cond)
+	p.eval(fmt.Sprintf(`[...%s.querySelectorAll(".monaco-button")].find(b => b.textContent.trim() === %s).click(); "ok"`, toast(s), js(label)))
+}
+
+// runCommand runs a command from VS Code's command palette by its title.
+func runCommand(p *page, title string) {
+	p.t.Helper()
+	p.do(chromedp.KeyEvent(kb.F1))
+	p.wait("the command palette", exists(".quick-input-widget .quick-input-box input"))
+	p.do(chromedp.SendKeys(chromedp.CSS(".quick-input-widget .quick-input-box input"), title))
+	p.wait("the command "+title, fmt.Sprintf(`[...document.querySelectorAll(".quick-input-list .monaco-list-row")].some(r => r.textContent.includes(%s))`, js(title)))
+	p.do(chromedp.KeyEvent(kb.Enter))
+}
+
+// activationTime is what VS Code's Running Extensions view reports for the extension's
+// activation, e.g. "3ms" ("" when the view does not show it).
+func activationTime(p *page) string {
+	p.t.Helper()
+	runCommand(p, "Developer: Show Running Extensions")
+	row := `[...document.querySelectorAll(".runtime-extensions-editor .monaco-list-row")].find(r => r.textContent.includes("plandash"))`
+	// The list is sorted slowest first and draws only the rows in view: scroll it to its end
+	// with the mouse wheel over it.
+	p.wait("the Running Extensions list", exists(".runtime-extensions-editor .monaco-list"))
+	box := evalAs[[]float64](p, `(function(){ const r = document.querySelector(".runtime-extensions-editor .monaco-list").getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
+	for range 10 {
+		if evalAs[bool](p, row+` !== undefined`) {
+			break
+		}
+		// DeltaX 0 would be left out of the call, and Chromium wants both deltas.
+		wheel := input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: box[0], Y: box[1], DeltaX: 1, DeltaY: 2000}
+		if _, err := chromedp.Call(p.ctx, input.DispatchMouseEvent, wheel); err != nil {
+			p.fail("scroll Running Extensions: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond) // let the list draw the rows now in view; not an assertion
+	}
+	p.wait("plandash in Running Extensions", row+` !== undefined`)
+	p.t.Logf("Running Extensions, the fastest: %s", p.eval(`[...document.querySelectorAll(".runtime-extensions-editor .monaco-list-row")].map(r => r.textContent.replace(/\s+/g, " ").trim()).join(" | ")`))
+	return p.eval(fmt.Sprintf(`(function(){ const r = %s; const a = r.querySelector(".activation-time"); return a ? a.textContent.trim() : r.textContent.trim(); })()`, row))
+}
