@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -153,6 +154,57 @@ func TestStdioCancelledLockedWritesNeverLand(t *testing.T) {
 		}
 		if p.Content != "after" || p.Revision != 2 {
 			t.Fatalf("round %d: plan after the cancelled writes: content %q revision %d; want \"after\" at 2", round, p.Content, p.Revision)
+		}
+	}
+}
+
+// TestStdioHugePlan is the largest plan docker-agent accepts, 10 MiB of NUL bytes (60 MiB once
+// JSON-escaped), through `plandash mcp`: write_plan sends it inline (a request frame of over
+// 60 MiB, which the SDK's default 16 MiB line limit refused), update_plan_from_file reads it
+// from a file, and both complete with the bytes stored. BenchmarkStdioUpdateFromHugeFile
+// records how long the file update takes.
+func TestStdioHugePlan(t *testing.T) {
+	bin := buildPlandash(t)
+	plansDir, work := t.TempDir(), t.TempDir()
+	cs := startStdio(t, bin, plansDir, work)
+	body := make([]byte, sharedplans.MaxContentSize)
+	if err := os.WriteFile(filepath.Join(work, "big.md"), body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	store := sharedplans.New(plansDir)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"write_plan", map[string]any{"name": "inline", "content": string(body)}},
+		{"update_plan_from_file", map[string]any{"name": "file", "path": "big.md"}},
+	} {
+		if text, isErr := callTool(t, ctx, cs, c.tool, c.args); isErr {
+			t.Fatalf("%s: %.200s", c.tool, text)
+		}
+		p, ok, err := store.Get(ctx, c.args["name"].(string))
+		if err != nil || !ok || len(p.Content) != len(body) || strings.Trim(p.Content, "\x00") != "" {
+			t.Fatalf("%s: stored plan of %d bytes, ok %v, err %v", c.tool, len(p.Content), ok, err)
+		}
+	}
+}
+
+// BenchmarkStdioUpdateFromHugeFile times update_plan_from_file of 10 MiB of NUL bytes through
+// `plandash mcp`, end to end: the tool, the SDK's encoding of the 130 MiB result frame, the
+// pipe, and the client's decoding of it.
+func BenchmarkStdioUpdateFromHugeFile(b *testing.B) {
+	bin := buildPlandash(b)
+	plansDir, work := b.TempDir(), b.TempDir()
+	cs := startStdio(b, bin, plansDir, work)
+	if err := os.WriteFile(filepath.Join(work, "big.md"), make([]byte, 10<<20), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		if text, isErr := callTool(b, ctx, cs, "update_plan_from_file", map[string]any{"name": "big", "path": "big.md"}); isErr {
+			b.Fatal(text)
 		}
 	}
 }
