@@ -28,6 +28,7 @@ type Store struct {
 	debounce time.Duration
 	recheck  time.Duration
 	settle   time.Duration // see lockSettle
+	sweep    time.Duration // how often a Watcher removes old temp files
 	// locked, when set, runs each time a writer has just obtained the lock. Tests use it to
 	// cancel a write at the one moment no select can observe: after the wait, before the write.
 	locked func()
@@ -36,8 +37,11 @@ type Store struct {
 // Option configures a Store.
 type Option func(*Store)
 
-// WithClock replaces time.Now for updatedAt stamps, for tests.
+// WithClock replaces time.Now for updatedAt stamps and temp-file ages, for tests.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithTempSweep sets how often a Watcher removes old temp files (TempSweepInterval by default).
+func WithTempSweep(every time.Duration) Option { return func(s *Store) { s.sweep = every } }
 
 // New returns the store for dir, or for DefaultDir() when dir is "". Nothing is created until
 // the first mutation or Watch, as with docker-agent.
@@ -54,6 +58,7 @@ func New(dir string, opts ...Option) *Store {
 		debounce: 10 * time.Millisecond,
 		recheck:  100 * time.Millisecond,
 		settle:   lockSettle,
+		sweep:    TempSweepInterval,
 	}
 	for _, o := range opts {
 		o(s)
