@@ -42,7 +42,7 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 		release()
 		return nil, fmt.Errorf("creating plans directory: %w", err)
 	}
-	f, err := os.OpenFile(s.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLockFile(s.dir)
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("opening plans lock file %q: %w", s.lockPath, err)
@@ -106,4 +106,16 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 		return nil, err
 	}
 	return unlock, nil
+}
+
+// openLockFile opens (creating) the sentinel inside the plans directory, so a .plans.lock that
+// is a symlink out of it is refused rather than followed: O_CREATE through a dangling link would
+// create a file wherever it points.
+func openLockFile(dir string) (*os.File, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.OpenFile(LockFileName, os.O_RDWR|os.O_CREATE, 0o600)
 }
