@@ -41,6 +41,7 @@ type serveFlags struct {
 	plansDir, user, userHeader   string
 	clientIPHeader               string
 	allowRoots, frameAncestors   listFlag
+	allowWrite                   listFlag
 	codexSessions                string
 	hosts                        listFlag
 	retentionAge                 time.Duration
@@ -74,6 +75,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.IntVar(&f.dbPool, "db-pool", 0, "PostgreSQL connections at most (default: pgx's, the larger of 4 and the number of CPUs)")
 	fs.StringVar(&f.token, "token", "", "API and page token (default: generated once and stored in the data directory)")
 	fs.Var(&f.allowRoots, "allow-root", "show file plans under this directory (repeatable)")
+	fs.Var(&f.allowWrite, "allow-write", "let agents' export_plan_to_file (MCP over HTTP, the tools API) write files under this directory (repeatable; default: nowhere)")
 	fs.Var(&f.frameAncestors, "frame-ancestors", "CSP frame-ancestors sources allowed to embed the pages, e.g. 'vscode-webview: http://localhost:*' (default 'self')")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&f.idle, "idle", 30*time.Minute, "a session with no activity this long leaves the overview")
@@ -170,7 +172,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			FrameAncestors: f.frameAncestors, OriginPatterns: originPatterns(f.frameAncestors),
 			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, ClientIPHeader: f.clientIPHeader, Log: log, Hosts: f.hosts,
 		},
-		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
+		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, AllowWrite: f.allowWrite, Idle: f.idle, PlansDir: f.plansDir, Version: version,
 		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,
 		Retention: plans.Retention{MaxAge: f.retentionAge, MaxRevisions: f.retentionRevisions},
 	})

@@ -46,6 +46,7 @@ type Config struct {
 	DBPool     int32            // PostgreSQL connections at most; 0 is pgx's default
 	Token      string           // "" loads or creates the token in DataDir
 	AllowRoots []string         // file plans and the MCP file tools may read under these directories
+	AllowWrite []string         // export_plan_to_file (MCP over HTTP, the tools API) may write under these; none: it is refused
 	Idle       time.Duration    // a session without activity this long leaves the overview; default 30m
 	Now        func() time.Time // the clock; time.Now when nil
 	PlansDir   string           // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
@@ -127,6 +128,15 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		roots = r
 	}
 
+	var writes files.Policy // nil: no file is written for anyone
+	if len(cfg.AllowWrite) > 0 {
+		w, err := files.NewRoots(cfg.AllowWrite...)
+		if err != nil {
+			return nil, fmt.Errorf("--allow-write: %w", err)
+		}
+		writes = w
+	}
+
 	db, err := openDatabase(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -150,7 +160,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if roots != nil {
 		policy = roots
 	}
-	tools := sharedplans.NewToolset(store, policy)
+	// Reading roots are what people are shown; an agent writes only where it was allowed to.
+	tools := sharedplans.NewToolset(store, policy).WithWrites(writes,
+		"export_plan_to_file is off: this server writes files only under a directory it was started with --allow-write DIR")
 	home, _ := os.UserHomeDir()
 	mcpSrv := mcpserver.New(mcpserver.Options{Version: cfg.Version, SharedPlans: tools, Approvals: gateApprover{gate}})
 
