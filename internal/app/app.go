@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/plandash/plandash/internal/agents/claude"
 	"github.com/plandash/plandash/internal/agents/codex"
 	"github.com/plandash/plandash/internal/agents/gemini"
@@ -40,17 +39,19 @@ import (
 
 // Config is everything the application is told at start-up.
 type Config struct {
-	web.Config                  // how the HTTP side behaves
-	DataDir    string           // holds plandash.db (unless DB is set) and the token
-	DB         string           // a postgres:// URL to keep the data in PostgreSQL; "" keeps SQLite in DataDir
-	DBPool     int32            // PostgreSQL connections at most; 0 is pgx's default
-	Token      string           // "" loads or creates the token in DataDir
-	AllowRoots []string         // file plans and the MCP file tools may read under these directories
-	AllowWrite []string         // export_plan_to_file (MCP over HTTP, the tools API) may write under these; none: it is refused
-	Idle       time.Duration    // a session without activity this long leaves the overview; default 30m
-	Now        func() time.Time // the clock; time.Now when nil
-	PlansDir   string           // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
-	Version    string
+	web.Config                   // how the HTTP side behaves
+	DataDir     string           // holds plandash.db (unless DB is set) and the token
+	DB          string           // a postgres:// URL to keep the data in PostgreSQL; "" keeps SQLite in DataDir
+	DBPool      int32            // PostgreSQL connections at most; 0 is pgx's default
+	Token       string           // "" loads or creates the token in DataDir
+	AllowRoots  []string         // file plans and the MCP file tools may read under these directories
+	AllowWrite  []string         // export_plan_to_file (MCP over HTTP, the tools API) may write under these; none: it is refused
+	Idle        time.Duration    // a session without activity this long leaves the overview; default 30m
+	Now         func() time.Time // the clock; time.Now when nil
+	PlansDir    string           // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
+	MCPIdle     time.Duration    // an MCP session over HTTP without a request this long is closed; 0: mcpserver's default
+	MCPSessions int              // live MCP sessions per credential at most; 0: mcpserver's default
+	Version     string
 
 	Retention     plans.Retention     // how much plan history to keep; zero keeps all of it
 	CodexSessions string              // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
@@ -166,6 +167,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	home, _ := os.UserHomeDir()
 	mcpSrv := mcpserver.New(mcpserver.Options{Version: cfg.Version, SharedPlans: tools, Approvals: gateApprover{gate}})
 
+	evicted := m.Registry.Counter("plandash_mcp_sessions_evicted_total",
+		"MCP sessions closed to make room for a newer one of the same credential (--mcp-sessions).").With()
+	mcpHTTP := mcpserver.NewHTTPHandler(mcpSrv, mcpserver.HTTPOptions{IdleTimeout: cfg.MCPIdle,
+		MaxPerCredential: cfg.MCPSessions, Credential: web.Credential, OnEvict: evicted.Inc})
+	m.Registry.GaugeFunc("plandash_mcp_sessions", "MCP sessions over HTTP open now.",
+		func(context.Context) (float64, error) { return float64(mcpHTTP.Sessions()), nil }, nil)
 	m.Pending(gate.CountPending, func(err error) { cfg.Log.Warn("metrics: counting pending approvals", "err", err) })
 	a := &App{
 		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token, Metrics: m,
@@ -191,7 +198,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
 				PlanRoots: []string{filepath.Join(home, ".local", "share", "opencode", "plans")}, Log: cfg.Log}),
 		},
-		MCP:     mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+		MCP:     mcpHTTP,
 		Metrics: m,
 	})
 	a.followAgents(cfg, svc, gate)
