@@ -14,15 +14,57 @@ const (
 	lockRetryMax = 10 * time.Millisecond
 )
 
-// lockSettle is how long a writer that waited for the lock holds it before writing, so that a
-// cancellation sent while it waited is seen first (see lock).
+// lockSettle is how long a writer that waited for the lock gives a cancellation sent while it
+// waited to arrive before it writes (see lock).
 const lockSettle = 50 * time.Millisecond
 
 // lock takes this process's semaphore, then docker-agent's flock on .plans.lock, creating the
 // directory (0700) and the sentinel (0600) as docker-agent does. The returned func releases
 // both; the sentinel is never deleted because another process may be waiting on it.
+//
+// A writer that had to wait was most likely queued behind another write, and its caller may
+// have given up meanwhile: an MCP client's notifications/cancelled travels behind the request
+// and is applied asynchronously, so it can arrive just after the lock is released. A writer
+// released at that moment would win the race and write what its caller was told was cancelled
+// (issue 25). So a writer that waited lets go of both locks, gives cancellations s.settle to
+// arrive, and takes them again, this time writing at once. Waiters settle side by side, never
+// while holding the lock, so a burst pays the delay once rather than once per writer; docker-
+// agent's 10 ms polling gives cancellations the same window, and an uncontended write pays
+// nothing.
 func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
-	waited := false
+	unlock, waited, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if waited {
+		unlock()
+		t := time.NewTimer(s.settle)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+		if unlock, _, err = s.acquire(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if s.locked != nil {
+		s.locked()
+	}
+	// A wait can end with the lock granted and the context cancelled at once (the timer and
+	// Done both ready, or a cancel between the last poll and the grant). The caller gave up,
+	// so it must not write: a cancelled write that lands later would overwrite whatever the
+	// caller did next.
+	if err := ctx.Err(); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// acquire takes the semaphore and the flock, and says whether either was busy.
+func (s *Store) acquire(ctx context.Context) (unlock func(), waited bool, err error) {
 	select {
 	case s.sem <- struct{}{}:
 	default:
@@ -30,22 +72,22 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 		select {
 		case s.sem <- struct{}{}:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, false, ctx.Err()
 		}
 	}
 	release := func() { <-s.sem }
 	if err := ctx.Err(); err != nil {
 		release()
-		return nil, err
+		return nil, false, err
 	}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		release()
-		return nil, fmt.Errorf("creating plans directory: %w", err)
+		return nil, false, fmt.Errorf("creating plans directory: %w", err)
 	}
 	f, err := openLockFile(s.dir)
 	if err != nil {
 		release()
-		return nil, fmt.Errorf("opening plans lock file %q: %w", s.lockPath, err)
+		return nil, false, fmt.Errorf("opening plans lock file %q: %w", s.lockPath, err)
 	}
 	var t *time.Timer
 	wait := lockRetryMin
@@ -54,7 +96,7 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 		if err != nil {
 			_ = f.Close()
 			release()
-			return nil, fmt.Errorf("locking plans lock file %q: %w", s.lockPath, err)
+			return nil, false, fmt.Errorf("locking plans lock file %q: %w", s.lockPath, err)
 		}
 		if ok {
 			break
@@ -72,40 +114,14 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 		case <-ctx.Done():
 			_ = f.Close()
 			release()
-			return nil, ctx.Err()
+			return nil, false, ctx.Err()
 		}
 	}
-	unlock = func() {
+	return func() {
 		_ = unlockFile(f)
 		_ = f.Close()
 		release()
-	}
-	if waited {
-		// A writer that had to wait was most likely queued behind another process's write, and
-		// its caller may have given up meanwhile: an MCP client's notifications/cancelled travels
-		// behind the request and is applied asynchronously, so it can arrive just after the
-		// lock is released. Writers released at that moment would otherwise win the race and
-		// write what their callers were told was cancelled. docker-agent's 10 ms polling gives
-		// cancellations the same window; an uncontended write does not pay it.
-		t := time.NewTimer(s.settle)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-	}
-	if s.locked != nil {
-		s.locked()
-	}
-	// A wait can end with the lock granted and the context cancelled at once (the timer and
-	// Done both ready, or a cancel between the last poll and the grant). The caller gave up,
-	// so it must not write: a cancelled write that lands later would overwrite whatever the
-	// caller did next.
-	if err := ctx.Err(); err != nil {
-		unlock()
-		return nil, err
-	}
-	return unlock, nil
+	}, waited, nil
 }
 
 // openLockFile opens (creating) the sentinel inside the plans directory, so a .plans.lock that
