@@ -27,16 +27,19 @@ const lockSettle = 50 * time.Millisecond
 // and is applied asynchronously, so it can arrive just after the lock is released. A writer
 // released at that moment would win the race and write what its caller was told was cancelled
 // (issue 25). So a writer that waited lets go of both locks, gives cancellations s.settle to
-// arrive, and takes them again, this time writing at once. Waiters settle side by side, never
-// while holding the lock, so a burst pays the delay once rather than once per writer; docker-
-// agent's 10 ms polling gives cancellations the same window, and an uncontended write pays
-// nothing.
+// arrive, and takes them again, this time writing at once. Only a writer that waited at least
+// that long settles, and never while holding the lock, so bursts of writers keep their pace;
+// docker-agent's 10 ms polling gives cancellations a similar window, and an uncontended write
+// pays nothing.
 func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
+	start := time.Now()
 	unlock, waited, err := s.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if waited {
+	// Only a wait long enough for a caller to give up on is worth the window: writers that
+	// queue for a few milliseconds behind each other in a burst go straight on.
+	if waited && time.Since(start) >= s.settle {
 		unlock()
 		t := time.NewTimer(s.settle)
 		select {
