@@ -16,7 +16,7 @@ const (
 
 // lockSettle is how long a writer that waited for the lock gives a cancellation sent while it
 // waited to arrive before it writes (see lock).
-const lockSettle = 50 * time.Millisecond
+const lockSettle = 100 * time.Millisecond
 
 // lock takes this process's semaphore, then docker-agent's flock on .plans.lock, creating the
 // directory (0700) and the sentinel (0600) as docker-agent does. The returned func releases
