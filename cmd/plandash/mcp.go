@@ -29,8 +29,14 @@ func mcpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 		SharedPlans: sharedplans.NewToolset(sharedplans.New(*plansDir), files.WorkingDir("")),
 		Approvals:   gateClient{client.Resolve(getenv, f).Client()},
 	})
-	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}, MaxLineLength: maxStdioFrame})
 }
+
+// maxStdioFrame bounds one inbound JSON-RPC line. The SDK's default (16 MiB) refused the
+// largest plan docker-agent accepts: write_plan with 10 MiB of control characters is a 60 MiB
+// frame once escaped, and up to 70 MiB when a model sends the arguments as a JSON string. The
+// bound is the largest stored plan plus room for the envelope and the other arguments.
+const maxStdioFrame = sharedplans.MaxEncodedSize + 1<<20
 
 type nopWriteCloser struct{ io.Writer }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/demo"
 	"github.com/plandash/plandash/internal/notify"
+	"github.com/plandash/plandash/internal/mcpserver"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/web"
 )
@@ -43,6 +44,7 @@ type serveFlags struct {
 	plansDir, user, userHeader   string
 	clientIPHeader               string
 	allowRoots, frameAncestors   listFlag
+	allowWrite                   listFlag
 	codexSessions                string
 	hosts                        listFlag
 	retentionAge                 time.Duration
@@ -51,6 +53,8 @@ type serveFlags struct {
 	dbPool                       int
 	opencode                     listFlag
 	idle                         time.Duration
+	mcpIdle                      time.Duration
+	mcpSessions                  int
 	tlsCert, tlsKey              string
 	maxBody                      int64
 	maxLine                      int
@@ -79,9 +83,12 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.IntVar(&f.dbPool, "db-pool", 0, "PostgreSQL connections at most (default: pgx's, the larger of 4 and the number of CPUs)")
 	fs.StringVar(&f.token, "token", "", "API and page token (default: generated once and stored in the data directory)")
 	fs.Var(&f.allowRoots, "allow-root", "show file plans, and .md plan files hooks name, under this directory (repeatable)")
+	fs.Var(&f.allowWrite, "allow-write", "let agents' export_plan_to_file (MCP over HTTP, the tools API) write files under this directory (repeatable; default: nowhere)")
 	fs.Var(&f.frameAncestors, "frame-ancestors", "CSP frame-ancestors sources allowed to embed the pages, e.g. 'vscode-webview: http://localhost:*' (default 'self')")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&f.idle, "idle", 30*time.Minute, "a session with no activity this long leaves the overview")
+	fs.DurationVar(&f.mcpIdle, "mcp-idle", mcpserver.DefaultIdleTimeout, "an MCP session at /mcp without a request this long is closed (the client initializes again)")
+	fs.IntVar(&f.mcpSessions, "mcp-sessions", mcpserver.DefaultSessionsPerCredent, "live MCP sessions at /mcp per token at most; a new one closes that token's longest-idle one")
 	fs.Int64Var(&f.maxBody, "max-body", 8<<20, "largest ingest or hook request body in bytes")
 	fs.IntVar(&f.maxLine, "max-line", 4<<20, "largest NDJSON line in bytes")
 	fs.StringVar(&f.plansDir, "plans-dir", getenv("PLANDASH_PLANS_DIR"), plansHelp)
@@ -150,6 +157,10 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(stderr, "plandash %s: --db-pool must be 0 (the default) or more, not %d\n", name, f.dbPool)
 		return errUsage
 	}
+	if f.mcpIdle <= 0 || f.mcpSessions < 1 {
+		fmt.Fprintf(stderr, "plandash %s: --mcp-idle must be more than 0 (not %s) and --mcp-sessions at least 1 (not %d)\n", name, f.mcpIdle, f.mcpSessions)
+		return errUsage
+	}
 	var log *slog.Logger
 	switch f.logFormat {
 	case "text":
@@ -197,7 +208,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			FrameAncestors: f.frameAncestors, OriginPatterns: originPatterns(f.frameAncestors),
 			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, ClientIPHeader: f.clientIPHeader, Log: log, Hosts: f.hosts,
 		},
-		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, Idle: f.idle, PlansDir: f.plansDir, Version: version,
+		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, AllowWrite: f.allowWrite, Idle: f.idle, MCPIdle: f.mcpIdle, MCPSessions: f.mcpSessions, PlansDir: f.plansDir, Version: version,
 		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,
 		Notify: f.notify, PublicURL: f.publicURL, OpenBrowser: desktopOpener(f.openBrowser && !isDemo, f.addr, goos(), getenv, exec.LookPath),
 		Retention: plans.Retention{MaxAge: f.retentionAge, MaxRevisions: f.retentionRevisions},

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/plandash/plandash/internal/agents/claude"
 	"github.com/plandash/plandash/internal/agents/codex"
 	"github.com/plandash/plandash/internal/agents/gemini"
@@ -42,17 +41,20 @@ import (
 
 // Config is everything the application is told at start-up.
 type Config struct {
-	web.Config                  // how the HTTP side behaves
-	DataDir    string           // holds plandash.db (unless DB is set) and the token
-	DB         string           // a postgres:// URL to keep the data in PostgreSQL; "" keeps SQLite in DataDir
-	DBPool     int32            // PostgreSQL connections at most; 0 is pgx's default
-	Token      string           // "" loads or creates the token in DataDir
-	AllowRoots []string         // file plans, hooks' plan files and the MCP file tools may read under these directories
-	Home       string           // the server user's home, whose agents' plan directories hooks may name; os.UserHomeDir when ""
-	Idle       time.Duration    // a session without activity this long leaves the overview; default 30m
-	Now        func() time.Time // the clock; time.Now when nil
-	PlansDir   string           // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
-	Version    string
+	web.Config                   // how the HTTP side behaves
+	DataDir     string           // holds plandash.db (unless DB is set) and the token
+	DB          string           // a postgres:// URL to keep the data in PostgreSQL; "" keeps SQLite in DataDir
+	DBPool      int32            // PostgreSQL connections at most; 0 is pgx's default
+	Token       string           // "" loads or creates the token in DataDir
+	AllowRoots  []string         // file plans, hooks' plan files and the MCP file tools may read under these directories
+	AllowWrite  []string         // export_plan_to_file (MCP over HTTP, the tools API) may write under these; none: it is refused
+	Home        string           // the server user's home, whose agents' plan directories hooks may name; os.UserHomeDir when ""
+	Idle        time.Duration    // a session without activity this long leaves the overview; default 30m
+	Now         func() time.Time // the clock; time.Now when nil
+	PlansDir    string           // docker-agent's shared plans directory; "" is its default (~/.cagent/plans)
+	MCPIdle     time.Duration    // an MCP session over HTTP without a request this long is closed; 0: mcpserver's default
+	MCPSessions int              // live MCP sessions per credential at most; 0: mcpserver's default
+	Version     string
 
 	Retention     plans.Retention     // how much plan history to keep; zero keeps all of it
 	CodexSessions string              // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
@@ -144,6 +146,15 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		roots = r
 	}
 
+	var writes files.Policy // nil: no file is written for anyone
+	if len(cfg.AllowWrite) > 0 {
+		w, err := files.NewRoots(cfg.AllowWrite...)
+		if err != nil {
+			return nil, fmt.Errorf("--allow-write: %w", err)
+		}
+		writes = w
+	}
+
 	db, err := openDatabase(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -167,7 +178,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if roots != nil {
 		policy = roots
 	}
-	tools := sharedplans.NewToolset(store, policy)
+	// Reading roots are what people are shown; an agent writes only where it was allowed to.
+	tools := sharedplans.NewToolset(store, policy).WithWrites(writes,
+		"export_plan_to_file is off: this server writes files only under a directory it was started with --allow-write DIR")
 	home := cfg.Home
 	if home == "" {
 		home, _ = os.UserHomeDir()
@@ -175,6 +188,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	dirs := newPlanDirs(cfg.AllowRoots, home)
 	mcpSrv := mcpserver.New(mcpserver.Options{Version: cfg.Version, SharedPlans: tools, Approvals: gateApprover{gate}})
 
+	evicted := m.Registry.Counter("plandash_mcp_sessions_evicted_total",
+		"MCP sessions closed to make room for a newer one of the same credential (--mcp-sessions).").With()
+	mcpHTTP := mcpserver.NewHTTPHandler(mcpSrv, mcpserver.HTTPOptions{IdleTimeout: cfg.MCPIdle,
+		MaxPerCredential: cfg.MCPSessions, Credential: web.Credential, OnEvict: evicted.Inc})
+	m.Registry.GaugeFunc("plandash_mcp_sessions", "MCP sessions over HTTP open now.",
+		func(context.Context) (float64, error) { return float64(mcpHTTP.Sessions()), nil }, nil)
 	m.Pending(gate.CountPending, func(err error) { cfg.Log.Warn("metrics: counting pending approvals", "err", err) })
 	a := &App{
 		DB: db, Plans: svc, Gate: gate, Shared: shared, Token: token, Metrics: m,
@@ -218,7 +237,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
 				PlanRoots: dirs.OpenCode, Log: cfg.Log}),
 		},
-		MCP:     mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
+		MCP:     mcpHTTP,
 		Metrics: m,
 	})
 	a.followAgents(cfg, svc, gate, dirs.OpenCode)

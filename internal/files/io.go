@@ -39,6 +39,9 @@ func (OSOps) Remove(n string) error                                     { return
 // RootOps runs every operation inside r.
 type RootOps struct{ r *os.Root }
 
+// InRoot returns the operations confined to r.
+func InRoot(r *os.Root) RootOps { return RootOps{r} }
+
 func (o RootOps) OpenFile(n string, f int, p fs.FileMode) (*os.File, error) {
 	return o.r.OpenFile(n, f, p)
 }

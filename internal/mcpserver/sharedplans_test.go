@@ -241,7 +241,7 @@ func TestSharedPlanToolsStreamableHTTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	srv, err := app.Open(ctx, app.Config{Config: web.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		DataDir: t.TempDir(), Token: "mcp-token", PlansDir: plansDir, AllowRoots: []string{root}})
+		DataDir: t.TempDir(), Token: "mcp-token", PlansDir: plansDir, AllowRoots: []string{root}, AllowWrite: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}

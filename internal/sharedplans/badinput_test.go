@@ -49,10 +49,16 @@ func TestBadPlanFiles(t *testing.T) {
 	}{
 		{"fifo", mkfifo, "plan file x.json is corrupt: not a regular file (e.g. a device or named pipe)", true},
 		{"directory", func(t *testing.T, p string) { mustMkdir(t, p) }, "plan file x.json is corrupt: is a directory, not a plan file", false},
-		{"symlink to a directory", func(t *testing.T, p string) { mustSymlink(t, outsideDir, p) }, "plan file x.json is corrupt: is a directory, not a plan file", true},
-		{"symlink to a device", func(t *testing.T, p string) { mustSymlink(t, "/dev/zero", p) }, "plan file x.json is corrupt: not a regular file (e.g. a device or named pipe)", true},
-		{"dangling symlink", func(t *testing.T, p string) { mustSymlink(t, filepath.Join(outsideDir, "nope"), p) }, "", true},
-		{"symlink to a plan", func(t *testing.T, p string) { mustSymlink(t, validElsewhere, p) }, "", false},
+		// Links out of the plans directory are never followed (issue 25): whoever can write the
+		// directory must not make plandash read, show or hang on anything outside it.
+		{"symlink to a directory", func(t *testing.T, p string) { mustSymlink(t, outsideDir, p) }, "plan file x.json is corrupt: a symlink out of the plans directory, not followed", true},
+		{"symlink to a device", func(t *testing.T, p string) { mustSymlink(t, "/dev/zero", p) }, "plan file x.json is corrupt: a symlink out of the plans directory, not followed", true},
+		{"dangling symlink", func(t *testing.T, p string) { mustSymlink(t, filepath.Join(outsideDir, "nope"), p) }, "plan file x.json is corrupt: a symlink out of the plans directory, not followed", true},
+		{"symlink to a plan elsewhere", func(t *testing.T, p string) { mustSymlink(t, validElsewhere, p) }, "plan file x.json is corrupt: a symlink out of the plans directory, not followed", true},
+		{"symlink to a plan in the directory", func(t *testing.T, p string) {
+			mustWriteFile(t, filepath.Join(filepath.Dir(p), "y.json"), `{"content":"linked","revision":3}`)
+			mustSymlink(t, "y.json", p)
+		}, "", false},
 		{"huge file", func(t *testing.T, p string) {
 			f, err := os.Create(p)
 			if err != nil {

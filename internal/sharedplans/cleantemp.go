@@ -16,6 +16,11 @@ import (
 // disk or a writer (docker-agent builds before 07-28) that does not take the plans lock.
 const TempMaxAge = time.Minute
 
+// TempSweepInterval is how often a running Watcher removes temp files that have grown old since
+// the last pass, so a crash while plandash runs leaves nothing behind for long (at most
+// TempMaxAge + TempSweepInterval).
+const TempSweepInterval = 30 * time.Second
+
 // CleanTemp removes the temp files that crashed atomic writes left in the plans directory:
 // regular files named exactly <name>.json<digits> (the writer's <base><up to 10 digits>, for a
 // valid plan name) whose modification time is more than TempMaxAge before the store's clock.

@@ -71,6 +71,7 @@ func (e *CorruptPlanError) ErrorKind() errs.Kind { return errs.Conflict }
 var (
 	errIsDirectory = errors.New("is a directory, not a plan file")
 	errNotRegular  = errors.New("not a regular file (e.g. a device or named pipe)")
+	errSymlinkOut  = errors.New("a symlink out of the plans directory, not followed")
 	errTooLarge    = fmt.Errorf("file exceeds %d bytes", MaxEncodedSize)
 )
 

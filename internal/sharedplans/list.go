@@ -70,6 +70,11 @@ func (s *Store) scan(ctx context.Context) (ListResult, []string, error) {
 // big directory is spread over a few goroutines; results stay in place, keeping output
 // deterministic.
 func (s *Store) loadAll(ctx context.Context, files []string, sums []Summary, errs []error) error {
+	root, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	workers := min(runtime.GOMAXPROCS(0), 8, max(1, len(files)/64))
 	var (
 		wg     sync.WaitGroup
@@ -79,7 +84,7 @@ func (s *Store) loadAll(ctx context.Context, files []string, sums []Summary, err
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
-				sums[i], errs[i] = loadSummary(filepath.Join(s.dir, files[i]))
+				sums[i], errs[i] = loadSummary(root, files[i])
 			}
 		})
 	}
@@ -94,8 +99,8 @@ func (s *Store) loadAll(ctx context.Context, files []string, sums []Summary, err
 	return ctxErr
 }
 
-func loadSummary(path string) (Summary, error) {
-	data, ok, err := readPlanFile(path)
+func loadSummary(root *os.Root, file string) (Summary, error) {
+	data, ok, err := readPlanIn(root, file)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -105,7 +110,7 @@ func loadSummary(path string) (Summary, error) {
 	}
 	sum, err := decodeSummary(data)
 	if err != nil {
-		return Summary{}, &CorruptPlanError{File: filepath.Base(path), Err: err}
+		return Summary{}, &CorruptPlanError{File: file, Err: err}
 	}
 	return sum, nil
 }

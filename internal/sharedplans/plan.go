@@ -79,11 +79,20 @@ type DeleteResult struct {
 // validated, never rewritten, so two inputs cannot map to one file and no name can leave the
 // plans directory. There is no length limit; the file system sets one.
 func ValidateName(name string) error {
+	if len(name) > MaxNameLen {
+		// Not quoted back: the name may be any length, and the answer must stay bounded.
+		return invalidf("invalid plan name: %d characters long, at most %d", len(name), MaxNameLen)
+	}
 	if !validName(name) {
 		return invalidf("invalid plan name %q: use only lowercase letters, digits, '-' and '_', starting with a letter or digit", name)
 	}
 	return nil
 }
+
+// MaxNameLen bounds a plan name so its file name fits every file system's 255-byte limit with
+// the ".json" extension and an atomic write's temp suffix (up to 10 digits). docker-agent has
+// no such check and fails on longer names with the file system's error.
+const MaxNameLen = 255 - len(".json") - 10
 
 // validName is the name rule as a byte loop: it runs on every call and List-sized batches, and
 // the fuzz target checks it against the regular expression.

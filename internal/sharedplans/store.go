@@ -15,13 +15,6 @@ import (
 // LockFileName is the sentinel docker-agent flocks during every mutation. It is never deleted.
 const LockFileName = ".plans.lock"
 
-// A busy flock is polled (flock cannot wait on a context). docker-agent polls every 10 ms; we
-// start at 1 ms and back off to that, so a short hold by another process costs us little.
-const (
-	lockRetryMin = time.Millisecond
-	lockRetryMax = 10 * time.Millisecond
-)
-
 // Store is a docker-agent plans directory. Mutations hold the cross-process flock on
 // .plans.lock; reads take no lock and rely on atomic renames. A Store is safe for concurrent
 // use, and any number of Stores and processes (docker-agent included) may share a directory.
@@ -34,6 +27,8 @@ type Store struct {
 	now      func() time.Time
 	debounce time.Duration
 	recheck  time.Duration
+	settle   time.Duration // see lockSettle
+	sweep    time.Duration // how often a Watcher removes old temp files
 	// locked, when set, runs each time a writer has just obtained the lock. Tests use it to
 	// cancel a write at the one moment no select can observe: after the wait, before the write.
 	locked func()
@@ -42,8 +37,11 @@ type Store struct {
 // Option configures a Store.
 type Option func(*Store)
 
-// WithClock replaces time.Now for updatedAt stamps, for tests.
+// WithClock replaces time.Now for updatedAt stamps and temp-file ages, for tests.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithTempSweep sets how often a Watcher removes old temp files (TempSweepInterval by default).
+func WithTempSweep(every time.Duration) Option { return func(s *Store) { s.sweep = every } }
 
 // New returns the store for dir, or for DefaultDir() when dir is "". Nothing is created until
 // the first mutation or Watch, as with docker-agent.
@@ -59,6 +57,8 @@ func New(dir string, opts ...Option) *Store {
 		now:      time.Now,
 		debounce: 10 * time.Millisecond,
 		recheck:  100 * time.Millisecond,
+		settle:   lockSettle,
+		sweep:    TempSweepInterval,
 	}
 	for _, o := range opts {
 		o(s)
@@ -255,73 +255,4 @@ func (s *Store) Delete(ctx context.Context, name string, expected *int) (deleted
 		return false, err
 	}
 	return true, nil
-}
-
-// lock takes this process's semaphore, then docker-agent's flock on .plans.lock, creating the
-// directory (0700) and the sentinel (0600) as docker-agent does. The returned func releases
-// both; the sentinel is never deleted because another process may be waiting on it.
-func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	release := func() { <-s.sem }
-	if err := ctx.Err(); err != nil {
-		release()
-		return nil, err
-	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		release()
-		return nil, fmt.Errorf("creating plans directory: %w", err)
-	}
-	f, err := os.OpenFile(s.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		release()
-		return nil, fmt.Errorf("opening plans lock file %q: %w", s.lockPath, err)
-	}
-	var t *time.Timer
-	wait := lockRetryMin
-	for {
-		ok, err := tryLock(f)
-		if err != nil {
-			_ = f.Close()
-			release()
-			return nil, fmt.Errorf("locking plans lock file %q: %w", s.lockPath, err)
-		}
-		if ok {
-			break
-		}
-		if t == nil {
-			t = time.NewTimer(wait)
-			defer t.Stop()
-		} else {
-			t.Reset(wait)
-		}
-		wait = min(2*wait, lockRetryMax)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			_ = f.Close()
-			release()
-			return nil, ctx.Err()
-		}
-	}
-	unlock = func() {
-		_ = unlockFile(f)
-		_ = f.Close()
-		release()
-	}
-	if s.locked != nil {
-		s.locked()
-	}
-	// A wait can end with the lock granted and the context cancelled at once (the timer and
-	// Done both ready, or a cancel between the last poll and the grant). The caller gave up,
-	// so it must not write: a cancelled write that lands later would overwrite whatever the
-	// caller did next.
-	if err := ctx.Err(); err != nil {
-		unlock()
-		return nil, err
-	}
-	return unlock, nil
 }

@@ -200,18 +200,19 @@ func TestWaitsForForeignLock(t *testing.T) {
 
 func TestWriteReplacesSymlinkInsteadOfFollowing(t *testing.T) {
 	s := newTestStore(t)
-	outside := filepath.Join(t.TempDir(), "outside.json")
-	if err := os.WriteFile(outside, []byte(`{"content":"elsewhere","revision":4}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.MkdirAll(s.Dir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(s.Dir(), "p.json")
-	if err := os.Symlink(outside, link); err != nil {
+	target := filepath.Join(s.Dir(), "q.json")
+	if err := os.WriteFile(target, []byte(`{"content":"elsewhere","revision":4}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Reads follow the link, as docker-agent's do.
+	link := filepath.Join(s.Dir(), "p.json")
+	if err := os.Symlink("q.json", link); err != nil {
+		t.Fatal(err)
+	}
+	// Reads follow a link to another file of the plans directory, as docker-agent's do (links
+	// out of it are refused: TestBadPlanFiles).
 	if p, ok, err := s.Get(context.Background(), "p"); !ok || err != nil || p.Content != "elsewhere" {
 		t.Fatalf("read through link: %+v %v %v", p, ok, err)
 	}
@@ -221,7 +222,7 @@ func TestWriteReplacesSymlinkInsteadOfFollowing(t *testing.T) {
 	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink != 0 {
 		t.Error("the link must be replaced by a regular file")
 	}
-	if got := readRaw(t, outside); got != `{"content":"elsewhere","revision":4}` {
+	if got := readRaw(t, target); got != `{"content":"elsewhere","revision":4}` {
 		t.Errorf("the link target was written: %s", got)
 	}
 }

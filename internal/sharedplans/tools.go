@@ -15,15 +15,28 @@ import (
 // methods for MCP-style callers. One Store may back several Toolsets with different PathPolicies
 // (stdio MCP versus remote surfaces).
 type Toolset struct {
-	store *Store
-	files files.Policy
+	store  *Store
+	files  files.Policy // where update_plan_from_file may read
+	writes files.Policy // where export_plan_to_file may write
+	// noWrite says why writing is off when writes is nil; "" means no policy at all.
+	noWrite string
 }
 
-// NewToolset returns the tools over store. files resolves the paths of the two file tools; nil
-// disables them (every call fails with ErrPathDenied), the safe default for a surface that has
-// not decided which files a caller may touch.
+// NewToolset returns the tools over store. files resolves the paths of the two file tools, for
+// reading and for writing; nil disables them (every call fails with ErrPathDenied), the safe
+// default for a surface that has not decided which files a caller may touch. WithWrites gives
+// writing a policy of its own.
 func NewToolset(store *Store, files files.Policy) *Toolset {
-	return &Toolset{store: store, files: files}
+	return &Toolset{store: store, files: files, writes: files}
+}
+
+// WithWrites returns a copy of t whose export_plan_to_file writes where writes allows; reads
+// keep t's policy. A nil writes refuses every write with the message why, so a surface can
+// show what is shown to people (reading roots) without letting agents overwrite it.
+func (t *Toolset) WithWrites(writes files.Policy, why string) *Toolset {
+	c := *t
+	c.writes, c.noWrite = writes, why
+	return &c
 }
 
 // Store returns the store the tools work on.
@@ -189,6 +202,16 @@ func (t *Toolset) resolve(path string) (files.Location, error) {
 	return t.files.Resolve(path)
 }
 
+func (t *Toolset) resolveWrite(path string) (files.Location, error) {
+	if t.writes == nil {
+		if t.noWrite != "" {
+			return files.Location{}, deniedf("%s", t.noWrite)
+		}
+		return files.Location{}, deniedf("file tools are disabled: no path policy is configured")
+	}
+	return t.writes.Resolve(path)
+}
+
 // readSource reads update_plan_from_file's source. Every check is made on the opened
 // descriptor, so the file checked is the file read, and the read is bounded because the file
 // may grow after the size check.
@@ -233,7 +256,7 @@ func (t *Toolset) readSource(path string) (string, error) {
 
 // writeDest writes export_plan_to_file's destination.
 func (t *Toolset) writeDest(path, content string) error {
-	loc, err := t.resolve(path)
+	loc, err := t.resolveWrite(path)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,9 @@ type Watcher struct {
 	pending  map[string]pendingRead
 	nextDue  time.Time
 	done     chan struct{}
+	// sweep removes old temp files; it runs every sweepEvery from the watcher's goroutine.
+	sweep      func(context.Context)
+	sweepEvery time.Duration
 }
 
 type pendingRead struct {
@@ -66,7 +69,8 @@ const maxRechecks = 2
 // after Watch returns misses nothing: every later change is reported. fn is called from one
 // goroutine, one event at a time, for each plan whose state changed; events are coalesced per
 // plan over a short debounce so the several file-system events of one write make one Event.
-// The lock file, temp files and directories are ignored.
+// The lock file, temp files and directories are ignored, but temp files older than TempMaxAge
+// are removed every TempSweepInterval (see CleanTemp).
 func (s *Store) Watch(ctx context.Context, fn func(Event)) (*Watcher, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating plans directory: %w", err)
@@ -82,7 +86,8 @@ func (s *Store) Watch(ctx context.Context, fn func(Event)) (*Watcher, error) {
 	w := &Watcher{
 		dir: s.dir, debounce: s.debounce, recheck: s.recheck, fw: fw, fn: fn,
 		seed: maphash.MakeSeed(), seen: map[string]fingerprint{}, pending: map[string]pendingRead{},
-		done: make(chan struct{}),
+		done:  make(chan struct{}),
+		sweep: func(ctx context.Context) { _, _ = s.CleanTemp(ctx) }, sweepEvery: s.sweep,
 	}
 	go w.run(ctx)
 	return w, nil
@@ -97,6 +102,11 @@ func (w *Watcher) run(ctx context.Context) {
 	flush := time.NewTimer(time.Hour)
 	flush.Stop()
 	var reattach <-chan time.Time
+	// The periodic pass: a writer killed mid-write (kill -9, a crash, a full disk) while we
+	// run leaves a temp file that no event will ever mention again, so old ones are looked for
+	// now and then rather than only at start-up.
+	sweep := time.NewTicker(w.sweepEvery)
+	defer sweep.Stop()
 	for {
 		if len(w.pending) > 0 {
 			flush.Reset(time.Until(w.nextDue))
@@ -126,6 +136,8 @@ func (w *Watcher) run(ctx context.Context) {
 			reattach = w.reattach()
 		case now := <-flush.C:
 			w.flush(ctx, now)
+		case <-sweep.C:
+			w.sweep(ctx)
 		}
 	}
 }

@@ -66,6 +66,16 @@ func principalOf(r *http.Request) principal {
 	return p
 }
 
+// Credential names the credential r was let in with, for limits kept per credential (MCP
+// sessions): "admin" for the server's own token and its cookie, else the per-agent token's
+// hash, so a new token reusing a revoked one's name is another credential. It is never a secret.
+func Credential(r *http.Request) string {
+	if p := principalOf(r); p.agent != nil {
+		return "token:" + p.agent.Hash
+	}
+	return "admin"
+}
+
 // agentLabel is "token:NAME" when r came with a per-agent token, else "".
 func agentLabel(r *http.Request) string {
 	if p := principalOf(r); p.agent != nil {
