@@ -20,8 +20,8 @@ import (
 	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/demo"
-	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/mcpserver"
+	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/web"
 )

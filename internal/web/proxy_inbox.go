@@ -8,7 +8,6 @@ import (
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -60,17 +59,6 @@ func exitPlanText(raw json.RawMessage) string {
 		return ""
 	}
 	return in.Plan
-}
-
-// newestPermissionTitle names the newest request an agent is blocked on, for the notification.
-func (s *Server) newestPermissionTitle() string {
-	title := ""
-	for _, p := range s.perms.List() {
-		if p.Open() {
-			title = permissions.Title(p.Params)
-		}
-	}
-	return title
 }
 
 // rejecting reports whether option is one of the request's reject options: only a rejection
