@@ -233,12 +233,18 @@ func testClaudeServerDown(t *testing.T, bin string) {
 			t.Fatal(err)
 		}
 		cmd := exec.Command("sh", "-c", groups[0].Hooks[0].Command)
-		cmd.Dir, cmd.Env, cmd.Stdin = r.cli.Dir, r.cli.Env, bytes.NewReader(event)
+		var stderr bytes.Buffer
+		cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stderr = r.cli.Dir, r.cli.Env, bytes.NewReader(event), &stderr
 		start := time.Now()
-		out, err := cmd.CombinedOutput()
+		out, err := cmd.Output()
 		took := time.Since(start)
+		// Nothing on stdout: no decision, so the terminal decides. The gate's hook says why on
+		// stderr, which Claude Code shows in its transcript; a capture hook stays quiet.
 		if err != nil || len(out) != 0 {
 			t.Errorf("the %s hook with plandash down: %v, printed %q", ev.hook, err, out)
+		}
+		if gate := ev.hook == "PermissionRequest"; gate != strings.Contains(stderr.String(), "could not get a decision") {
+			t.Errorf("the %s hook with plandash down said on stderr: %q", ev.hook, stderr.String())
 		}
 		t.Logf("the %s hook with plandash down took %v", ev.hook, took.Round(time.Microsecond))
 	}

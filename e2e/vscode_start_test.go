@@ -66,8 +66,9 @@ func TestVSCodeStartsPlandash(t *testing.T) {
 	p.do(chromedp.SendKeys(chromedp.CSS(".quick-input-widget .quick-input-box input"), "Claude Code"))
 	p.do(chromedp.KeyEvent(kb.Enter))
 	p.wait("what changed", toast("Claude Code's hooks are in shop")+` !== undefined`)
-	settings, err := os.ReadFile(filepath.Join(ws, ".claude", "settings.json"))
-	if err != nil || !strings.Contains(string(settings), bin) {
-		t.Fatalf("the workspace's .claude/settings.json has no plandash hooks (%v): %s", err, settings)
+	settings, err := os.ReadFile(filepath.Join(ws, ".claude", "settings.local.json"))
+	// The hooks run the plandash the extension is configured with (plandash.path).
+	if err != nil || !strings.Contains(string(settings), wrapper+" hook claude") {
+		t.Fatalf("the workspace's .claude/settings.local.json has no plandash hooks running %s (%v): %s", wrapper, err, settings)
 	}
 }

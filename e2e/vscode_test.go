@@ -109,6 +109,11 @@ func TestVSCodeExtension(t *testing.T) {
 	}
 	waitStatus(p, "plandash: 0 waiting")
 
+	// VS Code shows only a few toasts at once and queues the rest in its notification center:
+	// clear the answers' own messages so the next notification is a toast again.
+	runCommand(p, "Notifications: Clear All Notifications")
+	p.wait("no toasts left", `document.querySelectorAll(".notification-toast").length === 0`)
+
 	// A wait of a session elsewhere counts in the status bar but raises no notification here
 	// (plandash.notifications is "workspace"); the next one of this workspace does, after it.
 	away := a.submit(approvalBody("Rotate the staging keys", "sess-away"))

@@ -1,6 +1,7 @@
 // The palette's commands: the panel's views, connecting, starting the dashboard and installing
 // an agent's hooks into this workspace.
 import { execFile } from "node:child_process";
+import * as path from "node:path";
 import * as vscode from "vscode";
 import { Connection, secretKey } from "./connection";
 import type { CommandId } from "./ids";
@@ -87,6 +88,9 @@ async function installHooks(conn: Connection): Promise<void> {
   if (!folder) return;
   const exe = vscode.workspace.getConfiguration("plandash").get<string>("path") || "plandash";
   const args = ["install", agent.id, "--project", folder.uri.fsPath];
+  // The binary configured here is the one the hooks should run; install would otherwise refuse
+  // one that lives in a temporary directory, as a `go run` build does.
+  if (path.isAbsolute(exe)) args.push("--command", exe);
   const t = conn.target();
   if (vscode.workspace.getConfiguration("plandash").get<string>("server")) args.push("--server", t.server);
   execFile(exe, args, { cwd: folder.uri.fsPath, timeout: 30000 }, (err, stdout, stderr) => {
