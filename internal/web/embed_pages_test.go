@@ -45,6 +45,13 @@ func TestEmbedApprovalPages(t *testing.T) {
 	if code, _ := ts.page(t, "/embed/approvals/nope"); code != 404 {
 		t.Fatalf("unknown request in the panel: %d", code)
 	}
+
+	// The panel's overview names what waits for the person, not only a count.
+	_, doc = ts.page(t, "/embed")
+	items := all(doc, `[data-testid=needs-you] [data-testid=needs-you-item] a`)
+	if len(items) != 1 || attr(items[0], "href") != "/approvals/"+first.ID {
+		t.Fatalf("the panel's Needs you lists %d waits", len(items))
+	}
 }
 
 // The diagram stylesheet is CSS tied to the page's theme variables.

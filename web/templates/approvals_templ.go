@@ -65,7 +65,7 @@ func inboxBody(p ApprovalsPage) templ.Component {
 			templ_7745c5c3_Var2 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head gate-head\" data-testid=\"approvals-inbox\"><h1>Approvals</h1><p class=\"muted\">Agents wait here until you decide. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>v</kbd> shows the plan, <kbd>a</kbd> approves once it is shown (press it twice: a key never decides alone), <kbd>m</kbd> modifies, <kbd>r</kbd> rejects, <kbd>?</kbd> lists them.</p></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head gate-head\" data-testid=\"approvals-inbox\"><h1>Approvals</h1><p class=\"muted\">Agents wait here until you decide. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>v</kbd> shows the plan, <kbd>a</kbd> approves once it is shown (press it twice: a key never decides alone), <kbd>m</kbd> modifies, <kbd>r</kbd> rejects, <kbd>?</kbd> lists them. Away from this tab? <a href=\"/settings/notifications\" data-testid=\"notify-link\">Get notified</a> on your desktop, phone or chat.</p></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
