@@ -93,13 +93,14 @@ func (c *core) unregister(id string) {
 	c.mu.Unlock()
 }
 
-// answered ends the wait for request id: OpenCode was answered by another client.
-func (c *core) answered(id string) {
+// answered ends the wait for request id: OpenCode was answered by another client, with outcome
+// (Replied.Outcome; "" when its reply did not say).
+func (c *core) answered(id, outcome string) {
 	c.mu.Lock()
 	cancel := c.waiting[id]
 	c.mu.Unlock()
 	if cancel != nil {
-		cancel(errAnsweredElsewhere)
+		cancel(answeredElsewhere{outcome})
 	}
 }
 
@@ -165,11 +166,21 @@ func (c *core) decide(ctx context.Context, sub approval.Submission) (approval.Re
 	for !r.Decided() {
 		r, err = c.gate.Wait(ctx, id, time.Minute)
 		if ctx.Err() != nil {
-			why := "plandash stopped waiting for OpenCode; answer in OpenCode"
-			if errors.Is(context.Cause(ctx), errAnsweredElsewhere) {
-				why = "answered in OpenCode"
+			in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: "plandash stopped waiting for OpenCode; answer in OpenCode"}
+			var ae answeredElsewhere
+			if errors.As(context.Cause(ctx), &ae) {
+				// Record what was answered there: "rejected by opencode" for a plan the person
+				// approved in OpenCode would be false.
+				switch ae.outcome {
+				case OutcomeApproved:
+					in.Action, in.Comment = approval.Approve, "answered in OpenCode — approved"
+				case OutcomeDeclined:
+					in.Comment = "answered in OpenCode — declined"
+				default:
+					in.Comment = "answered in OpenCode (its reply did not say how)"
+				}
 			}
-			_, err := c.gate.Decide(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: why})
+			_, err := c.gate.Decide(context.WithoutCancel(ctx), id, in)
 			var de *approval.DecidedError
 			if err != nil && !errors.As(err, &de) {
 				c.log.Warn("opencode: close request", "request", id, "err", err)

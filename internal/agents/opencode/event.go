@@ -120,9 +120,43 @@ type PermissionAsked struct {
 // Replied is question.replied, question.rejected or permission.replied: a client (the TUI, or
 // plandash) answered.
 type Replied struct {
-	SessionID string `json:"sessionID"`
-	RequestID string `json:"requestID"`
-	Reply     string `json:"reply,omitempty"`
+	SessionID string     `json:"sessionID"`
+	RequestID string     `json:"requestID"`
+	Reply     string     `json:"reply,omitempty"`   // permission.replied: once, always or reject
+	Answers   [][]string `json:"answers,omitempty"` // question.replied: the chosen labels per question
+}
+
+// Outcomes of a request answered in OpenCode, as its reply shows them.
+const (
+	OutcomeApproved = "approved"
+	OutcomeDeclined = "declined"
+)
+
+// Outcome says what the reply of event (one of the *Replied / *Rejected events) answered: a
+// permission allowed once or always, plan_exit's "Yes" are approved; a rejection or "No"
+// declined; "" when the reply does not say (another question's free answer).
+func (r Replied) Outcome(event string) string {
+	switch event {
+	case EventQuestionRejected:
+		return OutcomeDeclined
+	case EventPermissionReplied:
+		switch r.Reply {
+		case "once", "always":
+			return OutcomeApproved
+		case "reject":
+			return OutcomeDeclined
+		}
+	case EventQuestionReplied:
+		if len(r.Answers) > 0 && len(r.Answers[0]) > 0 {
+			switch strings.ToLower(strings.TrimSpace(r.Answers[0][0])) {
+			case "yes":
+				return OutcomeApproved
+			case "no":
+				return OutcomeDeclined
+			}
+		}
+	}
+	return ""
 }
 
 // SessionInfo is the part of session.created/updated the watcher keeps: where the session

@@ -17,6 +17,13 @@ const MaxPlanFile = 512 << 10
 // client (its TUI, or the web UI).
 var errAnsweredElsewhere = errors.New("answered in OpenCode")
 
+// answeredElsewhere is errAnsweredElsewhere with what OpenCode's reply said (Replied.Outcome),
+// so the record says what the person answered there, not a rejection they never gave.
+type answeredElsewhere struct{ outcome string }
+
+func (e answeredElsewhere) Error() string         { return errAnsweredElsewhere.Error() }
+func (e answeredElsewhere) Is(target error) bool { return target == errAnsweredElsewhere }
+
 // holdPlanExit puts plan_exit's plan at the gate and answers the question with the decision.
 func (w *Watcher) holdPlanExit(ctx context.Context, q QuestionAsked, path string) {
 	answer, done, ok := w.planExit(ctx, q, path, PlanText{})

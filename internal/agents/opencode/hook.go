@@ -140,7 +140,7 @@ func (s *HookService) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	case EventQuestionReplied, EventQuestionRejected, EventPermissionReplied:
 		var r Replied
 		if json.Unmarshal(ev.Properties, &r) == nil {
-			s.answered(r.RequestID)
+			s.answered(r.RequestID, r.Outcome(ev.Type))
 		}
 	}
 	return nil, nil

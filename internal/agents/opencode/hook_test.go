@@ -131,6 +131,12 @@ func TestHookPlanExit(t *testing.T) {
 				t.Error(err)
 			}
 		}, "", TerminalDecider},
+		{"approved in OpenCode", func(t *testing.T, _ *rig, s *HookService, _ approval.Request, _ context.CancelFunc) {
+			if _, err := s.Handle(context.Background(), post(t, EventQuestionReplied,
+				map[string]any{"sessionID": "ses_2", "requestID": "que_approved in OpenCode", "answers": [][]string{{"Yes"}}}, dir)); err != nil {
+				t.Error(err)
+			}
+		}, "", TerminalDecider},
 		{"plugin gone", func(_ *testing.T, _ *rig, _ *HookService, _ approval.Request, cancel context.CancelFunc) {
 			cancel()
 		}, "", TerminalDecider},
@@ -159,6 +165,10 @@ func TestHookPlanExit(t *testing.T) {
 			}
 			if got.Decision == nil || got.Decision.By != tt.by {
 				t.Errorf("decision %+v, want by %q", got.Decision, tt.by)
+			}
+			// Answered in OpenCode: the record says what was answered there.
+			if want, ok := map[string]approval.Status{"answered in OpenCode": approval.Rejected, "approved in OpenCode": approval.Approved}[tt.name]; ok && got.Status != want {
+				t.Errorf("answered in OpenCode: recorded %s (%q), want %s", got.Status, got.Decision.Comment, want)
 			}
 		})
 	}

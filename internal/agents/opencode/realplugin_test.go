@@ -146,8 +146,13 @@ func TestRealPluginPlanExit(t *testing.T) {
 				}
 				s.Do("POST", "/question/"+q.ID+"/reply", map[string]any{"answers": [][]string{{tt.answer}}}, nil)
 				closed := decided(t, a.Gate, req.ID)
-				if closed.Decision.By != opencode.TerminalDecider || closed.Decision.Comment != "answered in OpenCode" {
-					t.Errorf("request closed as %+v", closed.Decision)
+				// The record says what was answered in OpenCode: "Yes" approved, "No" declined.
+				want, status := "answered in OpenCode — declined", approval.Rejected
+				if tt.answer == "Yes" {
+					want, status = "answered in OpenCode — approved", approval.Approved
+				}
+				if closed.Decision.By != opencode.TerminalDecider || closed.Decision.Comment != want || closed.Status != status {
+					t.Errorf("request closed as %s %+v, want %s %q", closed.Status, closed.Decision, status, want)
 				}
 			} else if _, err := a.Gate.Decide(context.Background(), req.ID, approval.DecisionInput{Action: approval.Approve, By: "ann"}); err != nil {
 				t.Fatal(err)

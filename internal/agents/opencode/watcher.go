@@ -206,7 +206,7 @@ func (w *Watcher) handle(ctx context.Context, ev Event, wg *sync.WaitGroup) {
 	case EventQuestionReplied, EventQuestionRejected, EventPermissionReplied:
 		var r Replied
 		if json.Unmarshal(ev.Properties, &r) == nil {
-			w.answered(r.RequestID)
+			w.answered(r.RequestID, r.Outcome(ev.Type))
 		}
 	}
 }
