@@ -21,7 +21,7 @@ var errAnsweredElsewhere = errors.New("answered in OpenCode")
 // so the record says what the person answered there, not a rejection they never gave.
 type answeredElsewhere struct{ outcome string }
 
-func (e answeredElsewhere) Error() string         { return errAnsweredElsewhere.Error() }
+func (e answeredElsewhere) Error() string        { return errAnsweredElsewhere.Error() }
 func (e answeredElsewhere) Is(target error) bool { return target == errAnsweredElsewhere }
 
 // holdPlanExit puts plan_exit's plan at the gate and answers the question with the decision.
