@@ -19,9 +19,21 @@ type ApprovalsPage struct {
 	Pending []approval.Summary
 	Decided []approval.Request
 	Rules   []approval.Rule
+	Choices RuleChoices // what the rule form suggests
 	Now     time.Time
 	Seq     uint64
 	Notice  Notice
+}
+
+// RuleChoices are what plandash has seen, for the rule form to suggest: agents by canonical id
+// with their display names, sessions with their agent, machine and directory.
+type RuleChoices struct {
+	Agents, Sessions []Choice
+}
+
+// Choice is one suggestion: the value a field takes and the words that explain it.
+type Choice struct {
+	Value, Label string
 }
 
 // ApprovalPage is one request with its plan and the decision form.
@@ -69,6 +81,8 @@ const (
 	ApprovalsPendingID = "approvals-pending"
 	ApprovalsDecidedID = "approvals-decided"
 	ApprovalRulesID    = "approval-rules"
+	RuleAgentsID       = "rule-agents"
+	RuleSessionsID     = "rule-sessions"
 )
 
 // ApprovalRowID is a pending request's row in the inbox.
