@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/waits"
@@ -127,8 +128,8 @@ func typeLabel(t string) string {
 
 func origin(agent, session string) string {
 	var parts []string
-	if agent != "" {
-		parts = append(parts, agent)
+	if a := agentid.Of(agent); a.Name != "" {
+		parts = append(parts, a.Name) // one name per agent: claude-agent-acp reads Claude Code
 	}
 	if session != "" {
 		parts = append(parts, "session "+session)
