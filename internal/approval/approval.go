@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -304,10 +305,14 @@ type Rule struct {
 // Active reports whether the rule still decides.
 func (r Rule) Active() bool { return r.Revoked.IsZero() }
 
-// Matches reports whether the rule covers the request.
+// Matches reports whether the rule covers the request. Agents match by canonical id, not by
+// spelling: Claude Code's hook submits as "Claude Code", the rule form suggests "claude-code"
+// and its ACP adapter is "claude-agent-acp", so a rule written any of those ways, in any case,
+// matches all three. Rules stay stored as written, so rules added before ids existed keep
+// working.
 func (r Rule) Matches(q Request) bool {
 	return r.Active() && (r.Agent != "" || r.SessionID != "" || r.Kind != "") &&
-		(r.Agent == "" || r.Agent == q.Agent) &&
+		(r.Agent == "" || agentid.Same(r.Agent, q.Agent)) &&
 		(r.SessionID == "" || r.SessionID == q.SessionID) &&
 		(r.Kind == "" || r.Kind == q.Plan.Type)
 }

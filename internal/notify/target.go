@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/errs"
 )
 
@@ -68,7 +69,12 @@ func (f Filter) Allows(w Wait) bool {
 		}
 		return false
 	}
-	return in(f.Kinds, w.Kind) && in(f.Agents, w.Agent, w.AgentName) && in(f.Machines, w.Machine)
+	// Agents match by canonical id, not by spelling: a target written "claude-code" (as the
+	// form suggests) or "Claude Code" takes Claude Code's waits whichever name they carry.
+	agent := len(f.Agents) == 0 || slices.ContainsFunc(f.Agents, func(a string) bool {
+		return agentid.Same(a, w.Agent) || agentid.Same(a, w.AgentName)
+	})
+	return in(f.Kinds, w.Kind) && agent && in(f.Machines, w.Machine)
 }
 
 // Limits on what a target may hold, so a stored target stays small.

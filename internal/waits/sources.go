@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/permissions"
 	"github.com/plandash/plandash/internal/plans"
@@ -54,7 +55,7 @@ func planWait(r approval.Request, who Who) Wait {
 	}
 	w = fill(w, who)
 	if w.AgentName == "" {
-		w.AgentName = r.Agent
+		w.AgentName = agentid.Of(r.Agent).Name // "claude-agent-acp" reads "Claude Code", as its sessions do
 	}
 	return finish(w)
 }

@@ -42,6 +42,7 @@ func (s *Server) inboxData(ctx context.Context) (templates.ApprovalsPage, error)
 	if p.Decided, err = s.gate.Decided(ctx, recentDecisions); err != nil {
 		return p, err
 	}
+	p.Choices = s.ruleChoices(ctx, p.Pending, p.Decided)
 	p.Rules, err = s.gate.Rules(ctx, false)
 	return p, err
 }

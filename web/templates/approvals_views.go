@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/waits"
@@ -19,9 +20,21 @@ type ApprovalsPage struct {
 	Pending []approval.Summary
 	Decided []approval.Request
 	Rules   []approval.Rule
+	Choices RuleChoices // what the rule form suggests
 	Now     time.Time
 	Seq     uint64
 	Notice  Notice
+}
+
+// RuleChoices are what plandash has seen, for the rule form to suggest: agents by canonical id
+// with their display names, sessions with their agent, machine and directory.
+type RuleChoices struct {
+	Agents, Sessions []Choice
+}
+
+// Choice is one suggestion: the value a field takes and the words that explain it.
+type Choice struct {
+	Value, Label string
 }
 
 // ApprovalPage is one request with its plan and the decision form.
@@ -69,6 +82,8 @@ const (
 	ApprovalsPendingID = "approvals-pending"
 	ApprovalsDecidedID = "approvals-decided"
 	ApprovalRulesID    = "approval-rules"
+	RuleAgentsID       = "rule-agents"
+	RuleSessionsID     = "rule-sessions"
 )
 
 // ApprovalRowID is a pending request's row in the inbox.
@@ -113,8 +128,8 @@ func typeLabel(t string) string {
 
 func origin(agent, session string) string {
 	var parts []string
-	if agent != "" {
-		parts = append(parts, agent)
+	if a := agentid.Of(agent); a.Name != "" {
+		parts = append(parts, a.Name) // one name per agent: claude-agent-acp reads Claude Code
 	}
 	if session != "" {
 		parts = append(parts, "session "+session)
