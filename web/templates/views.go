@@ -73,6 +73,8 @@ type Overview struct {
 	Needs   []Waiting
 	Filter  OverviewFilter
 	Options FilterOptions
+	// Heard is each agent plandash has recent sessions from, heard from most recently first.
+	Heard []HeardFrom
 	// Older is the cursor of the next page, "" on the last.
 	Older string
 }
