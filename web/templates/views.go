@@ -26,6 +26,9 @@ type PlanView struct {
 	DAG            *dagview.View
 	DAGErr         string
 	DAGSummaryOnly bool
+	// Numbered shows each checklist entry's number, where comments and diffs on the same page
+	// name entries by it ("entry 3").
+	Numbered bool
 }
 
 // FileView is what a file plan shows.
