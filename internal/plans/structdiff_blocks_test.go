@@ -21,6 +21,28 @@ func TestMarkdownBlocks(t *testing.T) {
 	}
 }
 
+// Each block knows the source line it starts on, and every source line maps to the block it
+// is part of: a fence, a table's separator and a paragraph's second line included.
+func TestBlockAtLine(t *testing.T) {
+	src := "# Release\n\nShip **it**\nsoon.\n\n- [ ] write notes\n- [x] tag\n  - nested item\n\n> quoted\n\n```go\nfmt.Println(1)\n```\n\n| a | b |\n|---|---|\n| 1 | `2` |\n\n---\n"
+	bs := MarkdownBlocks(src)
+	var starts []int
+	for _, b := range bs {
+		starts = append(starts, b.Line)
+	}
+	if want := []int{1, 3, 6, 7, 8, 10, 12, 16, 18, 20}; !slices.Equal(starts, want) {
+		t.Fatalf("blocks start on lines %v, want %v", starts, want)
+	}
+	for line, want := range map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 6: 3, 8: 5, 12: 7, 13: 7, 14: 7, 17: 8, 18: 9, 20: 10} {
+		if got := BlockAtLine(bs, line); got != want {
+			t.Errorf("line %d is in block %d, want %d", line, got, want)
+		}
+	}
+	if BlockAtLine(MarkdownBlocks("\n\n# Late"), 1) != 0 {
+		t.Error("a blank line before the first block has a block")
+	}
+}
+
 func TestMarkdownDiff(t *testing.T) {
 	tests := []struct {
 		name string

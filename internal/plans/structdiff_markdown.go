@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -34,6 +35,22 @@ type Block struct {
 	// Status is a task item's box: "done" or "open"; its text is without the box.
 	Status string
 	Text   string
+	// Line is the source line the block starts on, from 1: where comments on a markdown plan,
+	// which name source lines, find the block a diff numbers.
+	Line int
+}
+
+// BlockAtLine is the number (from 1, as diffs count blocks) of the block a source line belongs
+// to: the last block starting on or before it; 0 for a line before the first block.
+func BlockAtLine(blocks []Block, line int) int {
+	n := 0
+	for i, b := range blocks {
+		if b.Line > line {
+			break
+		}
+		n = i + 1
+	}
+	return n
 }
 
 func blockUnits(bs []Block) []unit {
@@ -51,10 +68,25 @@ func MarkdownBlocks(src string) []Block {
 	source := []byte(src)
 	doc := markdownParser.Parse(text.NewReader(source))
 	var out []Block
+	// Blocks come in document order, so their lines are counted from where the last one began.
+	at, line := 0, 1
+	lineOf := func(n ast.Node) int {
+		if p := n.Pos(); p >= at && p <= len(source) {
+			line += bytes.Count(source[at:p], []byte{'\n'})
+			at = p
+		}
+		return line
+	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
+		start := len(out)
+		defer func() {
+			if len(out) > start {
+				out[start].Line = lineOf(n)
+			}
+		}()
 		switch n := n.(type) {
 		case *ast.Heading:
 			out = append(out, Block{Kind: "heading", Level: n.Level, Text: linesText(n, source, true)})

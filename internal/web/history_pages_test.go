@@ -50,7 +50,7 @@ func TestHistoryStructuredDiff(t *testing.T) {
 	if strings.Join(got, "|") != want {
 		t.Fatalf("changes %q, want %q", strings.Join(got, "|"), want)
 	}
-	if l := text(one(t, changes[0], `[data-testid=diff-label]`)); l != "moved" || !strings.Contains(text(changes[0]), "#4 → #1") {
+	if l := text(one(t, changes[0], `[data-testid=diff-label]`)); l != "moved" || !strings.Contains(text(changes[0]), "entry 4 → 1") {
 		t.Errorf("the move says %q", text(changes[0]))
 	}
 	edited := changes[2]

@@ -97,15 +97,24 @@ func (s *Server) needsYou(ctx context.Context) (needs []templates.Waiting, total
 }
 
 // filterOptions are the filter menus' choices: what the most recent sessions have, and the
-// current choices.
-func (s *Server) filterOptions(ctx context.Context, f templates.OverviewFilter) templates.FilterOptions {
+// current choices; and, from the same sessions, when each agent was last heard from.
+//
+// The store lists sessions most recently seen first, so an agent's first session in the list
+// is the newest it has: one query serves both. An agent none of the facetSessions most recent
+// sessions came from is left out of "Heard from", which then names only agents heard from more
+// recently anyway unless fewer than MaxHeardFrom agents share those sessions.
+func (s *Server) filterOptions(ctx context.Context, f templates.OverviewFilter) (templates.FilterOptions, []templates.HeardFrom) {
 	recent, err := s.svc.Sessions(ctx, facetSessions)
 	if err != nil {
 		s.log.Warn("overview: listing recent sessions for the filters", "err", err)
 	}
 	agents, hosts, dirs := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	var heard []templates.HeardFrom
 	for _, sess := range recent {
 		if a := cmp.Or(sess.Agent, sess.AgentTitle); a != "" {
+			if !agents[a] && len(heard) < templates.MaxHeardFrom {
+				heard = append(heard, templates.HeardFrom{Key: a, Name: sess.Name(), At: sess.LastSeen})
+			}
 			agents[a] = true
 		}
 		hosts[cmp.Or(sess.Host, plans.LocalHost)] = true
@@ -125,7 +134,7 @@ func (s *Server) filterOptions(ctx context.Context, f templates.OverviewFilter) 
 		slices.Sort(out)
 		return out
 	}
-	return templates.FilterOptions{Agents: keys(agents), Hosts: keys(hosts), Dirs: keys(dirs)}
+	return templates.FilterOptions{Agents: keys(agents), Hosts: keys(hosts), Dirs: keys(dirs)}, heard
 }
 
 // overviewData is one page of the overview.
@@ -141,8 +150,8 @@ func (s *Server) overviewData(ctx context.Context, f templates.OverviewFilter) (
 		return templates.Overview{}, err
 	}
 	now := s.svc.Now()
-	o := templates.Overview{Seq: seq, Now: now, Filter: f, Groups: make([]templates.Group, len(groups)),
-		Options: s.filterOptions(ctx, f)}
+	o := templates.Overview{Seq: seq, Now: now, Filter: f, Groups: make([]templates.Group, len(groups))}
+	o.Options, o.Heard = s.filterOptions(ctx, f)
 	o.Needs, o.NeedsTotal = s.needsYou(ctx)
 	for i, g := range groups {
 		o.Groups[i] = templates.NewGroup(g.Session, s.render.views(ctx, g.Plans, nil, true), g.Tally, waiting[g.Session.ID], now, s.svc.Idle())

@@ -571,7 +571,7 @@ func decisionResult(r approval.Request, now time.Time) templ.Component {
 			}
 		}
 		if len(r.Decision.Feedback) > 0 {
-			templ_7745c5c3_Err = reviewFeedback(r.Decision.Feedback).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = reviewFeedback(r.Decision.Feedback, r.Plan).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

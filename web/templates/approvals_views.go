@@ -102,7 +102,11 @@ func approvalURL(id string) templ.SafeURL { return templ.SafeURL("/approvals/" +
 
 func urlQuery(s string) string { return url.QueryEscape(s) }
 
-func planView(r approval.Request) PlanView { return PlanView{Plan: r.Plan.Plan(r.SessionID)} }
+// planView is the request's plan as its page shows it, entries numbered as its comments and
+// diffs name them.
+func planView(r approval.Request) PlanView {
+	return PlanView{Plan: r.Plan.Plan(r.SessionID), Numbered: true}
+}
 
 func planSummary(typ string, n int) string {
 	switch typ {
@@ -208,7 +212,7 @@ func planDiff(r approval.Request) plans.StructuredDiff {
 func afterView(r approval.Request) PlanView {
 	p := r.Decision.Plan.Plan(r.SessionID)
 	p.ID = "plan-as-decided"
-	return PlanView{Plan: p}
+	return PlanView{Plan: p, Numbered: true}
 }
 
 // editPlan is what the editor starts from: the person's refused edit, or the request's plan.

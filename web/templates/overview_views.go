@@ -78,6 +78,16 @@ type FilterOptions struct {
 	Agents, Hosts, Dirs []string
 }
 
+// HeardFrom is one agent in the overview's "Heard from" line: its filter key, its label and
+// when plandash last heard from any of its sessions.
+type HeardFrom struct {
+	Key, Name string
+	At        time.Time
+}
+
+// MaxHeardFrom bounds the "Heard from" line: the agents heard from most recently.
+const MaxHeardFrom = 10
+
 // groupState is the state the overview shows a session in, from the tally of all its plans.
 func groupState(s plans.Session, t plans.Tally, waiting []Waiting, now time.Time, idle time.Duration) string {
 	switch {

@@ -66,15 +66,19 @@ func changeLabel(c plans.Change) string {
 	return ""
 }
 
-// changePos is where the unit sits: "#4", or "#2 → #5" for a move.
-func changePos(c plans.Change) string {
+// changePos is where the unit sits, named as the rest of the page names it ("entry 4", "block
+// 3", "line 7"; numbers from 1, as review comments count), so a comment's "entry 4" and the
+// diff's are the same words. A unit that changed place shows both numbers, "entry 2 → 5": the
+// first is what comments on the older revision call it.
+func changePos(mode plans.DiffMode, c plans.Change) string {
+	w := unitWord(mode, 1)
 	switch {
-	case c.Op == plans.ChangeMoved:
-		return fmt.Sprintf("#%d → #%d", c.From, c.To)
+	case c.From > 0 && c.To > 0 && c.From != c.To && c.Op != plans.ChangeSame:
+		return fmt.Sprintf("%s %d → %d", w, c.From, c.To)
 	case c.To > 0:
-		return fmt.Sprintf("#%d", c.To)
+		return fmt.Sprintf("%s %d", w, c.To)
 	}
-	return fmt.Sprintf("was #%d", c.From)
+	return fmt.Sprintf("was %s %d", w, c.From)
 }
 
 // blockLabel names a markdown block: "heading 2", "list item", "code".

@@ -26,6 +26,9 @@ type PlanView struct {
 	DAG            *dagview.View
 	DAGErr         string
 	DAGSummaryOnly bool
+	// Numbered shows each checklist entry's number, where comments and diffs on the same page
+	// name entries by it ("entry 3").
+	Numbered bool
 }
 
 // FileView is what a file plan shows.
@@ -73,6 +76,8 @@ type Overview struct {
 	Needs   []Waiting
 	Filter  OverviewFilter
 	Options FilterOptions
+	// Heard is each agent plandash has recent sessions from, heard from most recently first.
+	Heard []HeardFrom
 	// Older is the cursor of the next page, "" on the last.
 	Older string
 }

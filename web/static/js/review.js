@@ -143,7 +143,7 @@ function markTargets(select, pick) {
   if (!md) return;
   // Rendered blocks are matched to the source lines the composer lists by their text.
   const lines = Array.from(select.options).filter((o) => o.value.startsWith("line:"))
-    .map((o) => ({ value: o.value, text: norm(o.textContent.replace(/^Line \d+: /, "")) }));
+    .map((o) => ({ value: o.value, text: norm(o.textContent.replace(/^Line \d+[^:]*: /, "")) }));
   let from = 0;
   md.querySelectorAll("h1, h2, h3, h4, h5, h6, p, li, pre, blockquote > p, td").forEach((el) => {
     if (el.tagName === "P" && el.closest("li")) return; // a loose list item's paragraph: the item has the button
