@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
@@ -110,10 +111,18 @@ func (s *Server) filterOptions(ctx context.Context, f templates.OverviewFilter) 
 	}
 	agents, hosts, dirs := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var heard []templates.HeardFrom
+	heardOf := map[string]bool{} // canonical agent ids already in "Heard from"
 	for _, sess := range recent {
 		if a := cmp.Or(sess.Agent, sess.AgentTitle); a != "" {
-			if !agents[a] && len(heard) < templates.MaxHeardFrom {
-				heard = append(heard, templates.HeardFrom{Key: a, Name: sess.Name(), At: sess.LastSeen})
+			// One line per agent, however its sessions spelled it (claude-agent-acp and Claude
+			// Code's hooks are one agent), under its display name when plandash knows it.
+			if id := agentid.Of(a); !heardOf[id.ID] && len(heard) < templates.MaxHeardFrom {
+				heardOf[id.ID] = true
+				name := id.Name
+				if name == strings.TrimSpace(a) { // not a known agent: the session's own title reads better
+					name = sess.Name()
+				}
+				heard = append(heard, templates.HeardFrom{Key: a, Name: name, At: sess.LastSeen})
 			}
 			agents[a] = true
 		}

@@ -24,6 +24,8 @@ func TestOverviewHeardFrom(t *testing.T) {
 	add("s-claude-old", "claude-code", "Claude Code", 5*time.Hour)
 	add("s-claude-new", "claude-code", "Claude Code", 2*time.Minute)
 	add("s-codex", "codex", "", 3*time.Hour)
+	// Claude Code through the ACP adapter is the same agent as through its hooks: one line.
+	add("s-claude-acp", "claude-agent-acp", "Claude Code (plan mode)", time.Minute)
 	for i := range templates.MaxHeardFrom {
 		add(fmt.Sprintf("s-old-%d", i), fmt.Sprintf("agent-%02d", i), "", time.Duration(100+i)*time.Hour)
 	}
@@ -39,7 +41,7 @@ func TestOverviewHeardFrom(t *testing.T) {
 	if len(got) != templates.MaxHeardFrom {
 		t.Fatalf("%d agents listed, want the %d heard from most recently", len(got), templates.MaxHeardFrom)
 	}
-	want := []struct{ key, name, ago string }{{"claude-code", "Claude Code", "2m ago"}, {"codex", "codex", "3h ago"}, {"agent-00", "agent-00", ""}}
+	want := []struct{ key, name, ago string }{{"claude-agent-acp", "Claude Code", "1m ago"}, {"codex", "Codex", "3h ago"}, {"agent-00", "agent-00", ""}}
 	for i, w := range want {
 		times := all(got[i], `time[data-rel]`)
 		if attr(got[i], "data-agent") != w.key || !strings.HasPrefix(text(got[i]), w.name+" ") || len(times) != 1 {
@@ -49,7 +51,7 @@ func TestOverviewHeardFrom(t *testing.T) {
 			t.Errorf("%s: heard from %q, want %q", w.key, text(times[0]), w.ago)
 		}
 	}
-	if attr(all(got[0], `time`)[0], "datetime") != now.Add(-2*time.Minute).UTC().Format(time.RFC3339) {
+	if attr(all(got[0], `time`)[0], "datetime") != now.Add(-time.Minute).UTC().Format(time.RFC3339) {
 		t.Error("Claude Code's time is not its newest session's")
 	}
 	if last := attr(got[len(got)-1], "data-agent"); last != fmt.Sprintf("agent-%02d", templates.MaxHeardFrom-3) {
