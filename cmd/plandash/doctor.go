@@ -191,14 +191,7 @@ func hookCommands(path string) ([]string, error) {
 
 // cliVersion runs `CLI --version` found on getenv's PATH, bounded in time and output.
 func cliVersion(ctx context.Context, cli string, getenv func(string) string) (string, error) {
-	var bin string
-	for _, dir := range filepath.SplitList(getenv("PATH")) {
-		p := filepath.Join(dir, cli)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			bin = p
-			break
-		}
-	}
+	bin := onPath(getenv, cli, nil)
 	if bin == "" {
 		return "", os.ErrNotExist
 	}

@@ -36,15 +36,9 @@ func hookCommand(explicit string, getenv func(string) string, stderr io.Writer) 
 	if !temporaryBinary(exe, getenv) {
 		return exe, nil
 	}
-	for _, dir := range filepath.SplitList(getenv("PATH")) {
-		p := filepath.Join(dir, "plandash")
-		if !filepath.IsAbs(p) || temporaryBinary(p, getenv) {
-			continue
-		}
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			fmt.Fprintf(stderr, "plandash: this binary runs from a temporary place (%s); the hooks run %s, the plandash on your PATH\n", exe, p)
-			return p, nil
-		}
+	if p := onPath(getenv, "plandash", func(p string) bool { return !temporaryBinary(p, getenv) }); p != "" {
+		fmt.Fprintf(stderr, "plandash: this binary runs from a temporary place (%s); the hooks run %s, the plandash on your PATH\n", exe, p)
+		return p, nil
 	}
 	return "", errors.New("this plandash runs from a temporary place (" + exe + "): a `go run` build, which Go deletes when it exits, " +
 		"or a temp directory, cleared sooner or later; hooks pointing at it would then run nothing.\n" +
@@ -99,4 +93,19 @@ func claudeSettings(base string, project, shared bool, stderr io.Writer) string 
 			other, map[bool]string{true: "", false: " --shared"}[shared])
 	}
 	return path
+}
+
+// onPath is the first executable file named name in the directories of getenv's PATH (not the
+// process's: tests and install name their own) that keep accepts; "" when there is none.
+func onPath(getenv func(string) string, name string, keep func(string) bool) string {
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		p := filepath.Join(dir, name)
+		if !filepath.IsAbs(p) || (keep != nil && !keep(p)) {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -19,18 +17,8 @@ func runningAt(ctx context.Context, dataDir string) string {
 	if base == "" || !strings.HasPrefix(base, "http://") {
 		return "" // an https server's certificate may be private: let the second start fail loudly instead
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
-	if err != nil {
-		return ""
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ""
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
+	c := client.New(base, "", client.WithTimeout(time.Second), client.WithRetry(client.Retry{}))
+	if _, err := c.Health(ctx); err != nil {
 		return ""
 	}
 	return base
@@ -39,9 +27,9 @@ func runningAt(ctx context.Context, dataDir string) string {
 // dashboardURL is base with the token of dataDir, as the banner prints it; just base when the
 // token cannot be read.
 func dashboardURL(base, dataDir string) string {
-	b, err := os.ReadFile(client.TokenFile(dataDir))
+	tok, err := client.Target{DataDir: dataDir}.ReadToken()
 	if err != nil {
 		return base + "/"
 	}
-	return base + "/?token=" + url.QueryEscape(strings.TrimSpace(string(b)))
+	return base + "/?token=" + url.QueryEscape(tok)
 }

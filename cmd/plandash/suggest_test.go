@@ -40,3 +40,26 @@ func TestTyposGetASuggestion(t *testing.T) {
 		}
 	}
 }
+
+// The names suggestions are drawn from are the commands the usage lists: a command added to one
+// and not the other would never be suggested, or be suggested and unknown.
+func TestSuggestedCommandsAreTheUsage(t *testing.T) {
+	listed := map[string]bool{"help": true}
+	for _, line := range strings.Split(usage, "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "plandash" && !strings.HasPrefix(f[1], "-") {
+			listed[f[1]] = true
+		}
+	}
+	known := map[string]bool{}
+	for _, c := range commands {
+		known[c] = true
+		if !listed[c] {
+			t.Errorf("%q is suggested but not in the usage", c)
+		}
+	}
+	for c := range listed {
+		if !known[c] {
+			t.Errorf("the usage lists %q, which is never suggested", c)
+		}
+	}
+}
