@@ -20,16 +20,26 @@ func isTerminal(w io.Writer) bool {
 }
 
 // urlHint is the `plandash url` command that prints the address of the server started with
-// data, with its token.
+// data, with its token: `go run ./cmd/plandash url …` when this server was started that way, as
+// the README's demo is, since a newcomer has no plandash on PATH yet.
 func urlHint(getenv func(string) string, isDemo bool, data string) string {
+	self := "plandash"
+	if exe, err := os.Executable(); err == nil && goRunBuild(exe) {
+		self = "go run ./cmd/plandash"
+	}
 	def := defaultDataDir(getenv)
 	switch {
 	case !isDemo && filepath.Clean(data) == filepath.Clean(def):
-		return "plandash url"
+		return self + " url"
 	case isDemo && filepath.Clean(data) == filepath.Join(def, "demo"):
-		return "plandash url --demo"
+		return self + " url --demo"
 	}
-	return "plandash url --data " + shellQuote(data)
+	return self + " url --data " + shellQuote(data)
+}
+
+// goRunBuild reports whether exe is the binary `go run` builds: …/go-buildNNN/bNNN/exe/NAME.
+func goRunBuild(exe string) bool {
+	return filepath.Base(filepath.Dir(exe)) == "exe" && strings.Contains(filepath.ToSlash(exe), "/go-build")
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -64,3 +64,16 @@ func TestURLHint(t *testing.T) {
 		}
 	}
 }
+
+func TestGoRunBuild(t *testing.T) {
+	for exe, want := range map[string]bool{
+		"/tmp/go-build2739/b001/exe/plandash":  true,
+		"/tmp/go-build2739/b001/plandash.test": false,
+		"/home/u/go/bin/plandash":              false,
+		"/opt/exe/plandash":                    false,
+	} {
+		if got := goRunBuild(exe); got != want {
+			t.Errorf("goRunBuild(%q) = %v, want %v", exe, got, want)
+		}
+	}
+}
