@@ -132,3 +132,11 @@ func pair(i int, ours, yard func() error) error {
 	}
 	return ours()
 }
+
+// verdict says whether a goal is met, loudly when it is not.
+func verdict(ok bool) string {
+	if ok {
+		return "meets the goal"
+	}
+	return "MISSES THE GOAL"
+}

@@ -278,12 +278,6 @@ func (r *teamReport) print(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", n, r.units[n], num(r.get(n)), spread(r.figures[n]))
 	}
 	tw.Flush()
-	verdict := func(ok bool) string {
-		if ok {
-			return "meets the goal"
-		}
-		return "MISSES THE GOAL"
-	}
 	fmt.Fprintln(w)
 	for _, batch := range []string{"1", "10"} {
 		pg, sq := r.get("ingest, batch "+batch+": 2 instances on PostgreSQL"), r.get("ingest, batch "+batch+": 1 instance on SQLite")
