@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/benchplan"
+	"github.com/plandash/plandash/web/templates"
 )
 
 // The socket readers are the measuring instrument, and on a small machine they share its cores
@@ -63,11 +64,13 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 		for i := range e.runs {
 			side := func(s *server, ours bool) func() error {
 				return func() error {
+					sid := fmt.Sprintf("fan-%d-%d", sockets, i)
 					post, ws := s.URL+"/post", s.wsURL("/ws")
 					if ours {
-						post, ws = s.URL+"/api/v1/ingest", s.wsURL("/ws?topic=all")
+						// As an overview that shows the session's group says when it connects.
+						post, ws = s.URL+"/api/v1/ingest", s.wsURL("/ws?topic=all&shows="+templates.GroupID(sid))
 					}
-					res, err := e.fanLoad(ctx, s, post, ws, fmt.Sprintf("fan-%d-%d", sockets, i), sockets, updates, rate)
+					res, err := e.fanLoad(ctx, s, post, ws, sid, sockets, updates, rate)
 					if err != nil {
 						return fmt.Errorf("%s: %w", s.name, err)
 					}

@@ -30,6 +30,11 @@ type Fragment struct {
 	// Sum is a digest of what the element shows, apart from Seq (zero when unknown), so whoever
 	// writes the fragment out can tell it from what a page already shows.
 	Sum uint64
+	// Of, Whole and Shows say which pages the fragment is for when a container is sent both
+	// whole and in parts (see live.Fragment): whoever writes it out picks by what the page shows.
+	Of    string
+	Whole bool
+	Shows []string
 }
 
 // Options configures a Hub. The zero value is usable.

@@ -41,6 +41,14 @@ type Fragment struct {
 	ID     string
 	Parent string
 	View   templ.Component
+	// A container whose parts are sent on their own (a session's group on the overview) comes
+	// twice: whole (Whole), for a page that does not show it yet, and in parts (each with Of,
+	// the container's ID), for a page that does. Each page gets one or the other.
+	Of    string
+	Whole bool
+	// Shows lists the containers a page shows once it has applied this fragment (a snapshot of
+	// the whole list).
+	Shows []string
 }
 
 // Remove is a fragment that removes element id.
@@ -56,6 +64,9 @@ type Topic struct {
 	// redoes one plan card or one tool call row, not the page); a topic without it is told only of
 	// whole changes.
 	Parts bool
+	// PartPrefixes, when set, keeps only the parts starting with one of them (the overview
+	// redoes a plan card on its own, but shows nothing of a session's tool calls).
+	PartPrefixes []string
 	// Render returns what a page of the topic shows of change c now. An error is logged and
 	// nothing is sent: a page keeps what it has rather than lose an element.
 	Render func(ctx context.Context, key string, c Change) ([]Fragment, error)
@@ -189,7 +200,21 @@ func (l *Live) parse(topic string) (*Topic, string, bool) {
 }
 
 func (t *Topic) shows(key string, c Change) bool {
-	return slices.Contains(t.Kinds, c.Kind) && (!t.Keyed || c.ID == key) && (c.Part == "" || t.Parts)
+	return slices.Contains(t.Kinds, c.Kind) && (!t.Keyed || c.ID == key) && t.takesPart(c.Part)
+}
+
+// takesPart reports whether the topic renders changes of part (every topic renders wholes).
+func (t *Topic) takesPart(part string) bool {
+	if part == "" {
+		return true
+	}
+	if !t.Parts {
+		return false
+	}
+	if len(t.PartPrefixes) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(t.PartPrefixes, func(p string) bool { return strings.HasPrefix(part, p) })
 }
 
 func (t *Topic) subscription(c Change) string {
@@ -271,7 +296,7 @@ func (l *Live) work(ctx context.Context) {
 			}
 		}
 		for _, t := range l.byKind[c.Kind] {
-			if c.Part != "" && !t.Parts {
+			if !t.takesPart(c.Part) {
 				continue
 			}
 			sub := t.subscription(c)
@@ -324,7 +349,8 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	h.WriteString(f.Parent)
 	h.WriteByte(0)
 	h.Write(html)
-	return hub.Fragment{Key: f.ID, Seq: seq, Data: b, Sum: h.Sum64() | 1}, nil // never zero: zero is unknown
+	return hub.Fragment{Key: f.ID, Seq: seq, Data: b, Sum: h.Sum64() | 1, // never zero: zero is unknown
+		Of: f.Of, Whole: f.Whole, Shows: f.Shows}, nil
 }
 
 // frame is what the socket sends: replace element ID with HTML (remove it when HTML is empty),

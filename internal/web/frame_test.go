@@ -7,4 +7,5 @@ type frame struct {
 	Parent string `json:"parent,omitempty"`
 	Seq    uint64 `json:"seq"`
 	HTML   string `json:"html"`
+	size   int    // on the wire
 }

@@ -41,20 +41,61 @@ func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.Too
 	return out
 }
 
-// overviewFragment renders session id's group for the overview (a gone session's too, dimmed)
-// from the plans it shows and the tally of the rest, as the overview's page reads them, or its
-// removal when the session has no plan left to show.
-func (r *renderer) overviewFragment(ctx context.Context, id string, now time.Time) (live.Fragment, error) {
-	gs, _, err := r.svc.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans}, plans.SessionCursor{}, 1)
+// overviewFragments renders session id's group for the overview (a gone session's too, dimmed)
+// from the plans it shows and the tally of the rest, as the overview's page reads them: whole, for
+// a page that does not show it yet, and its head, waits and "more" link for a page that does (its
+// cards come on their own, overviewCard), with the removal of cards that just fell out of it. Or
+// its removal when the session has no plan left to show.
+func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Time) ([]live.Fragment, error) {
+	// Two more plans than the group shows: the cards a page may still show after one commit
+	// pushed newer plans in front of them.
+	gs, _, err := r.svc.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans + 2}, plans.SessionCursor{}, 1)
 	if err != nil {
-		return live.Fragment{}, err
+		return nil, err
 	}
 	if len(gs) == 0 {
-		return live.Remove(templates.GroupID(id)), nil
+		return []live.Fragment{live.Remove(templates.GroupID(id))}, nil
 	}
 	g := gs[0]
-	group := templates.NewGroup(g.Session, r.views(ctx, g.Plans, nil, true), g.Tally, r.waiting(ctx)[id], now, r.svc.Idle())
-	return live.Fragment{ID: templates.GroupID(id), Parent: "sessions", View: templates.SessionGroup(group, now)}, nil
+	shown := g.Plans[:min(len(g.Plans), templates.MaxGroupPlans)]
+	group := templates.NewGroup(g.Session, r.views(ctx, shown, nil, true), g.Tally, r.waiting(ctx)[id], now, r.svc.Idle())
+	gid := templates.GroupID(id)
+	out := []live.Fragment{
+		{ID: gid, Parent: "sessions", View: templates.SessionGroup(group, now), Whole: true},
+		{ID: templates.GroupHeadID(id), Of: gid, View: templates.GroupHeadMain(group)},
+		{ID: templates.GroupLastID(id), Of: gid, View: templates.GroupLast(group, now)},
+		{ID: templates.GroupWaitingID(id), Of: gid, View: templates.GroupWaiting(group, now)},
+		{ID: templates.GroupMoreID(id), Of: gid, View: templates.GroupMore(group)},
+	}
+	for _, p := range g.Plans[len(shown):] {
+		f := live.Remove(templates.PlanID(p))
+		f.Of = gid
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// overviewCard is plan planID's card in its session's group, for a page that shows the group: the
+// card, put first in the group when the page does not have it, or its removal when the plan is
+// not among those the group shows.
+func (r *renderer) overviewCard(ctx context.Context, id, planID string) ([]live.Fragment, error) {
+	gs, _, err := r.svc.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans}, plans.SessionCursor{}, 1)
+	if err != nil {
+		return nil, err
+	}
+	gid := templates.GroupID(id)
+	if len(gs) == 0 {
+		return nil, nil // the group's own change removes it
+	}
+	for _, p := range gs[0].Plans {
+		if p.ID == planID {
+			v := r.views(ctx, []plans.Plan{p}, nil, true)[0]
+			return []live.Fragment{{ID: templates.PlanID(p), Parent: templates.GroupCardsID(id), Of: gid, View: templates.PlanCard(v)}}, nil
+		}
+	}
+	f := live.Remove(templates.PlanID(plans.Plan{SessionID: id, ID: planID}))
+	f.Of = gid
+	return []live.Fragment{f}, nil
 }
 
 // sessionFragments renders every live part of a session's page.

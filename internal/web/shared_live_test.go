@@ -62,6 +62,7 @@ func frames(t testing.TB, c *websocket.Conn, what string, until func(frame) bool
 		if err := json.Unmarshal(b, &f); err != nil {
 			t.Fatal(err)
 		}
+		f.size = len(b)
 		if until(f) {
 			return
 		}

@@ -16,7 +16,8 @@ import (
 	"github.com/plandash/plandash/internal/live"
 )
 
-// socket serves GET /ws?topic=…&since=<seq>: the page's live feed.
+// socket serves GET /ws?topic=…&since=<seq>[&shows=<id>,…]: the page's live feed. shows names
+// the containers the page shows (pageElements).
 func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	topic := r.URL.Query().Get("topic")
 	if !s.live.Valid(topic) {
@@ -44,7 +45,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	defer context.AfterFunc(ctx, sub.Wake)()
 	write := newFrameWriter(c, writeTimeout)
 	defer write.stop()
-	page := newPageElements()
+	page := newPageElements(showsParam(r.URL.Query().Get("shows"))...)
 
 	// Subscribed first, then caught up: nothing published in between is missed, and pages drop
 	// any fragment older than what they already have.
@@ -90,6 +91,14 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// showsParam is the containers a page says it shows (?shows=id,id,…: see pageElements).
+func showsParam(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
+}
+
 // closeOnRevoke is the context a socket reads under: ctx, except that when ctx ends because the
 // request's token was revoked or expired (see Auth.watch), the socket is closed with a close
 // frame that says so, rather than dropped (CloseRead drops the connection when its context
@@ -112,22 +121,58 @@ func closeOnRevoke(ctx context.Context, c *websocket.Conn) context.Context {
 // that changed nothing on it costs no write to every open overview. The element is then taken to
 // show the newer seq, so a late fragment between the two is dropped, as the page would have
 // dropped it after the one not sent. Elements the page showed before the socket sent anything
-// are unknown and always sent. Live topics never send an element both on its own and inside
-// another element (the digest of a container says nothing of its children); only a snapshot does,
-// at the start, when nothing is known yet.
-type pageElements struct{ shown map[string]shownElement }
+// are unknown and always sent.
+//
+// A container sent both whole and in parts (live.Fragment's Whole and Of: a session's group on
+// the overview) goes in parts to a page that shows it (the page says which when it connects, and
+// a snapshot says which it brings) and whole to one that does not. A page is never sent an
+// element on its own and inside its container: the digest of a container says nothing of its
+// children, so sending one whole forgets what was remembered of its parts.
+type pageElements struct {
+	shown      map[string]shownElement
+	containers map[string]bool // the containers the page shows
+}
 
-type shownElement struct{ seq, sum uint64 }
+type shownElement struct {
+	seq, sum uint64
+	of       string // the container the element is a part of, if any
+}
 
 // maxPageElements bounds a socket's memory of its page. Past it, further elements are not
 // remembered and are always sent; forgetting remembered ones could send a late fragment the
-// page would have dropped.
+// page would have dropped. It bounds the containers a page can say it shows, too.
 const maxPageElements = 2048
 
-func newPageElements() *pageElements { return &pageElements{shown: map[string]shownElement{}} }
+func newPageElements(containers ...string) *pageElements {
+	p := &pageElements{shown: map[string]shownElement{}, containers: map[string]bool{}}
+	for _, c := range containers[:min(len(containers), maxPageElements)] {
+		p.containers[c] = true
+	}
+	return p
+}
 
-// has reports whether the page already shows f, and otherwise notes that it will.
+// has reports whether the page already shows f, or is not to be sent it, and otherwise notes
+// that it will show it.
 func (p *pageElements) has(f hub.Fragment) bool {
+	switch {
+	case f.Whole && p.containers[f.Key]:
+		return true // the page gets its parts
+	case f.Whole:
+		for k, e := range p.shown {
+			if e.of == f.Key {
+				delete(p.shown, k)
+			}
+		}
+	case f.Of != "" && !p.containers[f.Of]:
+		return true // the page gets the container whole
+	case p.containers[f.Key]:
+		delete(p.containers, f.Key) // removed (a container's only other change)
+	}
+	for _, c := range f.Shows {
+		if len(p.containers) < maxPageElements {
+			p.containers[c] = true
+		}
+	}
 	if f.Key == "" || f.Seq == 0 {
 		return false // not an element's change (a resync), or not numbered
 	}
@@ -135,16 +180,16 @@ func (p *pageElements) has(f hub.Fragment) bool {
 	switch {
 	case !ok:
 		if len(p.shown) < maxPageElements {
-			p.shown[f.Key] = shownElement{f.Seq, f.Sum}
+			p.shown[f.Key] = shownElement{f.Seq, f.Sum, f.Of}
 		}
 		return false
 	case f.Seq <= e.seq:
 		return true
 	case f.Sum != 0 && f.Sum == e.sum:
-		p.shown[f.Key] = shownElement{f.Seq, e.sum}
+		p.shown[f.Key] = shownElement{f.Seq, e.sum, f.Of}
 		return true
 	}
-	p.shown[f.Key] = shownElement{f.Seq, f.Sum}
+	p.shown[f.Key] = shownElement{f.Seq, f.Sum, f.Of}
 	return false
 }
 

@@ -51,6 +51,37 @@ func TestPageElements(t *testing.T) {
 	}
 }
 
+// TestPageElementsContainers: a container sent whole and in parts reaches a page as one or the
+// other, by whether the page shows it.
+func TestPageElementsContainers(t *testing.T) {
+	p := newPageElements("g1")
+	steps := []struct {
+		name string
+		f    hub.Fragment
+		send bool
+	}{
+		{"a shown group whole", hub.Fragment{Key: "g1", Seq: 10, Sum: 1, Whole: true}, false},
+		{"a part of it", hub.Fragment{Key: "g1-card", Seq: 10, Sum: 2, Of: "g1"}, true},
+		{"the same part, renumbered", hub.Fragment{Key: "g1-card", Seq: 11, Sum: 2, Of: "g1"}, false},
+		{"a group the page does not show, whole", hub.Fragment{Key: "g2", Seq: 12, Sum: 3, Whole: true}, true},
+		{"a part of it", hub.Fragment{Key: "g2-card", Seq: 12, Sum: 4, Of: "g2"}, false},
+		{"a snapshot that brings g2", hub.Fragment{Key: "sessions", Seq: 13, Sum: 5, Shows: []string{"g2"}}, true},
+		{"g2's part now", hub.Fragment{Key: "g2-card", Seq: 14, Sum: 4, Of: "g2"}, true},
+		{"g2 whole no more", hub.Fragment{Key: "g2", Seq: 14, Sum: 6, Whole: true}, false},
+		{"g1 removed", hub.Fragment{Key: "g1", Seq: 15, Sum: 7}, true},
+		{"g1 whole again", hub.Fragment{Key: "g1", Seq: 16, Sum: 1, Whole: true}, true},
+		{"its part, after the whole made the page's copy of it unknown", hub.Fragment{Key: "g1-card", Seq: 17, Sum: 2, Of: "g1"}, false},
+	}
+	for _, s := range steps {
+		if sent := !p.has(s.f); sent != s.send {
+			t.Errorf("%s (%+v): sent %v, want %v", s.name, s.f, sent, s.send)
+		}
+	}
+	if _, ok := p.shown["g1-card"]; ok {
+		t.Error("a part of a container sent whole is still remembered")
+	}
+}
+
 // TestOverviewSkipsWhatItShows: a tool call changes nothing the overview shows of its session,
 // so open overviews are sent nothing for it; a plan change is sent at once.
 func TestOverviewSkipsWhatItShows(t *testing.T) {
@@ -60,7 +91,12 @@ func TestOverviewSkipsWhatItShows(t *testing.T) {
 	c := ts.socket(t, "topic=all")
 	group := templates.GroupID("s1")
 	ts.ingest(t, update("s1", `{"sessionUpdate":"plan","entries":[{"content":"First","priority":"high","status":"pending"}]}`))
-	first := next(t, c, group)
+	// planA's change may reach the socket first: it was rendered after the socket subscribed.
+	var first frame
+	frames(t, c, "the first plan", func(f frame) bool {
+		first = f
+		return f.ID == group && strings.Contains(f.HTML, "First")
+	})
 	for i := range 5 {
 		ts.ingest(t, update("s1", fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t%d","title":"Step %d","status":"pending"}`, i, i)))
 	}

@@ -44,7 +44,7 @@ const (
 
 // registerTopics declares every live page: which changes it shows and how it renders them.
 func (s *Server) registerTopics() {
-	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeWaits}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
+	s.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeWaits}, Parts: true, PartPrefixes: []string{partPlan}, Render: s.renderOverview, Snapshot: s.overviewSnapshot})
 	s.live.Register(live.Topic{Name: topicSession, Keyed: true, Parts: true, Kinds: []string{changeSession}, Render: s.renderSessionPart, Snapshot: s.renderSession})
 	s.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions, changeWaits}, Render: s.renderInbox})
 	s.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: s.renderApprovalPanel})
@@ -159,11 +159,10 @@ func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([
 		needs, total := s.needsYou(ctx)
 		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(needs, total, s.svc.Now())}}, nil
 	}
-	f, err := s.render.overviewFragment(ctx, c.ID, s.svc.Now())
-	if err != nil {
-		return nil, err
+	if c.Part != "" {
+		return s.render.overviewCard(ctx, c.ID, strings.TrimPrefix(c.Part, partPlan))
 	}
-	return []live.Fragment{f}, nil
+	return s.render.overviewFragments(ctx, c.ID, s.svc.Now())
 }
 
 // overviewSnapshot is the overview's first page whole, unfiltered, and what needs a person, for a
@@ -174,7 +173,11 @@ func (s *Server) overviewSnapshot(ctx context.Context, _ string) ([]live.Fragmen
 	if err != nil {
 		return nil, err
 	}
-	return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(o.Needs, o.NeedsTotal, o.Now)}, {ID: "sessions", View: templates.SessionGroups(o)}}, nil
+	shows := make([]string, len(o.Groups))
+	for i, g := range o.Groups {
+		shows[i] = templates.GroupID(g.Session.ID)
+	}
+	return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(o.Needs, o.NeedsTotal, o.Now)}, {ID: "sessions", View: templates.SessionGroups(o), Shows: shows}}, nil
 }
 
 // renderSession is every live part of a session's page, for a page from before a restart.

@@ -109,6 +109,15 @@ func NewGroup(s plans.Session, views []PlanView, t plans.Tally, waiting []Waitin
 		MorePlans: max(t.Plans-len(views), 0)}
 }
 
+// groupClass is the group's classes: its state, and whether it waits for a person.
+func groupClass(g Group) string {
+	c := "group group-" + g.State
+	if len(g.Waiting) > 0 {
+		c += " group-waiting"
+	}
+	return c
+}
+
 // MaxGroupPlans bounds what one session adds to the overview; its page shows them all.
 const MaxGroupPlans = 6
 

@@ -127,7 +127,9 @@ export function startOverview(socket) {
       narrow();
       return;
     }
-    const g = f.parent === "sessions" && document.getElementById(f.id);
+    // A group replaced whole, or its head (which holds the collapse button) on its own.
+    const el = document.getElementById(f.id);
+    const g = el && (f.parent === "sessions" ? el : f.id.endsWith("-head") && el.closest('[data-testid="session-group"]'));
     if (g) {
       enhance(g);
       narrow();

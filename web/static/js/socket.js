@@ -27,6 +27,15 @@ const REFUSED = "plandash is answering but refuses this page's live connection â
 
 // createSocket returns the socket of a page on topic, rendered at change number since. Nothing
 // connects until start(); a page without a topic never does.
+// shows tells the server which containers the page shows (data-parts: a session's group on the
+// overview), so it sends their parts, not each whole; what the page holds unshown it still gets
+// whole. At most MAX_SHOWS: past it, the rest come whole.
+const MAX_SHOWS = 300;
+function shows() {
+  const ids = [...document.querySelectorAll("[data-parts][id]")].slice(0, MAX_SHOWS).map((e) => e.id);
+  return ids.length ? "&shows=" + encodeURIComponent(ids.join(",")) : "";
+}
+
 export function createSocket({ topic, since, conn, countOnly }) {
   const labels = countOnly ? COUNT_ONLY : LABELS;
   const fragments = hooks(), states = hooks();
@@ -93,7 +102,7 @@ export function createSocket({ topic, since, conn, countOnly }) {
   function connect() {
     if (!topic) return;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const url = proto + "//" + location.host + "/ws?topic=" + encodeURIComponent(topic) + (countOnly ? "" : "&since=" + lastSeq);
+    const url = proto + "//" + location.host + "/ws?topic=" + encodeURIComponent(topic) + (countOnly ? "" : "&since=" + lastSeq) + shows();
     // In a panel whose browser keeps no third-party cookies the token travels as a subprotocol.
     const token = pageToken();
     ws = token ? new WebSocket(url, ["plandash.v1", "plandash.token." + token]) : new WebSocket(url);

@@ -3,8 +3,9 @@
 // the element when its html is empty. A parent that keeps its children in order
 // (data-sort-key="name": each child's data-name) gets a new one in its place, and only when the
 // key falls within the page it shows (data-after < key <= data-until, either bound optional), so
-// a paged list does not gather what belongs on other pages. A fragment older than what an element already shows is
-// dropped. Only what changed flashes: cards whose revision moved, diagram nodes whose status did.
+// a paged list does not gather what belongs on other pages. A fragment older than what an element
+// already shows, or than the element it sits in, is dropped. A part that carries its container's
+// state (data-up-*) puts it on the container. Only what changed flashes: cards whose revision moved, diagram nodes whose status did.
 
 // createSwap returns apply(frame), which remembers the newest change applied per element id.
 // hold(frame, el, old), when given, is asked before an element replaces old or is inserted (old
@@ -29,6 +30,7 @@ export function createSwap(hold) {
     if (hold && hold(f, el, old)) return;
     if (old) {
       replace(old, el);
+      placed(el, f.seq);
       return;
     }
     const parent = f.parent && document.getElementById(f.parent);
@@ -36,8 +38,24 @@ export function createSwap(hold) {
     if (parent.dataset.sortKey) {
       if (!insertSorted(parent, el)) return;
     } else if (parent.dataset.insert === "prepend") parent.prepend(el); else parent.append(el);
+    placed(el, f.seq);
     flash(el);
   };
+
+  // placed notes what a new element brings: the elements inside it are as new as it is (a late
+  // fragment of one of them must not undo it), and the state a part carries for its container
+  // (data-up-class, data-up-*: a group's head says the group's state) goes onto the container.
+  function placed(el, seq) {
+    if (seq) el.querySelectorAll("[id]").forEach((c) => { if (!(seen.get(c.id) >= seq)) seen.set(c.id, seq); });
+    const up = el.parentElement && Object.keys(el.dataset).filter((k) => k.startsWith("up") && k.length > 2);
+    if (!up || !up.length) return;
+    const target = el.closest("[data-parts]");
+    if (!target) return;
+    for (const k of up) {
+      const name = k[2].toLowerCase() + k.slice(3);
+      if (name === "class") target.className = el.dataset[k]; else target.dataset[name] = el.dataset[k];
+    }
+  }
 }
 
 // insertSorted puts el among parent's children by its key and reports whether it belongs here.

@@ -1,0 +1,97 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/web/templates"
+)
+
+// sixPlanUpdate is plan planID of session sid with five entries, the first done and entry
+// doing in progress.
+func sixPlanUpdate(sid string, planID, doing int) string {
+	var es []string
+	for i := range 5 {
+		status := "pending"
+		switch {
+		case i < doing:
+			status = "completed"
+		case i == doing:
+			status = "in_progress"
+		}
+		es = append(es, fmt.Sprintf(`{"content":"Step %d of plan %d: change the handler and its tests","priority":"medium","status":%q}`, i+1, planID, status))
+	}
+	return update(sid, fmt.Sprintf(`{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"plan-%02d","entries":[%s]}}`, planID, strings.Join(es, ",")))
+}
+
+// TestOverviewSendsTheChangedCard: a page that shows a session's group is sent the card that
+// changed and the parts of the group's head that changed, never the group; a page that does not
+// show it is sent the group whole. A seventh plan puts its card first and takes the oldest out.
+func TestOverviewSendsTheChangedCard(t *testing.T) {
+	clk := &fakeClock{t: time.Now()}
+	ts := newTestServer(t, testConfig{Now: clk.Now})
+	for p := range 6 {
+		clk.Add(time.Second) // plan-00 is the oldest
+		ts.ingest(t, sixPlanUpdate("sess", p, 1))
+	}
+	group := templates.GroupID("sess")
+	shows := ts.socket(t, "topic=all&shows="+group)
+	other := ts.socket(t, "topic=all")
+	parts := map[string]bool{templates.GroupHeadID("sess"): true, templates.GroupLastID("sess"): true,
+		templates.GroupWaitingID("sess"): true, templates.GroupMoreID("sess"): true}
+	card := "p-sess-plan-03"
+	for doing := 2; doing < 5; doing++ {
+		clk.Add(time.Second) // "last seen" moves
+		ts.ingest(t, sixPlanUpdate("sess", 3, doing))
+		var size int
+		var gotCard, gotLast bool
+		frames(t, shows, "the changed card and when the session was last seen", func(f frame) bool {
+			switch {
+			case f.ID == card:
+				if f.Parent != templates.GroupCardsID("sess") || strings.Count(f.HTML, `data-status="completed"`) != doing {
+					t.Fatalf("card frame %+v", f)
+				}
+				gotCard = true
+			case f.ID == templates.GroupLastID("sess"):
+				gotLast = true
+			case doing == 2 && strings.HasPrefix(f.ID, "p-sess-"):
+				return false // the setup's last change, rendered after the socket subscribed
+			case !parts[f.ID]:
+				t.Fatalf("a page that shows the group was sent %s (%d bytes)", f.ID, f.size)
+			}
+			size += f.size
+			return gotCard && gotLast
+		})
+		whole := next(t, other, group)
+		if whole.Parent != "sessions" || strings.Count(whole.HTML, `data-testid="plan-card"`) != 6 {
+			t.Fatalf("the whole group: %.300s", whole.HTML)
+		}
+		// The card and the time are all that changed: a sixth of the group and a little more.
+		if size*4 > whole.size {
+			t.Errorf("change %d: %d bytes to a page that shows the group, against %d for the group whole", doing, size, whole.size)
+		}
+		t.Logf("change %d: %d bytes to a page that shows the group, %d to one that does not", doing, size, whole.size)
+	}
+
+	// A seventh plan: its card goes first in the group, the oldest one leaves it.
+	clk.Add(time.Second)
+	ts.ingest(t, sixPlanUpdate("sess", 6, 0))
+	var added, removed bool
+	frames(t, shows, "the new card in and the oldest out", func(f frame) bool {
+		switch f.ID {
+		case "p-sess-plan-06":
+			added = f.Parent == templates.GroupCardsID("sess") && f.HTML != ""
+		case "p-sess-plan-00":
+			removed = f.HTML == ""
+		case templates.GroupMoreID("sess"):
+			if !strings.Contains(f.HTML, "1 more plans") {
+				t.Errorf("the more link: %s", f.HTML)
+			}
+		case group:
+			t.Fatal("a page that shows the group was sent it whole")
+		}
+		return added && removed
+	})
+}
