@@ -35,6 +35,10 @@ type Fragment struct {
 	Of    string
 	Whole bool
 	Shows []string
+	// Patch, when set, is a smaller frame with the same effect on a page whose element shows
+	// the markup of digest Base.
+	Patch []byte
+	Base  uint64
 }
 
 // Options configures a Hub. The zero value is usable.

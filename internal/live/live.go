@@ -7,7 +7,8 @@
 // subscribers, with the page's own components, and publish the bytes every subscriber shares. A
 // change announced again before it was rendered is rendered once, so a burst costs one render,
 // and changes are taken in the order they were first announced, so one busy session cannot
-// starve the others.
+// starve the others. Each rendered element also carries the edits from its previous render
+// (patch.go), which a page that holds that render is sent instead of the element.
 package live
 
 import (
@@ -120,6 +121,8 @@ type Live struct {
 	queue []Change
 	wake  chan struct{}
 	seed  maphash.Seed // of the fragments' digests
+
+	renders renders // the newest markup of each element, for patches
 }
 
 // New returns a Live publishing to h. Its sequence starts at the clock's microseconds, so a page
@@ -349,8 +352,16 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	h.WriteString(f.Parent)
 	h.WriteByte(0)
 	h.Write(html)
-	return hub.Fragment{Key: f.ID, Seq: seq, Data: b, Sum: h.Sum64() | 1, // never zero: zero is unknown
-		Of: f.Of, Whole: f.Whole, Shows: f.Shows}, nil
+	hf := hub.Fragment{Key: f.ID, Seq: seq, Data: b, Sum: h.Sum64() | 1, // never zero: zero is unknown
+		Of: f.Of, Whole: f.Whole, Shows: f.Shows}
+	if f.View != nil && f.ID != "" {
+		if prev, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
+			if p := patch(f, seq, prev.html, html, len(b)); p != nil {
+				hf.Patch, hf.Base = p, prev.sum
+			}
+		}
+	}
+	return hf, nil
 }
 
 // frame is what the socket sends: replace element ID with HTML (remove it when HTML is empty),

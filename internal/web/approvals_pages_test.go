@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -183,10 +182,10 @@ func TestApprovalSocket(t *testing.T) {
 		t.Helper()
 		for {
 			_, b, err := c.Read(ctx)
-			var f frame
-			if err != nil || json.Unmarshal(b, &f) != nil {
+			if err != nil {
 				t.Fatalf("waiting for %s: %v %s", id, err, b)
 			}
+			f := decodeFrame(t, c, b)
 			if f.ID == id {
 				return f
 			}
@@ -244,10 +243,7 @@ func TestApprovalExpiresLive(t *testing.T) {
 		if err != nil {
 			t.Fatalf("no expiry on the socket: %v", err)
 		}
-		var f frame
-		if err := json.Unmarshal(b, &f); err != nil {
-			t.Fatal(err)
-		}
+		f := decodeFrame(t, c, b)
 		if f.ID == "ad-"+r.ID {
 			if !strings.Contains(f.HTML, `data-status="rejected"`) || !strings.Contains(f.HTML, "the deadline") {
 				t.Fatalf("expired row = %s", f.HTML)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -93,10 +92,7 @@ func TestSessionSnapshotForAPageFromBeforeARestart(t *testing.T) {
 		if err != nil {
 			t.Fatalf("after %d frames: %v", len(got), err)
 		}
-		var f frame
-		if err := json.Unmarshal(b, &f); err != nil {
-			t.Fatalf("frame %s: %v", b, err)
-		}
+		f := decodeFrame(t, c, b)
 		if f.T != "f" {
 			t.Fatalf("a page from before a restart got %s, not the session", b)
 		}

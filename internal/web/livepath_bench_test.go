@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -45,11 +44,7 @@ func BenchmarkUpdateLongSession(b *testing.B) {
 						cancel()
 						b.Fatalf("waiting for the row: %v", err)
 					}
-					var f frame
-					if err := json.Unmarshal(data, &f); err != nil {
-						cancel()
-						b.Fatal(err)
-					}
+					f := decodeFrame(b, c, data)
 					if f.ID == row && strings.Contains(f.HTML, `data-status="`+status+`"`) {
 						break
 					}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -58,11 +57,7 @@ func frames(t testing.TB, c *websocket.Conn, what string, until func(frame) bool
 		if err != nil {
 			t.Fatalf("waiting for %s: %v", what, err)
 		}
-		var f frame
-		if err := json.Unmarshal(b, &f); err != nil {
-			t.Fatal(err)
-		}
-		f.size = len(b)
+		f := decodeFrame(t, c, b)
 		if until(f) {
 			return
 		}

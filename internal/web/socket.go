@@ -52,11 +52,12 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	if catchUp {
 		frames := s.metrics.SocketFrames.With("catchup")
 		if err := s.live.CatchUp(ctx, topic, since, func(f hub.Fragment) error {
-			if page.has(f) {
+			b := page.frame(f)
+			if b == nil {
 				return nil
 			}
 			frames.Inc()
-			return write.frame(f.Data)
+			return write.frame(b)
 		}); err != nil {
 			return
 		}
@@ -77,10 +78,11 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		}
 		buf = sub.Drain(buf[:0])
 		for _, f := range buf {
-			if page.has(f) {
+			b := page.frame(f)
+			if b == nil {
 				continue
 			}
-			if err := write.frame(f.Data); err != nil {
+			if err := write.frame(b); err != nil {
 				return
 			}
 			liveFrames.Inc()
@@ -130,7 +132,8 @@ func closeOnRevoke(ctx context.Context, c *websocket.Conn) context.Context {
 // children, so sending one whole forgets what was remembered of its parts.
 type pageElements struct {
 	shown      map[string]shownElement
-	containers map[string]bool // the containers the page shows
+	containers map[string]bool   // the containers the page shows
+	floors     map[string]uint64 // the seq of each container sent whole: its parts are at least as new
 }
 
 type shownElement struct {
@@ -144,27 +147,35 @@ type shownElement struct {
 const maxPageElements = 2048
 
 func newPageElements(containers ...string) *pageElements {
-	p := &pageElements{shown: map[string]shownElement{}, containers: map[string]bool{}}
+	p := &pageElements{shown: map[string]shownElement{}, containers: map[string]bool{}, floors: map[string]uint64{}}
 	for _, c := range containers[:min(len(containers), maxPageElements)] {
 		p.containers[c] = true
 	}
 	return p
 }
 
-// has reports whether the page already shows f, or is not to be sent it, and otherwise notes
-// that it will show it.
-func (p *pageElements) has(f hub.Fragment) bool {
+// frame returns what to write for f: nothing when the page already shows it or is not to be sent
+// it, its patch when the page holds just the markup the patch starts from, else f whole. It notes
+// what the page will show.
+func (p *pageElements) frame(f hub.Fragment) []byte {
 	switch {
 	case f.Whole && p.containers[f.Key]:
-		return true // the page gets its parts
+		return nil // the page gets its parts
 	case f.Whole:
+		// The page replaces the container and what it held: its parts are as new as it is
+		// (swap.js drops older ones) and what was remembered of them no longer holds.
 		for k, e := range p.shown {
 			if e.of == f.Key {
 				delete(p.shown, k)
 			}
 		}
+		if f.Seq > 0 && len(p.floors) < maxPageElements {
+			p.floors[f.Key] = f.Seq
+		}
 	case f.Of != "" && !p.containers[f.Of]:
-		return true // the page gets the container whole
+		return nil // the page gets the container whole
+	case f.Of != "" && f.Seq <= p.floors[f.Of]:
+		return nil // older than the container the page holds: it would drop it
 	case p.containers[f.Key]:
 		delete(p.containers, f.Key) // removed (a container's only other change)
 	}
@@ -174,7 +185,7 @@ func (p *pageElements) has(f hub.Fragment) bool {
 		}
 	}
 	if f.Key == "" || f.Seq == 0 {
-		return false // not an element's change (a resync), or not numbered
+		return f.Data // not an element's change (a resync), or not numbered
 	}
 	e, ok := p.shown[f.Key]
 	switch {
@@ -182,15 +193,18 @@ func (p *pageElements) has(f hub.Fragment) bool {
 		if len(p.shown) < maxPageElements {
 			p.shown[f.Key] = shownElement{f.Seq, f.Sum, f.Of}
 		}
-		return false
+		return f.Data
 	case f.Seq <= e.seq:
-		return true
+		return nil
 	case f.Sum != 0 && f.Sum == e.sum:
 		p.shown[f.Key] = shownElement{f.Seq, e.sum, f.Of}
-		return true
+		return nil
 	}
 	p.shown[f.Key] = shownElement{f.Seq, f.Sum, f.Of}
-	return false
+	if f.Patch != nil && e.sum == f.Base {
+		return f.Patch
+	}
+	return f.Data
 }
 
 // writeTimeout is how long one frame may take to leave before the socket is given up: a page

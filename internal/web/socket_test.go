@@ -31,21 +31,22 @@ func TestPageElements(t *testing.T) {
 		{"a resync", hub.Fragment{Data: []byte(`{"t":"resync"}`)}, true},
 	}
 	for _, s := range steps {
-		if sent := !p.has(s.f); sent != s.send {
+		s.f.Data = []byte("frame")
+		if sent := p.frame(s.f) != nil; sent != s.send {
 			t.Errorf("%s (%+v): sent %v, want %v", s.name, s.f, sent, s.send)
 		}
 	}
 	// Past its bound it remembers nothing more, and sends every change of what it does not know.
 	p = newPageElements()
 	for i := range maxPageElements + 1 {
-		p.has(hub.Fragment{Key: fmt.Sprint("e", i), Seq: 1, Sum: 1})
+		p.frame(hub.Fragment{Key: fmt.Sprint("e", i), Seq: 1, Sum: 1, Data: []byte("x")})
 	}
 	if len(p.shown) != maxPageElements {
 		t.Fatalf("%d elements remembered, want the bound %d", len(p.shown), maxPageElements)
 	}
-	extra := hub.Fragment{Key: fmt.Sprint("e", maxPageElements), Seq: 2, Sum: 1}
+	extra := hub.Fragment{Key: fmt.Sprint("e", maxPageElements), Seq: 2, Sum: 1, Data: []byte("x")}
 	for range 2 {
-		if p.has(extra) {
+		if p.frame(extra) == nil {
 			t.Fatal("an element past the bound was taken for shown")
 		}
 	}
@@ -71,14 +72,41 @@ func TestPageElementsContainers(t *testing.T) {
 		{"g1 removed", hub.Fragment{Key: "g1", Seq: 15, Sum: 7}, true},
 		{"g1 whole again", hub.Fragment{Key: "g1", Seq: 16, Sum: 1, Whole: true}, true},
 		{"its part, after the whole made the page's copy of it unknown", hub.Fragment{Key: "g1-card", Seq: 17, Sum: 2, Of: "g1"}, false},
+		{"a snapshot that brings g1 back", hub.Fragment{Key: "sessions", Seq: 18, Sum: 8, Shows: []string{"g1"}}, true},
+		{"a part older than g1 whole", hub.Fragment{Key: "g1-card", Seq: 15, Sum: 9, Of: "g1"}, false},
 	}
 	for _, s := range steps {
-		if sent := !p.has(s.f); sent != s.send {
+		s.f.Data = []byte("frame")
+		if sent := p.frame(s.f) != nil; sent != s.send {
 			t.Errorf("%s (%+v): sent %v, want %v", s.name, s.f, sent, s.send)
 		}
 	}
 	if _, ok := p.shown["g1-card"]; ok {
 		t.Error("a part of a container sent whole is still remembered")
+	}
+}
+
+// TestPageElementsPatches: a page is sent an element's patch only when it holds the markup the
+// patch starts from.
+func TestPageElementsPatches(t *testing.T) {
+	p := newPageElements()
+	whole, patch := []byte("whole"), []byte("patch")
+	steps := []struct {
+		name string
+		f    hub.Fragment
+		want []byte
+	}{
+		{"unknown: whole", hub.Fragment{Key: "a", Seq: 1, Sum: 1, Patch: patch, Base: 9}, whole},
+		{"holds the base: the patch", hub.Fragment{Key: "a", Seq: 2, Sum: 2, Patch: patch, Base: 1}, patch},
+		{"holds another: whole", hub.Fragment{Key: "a", Seq: 3, Sum: 3, Patch: patch, Base: 1}, whole},
+		{"no patch: whole", hub.Fragment{Key: "a", Seq: 4, Sum: 4}, whole},
+		{"holds it already: nothing", hub.Fragment{Key: "a", Seq: 5, Sum: 4, Patch: patch, Base: 3}, nil},
+	}
+	for _, s := range steps {
+		s.f.Data = whole
+		if got := p.frame(s.f); string(got) != string(s.want) {
+			t.Errorf("%s: sent %q, want %q", s.name, got, s.want)
+		}
 	}
 }
 

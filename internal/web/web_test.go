@@ -449,11 +449,11 @@ func TestSocket(t *testing.T) {
 	}
 	defer c.CloseNow()
 	ts.ingest(t, update("s9", planA))
-	var f frame
 	_, b, err := c.Read(ctx)
-	if err != nil || json.Unmarshal(b, &f) != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
+	f := decodeFrame(t, c, b)
 	if f.T != "f" || f.ID != "s-s9" || f.Parent != "sessions" || f.Seq == 0 || !strings.Contains(f.HTML, "Write tests") {
 		t.Fatalf("frame = %+v", f)
 	}

@@ -88,12 +88,14 @@ export function createSocket({ topic, since, conn, countOnly }) {
     states.emit(s);
   }
 
-  // Frames: {t:"f", id, parent, seq, html} (html "" removes the element) and {t:"resync"}.
+  // Frames: {t:"f", id, parent, seq, html} (html "" removes the element), {t:"p", id, parent,
+  // seq, n, ops} (the same, as edits to the markup the socket last sent of the element) and
+  // {t:"resync"}.
   function receive(ev) {
     let msg;
     try { msg = JSON.parse(ev.data); } catch { return; }
     if (msg.t === "resync") { location.reload(); return; }
-    if (msg.t !== "f") return;
+    if (msg.t !== "f" && msg.t !== "p") return; // "p": edits to markup the page holds (swap.js)
     fragments.emit(msg);
     if (msg.seq > lastSeq) lastSeq = msg.seq;
     document.body.dataset.seq = String(lastSeq);

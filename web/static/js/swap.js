@@ -13,16 +13,29 @@
 // overview announces new sessions instead of inserting them).
 export function createSwap(hold) {
   const seen = new Map(); // element id -> newest seq applied
+  const markup = new Map(); // element id -> the markup the socket last sent of it, for edits
 
   return function apply(f) {
+    if (f.t === "p") {
+      // Edits to the markup the socket last sent of the element: the server sends them only when
+      // it knows the page holds that. If it does not, the page's record and the server's
+      // disagree, and only a fresh page is sure to be right.
+      const html = edit(markup.get(f.id), f.ops);
+      if (html === null || html.length !== f.n) { location.reload(); return; }
+      f.t = "f";
+      f.html = html;
+      document.body.dataset.edits = String(Number(document.body.dataset.edits || 0) + 1); // for tests
+    }
     if (f.seq && seen.get(f.id) >= f.seq) return;
     if (f.seq) seen.set(f.id, f.seq);
     const old = document.getElementById(f.id);
     if (!f.html) {
+      markup.delete(f.id);
       if (old) old.remove();
       if (hold) hold(f, null, null);
       return;
     }
+    markup.set(f.id, f.html);
     const tpl = document.createElement("template");
     tpl.innerHTML = f.html;
     const el = tpl.content.firstElementChild;
@@ -46,7 +59,10 @@ export function createSwap(hold) {
   // fragment of one of them must not undo it), and the state a part carries for its container
   // (data-up-class, data-up-*: a group's head says the group's state) goes onto the container.
   function placed(el, seq) {
-    if (seq) el.querySelectorAll("[id]").forEach((c) => { if (!(seen.get(c.id) >= seq)) seen.set(c.id, seq); });
+    el.querySelectorAll("[id]").forEach((c) => {
+      markup.delete(c.id); // no longer what the socket sent of it
+      if (seq && !(seen.get(c.id) >= seq)) seen.set(c.id, seq);
+    });
     const up = el.parentElement && Object.keys(el.dataset).filter((k) => k.startsWith("up") && k.length > 2);
     if (!up || !up.length) return;
     const target = el.closest("[data-parts]");
@@ -56,6 +72,19 @@ export function createSwap(hold) {
       if (name === "class") target.className = el.dataset[k]; else target.dataset[name] = el.dataset[k];
     }
   }
+}
+
+// edit applies ops to base: a count of UTF-16 code units to keep (> 0) or drop (< 0), or a string
+// to insert. null when there is no base or the ops do not fit it.
+function edit(base, ops) {
+  if (typeof base !== "string" || !Array.isArray(ops)) return null;
+  let out = "", at = 0;
+  for (const op of ops) {
+    if (typeof op === "string") out += op;
+    else if (op > 0) { if (at + op > base.length) return null; out += base.slice(at, at + op); at += op; }
+    else at -= op;
+  }
+  return at === base.length ? out : null;
 }
 
 // insertSorted puts el among parent's children by its key and reports whether it belongs here.

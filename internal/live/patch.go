@@ -1,0 +1,171 @@
+package live
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/plandash/plandash/internal/textdiff"
+)
+
+// A page that holds an element's previous markup is sent only what changed in it: a plan card
+// whose one entry moved on is a few dozen bytes of edits instead of the card. The live layer
+// remembers the newest markup it rendered of each element and, when it renders the element
+// anew, also encodes the edits from that markup (hub.Fragment.Patch, against Base, the digest
+// of the markup the edits start from). Whoever writes the fragment out sends the edits to a page
+// known to hold exactly that markup, and the whole fragment to any other.
+
+// patchFrame is the edits from the markup a page holds to the element's new markup: ops are a
+// count of UTF-16 code units to keep (> 0) or to drop (< 0), or a string to insert; N is the
+// new markup's length in UTF-16 code units, which the page checks.
+type patchFrame struct {
+	T      string `json:"t"` // "p"
+	ID     string `json:"id"`
+	Parent string `json:"parent,omitempty"`
+	Seq    uint64 `json:"seq"`
+	N      int    `json:"n"`
+	Ops    []any  `json:"ops"`
+}
+
+const (
+	// minPatch is the smallest markup worth patching: below it, the edits and their frame cost
+	// about as much as the markup.
+	minPatch = 512
+	// patchBudget bounds the diff's search (textdiff.IDs), so two unlike renders of a large
+	// element cost little before the whole is sent instead.
+	patchBudget = 1 << 16
+	// maxRemembered bounds the markup remembered for patching; past it the memory starts over.
+	maxRemembered = 16 << 20
+)
+
+// renders is the newest markup rendered of each element.
+type renders struct {
+	mu    sync.Mutex
+	last  map[string]rendered
+	bytes int
+}
+
+type rendered struct {
+	sum  uint64
+	html []byte
+}
+
+// swap records html (digest sum) as element id's newest markup and returns the one it replaces.
+func (r *renders) swap(id string, sum uint64, html []byte) (rendered, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.last == nil || r.bytes > maxRemembered {
+		r.last, r.bytes = map[string]rendered{}, 0
+	}
+	prev, ok := r.last[id]
+	r.last[id] = rendered{sum, html}
+	r.bytes += len(html) - len(prev.html)
+	return prev, ok
+}
+
+// patch encodes the edits from old to html as f's patch frame, or returns nil when sending the
+// whole is about as cheap.
+func patch(f Fragment, seq uint64, old, html []byte, whole int) []byte {
+	if len(html) < minPatch || len(old) < minPatch {
+		return nil
+	}
+	ta, tb := tokens(old), tokens(html)
+	ids := make(map[string]int32, len(ta))
+	intern := func(ts [][]byte) []int32 {
+		out := make([]int32, len(ts))
+		for i, t := range ts {
+			id, ok := ids[string(t)]
+			if !ok {
+				id = int32(len(ids))
+				ids[string(t)] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	ops := make([]any, 0, 16)
+	var ins bytes.Buffer
+	add := func(n int) { // keep (n > 0) or drop (n < 0), merged with the previous op of its kind
+		if ins.Len() > 0 {
+			ops = append(ops, ins.String())
+			ins.Reset()
+		}
+		if k := len(ops); k > 0 {
+			if prev, ok := ops[k-1].(int); ok && (prev > 0) == (n > 0) {
+				ops[k-1] = prev + n
+				return
+			}
+		}
+		ops = append(ops, n)
+	}
+	units := func(ts [][]byte) int {
+		n := 0
+		for _, t := range ts {
+			n += utf16Len(t)
+		}
+		return n
+	}
+	for _, s := range textdiff.IDs(intern(ta), intern(tb), patchBudget) {
+		switch s.Op {
+		case textdiff.Keep:
+			add(units(ta[s.A0:s.A1]))
+		case textdiff.Delete:
+			add(-units(ta[s.A0:s.A1]))
+		case textdiff.Insert:
+			for _, t := range tb[s.B0:s.B1] {
+				ins.Write(t)
+			}
+		}
+	}
+	if ins.Len() > 0 {
+		ops = append(ops, ins.String())
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // as encode: parsed by the page's script, never put into a document as it is
+	if err := enc.Encode(patchFrame{T: "p", ID: f.ID, Parent: f.Parent, Seq: seq, N: utf16Len(html), Ops: ops}); err != nil {
+		return nil
+	}
+	if b.Len()*2 > whole {
+		return nil
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// tokens splits markup into runs of plain characters and single separators (<, >, quotes, =,
+// /, white space), so that a changed attribute value, word or number is one token.
+func tokens(html []byte) [][]byte {
+	out := make([][]byte, 0, len(html)/4)
+	start := 0
+	for i, c := range html {
+		switch c {
+		case '<', '>', '"', '\'', '=', '/', ' ', '\n', '\t':
+			if start < i {
+				out = append(out, html[start:i])
+			}
+			out = append(out, html[i:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(html) {
+		out = append(out, html[start:])
+	}
+	return out
+}
+
+// utf16Len is b's length as the page's script counts it: UTF-16 code units, after JSON
+// decoding replaced each invalid byte with U+FFFD.
+func utf16Len(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
