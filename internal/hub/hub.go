@@ -35,9 +35,10 @@ type Fragment struct {
 	Of    string
 	Whole bool
 	Shows []string
-	// Patch, when set, is a smaller frame with the same effect on a page whose element shows
-	// the markup of digest Base.
-	Patch []byte
+	// Patch, when set, returns a smaller frame with the same effect on a page whose element
+	// shows the markup of digest Base (nil when there is none). It is worked out on first use
+	// and shared: a fragment nobody needs the patch of costs none.
+	Patch func() []byte
 	Base  uint64
 }
 

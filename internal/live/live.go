@@ -356,9 +356,9 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 		Of: f.Of, Whole: f.Whole, Shows: f.Shows}
 	if f.View != nil && f.ID != "" {
 		if prev, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
-			if p := patch(f, seq, prev.html, html, len(b)); p != nil {
-				hf.Patch, hf.Base = p, prev.sum
-			}
+			id, parent, whole := f.ID, f.Parent, len(b)
+			hf.Patch = sync.OnceValue(func() []byte { return patch(id, parent, seq, prev.html, html, whole) })
+			hf.Base = prev.sum
 		}
 	}
 	return hf, nil

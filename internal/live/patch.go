@@ -64,9 +64,9 @@ func (r *renders) swap(id string, sum uint64, html []byte) (rendered, bool) {
 	return prev, ok
 }
 
-// patch encodes the edits from old to html as f's patch frame, or returns nil when sending the
-// whole is about as cheap.
-func patch(f Fragment, seq uint64, old, html []byte, whole int) []byte {
+// patch encodes the edits from old to html as element id's patch frame, or returns nil when
+// sending the whole (whole bytes) is about as cheap.
+func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 	if len(html) < minPatch || len(old) < minPatch {
 		return nil
 	}
@@ -124,7 +124,7 @@ func patch(f Fragment, seq uint64, old, html []byte, whole int) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // as encode: parsed by the page's script, never put into a document as it is
-	if err := enc.Encode(patchFrame{T: "p", ID: f.ID, Parent: f.Parent, Seq: seq, N: utf16Len(html), Ops: ops}); err != nil {
+	if err := enc.Encode(patchFrame{T: "p", ID: id, Parent: parent, Seq: seq, N: utf16Len(html), Ops: ops}); err != nil {
 		return nil
 	}
 	if b.Len()*2 > whole {

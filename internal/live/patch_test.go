@@ -70,7 +70,7 @@ func TestPatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := patch(f, 2, []byte(c.a), []byte(c.b), len(whole))
+		p := patch(f.ID, f.Parent, 2, []byte(c.a), []byte(c.b), len(whole))
 		if p == nil {
 			t.Fatalf("%s: no patch", c.name)
 		}
@@ -82,12 +82,12 @@ func TestPatch(t *testing.T) {
 		}
 	}
 	// Small markup, or markup unlike the old, goes whole.
-	if p := patch(f, 2, []byte("<b>a</b>"), []byte("<b>b</b>"), 100); p != nil {
+	if p := patch(f.ID, f.Parent, 2, []byte("<b>a</b>"), []byte("<b>b</b>"), 100); p != nil {
 		t.Errorf("a patch of small markup: %s", p)
 	}
 	a, b := strings.Repeat("<i>x</i>", 200), strings.Repeat("<b>yy</b>", 200)
 	whole, _ := encode(f, 2, []byte(b))
-	if p := patch(f, 2, []byte(a), []byte(b), len(whole)); p != nil {
+	if p := patch(f.ID, f.Parent, 2, []byte(a), []byte(b), len(whole)); p != nil {
 		t.Errorf("a %d-byte patch of markup nothing like the old (%d whole)", len(p), len(whole))
 	}
 }
@@ -103,7 +103,7 @@ func FuzzPatch(f *testing.F) {
 		if err != nil {
 			t.Skip()
 		}
-		p := patch(Fragment{ID: "x"}, 1, []byte(a), []byte(b), len(whole)*4) // patch even when not worth it
+		p := patch("x", "", 1, []byte(a), []byte(b), len(whole)*4) // patch even when not worth it
 		if p == nil {
 			return
 		}
@@ -118,7 +118,7 @@ func BenchmarkPatchCard(b *testing.B) {
 	f := Fragment{ID: "p-s-main"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if patch(f, 2, a, c, 1<<20) == nil {
+		if patch(f.ID, f.Parent, 2, a, c, 1<<20) == nil {
 			b.Fatal("no patch")
 		}
 	}

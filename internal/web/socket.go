@@ -202,7 +202,9 @@ func (p *pageElements) frame(f hub.Fragment) []byte {
 	}
 	p.shown[f.Key] = shownElement{f.Seq, f.Sum, f.Of}
 	if f.Patch != nil && e.sum == f.Base {
-		return f.Patch
+		if p := f.Patch(); p != nil {
+			return p
+		}
 	}
 	return f.Data
 }

@@ -90,17 +90,19 @@ func TestPageElementsContainers(t *testing.T) {
 // patch starts from.
 func TestPageElementsPatches(t *testing.T) {
 	p := newPageElements()
-	whole, patch := []byte("whole"), []byte("patch")
+	whole := []byte("whole")
+	patch := func() []byte { return []byte("patch") }
 	steps := []struct {
 		name string
 		f    hub.Fragment
 		want []byte
 	}{
 		{"unknown: whole", hub.Fragment{Key: "a", Seq: 1, Sum: 1, Patch: patch, Base: 9}, whole},
-		{"holds the base: the patch", hub.Fragment{Key: "a", Seq: 2, Sum: 2, Patch: patch, Base: 1}, patch},
+		{"holds the base: the patch", hub.Fragment{Key: "a", Seq: 2, Sum: 2, Patch: patch, Base: 1}, patch()},
 		{"holds another: whole", hub.Fragment{Key: "a", Seq: 3, Sum: 3, Patch: patch, Base: 1}, whole},
 		{"no patch: whole", hub.Fragment{Key: "a", Seq: 4, Sum: 4}, whole},
 		{"holds it already: nothing", hub.Fragment{Key: "a", Seq: 5, Sum: 4, Patch: patch, Base: 3}, nil},
+		{"no patch worth sending: whole", hub.Fragment{Key: "a", Seq: 6, Sum: 5, Patch: func() []byte { return nil }, Base: 4}, whole},
 	}
 	for _, s := range steps {
 		s.f.Data = whole
