@@ -235,7 +235,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log, Asker: a.Asked}),
 			"gemini": gemini.NewService(svc, gate, gemini.Config{PlanDirs: dirs.Gemini, Log: cfg.Log, Asker: a.Asked}),
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
-				PlanRoots: dirs.OpenCode, Log: cfg.Log}),
+				PlanRoots: dirs.OpenCode, Log: cfg.Log, Asker: a.Asked}),
 		},
 		MCP:     mcpHTTP,
 		Metrics: m,
