@@ -136,3 +136,28 @@ func TestRealCodexQuestionTerminal(t *testing.T) {
 	}
 	x.Stop(20 * time.Second)
 }
+
+// TestRealCodexQuestionExec: `codex exec`, which refuses request_user_input itself ("not
+// supported in exec mode"), still runs the PreToolUse hook first: the question waits in
+// plandash, and the answer given there reaches the model.
+func TestRealCodexQuestionExec(t *testing.T) {
+	needRealCLI(t)
+	rig := newHookRigWith(t, Config{})
+	c, srv := questionCodex(t, rig)
+	done := make(chan agenttest.Result, 1)
+	go func() { done <- c.Exec(3*time.Minute, "ask me") }()
+	q := awaitOpen(t, rig.asked, waits.KindQuestion, func(waits.Record) bool { return true })
+	if _, _, err := rig.asked.Answer(context.Background(), q.ID, waits.Answer{Action: "opt-0", By: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; res.Err != nil {
+		t.Fatalf("codex exec: %v\nstderr: %s", res.Err, res.Stderr)
+	}
+	main := srv.MainRequests()
+	if len(main) < 2 {
+		t.Fatalf("requests:\n%s", srv.Summary())
+	}
+	if outs := main[1].FunctionCallOutputs(); len(outs) != 1 || !strings.Contains(outs[0].Output, `{"answers":{"db":{"answers":["PostgreSQL"]}}}`) {
+		t.Errorf("the model got %+v", outs)
+	}
+}
