@@ -145,7 +145,8 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// withFields sets plandash_host and plandash_plan (when there is a plan) on the payload, keeping every other field.
+// withFields sets plandash_host and plandash_plan (when there is a plan) on the payload, keeping
+// every other field.
 func withFields(body []byte, ev HookEvent) ([]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil {

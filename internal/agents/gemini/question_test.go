@@ -1,7 +1,10 @@
 package gemini
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -123,4 +126,47 @@ func FuzzResponseAnswers(f *testing.F) {
 			t.Fatalf("%d bytes", len(got))
 		}
 	})
+}
+
+// fixedPoster answers every post with body (or err), and remembers whether it was asked to wait.
+type fixedPoster struct {
+	body []byte
+	err  error
+	wait *bool
+}
+
+func (p fixedPoster) Post(_ context.Context, _ []byte, wait bool) ([]byte, error) {
+	*p.wait = wait
+	return p.body, p.err
+}
+
+// TestRunHookQuestion: ask_user's BeforeTool waits for plandash and prints only an answer of the
+// right shape; anything else prints nothing (Gemini's dialog asks) and says why.
+func TestRunHookQuestion(t *testing.T) {
+	event := `{"session_id":"g-1","hook_event_name":"BeforeTool","tool_name":"ask_user","tool_input":` + realAsk + `}`
+	qs, _ := Questions(json.RawMessage(realAsk))
+	good := QuestionAnswer(qs, map[string][]string{"Which database?": {"SQLite"}})
+	for _, tc := range []struct {
+		name   string
+		answer []byte
+		err    error
+		want   string
+		stderr string
+	}{
+		{"answered", good, nil, string(good), ""},
+		{"no answer", nil, nil, "", ""},
+		{"a plan's answer", []byte(`{"decision":"deny","reason":"Plan rejected"}`), nil, "", "no answer from plandash"},
+		{"plandash down", nil, errors.New("connection refused"), "", "connection refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, stderr bytes.Buffer
+			var waited bool
+			if err := RunHook(context.Background(), strings.NewReader(event), &out, fixedPoster{tc.answer, tc.err, &waited}, HookOptions{Stderr: &stderr}); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tc.want || !waited || !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("printed %q (waited %v), stderr %q", out.String(), waited, stderr.String())
+			}
+		})
+	}
 }
