@@ -34,9 +34,10 @@ type permissions struct {
 
 type pendingPerm struct {
 	req     PermissionRequest
-	cursor  bool        // a cursor/create_plan, answered in Cursor's nested form
-	offered bool        // the broker has it
-	early   *Resolution // it ended before it was offered
+	cursor  bool           // a Cursor extension request, answered in Cursor's nested form
+	ask     *acp.CursorAsk // a cursor/ask_question (else, with cursor, a cursor/create_plan)
+	offered bool           // the broker has it
+	early   *Resolution    // it ended before it was offered
 }
 
 // maxSwallow bounds the IDE replies waited for: an IDE that honours $/cancel_request may never send one.
@@ -53,7 +54,8 @@ func (ps *permissions) updateBusy() { ps.busy.Store(len(ps.pending)+len(ps.swall
 
 // fromAgent takes permission requests (and the agent's withdrawals of them).
 func (ps *permissions) fromAgent(line []byte) verdict {
-	isReq := bytes.Contains(line, []byte(acp.MethodRequestPermission)) || bytes.Contains(line, []byte(acp.MethodCursorCreatePlan))
+	isReq := bytes.Contains(line, []byte(acp.MethodRequestPermission)) || bytes.Contains(line, []byte(acp.MethodCursorCreatePlan)) ||
+		bytes.Contains(line, []byte(acp.MethodCursorAskQuestion))
 	if !isReq && !(ps.busy.Load() && bytes.Contains(line, []byte(acp.MethodCancelRequest))) {
 		return pass
 	}
@@ -67,6 +69,8 @@ func (ps *permissions) fromAgent(line []byte) verdict {
 		return ps.request(m)
 	case m.IsRequest() && m.Method == acp.MethodCursorCreatePlan:
 		return ps.cursorPlan(m)
+	case m.IsRequest() && m.Method == acp.MethodCursorAskQuestion:
+		return ps.cursorAsk(m)
 	case m.IsNotification() && m.Method == acp.MethodCancelRequest:
 		return ps.withdrawn(m)
 	}
@@ -91,6 +95,17 @@ func (ps *permissions) cursorPlan(m acp.Message) verdict {
 		return pass
 	}
 	return ps.hold(key, &pendingPerm{req: req, cursor: true})
+}
+
+// cursorAsk offers Cursor's blocking cursor/ask_question to the dashboard like a permission
+// request (proxy_cursor_question.go).
+func (ps *permissions) cursorAsk(m acp.Message) verdict {
+	key, ok := acp.IDKey(m.ID)
+	req, ask, ok2 := cursorAskRequest(m.ID, m.Params, &ps.sessions)
+	if !ok || !ok2 {
+		return pass
+	}
+	return ps.hold(key, &pendingPerm{req: req, cursor: true, ask: &ask})
 }
 
 // hold records a request the dashboard may answer, and withholds it from the IDE when the
@@ -202,8 +217,9 @@ func (ps *permissions) ideAnswered(m acp.Message) verdict {
 	}
 	pp := ps.pending[key]
 	if pp != nil && pp.cursor && m.Error != nil && m.Error.Code == acp.CodeMethodNotFound {
-		// An IDE that does not know Cursor's methods refuses the plan at once; the agent would
-		// lose it (spec/agents.md §5). The dashboard is still asked, so it decides alone.
+		// An IDE that does not know Cursor's methods refuses the plan or question at once; the
+		// agent would lose it (spec/agents.md §5). The dashboard is still asked, so it decides
+		// alone.
 		pp.req.InIDE = false
 		ps.mu.Unlock()
 		return drop
@@ -215,6 +231,8 @@ func (ps *permissions) ideAnswered(m acp.Message) verdict {
 		var o acp.PermissionOutcome
 		switch {
 		case m.Result == nil:
+		case pp.ask != nil:
+			o = askPermissionOutcome(*pp.ask, m.Result)
 		case pp.cursor:
 			o = permissionOutcome(m.Result)
 		default:
@@ -324,6 +342,9 @@ func indexOf(s []string, v string) int {
 
 // resultFrame answers the agent's request with o, in the form its method takes.
 func (pp *pendingPerm) resultFrame(o acp.PermissionOutcome) []byte {
+	if pp.ask != nil {
+		return cursorAskResultFrame(pp.req.ID, *pp.ask, o)
+	}
 	if pp.cursor {
 		return cursorResultFrame(pp.req.ID, o)
 	}

@@ -232,10 +232,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Notify: a.Notifier, Answers: waitsAnswerer{w: a.Waits, user: cfg.User},
 		Hooks: map[string]web.AgentHooks{
 			"claude": claude.NewService(svc, gate, claude.Config{PlanDirs: dirs.Claude, Log: cfg.Log, Asker: a.Asked}),
-			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
-			"gemini": gemini.NewService(svc, gate, gemini.Config{PlanDirs: dirs.Gemini, Log: cfg.Log}),
+			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log, Asker: a.Asked}),
+			"gemini": gemini.NewService(svc, gate, gemini.Config{PlanDirs: dirs.Gemini, Log: cfg.Log, Asker: a.Asked}),
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
-				PlanRoots: dirs.OpenCode, Log: cfg.Log}),
+				PlanRoots: dirs.OpenCode, Log: cfg.Log, Asker: a.Asked}),
 		},
 		MCP:     mcpHTTP,
 		Metrics: m,

@@ -70,3 +70,12 @@ func (g *Gemini) Prompt(timeout time.Duration, prompt string, args ...string) Re
 	g.t.Helper()
 	return runCLI(g.t, timeout, g.Dir, g.Env, append(append(append([]string(nil), g.Argv...), "-p", prompt), args...))
 }
+
+// Interactive starts the interactive CLI with args under tmux and waits until it is ready for
+// a prompt. Some tools run only there: ask_user, for one, shows a dialog.
+func (g *Gemini) Interactive(args ...string) *Tmux {
+	g.t.Helper()
+	x := StartTmux(g.t, g.Dir, g.Env, append(append([]string(nil), g.Argv...), args...)...)
+	x.WaitScreen(2*time.Minute, "Type your message")
+	return x
+}

@@ -34,15 +34,23 @@ type HookOptions struct {
 	Stderr io.Writer
 }
 
-// RunHook is the core of `plandash hook codex`, run by Codex's Stop hook: it reads the event
-// from stdin, finds the plan the turn produced (in last_assistant_message, else in the bounded
-// tail of the rollout at transcript_path), and when there is one posts the event with the plan
-// (as plandash_plan) and prints the decision. Approval prints nothing (exit 0: the turn ends);
-// a rejection or requested changes print {"decision":"block","reason":…}, so Codex revises in
-// the same turn. It never fails the agent: a turn without a plan prints nothing. A plan that
-// gets no decision (plandash down, throttled, failing or slow, a refused token, an answer of
-// the wrong shape) is not passed off as approved: the turn ends with a systemMessage telling
-// the person plandash did not decide, so the plan is theirs to judge, and Stderr says why.
+// RunHook is the core of `plandash hook codex`, run by Codex's hooks: it reads the event from
+// stdin and posts it to plandash (with plandash_host), printing the answer where Codex reads one.
+//
+// Stop: it finds the plan the turn produced (in last_assistant_message, else in the bounded tail
+// of the rollout at transcript_path) and posts the event with the plan (as plandash_plan),
+// waiting for the decision. Approval prints nothing (exit 0: the turn ends); a rejection or
+// requested changes print {"decision":"block","reason":…}, so Codex revises in the same turn. A
+// plan that gets no decision (plandash down, throttled, failing or slow, a refused token, an
+// answer of the wrong shape) is not passed off as approved: the turn ends with a systemMessage
+// telling the person plandash did not decide, so the plan is theirs to judge, and Stderr says
+// why. A turn without a plan is posted without waiting (the session now waits for its next
+// prompt).
+//
+// PreToolUse of request_user_input: it waits for the person's answers and prints them
+// (QuestionAnswer); without an answer it prints nothing and Codex's picker asks. Other events
+// (UserPromptSubmit, PostToolUse, SessionStart) are posted without waiting. It never fails the
+// agent.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = 5 * time.Second
@@ -60,11 +68,11 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 		return nil
 	}
 	ev, err := DecodeHookEvent(body)
-	if err != nil || ev.HookEventName != EventStop || ev.SessionID == "" {
-		log.Warn("plandash hook codex: not a Stop event; nothing to do", "event", ev.HookEventName, "err", err)
+	if err != nil || ev.SessionID == "" {
+		log.Warn("plandash hook codex: not a Codex hook event; nothing to do", "event", ev.HookEventName, "err", err)
 		return nil
 	}
-	if ev.Plan == nil {
+	if ev.HookEventName == EventStop && ev.Plan == nil {
 		if md, ok := ProposedPlan(ev.LastAssistantMessage); ok {
 			ev.Plan = &TurnPlan{Kind: "markdown", Markdown: md}
 		} else if ev.TranscriptPath != "" {
@@ -77,13 +85,22 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 			}
 		}
 	}
-	if ev.Plan.Empty() {
-		return nil // the turn made no plan: nothing to hold
-	}
 	ev.Host = cmpOr(ev.Host, opts.Host)
 	out, err := withFields(body, ev)
 	if err != nil {
 		log.Warn("plandash hook codex: event not re-encoded", "err", err)
+		return nil
+	}
+	switch {
+	case IsQuestionEvent(ev):
+		return postQuestion(ctx, out, stdout, post, opts, log)
+	case ev.HookEventName != EventStop || ev.Plan.Empty():
+		// Nothing to print: tell plandash and get out of the way.
+		pctx, cancel := context.WithTimeout(ctx, opts.ReadTimeout)
+		defer cancel()
+		if _, err := post.Post(pctx, out, false); err != nil {
+			log.Warn("plandash hook codex: post failed", "event", ev.HookEventName, "err", err)
+		}
 		return nil
 	}
 	pctx, cancel := context.WithTimeout(ctx, opts.GateTimeout)
@@ -100,6 +117,27 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	return nil
 }
 
+// postQuestion posts request_user_input's PreToolUse event, waits for the person's answers and
+// prints them; on any failure it prints nothing, and Codex's picker asks in the terminal.
+func postQuestion(ctx context.Context, body []byte, stdout io.Writer, post Poster, opts HookOptions, log *slog.Logger) error {
+	pctx, cancel := context.WithTimeout(ctx, opts.GateTimeout)
+	defer cancel()
+	answer, err := post.Post(pctx, body, true)
+	if err == nil {
+		err = CheckQuestionAnswer(answer)
+	}
+	if err != nil {
+		if opts.Stderr != nil {
+			fmt.Fprintf(opts.Stderr, "plandash hook codex: no answer from plandash (%v); answer the question here\n", err)
+		}
+		return nil
+	}
+	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
+		log.Warn("plandash hook codex: write answer", "err", err)
+	}
+	return nil
+}
+
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a
@@ -107,17 +145,20 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// withFields sets plandash_host and plandash_plan on the payload, keeping every other field.
+// withFields sets plandash_host and plandash_plan (when there is a plan) on the payload, keeping
+// every other field.
 func withFields(body []byte, ev HookEvent) ([]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil, err
 	}
-	p, err := json.Marshal(ev.Plan)
-	if err != nil {
-		return nil, err
+	if ev.Plan != nil {
+		p, err := json.Marshal(ev.Plan)
+		if err != nil {
+			return nil, err
+		}
+		m["plandash_plan"] = p
 	}
-	m["plandash_plan"] = p
 	if ev.Host != "" {
 		h, _ := json.Marshal(ev.Host)
 		m["plandash_host"] = h

@@ -17,6 +17,7 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/waits"
 )
 
 // httpPoster posts to a real HTTP server, as `plandash hook codex` does through the client.
@@ -45,18 +46,23 @@ type hookRig struct {
 	url     string
 	gate    *approval.Gate
 	plans   *plans.Service
+	asked   *waits.Asked
 	created chan approval.Request
 }
 
-func newHookRig(t *testing.T) *hookRig {
+func newHookRig(t *testing.T) *hookRig { return newHookRigWith(t, Config{}) }
+
+// newHookRigWith is newHookRig with cfg, whose Asker is always a real waits.Asked on SQLite.
+func newHookRigWith(t *testing.T, cfg Config) *hookRig {
 	t.Helper()
-	r := &hookRig{gate: newGate(t), plans: newPlans(t), created: make(chan approval.Request, 8)}
+	r := &hookRig{gate: newGate(t), plans: newPlans(t), asked: waits.NewAsked(openDB(t).Waits(), nil, nil), created: make(chan approval.Request, 8)}
 	r.gate.OnChange(func(c approval.Change) {
 		if c.Request != nil && !c.Request.Decided() {
 			r.created <- *c.Request
 		}
 	})
-	svc := NewService(ApplyTo(r.plans, nil), r.gate, Config{Host: "devbox"})
+	cfg.Host, cfg.Asker = "devbox", r.asked
+	svc := NewService(ApplyTo(r.plans, nil), r.gate, cfg)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, err := io.ReadAll(req.Body)
 		if err != nil {

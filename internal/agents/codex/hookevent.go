@@ -19,7 +19,7 @@ const MaxEventBytes = 4 << 20
 // turn's plan.
 const MaxTranscriptTail = 8 << 20
 
-// EventStop is the hook event plandash gates on (codex-rs/hooks schema stop.command.input).
+// EventStop is the hook event plandash gates plans on (codex-rs/hooks schema stop.command.input).
 const EventStop = "Stop"
 
 // HookEvent is one Codex hook payload. Known fields are lifted out; Raw is the payload as sent.
@@ -33,6 +33,10 @@ type HookEvent struct {
 	PermissionMode       string          `json:"permission_mode,omitempty"`
 	StopHookActive       bool            `json:"stop_hook_active,omitempty"`
 	LastAssistantMessage string          `json:"last_assistant_message,omitempty"`
+	ToolName             string          `json:"tool_name,omitempty"`     // PreToolUse, PostToolUse
+	ToolUseID            string          `json:"tool_use_id,omitempty"`   // the call id
+	ToolInput            json.RawMessage `json:"tool_input,omitempty"`    // the call's arguments
+	ToolResponse         json.RawMessage `json:"tool_response,omitempty"` // PostToolUse: the call's output
 	Host                 string          `json:"plandash_host,omitempty"` // added by `plandash hook codex`
 	Plan                 *TurnPlan       `json:"plandash_plan,omitempty"` // added by `plandash hook codex`
 	Raw                  json.RawMessage `json:"-"`
@@ -75,7 +79,8 @@ func DecodeHookEvent(b []byte) (HookEvent, error) {
 	}
 	ev := HookEvent{SessionID: str("session_id"), TurnID: str("turn_id"), TranscriptPath: str("transcript_path"),
 		Cwd: str("cwd"), HookEventName: str("hook_event_name"), Model: str("model"), PermissionMode: str("permission_mode"),
-		LastAssistantMessage: str("last_assistant_message"), Host: str("plandash_host"), Raw: bytes.Clone(t)}
+		LastAssistantMessage: str("last_assistant_message"), Host: str("plandash_host"), Raw: bytes.Clone(t),
+		ToolName: str("tool_name"), ToolUseID: str("tool_use_id"), ToolInput: m["tool_input"], ToolResponse: m["tool_response"]}
 	_ = json.Unmarshal(m["stop_hook_active"], &ev.StopHookActive)
 	var p TurnPlan
 	if json.Unmarshal(m["plandash_plan"], &p) == nil && !p.Empty() && (p.Kind == "items" || p.Kind == "markdown") {

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +18,8 @@ type InstallOptions struct {
 	Command string
 	// Server and Data are passed on as --server and --data when set.
 	Server, Data string
-	// Timeout is the Stop hook's timeout in seconds; 86400 (a day) when zero. Codex's default
-	// of 600 s is too short for a person who is away.
+	// Timeout is the Stop and PreToolUse hooks' timeout in seconds; 86400 (a day) when zero.
+	// Codex's default of 600 s is too short for a person who is away.
 	Timeout int
 	// Root confines the files written to a directory, for a project install: neither ".." nor
 	// a symlink may lead out of it. Empty for the user's own settings.
@@ -38,9 +39,9 @@ func (r Report) String() string {
 	case !r.Changed:
 		return r.Path + ": already up to date, nothing changed"
 	case r.Created:
-		return r.Path + ": created with plandash's Stop hook. Review and trust it in Codex with /hooks."
+		return r.Path + ": created with plandash's hooks. Review and trust them in Codex with /hooks."
 	}
-	return r.Path + ": updated. Review and trust the hook in Codex with /hooks."
+	return r.Path + ": updated. Review and trust the hooks in Codex with /hooks."
 }
 
 // hookCommand is the command line the hook runs.
@@ -75,10 +76,24 @@ func isOurs(hook json.RawMessage) bool {
 	return strings.Contains(h.Command, "plandash") && strings.Contains(h.Command, " hook codex")
 }
 
+// hookEvent is one event plandash's hook runs on, with the matcher of its group ("" for none).
+type hookEvent struct{ name, matcher string }
+
+// hookEvents are the events plandash hooks: Stop holds a turn's plan and marks the session as
+// waiting for its next prompt; request_user_input's PreToolUse holds the question for an answer
+// in plandash and its PostToolUse says it was answered in the terminal; UserPromptSubmit says
+// the person typed. Only Stop and PreToolUse wait long, so only they get opts.Timeout.
+var hookEvents = []hookEvent{
+	{EventStop, ""},
+	{EventPreToolUse, ToolRequestUserInput},
+	{EventPostToolUse, ToolRequestUserInput},
+	{EventUserPromptSubmit, ""},
+}
+
 // MergeHooks returns hooksJSON (the bytes of a Codex hooks.json, {"hooks":{"Stop":[…]}}) with
-// plandash's Stop hook for opts (or without it, when opts is nil), and whether it changed.
-// Every other key and hook is kept in order; plandash's entry is recognised by its command, so
-// a second run changes nothing, and unchanged input is returned as it was.
+// plandash's hooks for opts (or without them, when opts is nil), and whether it changed. Every
+// other key and hook is kept in order; plandash's entries are recognised by their command, so a
+// second run changes nothing, and unchanged input is returned as it was.
 func MergeHooks(hooksJSON []byte, opts *InstallOptions) ([]byte, bool, error) {
 	top := object{}
 	if len(bytes.TrimSpace(hooksJSON)) > 0 {
@@ -101,31 +116,16 @@ func MergeHooks(hooksJSON []byte, opts *InstallOptions) ([]byte, bool, error) {
 			return nil, false, errors.New(`"hooks" is not an object`)
 		}
 	}
-	var groups []json.RawMessage
-	if raw, ok := hooks.get(EventStop); ok && !isNull(raw) {
-		if err := json.Unmarshal(raw, &groups); err != nil {
-			return nil, false, errors.New(`"hooks.Stop" is not an array`)
+	changed := false
+	for _, ev := range hookEvents {
+		c, err := mergeEvent(&hooks, ev, opts)
+		if err != nil {
+			return nil, false, err
 		}
+		changed = changed || c
 	}
-	var kept []json.RawMessage
-	for _, g := range groups {
-		kept = append(kept, stripOurs(g)...)
-	}
-	if opts != nil {
-		timeout := opts.Timeout
-		if timeout <= 0 {
-			timeout = 86400
-		}
-		h, _ := json.Marshal(map[string]any{"type": "command", "command": hookCommand(*opts), "timeout": timeout})
-		kept = append(kept, json.RawMessage(`{"hooks":[`+string(h)+`]}`))
-	}
-	if compactAll(kept) == compactAll(groups) {
+	if !changed {
 		return hooksJSON, false, nil
-	}
-	if len(kept) == 0 {
-		hooks.del(EventStop)
-	} else {
-		hooks.set(EventStop, marshalArray(kept))
 	}
 	if len(hooks) == 0 {
 		top.del("hooks")
@@ -138,6 +138,46 @@ func MergeHooks(hooksJSON []byte, opts *InstallOptions) ([]byte, bool, error) {
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), true, nil
+}
+
+// mergeEvent puts plandash's hook for ev last among the event's groups (or removes it when
+// opts is nil), and reports whether that changed anything.
+func mergeEvent(hooks *object, ev hookEvent, opts *InstallOptions) (bool, error) {
+	var groups []json.RawMessage
+	if raw, ok := hooks.get(ev.name); ok && !isNull(raw) {
+		if err := json.Unmarshal(raw, &groups); err != nil {
+			return false, fmt.Errorf(`"hooks.%s" is not an array`, ev.name)
+		}
+	}
+	var kept []json.RawMessage
+	for _, g := range groups {
+		kept = append(kept, stripOurs(g)...)
+	}
+	if opts != nil {
+		type hook struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Timeout int    `json:"timeout,omitempty"`
+		}
+		h := hook{Type: "command", Command: hookCommand(*opts)}
+		if ev.name == EventStop || ev.name == EventPreToolUse {
+			h.Timeout = cmp.Or(max(opts.Timeout, 0), 86400)
+		}
+		b, _ := json.Marshal(struct {
+			Matcher string `json:"matcher,omitempty"`
+			Hooks   []hook `json:"hooks"`
+		}{ev.matcher, []hook{h}})
+		kept = append(kept, b)
+	}
+	if compactAll(kept) == compactAll(groups) {
+		return false, nil
+	}
+	if len(kept) == 0 {
+		hooks.del(ev.name)
+	} else {
+		hooks.set(ev.name, marshalArray(kept))
+	}
+	return true, nil
 }
 
 // stripOurs removes plandash's hooks from a matcher group; a group left empty goes too, and a
@@ -168,7 +208,7 @@ func stripOurs(g json.RawMessage) []json.RawMessage {
 	return []json.RawMessage{o.marshal()}
 }
 
-// Install merges plandash's Stop hook into the Codex hooks file at path (~/.codex/hooks.json;
+// Install merges plandash's hooks (see hookEvents) into the Codex hooks file at path (~/.codex/hooks.json;
 // created when missing). A file that is not valid JSON is refused, with its line and column,
 // and left untouched, as is one that is not a small, writable regular file (see settingsfile).
 // The write is atomic. Codex runs a new or changed hook only once the user trusted it (/hooks in
@@ -177,7 +217,7 @@ func Install(path string, opts InstallOptions) (Report, error) {
 	return rewrite(opts.Root, path, &opts)
 }
 
-// Uninstall removes exactly plandash's hook from the hooks file at path, confined to root when
+// Uninstall removes exactly plandash's hooks from the hooks file at path, confined to root when
 // it is set (see InstallOptions.Root).
 func Uninstall(path, root string) (Report, error) { return rewrite(root, path, nil) }
 

@@ -82,7 +82,8 @@ func TestInstall(t *testing.T) {
 				t.Fatal(err)
 			}
 			again, _ := os.ReadFile(path)
-			if strings.Count(string(again), "hook codex") != 1 || !strings.Contains(string(again), `"timeout": 60`) {
+			if strings.Count(string(again), "hook codex") != len(hookEvents) || strings.Count(string(again), `"timeout": 60`) != 2 ||
+				strings.Count(string(again), `"matcher": "request_user_input"`) != 2 {
 				t.Errorf("update:\n%s", again)
 			}
 			if rep, err := Uninstall(path, ""); err != nil || !rep.Changed {

@@ -53,6 +53,12 @@ func (b *batch) responseItem(l Line) {
 			b.updatePlan(l, p.CallID, p.Arguments)
 			return
 		}
+		if isGoalTool(p.Name) && p.CallID != "" {
+			if len(b.t.goalCalls) >= maxPlanIDs {
+				clear(b.t.goalCalls)
+			}
+			b.t.goalCalls[p.CallID] = true
+		}
 		var in json.RawMessage
 		if json.Valid([]byte(p.Arguments)) {
 			in = json.RawMessage(p.Arguments)
@@ -70,6 +76,12 @@ func (b *batch) responseItem(l Line) {
 			return
 		}
 		b.toolResult(p.CallID, p.Output)
+		if b.t.goalCalls[p.CallID] {
+			delete(b.t.goalCalls, p.CallID)
+			if g, ok := ParseGoalOutput(p.Output); ok {
+				b.goal(g)
+			}
+		}
 	case "web_search_call", "image_generation_call", "tool_search_call", "tool_search_output":
 		b.raw(p.Type, l)
 	default:

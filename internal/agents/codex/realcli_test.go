@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +164,43 @@ func TestRealCodexStopGate(t *testing.T) {
 	}
 	if !strings.Contains(string(main[1].Body), "The user asked for changes to your plan in plandash: "+feedback) {
 		t.Errorf("the second model request lacks the feedback:\n%s", main[1].Body)
+	}
+}
+
+// TestRealCodexGoal: with a generic provider the real Codex CLI offers create_goal and
+// update_goal (not update_plan); the Tailer shows the thread's goal from the calls' outputs in
+// the rollout: the objective, completed once update_goal marked it so, with its token budget.
+func TestRealCodexGoal(t *testing.T) {
+	needRealCLI(t)
+	srv := agenttest.NewModelServer(t)
+	c := agenttest.NewCodex(t, srv, "", nil)
+	p := newPlans(t)
+	sessions := mkdir(t, filepath.Join(c.Home, "sessions"))
+	runTailer(t, NewTailer(sessions, ApplyTo(p, nil), TailerOptions{StateDir: t.TempDir(), Host: "devbox", Rescan: time.Hour}))
+	srv.Script(agenttest.Turn{ToolUse: &agenttest.ToolUse{Name: ToolCreateGoal, Input: map[string]any{"objective": "Ship the parser with fuzz tests", "token_budget": 50000}}},
+		agenttest.Turn{ToolUse: &agenttest.ToolUse{Name: ToolUpdateGoal, Input: map[string]any{"status": "complete"}}},
+		agenttest.Turn{Text: "Agenttest turn over."})
+	res := c.Exec(3*time.Minute, "set a goal")
+	if res.Err != nil {
+		t.Fatalf("codex exec: %v\nstderr: %s\nrequests:\n%s", res.Err, res.Stderr, srv.Summary())
+	}
+	if tools := srv.MainRequests()[0].ToolNames(); !slices.Contains(tools, ToolCreateGoal) || !slices.Contains(tools, ToolUpdateGoal) {
+		t.Errorf("offered tools %v", tools)
+	}
+	rollouts := c.Rollouts()
+	if len(rollouts) != 1 {
+		t.Fatalf("rollouts %v", rollouts)
+	}
+	sid := SessionKey(ThreadIDFromPath(rollouts[0]))
+	waitFor(t, time.Minute, func() (bool, string) {
+		s, _ := planState(p, sid, PlanGoal)
+		return s == "Ship the parser with fuzz tests=completed", "goal " + s
+	})
+	d, err := p.Session(context.Background(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := planByID(t, d, PlanGoal); !strings.Contains(string(g.Meta), `"tokenBudget":50000`) || !strings.Contains(string(g.Meta), `"goalStatus":"complete"`) || g.Revision != 2 {
+		t.Errorf("goal meta %s revision %d", g.Meta, g.Revision)
 	}
 }

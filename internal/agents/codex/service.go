@@ -29,13 +29,21 @@ type Config struct {
 	Deadline time.Duration
 	// Log receives what went wrong without failing the hook; slog.Default when nil.
 	Log *slog.Logger
+	// Asker keeps Codex's questions and sessions waiting for their next prompt; nil: neither
+	// is listed, and questions are left to the terminal.
+	Asker Asker
+	// QuestionDeadline is how long a question waits for an answer in plandash before Codex's
+	// picker asks it in the terminal; 10 minutes when zero.
+	QuestionDeadline time.Duration
 }
 
 // HookDecider is who a request is recorded as closed by when the hook stopped waiting.
 const HookDecider = "codex-hook"
 
-// Service handles Codex Stop hook events (POST /api/v1/hooks/codex): it names the session in
-// the domain and holds the turn's plan at the gate. It is safe for concurrent use.
+// Service handles Codex hook events (POST /api/v1/hooks/codex): it names the session in the
+// domain, holds the turn's plan at the gate (Stop), holds request_user_input until the person
+// answers it (PreToolUse), and lists a session whose turn ended as waiting for its next prompt.
+// It is safe for concurrent use.
 type Service struct {
 	apply ApplyFunc
 	gate  Gate // nil: the plan is not held
@@ -54,12 +62,17 @@ func NewService(apply ApplyFunc, gate Gate, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	if cfg.QuestionDeadline <= 0 {
+		cfg.QuestionDeadline = defaultQuestionDeadline
+	}
 	return &Service{apply: apply, gate: gate, cfg: cfg}
 }
 
-// Handle takes one hook payload and returns the hook's answer: empty unless the turn's plan
-// was rejected or changes were requested, in which case it is the block JSON (Answer). It waits
-// while the plan is at the gate, until a decision, the deadline, or ctx ends. The plan comes
+// Handle takes one hook payload and returns the hook's answer: for Stop, empty unless the
+// turn's plan was rejected or changes were requested, in which case it is the block JSON
+// (Answer); for request_user_input's PreToolUse, the person's answers (QuestionAnswer) or
+// nothing. It waits while the plan is at the gate or the question unanswered, until a
+// decision, the deadline, or ctx ends. The plan comes
 // from plandash_plan (added by `plandash hook codex`) or a <proposed_plan> block in
 // last_assistant_message; the server never reads the transcript path it is sent.
 func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
@@ -80,7 +93,25 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	if err := s.apply(ctx, tr.Translate(nil)); err != nil {
 		return nil, err
 	}
-	if ev.HookEventName != EventStop || ev.Plan.Empty() || s.gate == nil {
+	if s.cfg.Asker != nil {
+		s.note(ctx, ev)
+		if IsQuestionEvent(ev) {
+			return s.ask(ctx, ev)
+		}
+	}
+	if ev.HookEventName != EventStop {
+		return nil, nil
+	}
+	answer, err := s.gatePlan(ctx, ev)
+	if err == nil && len(answer) == 0 && s.cfg.Asker != nil {
+		s.beginInput(ctx, ev) // the turn ends: Codex waits for the person
+	}
+	return answer, err
+}
+
+// gatePlan holds the turn's plan, if it made one, at the gate.
+func (s *Service) gatePlan(ctx context.Context, ev HookEvent) ([]byte, error) {
+	if ev.Plan.Empty() || s.gate == nil {
 		return nil, nil
 	}
 	r, _, err := s.gate.Submit(ctx, s.submission(ev))

@@ -175,5 +175,6 @@ func (t *Tailer) applyLines(ctx context.Context, f *tailFile, lines []Line) erro
 func (t *Translator) clone() *Translator {
 	c := *t
 	c.planCalls = maps.Clone(t.planCalls)
+	c.goalCalls = maps.Clone(t.goalCalls)
 	return &c
 }

@@ -21,6 +21,7 @@ const (
 const (
 	PlanItems    = "plan"     // update_plan's checklist, replaced whole by each call
 	PlanProposed = "proposed" // plan mode's <proposed_plan> markdown
+	// PlanGoal ("goal", goal.go) is the thread's goal (create_goal, update_goal).
 )
 
 // SessionKey is the plandash session id of a Codex thread.
@@ -44,6 +45,7 @@ type Translator struct {
 	cwd        string
 	announced  bool
 	planCalls  map[string]bool
+	goalCalls  map[string]bool // calls of the goal tools, whose outputs are the goal
 	proposed   string
 	prompt     string
 }
@@ -51,7 +53,7 @@ type Translator struct {
 // NewTranslator starts translating the rollout file at path (recorded with the session; may be
 // empty). host names the machine Codex runs on.
 func NewTranslator(path, host string) *Translator {
-	return &Translator{host: host, path: path, threadID: ThreadIDFromPath(path), planCalls: map[string]bool{}}
+	return &Translator{host: host, path: path, threadID: ThreadIDFromPath(path), planCalls: map[string]bool{}, goalCalls: map[string]bool{}}
 }
 
 // Resume restores what a Translator learned from the lines before offset, for a file read again

@@ -42,7 +42,9 @@ type HookOptions struct {
 }
 
 // RunHook is the core of `plandash hook gemini`: it reads one event from stdin, posts it, and
-// for exit_plan_mode's BeforeTool prints the decision (nothing to approve, a deny to reject).
+// for exit_plan_mode's BeforeTool prints the decision (nothing to approve, a deny to reject);
+// for ask_user's it prints the person's answers, or nothing when there are none (the dialog
+// asks).
 // It never fails the agent. A capture that goes wrong (unreadable event, server down or slow)
 // prints nothing and returns nil, so Gemini CLI goes on as if plandash were not there. A gate
 // event that gets no decision (server down, throttled, failing or slow, a refused token, an
@@ -71,6 +73,9 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 		return nil
 	}
 	body = enrich(ev, opts)
+	if IsQuestionEvent(ev) {
+		return postQuestion(ctx, body, stdout, post, opts, log)
+	}
 	gate := IsGateEvent(ev)
 	limit := opts.CaptureTimeout
 	if gate {
@@ -91,6 +96,27 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 		if err := CheckAnswer(answer); err != nil {
 			answer = askPerson(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
 		}
+	}
+	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
+		log.Warn("plandash hook: write answer", "err", err)
+	}
+	return nil
+}
+
+// postQuestion posts ask_user's BeforeTool event, waits for the person's answers and prints
+// them; on any failure it prints nothing, and Gemini CLI's dialog asks in the terminal.
+func postQuestion(ctx context.Context, body []byte, stdout io.Writer, post Poster, opts HookOptions, log *slog.Logger) error {
+	pctx, cancel := context.WithTimeout(ctx, opts.GateTimeout)
+	defer cancel()
+	answer, err := post.Post(pctx, body, true)
+	if err == nil {
+		err = CheckQuestionAnswer(answer)
+	}
+	if err != nil {
+		if opts.Stderr != nil {
+			fmt.Fprintf(opts.Stderr, "plandash hook gemini: no answer from plandash (%v); answer the question here\n", err)
+		}
+		return nil
 	}
 	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
 		log.Warn("plandash hook: write answer", "err", err)

@@ -77,7 +77,8 @@ priority = 100
 modes = ["plan"]
 `
 
-// desired is plandash's one matcher group per event for opts.
+// desired is plandash's matcher groups per event for opts: one, or for BeforeTool two (the
+// plan gate and questions, with their own timeouts).
 func desired(opts InstallOptions) map[string]json.RawMessage {
 	cmd := hookCommand(opts)
 	group := func(matcher string, timeout int) json.RawMessage {
@@ -92,15 +93,20 @@ func desired(opts InstallOptions) map[string]json.RawMessage {
 	for _, ev := range []string{EventSessionStart, EventBeforeAgent, EventAfterAgent, EventNotification, EventSessionEnd} {
 		out[ev] = group("", captureTimeout)
 	}
-	out[EventAfterTool] = group("^(write_todos|exit_plan_mode)$", captureTimeout)
+	out[EventAfterTool] = group("^(write_todos|exit_plan_mode|ask_user)$", captureTimeout)
+	long := opts.GateTimeout
+	if long <= 0 {
+		long = 86_400_000
+	}
 	timeout := captureTimeout
 	if opts.Gate {
-		timeout = opts.GateTimeout
-		if timeout <= 0 {
-			timeout = 86_400_000
-		}
+		timeout = long
 	}
-	out[EventBeforeTool] = group("^exit_plan_mode$", timeout)
+	// ask_user's hook holds the question until it is answered in plandash or its deadline (the
+	// server's, minutes) passes, so it always gets the long timeout; it needs no policy, as a
+	// deny answers the call without a dialog.
+	b, _ := json.Marshal([]json.RawMessage{group("^exit_plan_mode$", timeout), group("^ask_user$", long)})
+	out[EventBeforeTool] = b
 	return out
 }
 

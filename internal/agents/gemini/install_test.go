@@ -46,8 +46,9 @@ func TestInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := v.Hooks[EventBeforeTool]
-	if len(before) != 2 || before[1].Matcher != "^exit_plan_mode$" || before[1].Hooks[0].Timeout != 86_400_000 ||
-		before[1].Hooks[0].Command != `'/opt/plan dash/plandash' hook gemini` {
+	if len(before) != 3 || before[1].Matcher != "^exit_plan_mode$" || before[1].Hooks[0].Timeout != 86_400_000 ||
+		before[1].Hooks[0].Command != `'/opt/plan dash/plandash' hook gemini` ||
+		before[2].Matcher != "^ask_user$" || before[2].Hooks[0].Timeout != 86_400_000 {
 		t.Errorf("BeforeTool: %+v", before)
 	}
 	for _, ev := range []string{EventSessionStart, EventBeforeAgent, EventAfterAgent, EventAfterTool, EventSessionEnd} {

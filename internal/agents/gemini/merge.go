@@ -58,7 +58,7 @@ func marshalObject(ms []member) json.RawMessage {
 }
 
 // MergeHooks returns settings (the bytes of a Gemini CLI settings.json) with plandash's hook
-// groups set to want (nil: removed), and whether anything changed. plandash's groups are
+// groups set to want (by event: one group, or an array of groups; nil: removed), and whether anything changed. plandash's groups are
 // recognised by their command (`… plandash … hook gemini`); every other key and hook stays in
 // place. When nothing changes the input is returned as it was.
 func MergeHooks(settings []byte, want map[string]json.RawMessage) ([]byte, bool, error) {
@@ -114,9 +114,13 @@ func MergeHooks(settings []byte, want map[string]json.RawMessage) ([]byte, bool,
 			next = append(next, g)
 		}
 		if w := want[m.Key]; w != nil {
-			next = append(next, w)
-			if len(ours) != 1 || !jsonEqual(ours[0], w) {
+			ws := groupsOf(w)
+			next = append(next, ws...)
+			if len(ours) != len(ws) {
 				changed = true
+			}
+			for i := 0; i < len(ours) && i < len(ws); i++ {
+				changed = changed || !jsonEqual(ours[i], ws[i])
 			}
 		} else if len(ours) > 0 {
 			changed = true
@@ -145,6 +149,15 @@ func MergeHooks(settings []byte, want map[string]json.RawMessage) ([]byte, bool,
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), true, nil
+}
+
+// groupsOf is a wanted value as matcher groups: one group (an object), or several (an array).
+func groupsOf(w json.RawMessage) []json.RawMessage {
+	var gs []json.RawMessage
+	if t := bytes.TrimSpace(w); len(t) > 0 && t[0] == '[' && json.Unmarshal(t, &gs) == nil {
+		return gs
+	}
+	return []json.RawMessage{w}
 }
 
 // isOurGroup reports whether a matcher group holds a hook that runs `plandash hook gemini`.

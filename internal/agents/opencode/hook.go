@@ -71,11 +71,15 @@ type HookConfig struct {
 	PlanRoots []string
 	// Log receives what went wrong without failing the plugin; slog.Default when nil.
 	Log *slog.Logger
+	// Asker keeps OpenCode's other questions (not plan_exit's), held until a person answers
+	// them in plandash or in OpenCode, and sessions waiting for their next prompt; nil: neither
+	// is listed.
+	Asker Asker
 }
 
 // HookService handles the events plandash's OpenCode plugin posts: todo lists become the
-// session's checklist, and plan_exit's question (and, when configured, permission requests) is
-// held at the gate until a person decides, OpenCode is answered in its own prompt (the plugin
+// session's checklist, plan_exit's question (and, when configured, permission requests) is held
+// at the gate and other questions as waits (with an Asker) until a person decides, OpenCode is answered in its own prompt (the plugin
 // posts the reply event, which ends the wait), or the plugin stops waiting. It is safe for
 // concurrent use.
 type HookService struct {
@@ -121,15 +125,22 @@ func (s *HookService) Handle(ctx context.Context, body []byte) ([]byte, error) {
 		s.todos(ctx, p)
 	case EventQuestionAsked:
 		var q QuestionAsked
-		if s.gate == nil || json.Unmarshal(ev.Properties, &q) != nil || q.ID == "" || q.SessionID == "" {
+		if json.Unmarshal(ev.Properties, &q) != nil || q.ID == "" || q.SessionID == "" {
 			return nil, nil
 		}
 		path, ok := PlanExit(q)
-		if !ok {
-			return nil, nil
+		switch {
+		case ok && s.gate != nil:
+			s.rememberDir(q.SessionID, ev.Directory, ev.Host)
+			return s.holdPlanExit(ctx, q, path, PlanText{Markdown: ev.Plan, Path: truncate(ev.PlanPath, 4096)})
+		case !ok && s.cfg.Asker != nil:
+			s.rememberDir(q.SessionID, ev.Directory, ev.Host)
+			return s.holdQuestion(ctx, q)
 		}
-		s.rememberDir(q.SessionID, ev.Directory, ev.Host)
-		return s.holdPlanExit(ctx, q, path, PlanText{Markdown: ev.Plan, Path: truncate(ev.PlanPath, 4096)})
+	case EventSessionIdle, EventSessionStatus:
+		if s.cfg.Asker != nil {
+			noteInput(ctx, s.cfg.Asker, ev.Event, s.log)
+		}
 	case EventPermissionAsked:
 		var p PermissionAsked
 		if s.gate == nil || !s.cfg.Permissions || json.Unmarshal(ev.Properties, &p) != nil || p.ID == "" || p.SessionID == "" {
@@ -161,6 +172,24 @@ func (s *HookService) holdPlanExit(ctx context.Context, q QuestionAsked, path st
 	// OpenCode took it but its question.replied event.
 	done(context.WithoutCancel(ctx))
 	return reply("/question/"+q.ID+"/reply", map[string]any{"answers": [][]string{{answer}}})
+}
+
+// holdQuestion keeps one of OpenCode's questions as a wait until a person answers it in
+// plandash, and answers with the reply the plugin sends OpenCode; nothing when it was answered
+// in OpenCode first (the plugin posts question.replied, which ends the wait) or the plugin
+// stopped waiting.
+func (s *HookService) holdQuestion(ctx context.Context, q QuestionAsked) ([]byte, error) {
+	hctx, cancel, ok := s.register(ctx, q.ID)
+	if !ok {
+		return nil, nil // already held: the first post answers
+	}
+	defer cancel(nil)
+	defer s.unregister(q.ID)
+	answers, ok := keepQuestion(hctx, s.cfg.Asker, q, s.log)
+	if !ok {
+		return nil, nil
+	}
+	return reply("/question/"+q.ID+"/reply", map[string]any{"answers": answers})
 }
 
 func (s *HookService) holdPermission(ctx context.Context, p PermissionAsked) ([]byte, error) {

@@ -3,6 +3,7 @@ package opencode
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -40,9 +41,27 @@ func Questions(q QuestionAsked) []waits.Question {
 // Answered in OpenCode's own client first, the wait ends with ctx (hold ends it when OpenCode
 // reports the reply).
 func (w *Watcher) holdQuestion(ctx context.Context, q QuestionAsked) {
+	answers, ok := keepQuestion(ctx, w.opts.Asker, q, w.log)
+	if !ok {
+		return
+	}
+	w.unregister(q.ID)
+	rctx, cancel := replyContext(ctx)
+	defer cancel()
+	if err := w.post(rctx, "/question/"+q.ID+"/reply", map[string]any{"answers": answers}); err != nil {
+		w.log.Warn("opencode: answer question", "question", q.ID, "err", err)
+	}
+}
+
+// keepQuestion keeps an OpenCode question as a wait until a person answers it in plandash, and
+// returns the answers as OpenCode's reply takes them: one list of labels per question, in
+// order. When ctx ends first (OpenCode was answered in its own client, or whoever held the
+// question stopped) the wait ends as answered in OpenCode, and ok is false; so it is for a
+// question plandash cannot show whole, which is left to OpenCode's clients.
+func keepQuestion(ctx context.Context, asker Asker, q QuestionAsked, log *slog.Logger) ([][]string, bool) {
 	qs := Questions(q)
 	if len(qs) == 0 || len(qs) != len(q.Questions) {
-		return // a question plandash cannot show whole is left to OpenCode's clients
+		return nil, false
 	}
 	key := SessionKey(q.SessionID)
 	title := qs[0].Question
@@ -50,44 +69,42 @@ func (w *Watcher) holdQuestion(ctx context.Context, q QuestionAsked) {
 		title += " (and more)"
 	}
 	r := waits.Record{ID: waits.QuestionID(key, q.ID), Kind: waits.KindQuestion, SessionID: key, Agent: AgentName, AgentName: AgentTitle,
-		Title: title, Text: waits.QuestionsText(qs), Questions: qs, Answerable: true, Since: w.opts.Asker.Now()}
-	if err := w.opts.Asker.Begin(ctx, r); err != nil {
-		w.log.Warn("opencode: keep a question", "question", q.ID, "err", err)
-		return
+		Title: title, Text: waits.QuestionsText(qs), Questions: qs, Answerable: true, Since: asker.Now()}
+	if err := asker.Begin(ctx, r); err != nil {
+		log.Warn("opencode: keep a question", "question", q.ID, "err", err)
+		return nil, false
 	}
 	for {
-		got, err := w.opts.Asker.Wait(ctx, r.ID, time.Hour)
+		got, err := asker.Wait(ctx, r.ID, time.Hour)
 		switch {
 		case ctx.Err() != nil:
-			if _, err := w.opts.Asker.Close(context.WithoutCancel(ctx), r.ID, "terminal", "answered in OpenCode"); err != nil {
-				w.log.Warn("opencode: close a question", "question", q.ID, "err", err)
+			if _, err := asker.Close(context.WithoutCancel(ctx), r.ID, "terminal", "answered in OpenCode"); err != nil {
+				log.Warn("opencode: close a question", "question", q.ID, "err", err)
 			}
-			return
+			return nil, false
 		case err != nil:
-			w.log.Warn("opencode: wait for an answer", "question", q.ID, "err", err)
-			return
+			log.Warn("opencode: wait for an answer", "question", q.ID, "err", err)
+			return nil, false
 		case !got.Open():
 			if got.Answers == nil {
-				return
+				return nil, false
 			}
 			answers := make([][]string, len(qs))
 			for i, wq := range qs {
 				answers[i] = got.Answers[wq.Question]
 			}
-			w.unregister(q.ID)
-			rctx, cancel := replyContext(ctx)
-			defer cancel()
-			if err := w.post(rctx, "/question/"+q.ID+"/reply", map[string]any{"answers": answers}); err != nil {
-				w.log.Warn("opencode: answer question", "question", q.ID, "err", err)
-			}
-			return
+			return answers, true
 		}
 	}
 }
 
 // noteInput keeps a session's "waiting for your next prompt": it begins when OpenCode reports
 // the session idle and ends when it is busy again (the person sent a prompt).
-func (w *Watcher) noteInput(ctx context.Context, ev Event) {
+func (w *Watcher) noteInput(ctx context.Context, ev Event) { noteInput(ctx, w.opts.Asker, ev, w.log) }
+
+// noteInput is Watcher.noteInput for any source of OpenCode's events (the server's stream, the
+// plugin).
+func noteInput(ctx context.Context, asker Asker, ev Event, log *slog.Logger) {
 	var p struct {
 		SessionID string `json:"sessionID"`
 		Status    struct {
@@ -102,12 +119,12 @@ func (w *Watcher) noteInput(ctx context.Context, ev Event) {
 	var err error
 	switch {
 	case ev.Type == EventSessionIdle:
-		err = w.opts.Asker.Begin(ctx, waits.Record{ID: id, Kind: waits.KindInput, SessionID: key, Agent: AgentName, AgentName: AgentTitle,
-			Title: "OpenCode waits for your next prompt", Since: w.opts.Asker.Now()})
+		err = asker.Begin(ctx, waits.Record{ID: id, Kind: waits.KindInput, SessionID: key, Agent: AgentName, AgentName: AgentTitle,
+			Title: "OpenCode waits for your next prompt", Since: asker.Now()})
 	case p.Status.Type == "busy":
-		_, err = w.opts.Asker.Close(ctx, id, "terminal", "the session went on")
+		_, err = asker.Close(ctx, id, "terminal", "the session went on")
 	}
 	if err != nil {
-		w.log.Warn("opencode: keep the session's input wait", "session", key, "err", err)
+		log.Warn("opencode: keep the session's input wait", "session", key, "err", err)
 	}
 }

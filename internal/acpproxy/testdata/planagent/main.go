@@ -19,6 +19,9 @@
 //	todos       Cursor's cursor/update_todos: a whole list (TODO_STATUS_* statuses), then a merge
 //	cursorplan  Cursor's blocking cursor/create_plan; says the outcome that came back (a flat
 //	            reply counts as cancelled, as in Cursor)
+//	cursorask   Cursor's blocking cursor/ask_question, one single-choice question; says the
+//	            outcome that came back and the answers, as JSON
+//	cursorask2  the same with two questions
 //	unknown     a request of a method nobody knows (_example/unknown); says what came back
 //	sleep:MS    a pause
 //	exit:N      exit with code N after answering the prompt
@@ -231,6 +234,23 @@ func (a *agent) run(words []string) int {
 				outcome = "error " + string(res.Error)
 			}
 			a.update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "cursorplan: " + outcome}})
+		case "cursorask", "cursorask2":
+			qs := []map[string]any{{"id": "db", "prompt": "Which database?", "allowMultiple": false,
+				"options": []map[string]any{{"id": "pg", "label": "PostgreSQL"}, {"id": "lite", "label": "SQLite"}}}}
+			if word == "cursorask2" {
+				qs = append(qs, map[string]any{"id": "orm", "prompt": "Which ORM?", "allowMultiple": true,
+					"options": []map[string]any{{"id": "none", "label": "None"}, {"id": "gorm", "label": "GORM"}}})
+			}
+			res, _ := a.ask("cursor/ask_question", map[string]any{"toolCallId": "tool_ask_1", "title": "Setup", "questions": qs})
+			var r struct {
+				Outcome json.RawMessage `json:"outcome"`
+			}
+			json.Unmarshal(res.Result, &r)
+			text := string(r.Outcome)
+			if res.Error != nil {
+				text = "error " + string(res.Error)
+			}
+			a.update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": word + ": " + text}})
 		case "unknown":
 			res, ok := a.ask("_example/unknown", map[string]any{"sessionId": a.session})
 			text := "no answer"
