@@ -58,30 +58,63 @@ func fromNanos(n int64) time.Time {
 
 // Enqueue implements notify.Store.
 func (s *Store) Enqueue(ctx context.Context, ds []notify.Delivery) (int, error) {
+	added, err := s.enqueue(ctx, "", time.Time{}, 0, ds)
+	return len(added), err
+}
+
+// EnqueueClaimed implements notify.Store.
+func (s *Store) EnqueueClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, error) {
+	added, err := s.enqueue(ctx, owner, now, lease, ds)
+	if err != nil {
+		return nil, err
+	}
+	out := added[:0]
+	for _, d := range added {
+		if d.Attempts > 0 {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// enqueue stores the new deliveries and their links in one transaction and returns the ones
+// it stored; with an owner, those due at now are leased to it (Attempts 1).
+func (s *Store) enqueue(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO notify_outbox(key, target, wait_id, event, wait, due, status, created)
-		VALUES($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (key) DO NOTHING`))
+	stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO notify_outbox(key, target, wait_id, event, wait, due, status, created, owner, lease_until, attempts)
+		VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (key) DO NOTHING RETURNING id`))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer stmt.Close()
-	added := 0
+	var added []notify.Delivery
 	for _, d := range ds {
 		w, err := json.Marshal(d.Wait)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		st := cmpOr(d.Status, notify.Pending)
-		res, err := stmt.ExecContext(ctx, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(st), nanos(d.Created))
+		d.Status = cmpOr(d.Status, notify.Pending)
+		by, until := "", int64(0)
+		if owner != "" && d.Status == notify.Pending && !d.Due.After(now) {
+			by, until, d.Attempts = owner, nanos(now.Add(lease)), 1
+		}
+		err = stmt.QueryRowContext(ctx, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(d.Status), nanos(d.Created), by, until, d.Attempts).Scan(&d.ID)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // stored already: its links are not stored, nor sent
+		}
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		n, _ := res.RowsAffected()
-		added += int(n)
+		for _, l := range d.Links {
+			if err := s.addLink(ctx, tx, l); err != nil {
+				return nil, err
+			}
+		}
+		added = append(added, d)
 	}
 	return added, tx.Commit()
 }
@@ -137,14 +170,69 @@ func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease ti
 
 // Finish implements notify.Store.
 func (s *Store) Finish(ctx context.Context, owner string, d notify.Delivery) (bool, error) {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE notify_outbox SET status = $1, error = $2, due = $3, done = $4, owner = '', lease_until = 0
-		WHERE id = $5 AND owner = $6 AND status = 'pending'`),
-		string(d.Status), d.Error, nanos(d.Due), nanos(d.Done), d.ID, owner)
+	const finish = `UPDATE notify_outbox SET status = $1, error = $2, due = $3, done = $4, owner = '', lease_until = 0
+		WHERE id = $5 AND owner = $6 AND status = 'pending'`
+	args := []any{string(d.Status), d.Error, nanos(d.Due), nanos(d.Done), d.ID, owner}
+	if d.Remote == "" || d.Status != notify.Sent {
+		res, err := s.db.ExecContext(ctx, s.q(finish), args...)
+		if err != nil {
+			return false, err
+		}
+		n, err := res.RowsAffected()
+		return n == 1, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, s.q(finish), args...)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO notify_remote(target, wait_id, remote, created) VALUES($1, $2, $3, $4)
+		ON CONFLICT (target, wait_id) DO UPDATE SET remote = excluded.remote, created = excluded.created`),
+		d.Target, d.Wait.ID, d.Remote, nanos(d.Done)); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
+}
+
+// Remote implements notify.Store.
+func (s *Store) Remote(ctx context.Context, target, waitID string) (string, []string, error) {
+	var remote string
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT remote FROM notify_remote WHERE target = $1 AND wait_id = $2`), target, waitID).Scan(&remote)
+	if errors.Is(err, sql.ErrNoRows) {
+		var pending int
+		if err := s.db.QueryRowContext(ctx, s.q(`SELECT count(*) FROM notify_outbox WHERE target = $1 AND wait_id = $2 AND event = 'began' AND status = 'pending'`),
+			target, waitID).Scan(&pending); err != nil {
+			return "", nil, err
+		}
+		if pending > 0 {
+			return "", nil, errs.Errorf(errs.Conflict, "the announcement of wait %q on %q is still being sent", waitID, target)
+		}
+		return "", nil, errs.Errorf(errs.NotFound, "no message announced wait %q on %q", waitID, target)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT wait_id FROM notify_remote WHERE target = $1 AND remote = $2 ORDER BY wait_id LIMIT 1000`), target, remote)
+	if err != nil {
+		return "", nil, err
+	}
+	defer rows.Close()
+	var waits []string
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			return "", nil, err
+		}
+		waits = append(waits, w)
+	}
+	return remote, waits, rows.Err()
 }
 
 // Skip implements notify.Store.
@@ -231,12 +319,18 @@ func (s *Store) Targets(ctx context.Context) ([]notify.Target, error) {
 }
 
 // AddLink implements notify.Store.
-func (s *Store) AddLink(ctx context.Context, l notify.Link) error {
+func (s *Store) AddLink(ctx context.Context, l notify.Link) error { return s.addLink(ctx, s.db, l) }
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (s *Store) addLink(ctx context.Context, db execer, l notify.Link) error {
 	b, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO notify_links(hash, body, expires) VALUES($1, $2, $3)`), l.Hash, string(b), nanos(l.Expires))
+	_, err = db.ExecContext(ctx, s.q(`INSERT INTO notify_links(hash, body, expires) VALUES($1, $2, $3)`), l.Hash, string(b), nanos(l.Expires))
 	return err
 }
 
@@ -304,6 +398,7 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	for _, q := range []string{
 		`DELETE FROM notify_outbox WHERE status <> 'pending' AND done > 0 AND done < $1`,
 		`DELETE FROM notify_links WHERE expires < $1`,
+		`DELETE FROM notify_remote WHERE created < $1`,
 	} {
 		res, err := s.db.ExecContext(ctx, s.q(q), nanos(before))
 		if err != nil {

@@ -3,9 +3,13 @@ package sqlite
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/plandash/plandash/internal/notify"
+	"github.com/plandash/plandash/internal/notify/notifysql"
 	"github.com/plandash/plandash/internal/notify/notifytest"
 )
 
@@ -27,4 +31,29 @@ func openAt(t *testing.T, path string) *DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// TestAddsNotifyRemote: a file from before the step that keeps chat messages' ids keeps its
+// outbox and gets the table.
+func TestAddsNotifyRemote(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "plandash.db")
+	t0 := time.Unix(100, 0).UTC()
+	d := notify.Delivery{Key: "t|w|began", Target: "t", Event: notify.Began, Wait: notify.Wait{ID: "w", Title: "Plan"}, Due: t0, Created: t0}
+	if _, err := openAt(t, path).Notify().Enqueue(ctx, []notify.Delivery{d}); err != nil {
+		t.Fatal(err)
+	}
+	rawExec(t, path, `DROP TABLE notify_remote; PRAGMA user_version = `+strconv.Itoa(slices.Index(migrations(), notifysql.SQLiteRemote)))
+	s := openAt(t, path).Notify()
+	got, err := s.Claim(ctx, "a", t0, time.Minute, 10)
+	if err != nil || len(got) != 1 || got[0].Wait.Title != "Plan" {
+		t.Fatalf("Claim after the upgrade = %+v, %v; want the delivery stored before", got, err)
+	}
+	got[0].Status, got[0].Done, got[0].Remote = notify.Sent, t0, "m1"
+	if ok, err := s.Finish(ctx, "a", got[0]); err != nil || !ok {
+		t.Fatalf("Finish = %v, %v", ok, err)
+	}
+	if r, waits, err := s.Remote(ctx, "t", "w"); err != nil || r != "m1" || len(waits) != 1 {
+		t.Fatalf("Remote = %q %v %v", r, waits, err)
+	}
 }
