@@ -28,6 +28,12 @@ func HashToken(token string) string {
 // newLink makes a link for one answer to w and stores its hash; the raw token is returned
 // once, to go into the message.
 func newLink(ctx context.Context, st Store, w Wait, a Action, channel string, now time.Time) (string, error) {
+	l, token := makeLink(w, a, channel, now)
+	return token, st.AddLink(ctx, l)
+}
+
+// makeLink makes a link for one answer to w, to be stored, and its raw token.
+func makeLink(w Wait, a Action, channel string, now time.Time) (Link, string) {
 	raw := make([]byte, 32)
 	rand.Read(raw)
 	token := base64.RawURLEncoding.EncodeToString(raw)
@@ -35,9 +41,8 @@ func newLink(ctx context.Context, st Store, w Wait, a Action, channel string, no
 	if !w.Deadline.IsZero() && w.Deadline.Before(exp) {
 		exp = w.Deadline
 	}
-	err := st.AddLink(ctx, Link{Hash: HashToken(token), WaitID: w.ID, Action: a.ID, Label: a.Label, Channel: channel,
-		Title: clip(w.Title, maxTitle), URL: w.URL, Created: now, Expires: exp})
-	return token, err
+	return Link{Hash: HashToken(token), WaitID: w.ID, Action: a.ID, Label: a.Label, Channel: channel,
+		Title: clip(w.Title, maxTitle), URL: w.URL, Created: now, Expires: exp}, token
 }
 
 // LinkRefusal says why a link does not answer; the page shows Msg.

@@ -15,6 +15,12 @@ type message struct {
 	Open    string   // absolute URL of the page to open
 	Buttons []button // one-tap answers: only for one wait that fits
 	Key     string   // the idempotency key (of the first delivery when coalesced)
+	// Remote names the chat message: the one a beginning posts (ntfy's sequence id), or the
+	// one an end updates or clears.
+	Remote string
+	// Announced is how many waits the message an end clears announced (a coalesced one may
+	// have announced more than the end carries: the others ended before).
+	Announced int
 }
 
 // button is an answer link.
@@ -60,6 +66,9 @@ func kindNoun(kind string, n int) string {
 func (m message) Title() string {
 	if len(m.Waits) == 1 {
 		w := m.Waits[0]
+		if m.Event == Ended && m.Announced > 1 {
+			return fmt.Sprintf("Answered: all %d waits", m.Announced)
+		}
 		if m.Event == Ended {
 			return clip("Answered: "+w.Title, maxTitle)
 		}
@@ -70,6 +79,9 @@ func (m message) Title() string {
 		return clip(w.Who()+" "+verb+": "+w.Title, maxTitle)
 	}
 	count := map[string]int{}
+	if m.Event == Ended {
+		return fmt.Sprintf("Answered: all %d waits", max(len(m.Waits), m.Announced))
+	}
 	var order []string
 	for _, w := range m.Waits {
 		if count[w.Kind] == 0 {

@@ -46,7 +46,15 @@ type Notifier struct {
 	gone  map[string]time.Time // waits seen to end, when
 	kick  chan struct{}
 	vapid *VAPID
+
+	// direct bounds the batches sent straight from announce (see there): a slot each. When
+	// every slot is taken (targets that hang), what is due goes through the outbox's claims.
+	direct chan struct{}
+	sends  sync.WaitGroup // the direct batches in flight, which Run waits for
 }
+
+// maxDirect is how many batches may be on their way straight from announce at once.
+const maxDirect = 32
 
 // New makes a notifier over store that follows src.
 func New(store Store, src Source, cfg Config) *Notifier {
@@ -76,7 +84,7 @@ func New(store Store, src Source, cfg Config) *Notifier {
 		}
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	return &Notifier{cfg: cfg, store: store, src: src, kick: make(chan struct{}, 1)}
+	return &Notifier{cfg: cfg, store: store, src: src, kick: make(chan struct{}, 1), direct: make(chan struct{}, maxDirect)}
 }
 
 func cmpOr(d, def time.Duration) time.Duration {
@@ -92,6 +100,7 @@ func (n *Notifier) Run(ctx context.Context) {
 	wg.Go(func() { n.watch(ctx) })
 	wg.Go(func() { n.sendLoop(ctx) })
 	wg.Wait()
+	n.sends.Wait()
 }
 
 // SetBaseURL sets the absolute URL links point under, when it is known only once the server
@@ -111,6 +120,14 @@ func (n *Notifier) base() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.cfg.BaseURL
+}
+
+// listed reports whether the wait was in the list as last read.
+func (n *Notifier) listed(id string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	_, ok := n.open[id]
+	return ok
 }
 
 // IsOpen reports whether the wait may still be open: false only for a wait this notifier saw
@@ -207,9 +224,15 @@ func (n *Notifier) diff(list []Wait) (began, ended []Wait) {
 	return began, ended
 }
 
-// announce stores a delivery per target for each wait that began, and one that clears the
-// notification for each that ended (Web Push and webhooks), unless its announcement was
-// still waiting out the target's delay: then neither is sent.
+// announce stores a delivery per target for each wait that began, and one that clears or
+// updates the notification for each that ended, unless its announcement was still waiting
+// out the target's delay: then neither is sent.
+//
+// What is due at once is stored already leased to this instance, with its answer links, in
+// one transaction, and handed to a sender goroutine that posts it straight away and records
+// the outcome after: one commit between a wait's beginning and its POST, and no poll. A
+// crash after the commit loses nothing (the lease runs out and a sender claims it, same
+// key); another instance that stores the same key gets nothing back, so one sends it.
 func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	if len(began) == 0 && len(ended) == 0 {
 		return nil
@@ -236,7 +259,7 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 			return err
 		}
 		for _, t := range targets {
-			if (t.Kind == WebPush || t.Kind == Webhook) && t.Filter.Allows(w) && !contains(skipped, t.ID) {
+			if t.Filter.Allows(w) && !contains(skipped, t.ID) {
 				ds = append(ds, Delivery{Key: DeliveryKey(t.ID, w.ID, Ended), Target: t.ID, Event: Ended, Wait: w, Due: now, Status: Pending, Created: now})
 			}
 		}
@@ -244,11 +267,57 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	if _, err := n.store.Enqueue(ctx, ds); err != nil {
+	select {
+	case n.direct <- struct{}{}:
+	default:
+		// Every direct slot is busy: the outbox's sender takes these.
+		if _, err := n.store.Enqueue(ctx, ds); err != nil {
+			return err
+		}
+		n.Kick()
+		return nil
+	}
+	n.attachLinks(targets, ds, now)
+	claimed, err := n.store.EnqueueClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ds)
+	if err != nil || len(claimed) == 0 {
+		<-n.direct
 		return err
 	}
-	n.Kick()
+	n.sends.Go(func() {
+		defer func() { <-n.direct }()
+		n.sendBatch(ctx, claimed, targets)
+	})
 	return nil
+}
+
+// attachLinks makes the answer links of the began deliveries due now whose message will be
+// about one wait that fits, so they are stored in the deliveries' own transaction.
+func (n *Notifier) attachLinks(targets []Target, ds []Delivery, now time.Time) {
+	byID := map[string]Target{}
+	for _, t := range targets {
+		byID[t.ID] = t
+	}
+	due := map[string]int{} // began deliveries due now, per target: chat targets coalesce them
+	for _, d := range ds {
+		if d.Event == Began && !d.Due.After(now) {
+			due[d.Target]++
+		}
+	}
+	base := n.base()
+	for i, d := range ds {
+		t := byID[d.Target]
+		if d.Event != Began || d.Due.After(now) || !d.Wait.OneTap() || (!t.single() && due[d.Target] > 1) {
+			continue
+		}
+		for _, a := range d.Wait.Actions {
+			if a.ID == "text" {
+				continue // free text is typed on the page, not tapped
+			}
+			l, tok := makeLink(d.Wait, a, channel(t.Kind), now)
+			ds[i].Links = append(ds[i].Links, l)
+			ds[i].buttons = append(ds[i].buttons, button{Action: a.ID, Label: a.Label, URL: base + LinkPath + tok})
+		}
+	}
 }
 
 func contains(list []string, s string) bool {

@@ -2,16 +2,20 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/plandash/plandash/internal/errs"
 )
 
 // Bounds on one send, whatever a target does: it answers within sendTimeout or fails, is not
@@ -19,6 +23,7 @@ import (
 const (
 	sendTimeout = 10 * time.Second
 	readLimit   = 4 << 10
+	replyLimit  = 64 << 10 // a reply that names the message posted (Discord's echoes the message)
 	claimBatch  = 100
 	keep        = 7 * 24 * time.Hour // finished deliveries and expired links are kept this long
 )
@@ -75,6 +80,13 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	n.sendBatch(ctx, ds, targets)
+	return len(ds) == claimBatch, nil
+}
+
+// sendBatch sends deliveries claimed by this instance, each target's on its own goroutine,
+// and records the outcomes.
+func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Target) {
 	byID := map[string]Target{}
 	for _, t := range targets {
 		byID[t.ID] = t
@@ -93,13 +105,13 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 		wg.Go(func() { n.sendTarget(ctx, t, ok, groups[id]) })
 	}
 	wg.Wait()
-	return len(ds) == claimBatch, nil
 }
 
 // sendTarget sends one target's claimed deliveries. For the chat targets (ntfy, Slack,
-// Discord), waits that began are coalesced into one message ("5 plans wait"); Web Push and
-// webhooks get one request per delivery: a notification is cleared on its own, and a
-// receiver deduplicates by the one idempotency key each request carries.
+// Discord), waits that began are coalesced into one message ("5 plans wait"), and waits that
+// ended update or clear the message that announced them (see ended); Web Push and webhooks
+// get one request per delivery: a notification is cleared on its own, and a receiver
+// deduplicates by the one idempotency key each request carries.
 func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Delivery) {
 	if !ok {
 		for _, d := range ds {
@@ -107,43 +119,76 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 		}
 		return
 	}
-	var began []Delivery
+	var began, ended []Delivery
 	for _, d := range ds {
 		switch {
 		case d.Event == Began && !n.IsOpen(d.Wait.ID):
 			n.finish(ctx, d, Skipped, "the wait ended before it was announced")
-		case d.Event == Began && t.Kind != WebPush && t.Kind != Webhook:
+		case t.single():
+			n.deliver(ctx, t, []Delivery{d})
+		case d.Event == Began:
 			began = append(began, d)
 		default:
-			n.deliver(ctx, t, []Delivery{d})
+			ended = append(ended, d)
 		}
 	}
 	if len(began) > 0 {
 		n.deliver(ctx, t, began)
 	}
+	if len(ended) > 0 {
+		n.ended(ctx, t, ended)
+	}
+}
+
+// ended updates or clears, on a chat target, the messages that announced waits that ended:
+// once every wait a message announced has ended (a coalesced "5 plans wait" stays until the
+// last is answered), one request per message.
+func (n *Notifier) ended(ctx context.Context, t Target, ds []Delivery) {
+	byRemote := map[string][]Delivery{}
+	var order []string
+	for _, d := range ds {
+		remote, waits, err := n.store.Remote(ctx, t.ID, d.Wait.ID)
+		if errs.KindOf(err) == errs.NotFound {
+			n.finish(ctx, d, Skipped, "no message announced it here, so there is nothing to clear")
+			continue
+		}
+		if err != nil {
+			n.retry(ctx, d, err) // a conflict: its announcement is on its way; clear it after
+			continue
+		}
+		if open := slices.IndexFunc(waits, func(w string) bool { return w != d.Wait.ID && n.listed(w) }); open >= 0 {
+			n.finish(ctx, d, Skipped, "its message also announces a wait still open; the last to end clears it")
+			continue
+		}
+		d.Remote, d.announced = remote, len(waits)
+		if _, ok := byRemote[remote]; !ok {
+			order = append(order, remote)
+		}
+		byRemote[remote] = append(byRemote[remote], d)
+	}
+	for _, r := range order {
+		n.deliver(ctx, t, byRemote[r])
+	}
 }
 
 // deliver sends one message for ds and records the outcome on each.
 func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
-	err := n.post(ctx, t, ds)
+	remote, err := n.post(ctx, t, ds)
 	if err != nil && ctx.Err() != nil {
 		return // stopping: the lease runs out and a sender takes it up again, same key
 	}
 	var perm *permanent
-	now := n.cfg.Now()
 	for _, d := range ds {
 		switch {
 		case err == nil:
+			if d.Event == Began {
+				d.Remote = remote
+			}
 			n.finish(ctx, d, Sent, "")
 		case errors.As(err, &perm):
 			n.finish(ctx, d, Failed, err.Error())
-		case now.Sub(d.Due) >= n.cfg.GiveUp || now.Sub(d.Created) >= n.cfg.GiveUp+maxDelay:
-			n.finish(ctx, d, Failed, "gave up after "+n.cfg.GiveUp.String()+": "+err.Error())
 		default:
-			d.Status, d.Error, d.Due = Pending, err.Error(), now.Add(backoff(d.Attempts))
-			if _, ferr := n.store.Finish(context.WithoutCancel(ctx), n.cfg.Owner, d); ferr != nil {
-				n.cfg.Log.Warn("notify: recording a retry", "key", d.Key, "err", ferr)
-			}
+			n.retry(ctx, d, err)
 		}
 	}
 	if err != nil {
@@ -152,6 +197,20 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
 	if errors.As(err, &perm) && perm.gone && t.Kind == WebPush && !t.Static {
 		// The browser unsubscribed: the push service says so once and for all.
 		n.store.DeleteTarget(ctx, t.ID)
+	}
+}
+
+// retry records a failure a later try may mend: tried again after a backoff, or failed for
+// good once it has been failing for the give-up time.
+func (n *Notifier) retry(ctx context.Context, d Delivery, err error) {
+	now := n.cfg.Now()
+	if now.Sub(d.Due) >= n.cfg.GiveUp || now.Sub(d.Created) >= n.cfg.GiveUp+maxDelay {
+		n.finish(ctx, d, Failed, "gave up after "+n.cfg.GiveUp.String()+": "+err.Error())
+		return
+	}
+	d.Status, d.Error, d.Due = Pending, err.Error(), now.Add(backoff(d.Attempts))
+	if _, ferr := n.store.Finish(context.WithoutCancel(ctx), n.cfg.Owner, d); ferr != nil {
+		n.cfg.Log.Warn("notify: recording a retry", "key", d.Key, "err", ferr)
 	}
 }
 
@@ -177,11 +236,12 @@ type permanent struct {
 
 func (e *permanent) Error() string { return e.msg }
 
-// post builds the message for ds and sends it to t.
-func (n *Notifier) post(ctx context.Context, t Target, ds []Delivery) error {
+// post builds the message for ds and sends it to t. remote is what the target calls the
+// message it posted (see Delivery.Remote), when it was a beginning.
+func (n *Notifier) post(ctx context.Context, t Target, ds []Delivery) (remote string, err error) {
 	m, err := n.message(ctx, t, ds)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var out outgoing
 	if t.Kind == WebPush {
@@ -190,31 +250,48 @@ func (n *Notifier) post(ctx context.Context, t Target, ds []Delivery) error {
 		out, err = render(t, m, n.cfg.Now())
 	}
 	if err != nil {
-		return &permanent{msg: err.Error()}
+		return "", &permanent{msg: err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, out.URL, bytes.NewReader(out.Body))
+	req, err := http.NewRequestWithContext(ctx, cmp.Or(out.Method, http.MethodPost), out.URL, bytes.NewReader(out.Body))
 	if err != nil {
-		return &permanent{msg: err.Error()}
+		return "", &permanent{msg: err.Error()}
 	}
 	req.Header = out.Header
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
 	req.Header.Set("User-Agent", "plandash")
 	resp, err := n.cfg.Client.Do(req)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer resp.Body.Close()
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, readLimit))
+	limit := int64(readLimit)
+	if out.Reply != nil {
+		limit = replyLimit
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
 	switch c := resp.StatusCode; {
 	case c >= 200 && c < 300:
-		return nil
+		remote = m.Remote
+		if out.Reply != nil {
+			id, err := out.Reply(head)
+			if err != nil {
+				// Sent all the same: only its later update is lost.
+				n.cfg.Log.Warn("notify: the target's reply names no message", "target", t.ID, "kind", t.Kind, "err", err)
+				return "", nil
+			}
+			remote = id
+		}
+		return remote, nil
 	case c >= 300 && c < 400:
-		return &permanent{msg: fmt.Sprintf("the target answered %s, a redirect to %q: give its final URL", resp.Status, clip(resp.Header.Get("Location"), 200))}
+		return "", &permanent{msg: fmt.Sprintf("the target answered %s, a redirect to %q: give its final URL", resp.Status, clip(resp.Header.Get("Location"), 200))}
 	case c == http.StatusRequestTimeout || c == http.StatusTooManyRequests || c >= 500:
-		return fmt.Errorf("the target answered %s: %s", resp.Status, clip(string(head), 200))
+		return "", fmt.Errorf("the target answered %s: %s", resp.Status, clip(string(head), 200))
 	default:
-		return &permanent{msg: fmt.Sprintf("the target answered %s: %s", resp.Status, clip(string(head), 200)),
+		return "", &permanent{msg: fmt.Sprintf("the target answered %s: %s", resp.Status, clip(string(head), 200)),
 			gone: c == http.StatusNotFound || c == http.StatusGone}
 	}
 }
@@ -236,10 +313,19 @@ func channel(k Kind) string {
 
 // message is what ds say, with answer links when it is one wait that fits.
 func (n *Notifier) message(ctx context.Context, t Target, ds []Delivery) (message, error) {
-	m := message{Event: ds[0].Event, Key: ds[0].Key}
+	m := message{Event: ds[0].Event, Key: ds[0].Key, Remote: ds[0].Remote, Announced: ds[0].announced}
+	if m.Event == Began {
+		// plandash names a chat message itself (ntfy's sequence id); Discord names its own.
+		m.Remote = "plandash-" + HashToken(m.Key)[:32]
+	}
 	base := n.base()
 	for _, d := range ds {
 		m.Waits = append(m.Waits, d.Wait)
+	}
+	if len(ds) == 1 && ds[0].buttons != nil {
+		m.Buttons = ds[0].buttons // made and stored with the delivery
+		m.Open = base + m.Waits[0].URL
+		return m, nil
 	}
 	if len(m.Waits) == 1 {
 		m.Open = base + m.Waits[0].URL
