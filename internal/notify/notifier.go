@@ -122,14 +122,6 @@ func (n *Notifier) base() string {
 	return n.cfg.BaseURL
 }
 
-// listed reports whether the wait was in the list as last read.
-func (n *Notifier) listed(id string) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	_, ok := n.open[id]
-	return ok
-}
-
 // IsOpen reports whether the wait may still be open: false only for a wait this notifier saw
 // end. A wait it has not seen yet (another instance announced it first) counts as open; the
 // answer itself refuses one that ended.
@@ -253,14 +245,24 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 			}
 		}
 	}
-	for _, w := range ended {
-		skipped, err := n.store.Skip(ctx, w.ID, Began, now, "the wait ended before the delay was over")
+	if len(ended) > 0 {
+		ids := make([]string, len(ended))
+		for i, w := range ended {
+			ids[i] = w.ID
+		}
+		keys, err := n.store.Skip(ctx, ids, Began, now, "the wait ended before the delay was over")
 		if err != nil {
 			return err
 		}
-		for _, t := range targets {
-			if t.Filter.Allows(w) && !contains(skipped, t.ID) {
-				ds = append(ds, Delivery{Key: DeliveryKey(t.ID, w.ID, Ended), Target: t.ID, Event: Ended, Wait: w, Due: now, Status: Pending, Created: now})
+		skipped := map[string]bool{}
+		for _, k := range keys {
+			skipped[k] = true
+		}
+		for _, w := range ended {
+			for _, t := range targets {
+				if t.Filter.Allows(w) && !skipped[DeliveryKey(t.ID, w.ID, Began)] {
+					ds = append(ds, Delivery{Key: DeliveryKey(t.ID, w.ID, Ended), Target: t.ID, Event: Ended, Wait: w, Due: now, Status: Pending, Created: now})
+				}
 			}
 		}
 	}
@@ -318,15 +320,6 @@ func (n *Notifier) attachLinks(targets []Target, ds []Delivery, now time.Time) {
 			ds[i].buttons = append(ds[i].buttons, button{Action: a.ID, Label: a.Label, URL: base + LinkPath + tok})
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Kick makes the sender read the outbox now.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,6 +92,7 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 	}
 	groups := map[string][]Delivery{}
 	var order []string
+	out := &outcomes{}
 	for _, d := range ds {
 		if _, ok := groups[d.Target]; !ok {
 			order = append(order, d.Target)
@@ -102,9 +102,26 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 	var wg sync.WaitGroup
 	for _, id := range order {
 		t, ok := byID[id]
-		wg.Go(func() { n.sendTarget(ctx, t, ok, groups[id]) })
+		wg.Go(func() { n.sendTarget(ctx, t, ok, groups[id], out) })
 	}
 	wg.Wait()
+	// One transaction records every outcome: a commit per delivery would take the database's
+	// one writer from ingest as often as notifications are sent.
+	if _, err := n.store.FinishAll(context.WithoutCancel(ctx), n.cfg.Owner, out.ds); err != nil {
+		n.cfg.Log.Warn("notify: recording deliveries", "n", len(out.ds), "err", err)
+	}
+}
+
+// outcomes collects a batch's outcomes, from its targets' goroutines, to record at once.
+type outcomes struct {
+	mu sync.Mutex
+	ds []Delivery
+}
+
+func (o *outcomes) add(d Delivery) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.ds = append(o.ds, d)
 }
 
 // sendTarget sends one target's claimed deliveries. For the chat targets (ntfy, Slack,
@@ -112,10 +129,10 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 // ended update or clear the message that announced them (see ended); Web Push and webhooks
 // get one request per delivery: a notification is cleared on its own, and a receiver
 // deduplicates by the one idempotency key each request carries.
-func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Delivery) {
+func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Delivery, out *outcomes) {
 	if !ok {
 		for _, d := range ds {
-			n.finish(ctx, d, Failed, "the target was removed")
+			n.finish(out, d, Failed, "the target was removed")
 		}
 		return
 	}
@@ -123,9 +140,9 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 	for _, d := range ds {
 		switch {
 		case d.Event == Began && !n.IsOpen(d.Wait.ID):
-			n.finish(ctx, d, Skipped, "the wait ended before it was announced")
+			n.finish(out, d, Skipped, "the wait ended before it was announced")
 		case t.single():
-			n.deliver(ctx, t, []Delivery{d})
+			n.deliver(ctx, t, []Delivery{d}, out)
 		case d.Event == Began:
 			began = append(began, d)
 		default:
@@ -133,46 +150,46 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 		}
 	}
 	if len(began) > 0 {
-		n.deliver(ctx, t, began)
+		n.deliver(ctx, t, began, out)
 	}
 	if len(ended) > 0 {
-		n.ended(ctx, t, ended)
+		n.ended(ctx, t, ended, out)
 	}
 }
 
 // ended updates or clears, on a chat target, the messages that announced waits that ended:
 // once every wait a message announced has ended (a coalesced "5 plans wait" stays until the
 // last is answered), one request per message.
-func (n *Notifier) ended(ctx context.Context, t Target, ds []Delivery) {
+func (n *Notifier) ended(ctx context.Context, t Target, ds []Delivery, out *outcomes) {
 	byRemote := map[string][]Delivery{}
 	var order []string
 	for _, d := range ds {
-		remote, waits, err := n.store.Remote(ctx, t.ID, d.Wait.ID)
+		remote, announced, open, err := n.store.Remote(ctx, t.ID, d.Wait.ID)
 		if errs.KindOf(err) == errs.NotFound {
-			n.finish(ctx, d, Skipped, "no message announced it here, so there is nothing to clear")
+			n.finish(out, d, Skipped, "no message announced it here, so there is nothing to clear")
 			continue
 		}
 		if err != nil {
-			n.retry(ctx, d, err) // a conflict: its announcement is on its way; clear it after
+			n.retry(out, d, err) // a conflict: its announcement is on its way; clear it after
 			continue
 		}
-		if open := slices.IndexFunc(waits, func(w string) bool { return w != d.Wait.ID && n.listed(w) }); open >= 0 {
-			n.finish(ctx, d, Skipped, "its message also announces a wait still open; the last to end clears it")
+		if open > 0 {
+			n.finish(out, d, Skipped, "its message also announces a wait still open; the last to end clears it")
 			continue
 		}
-		d.Remote, d.announced = remote, len(waits)
+		d.Remote, d.announced = remote, announced
 		if _, ok := byRemote[remote]; !ok {
 			order = append(order, remote)
 		}
 		byRemote[remote] = append(byRemote[remote], d)
 	}
 	for _, r := range order {
-		n.deliver(ctx, t, byRemote[r])
+		n.deliver(ctx, t, byRemote[r], out)
 	}
 }
 
 // deliver sends one message for ds and records the outcome on each.
-func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
+func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery, out *outcomes) {
 	remote, err := n.post(ctx, t, ds)
 	if err != nil && ctx.Err() != nil {
 		return // stopping: the lease runs out and a sender takes it up again, same key
@@ -184,11 +201,11 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
 			if d.Event == Began {
 				d.Remote = remote
 			}
-			n.finish(ctx, d, Sent, "")
+			n.finish(out, d, Sent, "")
 		case errors.As(err, &perm):
-			n.finish(ctx, d, Failed, err.Error())
+			n.finish(out, d, Failed, err.Error())
 		default:
-			n.retry(ctx, d, err)
+			n.retry(out, d, err)
 		}
 	}
 	if err != nil {
@@ -200,18 +217,16 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
 	}
 }
 
-// retry records a failure a later try may mend: tried again after a backoff, or failed for
+// retry notes a failure a later try may mend: tried again after a backoff, or failed for
 // good once it has been failing for the give-up time.
-func (n *Notifier) retry(ctx context.Context, d Delivery, err error) {
+func (n *Notifier) retry(out *outcomes, d Delivery, err error) {
 	now := n.cfg.Now()
 	if now.Sub(d.Due) >= n.cfg.GiveUp || now.Sub(d.Created) >= n.cfg.GiveUp+maxDelay {
-		n.finish(ctx, d, Failed, "gave up after "+n.cfg.GiveUp.String()+": "+err.Error())
+		n.finish(out, d, Failed, "gave up after "+n.cfg.GiveUp.String()+": "+err.Error())
 		return
 	}
 	d.Status, d.Error, d.Due = Pending, err.Error(), now.Add(backoff(d.Attempts))
-	if _, ferr := n.store.Finish(context.WithoutCancel(ctx), n.cfg.Owner, d); ferr != nil {
-		n.cfg.Log.Warn("notify: recording a retry", "key", d.Key, "err", ferr)
-	}
+	out.add(d)
 }
 
 // backoff is the wait before the next try: 1s, 2s, 4s … up to five minutes.
@@ -220,11 +235,9 @@ func backoff(attempts int) time.Duration {
 	return min(d, 5*time.Minute)
 }
 
-func (n *Notifier) finish(ctx context.Context, d Delivery, st Status, msg string) {
+func (n *Notifier) finish(out *outcomes, d Delivery, st Status, msg string) {
 	d.Status, d.Error, d.Done = st, msg, n.cfg.Now()
-	if _, err := n.store.Finish(context.WithoutCancel(ctx), n.cfg.Owner, d); err != nil {
-		n.cfg.Log.Warn("notify: recording a delivery", "key", d.Key, "err", err)
-	}
+	out.add(d)
 }
 
 // permanent is a failure a retry cannot mend (4xx but 408 and 429); gone: the push

@@ -92,14 +92,18 @@ type Store interface {
 	// which message announced its wait on its target, in the same transaction. A delivery
 	// whose lease owner lost is left alone: false.
 	Finish(ctx context.Context, owner string, d Delivery) (bool, error)
-	// Remote is the message that announced waitID on target: what the target calls it, and
-	// every wait it announced (waitID among them, at most 1000). None is errs.NotFound, or
+	// FinishAll finishes each of ds as Finish does, in one transaction, and reports how many
+	// were still owner's.
+	FinishAll(ctx context.Context, owner string, ds []Delivery) (int, error)
+	// Remote is the message that announced waitID on target: what the target calls it, how
+	// many waits it announced, and how many of the others have no "ended" delivery stored yet
+	// (still open: the last to end clears the message). None is errs.NotFound, or
 	// errs.Conflict while the wait's announcement there is still pending (being sent, or to
 	// be tried again): its message may yet exist.
-	Remote(ctx context.Context, target, waitID string) (remote string, waits []string, err error)
-	// Skip marks the wait's pending, unleased deliveries of event as skipped, and returns the
-	// targets whose delivery it skipped.
-	Skip(ctx context.Context, waitID string, ev Event, now time.Time, why string) ([]string, error)
+	Remote(ctx context.Context, target, waitID string) (remote string, announced, open int, err error)
+	// Skip marks the pending, unleased deliveries of event of the waits as skipped, and
+	// returns the keys of those it skipped.
+	Skip(ctx context.Context, waitIDs []string, ev Event, now time.Time, why string) ([]string, error)
 	// Unended lists, for up to limit waits, the sent "began" deliveries that no "ended"
 	// delivery of the same target and wait followed: what a restart must still clear.
 	Unended(ctx context.Context, limit int) ([]Delivery, error)

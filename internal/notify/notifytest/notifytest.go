@@ -121,8 +121,8 @@ func skip(t *testing.T, s notify.Store) {
 	if _, err := s.Claim(ctx, "a", t0, 30*time.Second, 10); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Skip(ctx, "w", notify.Began, t0.Add(time.Second), "ended")
-	if err != nil || len(got) != 1 || got[0] != "waiting" {
+	got, err := s.Skip(ctx, []string{"w", "other"}, notify.Began, t0.Add(time.Second), "ended")
+	if err != nil || len(got) != 1 || got[0] != notify.DeliveryKey("waiting", "w", notify.Began) {
 		t.Fatalf("Skip = %v, %v; want only the unleased delivery", got, err)
 	}
 	r, _ := s.Recent(ctx, "waiting", 1)
@@ -386,14 +386,14 @@ func enqueueClaimedOnce(t *testing.T, a, b notify.Store) {
 
 func remote(t *testing.T, s notify.Store) {
 	ctx := context.Background()
-	if _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.NotFound {
+	if _, _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.NotFound {
 		t.Fatalf("Remote before any send = %v; want not found", err)
 	}
 	got, err := s.EnqueueClaimed(ctx, "a", t0, time.Minute, []notify.Delivery{delivery("t", "w1", t0), delivery("t", "w2", t0), delivery("t", "w3", t0), delivery("u", "w1", t0)})
 	if err != nil || len(got) != 4 {
 		t.Fatalf("EnqueueClaimed = %+v, %v", got, err)
 	}
-	if _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.Conflict {
+	if _, _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.Conflict {
 		t.Fatalf("Remote while the announcement is being sent = %v; want a conflict (ask again)", err)
 	}
 	for _, d := range got {
@@ -409,19 +409,28 @@ func remote(t *testing.T, s notify.Store) {
 			t.Fatalf("Finish = %v, %v", ok, err)
 		}
 	}
-	if r, waits, err := s.Remote(ctx, "t", "w2"); err != nil || r != "m-12" || len(waits) != 2 || waits[0] != "w1" || waits[1] != "w2" {
-		t.Fatalf("Remote(t, w2) = %q %v %v; want m-12 carrying w1 and w2", r, waits, err)
+	if r, n, open, err := s.Remote(ctx, "t", "w2"); err != nil || r != "m-12" || n != 2 || open != 1 {
+		t.Fatalf("Remote(t, w2) = %q %d %d %v; want m-12, announcing 2, w1 still open", r, n, open, err)
 	}
-	if r, waits, err := s.Remote(ctx, "u", "w1"); err != nil || r != "m-u" || len(waits) != 1 {
-		t.Fatalf("Remote(u, w1) = %q %v %v", r, waits, err)
+	// w1's end is stored: its message has no other wait open for w2 any more.
+	end := delivery("t", "w1", t0)
+	end.Key, end.Event = notify.DeliveryKey("t", "w1", notify.Ended), notify.Ended
+	if _, err := s.Enqueue(ctx, []notify.Delivery{end}); err != nil {
+		t.Fatal(err)
 	}
-	if _, _, err := s.Remote(ctx, "t", "w3"); errs.KindOf(err) != errs.NotFound {
+	if r, n, open, err := s.Remote(ctx, "t", "w2"); err != nil || r != "m-12" || n != 2 || open != 0 {
+		t.Fatalf("Remote(t, w2) after w1's end = %q %d %d %v; want none open", r, n, open, err)
+	}
+	if r, n, open, err := s.Remote(ctx, "u", "w1"); err != nil || r != "m-u" || n != 1 || open != 0 {
+		t.Fatalf("Remote(u, w1) = %q %d %d %v", r, n, open, err)
+	}
+	if _, _, _, err := s.Remote(ctx, "t", "w3"); errs.KindOf(err) != errs.NotFound {
 		t.Fatalf("Remote of a failed delivery = %v; want not found", err)
 	}
 	if _, err := s.Prune(ctx, t0.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.NotFound {
+	if _, _, _, err := s.Remote(ctx, "t", "w2"); errs.KindOf(err) != errs.NotFound {
 		t.Fatalf("Remote after pruning = %v; want not found", err)
 	}
 }

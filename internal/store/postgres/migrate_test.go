@@ -160,8 +160,8 @@ func TestMigrations(t *testing.T) {
 			if ok, err := s.Finish(ctx, "a", got[0]); err != nil || !ok {
 				t.Fatalf("Finish = %v, %v", ok, err)
 			}
-			if r, waits, err := s.Remote(ctx, "t", "w"); err != nil || r != "m1" || len(waits) != 1 {
-				t.Fatalf("Remote = %q %v %v", r, waits, err)
+			if r, n, open, err := s.Remote(ctx, "t", "w"); err != nil || r != "m1" || n != 1 || open != 0 {
+				t.Fatalf("Remote = %q %d %d %v", r, n, open, err)
 			}
 		}},
 		{"instances starting at once migrate once", func(t *testing.T, url string) {

@@ -53,7 +53,35 @@ func TestAddsNotifyRemote(t *testing.T) {
 	if ok, err := s.Finish(ctx, "a", got[0]); err != nil || !ok {
 		t.Fatalf("Finish = %v, %v", ok, err)
 	}
-	if r, waits, err := s.Remote(ctx, "t", "w"); err != nil || r != "m1" || len(waits) != 1 {
-		t.Fatalf("Remote = %q %v %v", r, waits, err)
+	if r, n, open, err := s.Remote(ctx, "t", "w"); err != nil || r != "m1" || n != 1 || open != 0 {
+		t.Fatalf("Remote = %q %d %d %v", r, n, open, err)
+	}
+}
+
+// TestOutboxLeavesTheWriterDurable: the outbox commits its own bookkeeping without waiting for
+// the disk, and hands the one writer back waiting for it (synchronous=FULL) for everyone else.
+func TestOutboxLeavesTheWriterDurable(t *testing.T) {
+	ctx := context.Background()
+	db := openAt(t, filepath.Join(t.TempDir(), "plandash.db"))
+	s := db.Notify()
+	t0 := time.Unix(100, 0).UTC()
+	d := notify.Delivery{Key: "t|w|began", Target: "t", Event: notify.Began, Wait: notify.Wait{ID: "w"}, Due: t0, Created: t0}
+	got, err := s.EnqueueClaimed(ctx, "a", t0, time.Minute, []notify.Delivery{d})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("EnqueueClaimed = %+v, %v", got, err)
+	}
+	got[0].Status, got[0].Done = notify.Sent, t0
+	if n, err := s.FinishAll(ctx, "a", got); err != nil || n != 1 {
+		t.Fatalf("FinishAll = %d, %v", n, err)
+	}
+	if _, err := s.Skip(ctx, []string{"w"}, notify.Began, t0, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Claim(ctx, "a", t0, time.Minute, 10); err != nil {
+		t.Fatal(err)
+	}
+	var sync string
+	if err := db.w.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync); err != nil || sync != "2" {
+		t.Fatalf("the writer's synchronous = %s, %v; want 2 (FULL)", sync, err)
 	}
 }
