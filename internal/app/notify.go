@@ -72,13 +72,27 @@ func (a waitsAnswerer) Answer(ctx context.Context, id, action, channel string) (
 	}
 	ans := waits.Answer{Action: action, By: user + " from " + channel}
 	if strings.HasPrefix(id, "plan-") {
-		// A plan's decision takes a comment (a rejection needs one: the agent reads it); a
-		// question's text would be taken for the answer itself.
-		ans.Text = "answered with a one-tap link from " + channel
+		// A plan's decision takes a comment (a rejection needs one: the agent reads it as
+		// the reason); a question's text would be taken for the answer itself.
+		ans.Text = oneTapReason(action, channel)
 	}
 	_, outcome, err := a.w.Answer(ctx, id, ans)
 	if err != nil {
 		return "", err
 	}
 	return outcome + " from " + channel, nil
+}
+
+// oneTapReason is the comment a one-tap answer leaves on a plan's decision, written for the
+// agent that reads it: a button carries no reason, so it says so and what to do instead.
+// It names only the channel: never the link, a token or a target's address.
+func oneTapReason(action, channel string) string {
+	switch action {
+	case "reject":
+		return "Rejected from " + channel + " by the person, with one tap: no reason was given. " +
+			"Do not carry out this plan; ask what to change, or propose another."
+	case "approve":
+		return "Approved from " + channel + " by the person."
+	}
+	return "Answered from " + channel + " by the person."
 }
