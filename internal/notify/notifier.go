@@ -363,6 +363,30 @@ func (n *Notifier) AddTarget(ctx context.Context, t Target) (Target, error) {
 	return t, n.store.PutTarget(ctx, t)
 }
 
+// SetKinds sets which kinds of wait a stored target announces (a browser's Web Push that
+// should stay quiet while a session only waits for its next prompt: every kind but input);
+// nil announces every kind.
+func (n *Notifier) SetKinds(ctx context.Context, id string, kinds []string) (Target, error) {
+	if strings.HasPrefix(id, "flag-") {
+		return Target{}, errs.New(errs.Invalid, "a target from --notify changes with its flag's kinds= option")
+	}
+	stored, err := n.store.Targets(ctx)
+	if err != nil {
+		return Target{}, err
+	}
+	for _, t := range stored {
+		if t.ID != id {
+			continue
+		}
+		t.Filter.Kinds = kinds
+		if err := t.Check(); err != nil {
+			return t, err
+		}
+		return t, n.store.PutTarget(ctx, t)
+	}
+	return Target{}, errs.Errorf(errs.NotFound, "no notification target %q", id)
+}
+
 // DeleteTarget removes a stored target.
 func (n *Notifier) DeleteTarget(ctx context.Context, id string) error {
 	if strings.HasPrefix(id, "flag-") {
