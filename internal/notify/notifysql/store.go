@@ -27,6 +27,7 @@ const (
 // Store is notify.Store on a database/sql handle.
 type Store struct {
 	db      *sql.DB
+	r       *sql.DB // what reads only committed state goes to: db, or SQLite's readers
 	dialect Dialect
 }
 
@@ -34,7 +35,16 @@ var _ notify.Store = (*Store)(nil)
 
 // New is the store on db, which has had the dialect's schema step applied. On SQLite, db is
 // the one writer connection: every statement here writes or must see the newest writes.
-func New(db *sql.DB, d Dialect) *Store { return &Store{db: db, dialect: d} }
+func New(db *sql.DB, d Dialect) *Store { return &Store{db: db, r: db, dialect: d} }
+
+// WithReader is the store with the reads that need only what was committed before them (the
+// targets, the messages' ids, the recent deliveries) on readers: on SQLite they then do not
+// hold the one writer connection that ingest and the gate queue for.
+func (s *Store) WithReader(r *sql.DB) *Store {
+	c := *s
+	c.r = r
+	return &c
+}
 
 // q writes a query for the dialect: $N placeholders become SQLite's ?N, and "SKIP LOCKED"
 // row locks are PostgreSQL's alone (SQLite has one writer at a time anyway).
@@ -271,10 +281,10 @@ func (s *Store) finish(ctx context.Context, tx *sql.Tx, owner string, d notify.D
 // Remote implements notify.Store.
 func (s *Store) Remote(ctx context.Context, target, waitID string) (string, int, int, error) {
 	var remote string
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT remote FROM notify_remote WHERE target = $1 AND wait_id = $2`), target, waitID).Scan(&remote)
+	err := s.r.QueryRowContext(ctx, s.q(`SELECT remote FROM notify_remote WHERE target = $1 AND wait_id = $2`), target, waitID).Scan(&remote)
 	if errors.Is(err, sql.ErrNoRows) {
 		var pending int
-		if err := s.db.QueryRowContext(ctx, s.q(`SELECT count(*) FROM notify_outbox WHERE target = $1 AND wait_id = $2 AND event = 'began' AND status = 'pending'`),
+		if err := s.r.QueryRowContext(ctx, s.q(`SELECT count(*) FROM notify_outbox WHERE target = $1 AND wait_id = $2 AND event = 'began' AND status = 'pending'`),
 			target, waitID).Scan(&pending); err != nil {
 			return "", 0, 0, err
 		}
@@ -287,7 +297,7 @@ func (s *Store) Remote(ctx context.Context, target, waitID string) (string, int,
 		return "", 0, 0, err
 	}
 	var announced, open int
-	err = s.db.QueryRowContext(ctx, s.q(`SELECT count(*), count(*) FILTER (WHERE r.wait_id <> $3 AND NOT EXISTS (
+	err = s.r.QueryRowContext(ctx, s.q(`SELECT count(*), count(*) FILTER (WHERE r.wait_id <> $3 AND NOT EXISTS (
 			SELECT 1 FROM notify_outbox e WHERE e.key = r.target || '|' || r.wait_id || '|ended'))
 		FROM notify_remote r WHERE r.target = $1 AND r.remote = $2`), target, remote, waitID).Scan(&announced, &open)
 	return remote, announced, open, err
@@ -332,7 +342,7 @@ func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now
 
 // Recent implements notify.Store.
 func (s *Store) Recent(ctx context.Context, target string, limit int) ([]notify.Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM notify_outbox WHERE target = $1 ORDER BY id DESC LIMIT $2`), target, limit)
+	rows, err := s.r.QueryContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM notify_outbox WHERE target = $1 ORDER BY id DESC LIMIT $2`), target, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +383,7 @@ func (s *Store) DeleteTarget(ctx context.Context, id string) error {
 
 // Targets implements notify.Store.
 func (s *Store) Targets(ctx context.Context) ([]notify.Target, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT body FROM notify_targets ORDER BY created, id`)
+	rows, err := s.r.QueryContext(ctx, `SELECT body FROM notify_targets ORDER BY created, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -487,7 +497,7 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 
 // Unended implements notify.Store.
 func (s *Store) Unended(ctx context.Context, limit int) ([]notify.Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM notify_outbox b
+	rows, err := s.r.QueryContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM notify_outbox b
 		WHERE b.event = 'began' AND b.status = 'sent' AND NOT EXISTS (
 			SELECT 1 FROM notify_outbox e WHERE e.wait_id = b.wait_id AND e.target = b.target AND e.event = 'ended')
 		ORDER BY b.id LIMIT $1`), limit)
