@@ -92,7 +92,7 @@ func oneTapReason(action, channel string) string {
 		return "Rejected from " + channel + " by the person, with one tap: no reason was given. " +
 			"Do not carry out this plan; ask what to change, or propose another."
 	case "approve":
-		return "Approved from " + channel + " by the person."
+		return "Approved from " + channel + " by the person, with one tap."
 	}
-	return "Answered from " + channel + " by the person."
+	return "Answered from " + channel + " by the person, with one tap."
 }

@@ -47,14 +47,14 @@ type Notifier struct {
 	kick  chan struct{}
 	vapid *VAPID
 
-	// direct bounds the batches sent straight from announce (see there): a slot each. When
-	// every slot is taken (targets that hang), what is due goes through the outbox's claims.
-	direct chan struct{}
-	sends  sync.WaitGroup // the direct batches in flight, which Run waits for
+	// busy counts each target's sends under way: a target that hangs holds at most
+	// maxPerTarget of them, and what else is due for it waits in the outbox meanwhile.
+	busy  map[string]int
+	sends sync.WaitGroup // the sends under way, which Run waits for
 }
 
-// maxDirect is how many batches may be on their way straight from announce at once.
-const maxDirect = 32
+// maxPerTarget is how many sends to one target may be under way at once.
+const maxPerTarget = 4
 
 // New makes a notifier over store that follows src.
 func New(store Store, src Source, cfg Config) *Notifier {
@@ -84,7 +84,7 @@ func New(store Store, src Source, cfg Config) *Notifier {
 		}
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	return &Notifier{cfg: cfg, store: store, src: src, kick: make(chan struct{}, 1), direct: make(chan struct{}, maxDirect)}
+	return &Notifier{cfg: cfg, store: store, src: src, kick: make(chan struct{}, 1), busy: map[string]int{}}
 }
 
 func cmpOr(d, def time.Duration) time.Duration {
@@ -269,26 +269,12 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	select {
-	case n.direct <- struct{}{}:
-	default:
-		// Every direct slot is busy: the outbox's sender takes these.
-		if _, err := n.store.Enqueue(ctx, ds); err != nil {
-			return err
-		}
-		n.Kick()
-		return nil
-	}
 	n.attachLinks(targets, ds, now)
 	claimed, err := n.store.EnqueueClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ds)
-	if err != nil || len(claimed) == 0 {
-		<-n.direct
+	if err != nil {
 		return err
 	}
-	n.sends.Go(func() {
-		defer func() { <-n.direct }()
-		n.sendBatch(ctx, claimed, targets)
-	})
+	n.sendBatch(ctx, claimed, targets)
 	return nil
 }
 

@@ -68,7 +68,7 @@ func (n *Notifier) sendLoop(ctx context.Context) {
 	}
 }
 
-// SendDue sends one batch of due deliveries, each target's on its own goroutine, and reports
+// SendDue claims one batch of due deliveries and starts their sends (see sendBatch), and reports
 // whether a full batch was claimed (so there may be more).
 func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 	ds, err := n.store.Claim(ctx, n.cfg.Owner, n.cfg.Now(), n.cfg.Lease, claimBatch)
@@ -84,7 +84,10 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 }
 
 // sendBatch sends deliveries claimed by this instance, each target's on its own goroutine,
-// and records the outcomes.
+// and returns without waiting for them: a target that hangs holds up only its own. Each
+// target's outcomes are recorded in one transaction once its sends are done. A target with
+// maxPerTarget sends under way already gets its deliveries back in the outbox, due a second
+// later, unsent.
 func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Target) {
 	byID := map[string]Target{}
 	for _, t := range targets {
@@ -92,21 +95,54 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 	}
 	groups := map[string][]Delivery{}
 	var order []string
-	out := &outcomes{}
 	for _, d := range ds {
 		if _, ok := groups[d.Target]; !ok {
 			order = append(order, d.Target)
 		}
 		groups[d.Target] = append(groups[d.Target], d)
 	}
-	var wg sync.WaitGroup
 	for _, id := range order {
 		t, ok := byID[id]
-		wg.Go(func() { n.sendTarget(ctx, t, ok, groups[id], out) })
+		out := &outcomes{}
+		if !n.take(id) {
+			now := n.cfg.Now()
+			for _, d := range groups[id] {
+				d.Status, d.Due, d.Error = Pending, now.Add(time.Second), "waiting for the target's earlier sends to end"
+				out.add(d)
+			}
+			n.record(ctx, out)
+			continue
+		}
+		n.sends.Go(func() {
+			defer n.give(id)
+			n.sendTarget(ctx, t, ok, groups[id], out)
+			// One transaction records the target's outcomes: a commit per delivery would take
+			// the database's one writer from ingest as often as notifications are sent.
+			n.record(ctx, out)
+		})
 	}
-	wg.Wait()
-	// One transaction records every outcome: a commit per delivery would take the database's
-	// one writer from ingest as often as notifications are sent.
+}
+
+// take counts a send to target under way, unless maxPerTarget are already.
+func (n *Notifier) take(target string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.busy[target] >= maxPerTarget {
+		return false
+	}
+	n.busy[target]++
+	return true
+}
+
+func (n *Notifier) give(target string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.busy[target]--; n.busy[target] <= 0 {
+		delete(n.busy, target)
+	}
+}
+
+func (n *Notifier) record(ctx context.Context, out *outcomes) {
 	if _, err := n.store.FinishAll(context.WithoutCancel(ctx), n.cfg.Owner, out.ds); err != nil {
 		n.cfg.Log.Warn("notify: recording deliveries", "n", len(out.ds), "err", err)
 	}
