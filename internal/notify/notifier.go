@@ -278,36 +278,6 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	return nil
 }
 
-// attachLinks makes the answer links of the began deliveries due now whose message will be
-// about one wait that fits, so they are stored in the deliveries' own transaction.
-func (n *Notifier) attachLinks(targets []Target, ds []Delivery, now time.Time) {
-	byID := map[string]Target{}
-	for _, t := range targets {
-		byID[t.ID] = t
-	}
-	due := map[string]int{} // began deliveries due now, per target: chat targets coalesce them
-	for _, d := range ds {
-		if d.Event == Began && !d.Due.After(now) {
-			due[d.Target]++
-		}
-	}
-	base := n.base()
-	for i, d := range ds {
-		t := byID[d.Target]
-		if d.Event != Began || d.Due.After(now) || !d.Wait.OneTap() || (!t.single() && due[d.Target] > 1) {
-			continue
-		}
-		for _, a := range d.Wait.Actions {
-			if a.ID == "text" {
-				continue // free text is typed on the page, not tapped
-			}
-			l, tok := makeLink(d.Wait, a, channel(t.Kind), now)
-			ds[i].Links = append(ds[i].Links, l)
-			ds[i].buttons = append(ds[i].buttons, button{Action: a.ID, Label: a.Label, URL: base + LinkPath + tok})
-		}
-	}
-}
-
 // Kick makes the sender read the outbox now.
 func (n *Notifier) Kick() {
 	select {
