@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/waits"
 )
@@ -13,7 +14,31 @@ import (
 // internal/waits. One goroutine (the notifier's) calls Await.
 type waitsSource struct {
 	w    *waits.Service
-	took time.Duration // how long the last read of a list already changed took
+	gate *approval.Gate // says how a plan's wait ended; nil says nothing
+	took time.Duration  // how long the last read of a list already changed took
+}
+
+// Outcome says how a plan's wait ended: its decision and who made it, or that its deadline
+// passed. Other waits say nothing (their end is the answer itself).
+func (s *waitsSource) Outcome(ctx context.Context, id string) string {
+	reqID, ok := strings.CutPrefix(id, "plan-")
+	if !ok || s.gate == nil {
+		return ""
+	}
+	r, err := s.gate.Get(ctx, reqID)
+	if err != nil || !r.Decided() {
+		return ""
+	}
+	out := r.Status.Words()
+	switch {
+	case r.Decision.Expired:
+		out += " when its deadline passed"
+	case r.Decision.Rule != "":
+		out += " by a rule"
+	case r.Decision.By != "":
+		out += " by " + r.Decision.By
+	}
+	return out
 }
 
 // Await returns the list once it changed past after. In a burst of changes (a thousand waits

@@ -115,10 +115,13 @@ func TestNtfyAndSlackButtonsAnswer(t *testing.T) {
 
 	// A reject from a button gives the agent a reason it can act on, and no link or token.
 	id = n.submit(t, "Drop the tables")
-	var reject string
-	for reject == "" {
+	var reject, followUp string
+	for reject == "" || followUp == "" {
 		select {
 		case b := <-bodies:
+			if b[0] == "/slack" && strings.Contains(b[1], "Answered: Ship it") {
+				followUp = b[1] // Slack's incoming webhook cannot edit: a follow-up says how it ended
+			}
 			var m struct {
 				Blocks []struct {
 					Elements []struct {
@@ -138,6 +141,9 @@ func TestNtfyAndSlackButtonsAnswer(t *testing.T) {
 		case <-time.After(15 * time.Second):
 			t.Fatal("the second plan's messages never came")
 		}
+	}
+	if !strings.Contains(followUp, "(approved by ann from ntfy)") {
+		t.Fatalf("Slack's follow-up = %s; want how it ended", followUp)
 	}
 	if p := do(t, "POST", reject, url.Values{"action": {"reject"}}, nil); p.code != 200 {
 		t.Fatalf("Slack's reject = %+v", p)

@@ -33,9 +33,10 @@ type button struct {
 // Bounds on what a message carries: outside input (titles, plans) never makes a message
 // longer than a channel takes or a phone shows.
 const (
-	maxTitle  = 150
-	maxBody   = 1500
-	maxListed = 10
+	maxTitle   = 150
+	maxOutcome = 120
+	maxBody    = 1500
+	maxListed  = 10
 )
 
 // clip cuts s to at most n bytes on a rune boundary, marking the cut.
@@ -68,6 +69,9 @@ func (m message) Title() string {
 		w := m.Waits[0]
 		if m.Event == Ended && m.Announced > 1 {
 			return fmt.Sprintf("Answered: all %d waits", m.Announced)
+		}
+		if m.Event == Ended && w.Outcome != "" {
+			return clip("Answered: "+w.Title, maxTitle-len(w.Outcome)-3) + " (" + w.Outcome + ")"
 		}
 		if m.Event == Ended {
 			return clip("Answered: "+w.Title, maxTitle)

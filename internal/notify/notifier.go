@@ -247,8 +247,12 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	}
 	if len(ended) > 0 {
 		ids := make([]string, len(ended))
+		o, says := n.src.(Outcomes)
 		for i, w := range ended {
 			ids[i] = w.ID
+			if says {
+				ended[i].Outcome = clip(o.Outcome(ctx, w.ID), maxOutcome)
+			}
 		}
 		keys, err := n.store.Skip(ctx, ids, Began, now, "the wait ended before the delay was over")
 		if err != nil {
