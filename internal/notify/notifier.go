@@ -122,6 +122,22 @@ func (n *Notifier) base() string {
 	return n.cfg.BaseURL
 }
 
+// stillOpen reports whether a wait is worth announcing now: not seen to end, and in the list
+// as last read. A delivery stored before a restart (or by an instance that stopped) whose wait
+// ended meanwhile is in neither: it is not sent, since nothing would ever clear it.
+func (n *Notifier) stillOpen(id string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, gone := n.gone[id]; gone {
+		return false
+	}
+	if n.open == nil {
+		return true // the list was not read yet
+	}
+	_, listed := n.open[id]
+	return listed
+}
+
 // IsOpen reports whether the wait may still be open: false only for a wait this notifier saw
 // end. A wait it has not seen yet (another instance announced it first) counts as open; the
 // answer itself refuses one that ended.

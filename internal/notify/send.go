@@ -172,7 +172,7 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 	var began, ended []Delivery
 	for _, d := range ds {
 		switch {
-		case d.Event == Began && !n.IsOpen(d.Wait.ID):
+		case d.Event == Began && !n.stillOpen(d.Wait.ID):
 			n.finish(out, d, Skipped, "the wait ended before it was announced")
 		case t.single():
 			n.deliver(ctx, t, []Delivery{d}, out)
