@@ -222,7 +222,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		opener = &browserOpener{open: cfg.OpenBrowser, pages: m.Sockets.Value, token: token, now: cfg.Now, log: cfg.Log}
 		ncfg.OnBegin = opener.began
 	}
-	a.Notifier = notify.New(db.Notify(), waitsSource{a.Waits}, ncfg)
+	a.Notifier = notify.New(db.Notify(), &waitsSource{w: a.Waits, gate: a.Gate}, ncfg)
 	if opener != nil {
 		opener.base = a.Notifier.Base
 	}

@@ -5,18 +5,66 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/waits"
 )
 
 // waitsSource is the one list of waits as notifications read it: the one place notify meets
-// internal/waits.
-type waitsSource struct{ w *waits.Service }
+// internal/waits. One goroutine (the notifier's) calls Await.
+type waitsSource struct {
+	w    *waits.Service
+	gate *approval.Gate // says how a plan's wait ended; nil says nothing
+	took time.Duration  // how long the last read of a list already changed took
+}
 
-func (s waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify.Wait, error) {
+// Outcome says how a plan's wait ended: its decision and who made it, or that its deadline
+// passed. Other waits say nothing (their end is the answer itself).
+func (s *waitsSource) Outcome(ctx context.Context, id string) string {
+	reqID, ok := strings.CutPrefix(id, "plan-")
+	if !ok || s.gate == nil {
+		return ""
+	}
+	r, err := s.gate.Get(ctx, reqID)
+	if err != nil || !r.Decided() {
+		return ""
+	}
+	out := r.Status.Words()
+	switch {
+	case r.Decision.Expired:
+		out += " when its deadline passed"
+	case r.Decision.Rule != "":
+		out += " by a rule"
+	case r.Decision.By != "":
+		out += " by " + r.Decision.By
+	}
+	return out
+}
+
+// Await returns the list once it changed past after. In a burst of changes (a thousand waits
+// in a second) the list would be read back to back, each read a core's worth of work taken
+// from ingest and the gate: resting as long as the last such read took first keeps the
+// notifier under about half of one. At rest a read takes well under a millisecond, and a
+// change after a quiet spell is read at once.
+func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify.Wait, error) {
+	if s.took > 0 {
+		t := time.NewTimer(s.took)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return after, nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	changed := s.w.Seq() > after
+	start := time.Now()
 	l, err := s.w.Await(ctx, after, time.Minute)
 	if err != nil {
 		return after, nil, err
+	}
+	s.took = 0
+	if changed {
+		s.took = min(time.Since(start), 100*time.Millisecond)
 	}
 	out := make([]notify.Wait, 0, len(l.Waits))
 	for _, w := range l.Waits {
@@ -49,13 +97,27 @@ func (a waitsAnswerer) Answer(ctx context.Context, id, action, channel string) (
 	}
 	ans := waits.Answer{Action: action, By: user + " from " + channel}
 	if strings.HasPrefix(id, "plan-") {
-		// A plan's decision takes a comment (a rejection needs one: the agent reads it); a
-		// question's text would be taken for the answer itself.
-		ans.Text = "answered with a one-tap link from " + channel
+		// A plan's decision takes a comment (a rejection needs one: the agent reads it as
+		// the reason); a question's text would be taken for the answer itself.
+		ans.Text = oneTapReason(action, channel)
 	}
 	_, outcome, err := a.w.Answer(ctx, id, ans)
 	if err != nil {
 		return "", err
 	}
 	return outcome + " from " + channel, nil
+}
+
+// oneTapReason is the comment a one-tap answer leaves on a plan's decision, written for the
+// agent that reads it: a button carries no reason, so it says so and what to do instead.
+// It names only the channel: never the link, a token or a target's address.
+func oneTapReason(action, channel string) string {
+	switch action {
+	case "reject":
+		return "Rejected from " + channel + " by the person, with one tap: no reason was given. " +
+			"Do not carry out this plan; ask what to change, or propose another."
+	case "approve":
+		return "Approved from " + channel + " by the person, with one tap."
+	}
+	return "Answered from " + channel + " by the person, with one tap."
 }

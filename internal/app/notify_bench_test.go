@@ -10,18 +10,32 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/notify"
+	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/internal/web"
 )
 
 // BenchmarkWaitToWebhook measures how long a loopback webhook waits to hear that a plan began
-// to wait at the gate (submitted, stored, listed, stored in the outbox, claimed, sent), beside
-// a bare Go HTTP client posting a body of the same size to the same receiver. Each wait is
-// decided once heard, so the list stays short. Reports p50 and p99 of both, and the ratio.
+// to wait at the gate, beside a bare Go HTTP client posting a body of the same size to the
+// same receiver in the same run. Each wait is decided once heard, so the list stays short.
+//
+// "Wait begins" is measured from two points, both reported:
+//   - p50-us, p99-us: from the call to Gate.Submit, the domain call the HTTP handler makes
+//     once it has decoded the agent's request. This is the agent's request reaching plandash,
+//     less the HTTP parsing that the bare client's own request also pays at its receiver; it
+//     includes the gate's commit of the request (a wait that is not stored has not begun:
+//     nothing is shown or announced that was not stored).
+//   - stored-p50-us, stored-p99-us: from the moment the list of waits hears of it (its
+//     OnChange, called right after the gate's commit): plandash's own notification path —
+//     list read, one outbox commit (the row stored already leased, with its links), the POST.
+//
+// Ratios to the bare client's p99: p99-x-bare and stored-p99-x-bare. On SQLite with
+// synchronous=FULL each commit is an fsync, so the ratio mostly measures the disk.
 func BenchmarkWaitToWebhook(b *testing.B) {
 	heard := make(chan string, 16)
 	var size int
@@ -48,6 +62,12 @@ func BenchmarkWaitToWebhook(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var stored sync.Map // wait id -> when the list heard it began
+	a.Waits.OnChange(func(c waits.Change) {
+		if c.Began != "" && c.ID != "" {
+			stored.LoadOrStore(c.ID, time.Now())
+		}
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -57,7 +77,7 @@ func BenchmarkWaitToWebhook(b *testing.B) {
 	go func() { a.Serve(ctx, ln); close(done) }()
 	b.Cleanup(func() { cancel(); <-done })
 
-	var notified, bare []time.Duration
+	var notified, fromStored, bare []time.Duration
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
@@ -68,8 +88,12 @@ func BenchmarkWaitToWebhook(b *testing.B) {
 		}
 		for id := <-heard; id != "plan-"+r.ID; id = <-heard {
 		}
-		notified = append(notified, time.Since(start))
+		heardAt := time.Now()
+		notified = append(notified, heardAt.Sub(start))
 		b.StopTimer()
+		if at, ok := stored.LoadAndDelete("plan-" + r.ID); ok {
+			fromStored = append(fromStored, heardAt.Sub(at.(time.Time)))
+		}
 		if _, err := a.Gate.Decide(ctx, r.ID, approval.DecisionInput{Action: approval.Approve, By: "bench"}); err != nil {
 			b.Fatal(err)
 		}
@@ -97,5 +121,8 @@ func BenchmarkWaitToWebhook(b *testing.B) {
 	b.ReportMetric(q(notified, 0.99), "p99-us")
 	b.ReportMetric(q(bare, 0.5), "bare-p50-us")
 	b.ReportMetric(q(bare, 0.99), "bare-p99-us")
+	b.ReportMetric(q(fromStored, 0.5), "stored-p50-us")
+	b.ReportMetric(q(fromStored, 0.99), "stored-p99-us")
 	b.ReportMetric(q(notified, 0.99)/max(q(bare, 0.99), 1), "p99-x-bare")
+	b.ReportMetric(q(fromStored, 0.99)/max(q(bare, 0.99), 1), "stored-p99-x-bare")
 }

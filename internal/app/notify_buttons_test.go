@@ -109,4 +109,48 @@ func TestNtfyAndSlackButtonsAnswer(t *testing.T) {
 	if p := do(t, "POST", slackReject.URL, url.Values{"action": {"reject"}}, nil); p.code != 409 || !strings.Contains(p.message, "ended") {
 		t.Fatalf("Slack's reject after ntfy approved = %+v", p)
 	}
+	if !strings.Contains(r.Decision.Comment, "Approved from ntfy") {
+		t.Fatalf("the approval's comment = %q", r.Decision.Comment)
+	}
+
+	// A reject from a button gives the agent a reason it can act on, and no link or token.
+	id = n.submit(t, "Drop the tables")
+	var reject, followUp string
+	for reject == "" || followUp == "" {
+		select {
+		case b := <-bodies:
+			if b[0] == "/slack" && strings.Contains(b[1], "Answered: Ship it") {
+				followUp = b[1] // Slack's incoming webhook cannot edit: a follow-up says how it ended
+			}
+			var m struct {
+				Blocks []struct {
+					Elements []struct {
+						ActionID string `json:"action_id"`
+						URL      string
+					}
+				}
+			}
+			json.Unmarshal([]byte(b[1]), &m)
+			for _, bl := range m.Blocks {
+				for _, e := range bl.Elements {
+					if e.URL != "" && strings.HasSuffix(e.ActionID, "-reject") && strings.Contains(b[1], "Drop the tables") {
+						reject = e.URL
+					}
+				}
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatal("the second plan's messages never came")
+		}
+	}
+	if !strings.Contains(followUp, "(approved by ann from ntfy)") {
+		t.Fatalf("Slack's follow-up = %s; want how it ended", followUp)
+	}
+	if p := do(t, "POST", reject, url.Values{"action": {"reject"}}, nil); p.code != 200 {
+		t.Fatalf("Slack's reject = %+v", p)
+	}
+	r, _ = a.Gate.Get(ctx, id)
+	if r.Status != "rejected" || r.Decision.Comment != "Rejected from Slack by the person, with one tap: no reason was given. Do not carry out this plan; ask what to change, or propose another." ||
+		strings.Contains(r.Decision.Comment, notify.LinkPath) {
+		t.Fatalf("rejected %s with comment %q", r.Status, r.Decision.Comment)
+	}
 }

@@ -246,7 +246,7 @@ func approvalAuditFilter(string) approval.AuditFilter { return approval.AuditFil
 
 func auditHas(evs []approval.AuditEvent, by string) bool {
 	for _, e := range evs {
-		if e.By == by && e.Event == "approved" && strings.Contains(e.Comment, "one-tap link") {
+		if e.By == by && e.Event == "approved" && strings.Contains(e.Comment, "with one tap") {
 			return true
 		}
 	}

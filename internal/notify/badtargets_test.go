@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -106,5 +107,51 @@ func TestFailuresRetryThenGiveUp(t *testing.T) {
 	d := lastDelivery(t, n, "flag-1", func(d notify.Delivery) bool { return d.Status == notify.Failed })
 	if !strings.Contains(d.Error, "gave up") || !strings.Contains(d.Error, "503") {
 		t.Fatalf("delivery = %+v", d)
+	}
+}
+
+// TestHangingTargetDoesNotHoldUpOthers: with a target that never answers beside a quick one,
+// every wait still reaches the quick one at once, past the point where every batch sent
+// straight from an announcement is stuck on the hanging target (the outbox's sender takes
+// over), and nothing that announces a wait ever waits on a target.
+func TestHangingTargetDoesNotHoldUpOthers(t *testing.T) {
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); hang.Close() })
+	quick := newReceiver(t)
+	src := newList()
+	n := notify.New(store(t), src, notify.Config{BaseURL: base, Timeout: 5 * time.Second,
+		Static: flagTargets(t, "webhook+"+hang.URL+"/hook", "webhook+"+quick.URL+"/hook")})
+	run(t, n)
+	const waits = 40 // more than the batches sent straight at once
+	var open []notify.Wait
+	start := time.Now()
+	for i := range waits {
+		open = append(open, plan(fmt.Sprint("w", i)))
+		src.set(open...)
+		time.Sleep(5 * time.Millisecond) // one announcement each
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("announcing %d waits took %s: something waited on the hanging target", waits, d)
+	}
+	seen := map[string]bool{}
+	deadline := time.After(4 * time.Second) // within the hanging target's timeout
+	for len(seen) < waits {
+		select {
+		case r := <-quick.got:
+			var wh notify.WebhookBody
+			decode(t, r.Body, &wh)
+			for _, w := range wh.Waits {
+				seen[w.ID] = true
+			}
+		case <-deadline:
+			t.Fatalf("the quick target heard %d of %d waits while the other hung", len(seen), waits)
+		}
 	}
 }

@@ -15,21 +15,31 @@ import (
 
 // outgoing is one HTTP request a target receives.
 type outgoing struct {
+	Method string // POST when ""
 	URL    string
 	Header http.Header
 	Body   []byte
+	// Reply, when set, reads what the target calls the message posted from its answer's
+	// first replyLimit bytes.
+	Reply func([]byte) (string, error)
 }
 
 // render builds what target t receives for m, in t's format.
 func render(t Target, m message, now time.Time) (outgoing, error) {
-	switch t.Kind {
-	case Ntfy:
+	switch {
+	case t.Kind == Ntfy && m.Event == Ended:
+		return ntfyClear(t, m)
+	case t.Kind == Ntfy:
 		return ntfyRequest(t, m)
-	case Slack:
+	case t.Kind == Slack && m.Event == Ended:
+		return jsonRequest(t.URL, slackEnded(m))
+	case t.Kind == Slack:
 		return jsonRequest(t.URL, slackBody(m))
-	case Discord:
-		return jsonRequest(t.URL, discordBody(m))
-	case Webhook:
+	case t.Kind == Discord && m.Event == Ended:
+		return discordEdit(t, m)
+	case t.Kind == Discord:
+		return discordPost(t, m)
+	case t.Kind == Webhook:
 		return webhookRequest(t, m, now)
 	}
 	return outgoing{}, fmt.Errorf("no message format for %q", t.Kind)
@@ -80,8 +90,37 @@ func ntfyRequest(t Target, m message) (outgoing, error) {
 	}
 	return jsonRequest(root, map[string]any{
 		"topic": topic, "title": m.Title(), "message": m.Body(), "priority": prio,
-		"click": m.Open, "tags": []string{"hourglass"}, "actions": actions,
+		"click": m.Open, "tags": []string{"hourglass"}, "actions": actions, "sequence_id": m.Remote,
 	})
+}
+
+// ntfyClear clears the notification a beginning posted, by the sequence id plandash gave it
+// (https://docs.ntfy.sh/publish/#clearing-notifications, ntfy 2.16 and later): PUT
+// /TOPIC/SEQUENCE_ID/clear marks it read and dismisses it on every subscribed device.
+func ntfyClear(t Target, m message) (outgoing, error) {
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return outgoing{}, err
+	}
+	if !ntfySequenceID(m.Remote) {
+		return outgoing{}, fmt.Errorf("%q is not an ntfy sequence id", clip(m.Remote, 80))
+	}
+	topic := strings.Trim(u.Path, "/")
+	return outgoing{Method: http.MethodPut, URL: u.Scheme + "://" + u.Host + "/" + url.PathEscape(topic) + "/" + m.Remote + "/clear"}, nil
+}
+
+// ntfySequenceID reports whether s is a sequence id ntfy takes in a path: letters, digits,
+// '-' and '_', at most 64.
+func ntfySequenceID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // slackEscape escapes what Slack's mrkdwn treats as control characters.
@@ -111,6 +150,78 @@ func slackBody(m message) map[string]any {
 		blocks = append(blocks, map[string]any{"type": "actions", "elements": buttons})
 	}
 	return map[string]any{"text": clip(m.Title(), 2900), "blocks": blocks}
+}
+
+// slackEnded follows a message up once its waits ended: an incoming webhook cannot edit or
+// delete what it posted (that takes a Slack app's chat.update), so a short reply says so.
+func slackEnded(m message) map[string]any {
+	text := "✅ " + m.Title()
+	return map[string]any{"text": clip(text, 2900), "blocks": []any{map[string]any{"type": "context",
+		"elements": []any{map[string]any{"type": "mrkdwn", "text": clip(slackEscape(text), 2900)}}}}}
+}
+
+// discordPost executes the webhook with ?wait=true, so Discord answers with the message it
+// posted, whose id an end edits.
+func discordPost(t Target, m message) (outgoing, error) {
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return outgoing{}, err
+	}
+	q := u.Query()
+	q.Set("wait", "true")
+	u.RawQuery = q.Encode()
+	o, err := jsonRequest(u.String(), discordBody(m))
+	o.Reply = DiscordMessageID
+	return o, err
+}
+
+// discordEdit edits the message a beginning posted (PATCH /webhooks/ID/TOKEN/messages/MSG):
+// the answer links go, and it says the waits were answered.
+func discordEdit(t Target, m message) (outgoing, error) {
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return outgoing{}, err
+	}
+	if !snowflake(m.Remote) {
+		return outgoing{}, fmt.Errorf("%q is not a Discord message id", clip(m.Remote, 80))
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/messages/" + m.Remote
+	u.RawPath = ""
+	q := u.Query()
+	q.Del("wait") // a thread_id stays: the message is in that thread
+	u.RawQuery = q.Encode()
+	o, err := jsonRequest(u.String(), map[string]any{"content": "✅ " + clip(m.Title(), 1990), "embeds": []any{},
+		"allowed_mentions": map[string]any{"parse": []string{}}})
+	o.Method = http.MethodPatch
+	return o, err
+}
+
+// DiscordMessageID reads the id of the message Discord's webhook answered with (?wait=true):
+// a snowflake, up to 20 digits.
+func DiscordMessageID(reply []byte) (string, error) {
+	var msg struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(reply, &msg); err != nil {
+		return "", fmt.Errorf("discord's reply is not a message: %w", err)
+	}
+	if !snowflake(msg.ID) {
+		return "", fmt.Errorf("discord's reply names no message id (%q)", clip(msg.ID, 40))
+	}
+	return msg.ID, nil
+}
+
+// snowflake reports whether s is a Discord id: 1 to 20 decimal digits.
+func snowflake(s string) bool {
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // discordBody is a webhook message with one embed. Webhooks that no Discord application owns

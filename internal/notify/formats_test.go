@@ -148,12 +148,31 @@ func TestFormatsMatchTheirDocumentedShapes(t *testing.T) {
 		}
 	}
 
-	// The webhook is told when the wait ends; chat targets are not (they cannot take a message back).
+	// When the wait ends, the webhook is told, ntfy clears the notification and Slack gets a
+	// follow-up; Discord's edit needs the message id its reply names (TestChatMessagesClear).
 	src.set()
-	end := rc.next(t)
-	if end.Path != "/hook" || end.Header.Get("X-Plandash-Event") != "wait.ended" {
-		t.Fatalf("after the end: %s %s", end.Path, end.Body)
+	ends := map[string]received{}
+	for range 3 {
+		r := rc.next(t)
+		ends[r.Path] = r
 	}
+	if end := ends["/hook"]; end.Header.Get("X-Plandash-Event") != "wait.ended" {
+		t.Fatalf("after the end, the webhook got %s", end.Body)
+	}
+	if _, ok := ends["/agents/plandash-"+notify.HashToken(notify.DeliveryKey("flag-1", "plan-1", notify.Began))[:32]+"/clear"]; !ok {
+		t.Fatalf("after the end: %v; want ntfy's clear", keys(ends))
+	}
+	if !strings.Contains(string(ends["/slack"].Body), "Answered: Refactor plan-1") {
+		t.Fatalf("after the end, Slack got %s", ends["/slack"].Body)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 func decode(t *testing.T, b []byte, v any) {

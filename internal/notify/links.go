@@ -28,6 +28,42 @@ func HashToken(token string) string {
 // newLink makes a link for one answer to w and stores its hash; the raw token is returned
 // once, to go into the message.
 func newLink(ctx context.Context, st Store, w Wait, a Action, channel string, now time.Time) (string, error) {
+	l, token := makeLink(w, a, channel, now)
+	return token, st.AddLink(ctx, l)
+}
+
+// attachLinks makes the answer links of the began deliveries due now whose message will be
+// about one wait that fits, so they are stored in the deliveries' own transaction.
+func (n *Notifier) attachLinks(targets []Target, ds []Delivery, now time.Time) {
+	byID := map[string]Target{}
+	for _, t := range targets {
+		byID[t.ID] = t
+	}
+	due := map[string]int{} // began deliveries due now, per target: chat targets coalesce them
+	for _, d := range ds {
+		if d.Event == Began && !d.Due.After(now) {
+			due[d.Target]++
+		}
+	}
+	base := n.base()
+	for i, d := range ds {
+		t := byID[d.Target]
+		if d.Event != Began || d.Due.After(now) || !d.Wait.OneTap() || (!t.single() && due[d.Target] > 1) {
+			continue
+		}
+		for _, a := range d.Wait.Actions {
+			if a.ID == "text" {
+				continue // free text is typed on the page, not tapped
+			}
+			l, tok := makeLink(d.Wait, a, channel(t.Kind), now)
+			ds[i].Links = append(ds[i].Links, l)
+			ds[i].buttons = append(ds[i].buttons, button{Action: a.ID, Label: a.Label, URL: base + LinkPath + tok})
+		}
+	}
+}
+
+// makeLink makes a link for one answer to w, to be stored, and its raw token.
+func makeLink(w Wait, a Action, channel string, now time.Time) (Link, string) {
 	raw := make([]byte, 32)
 	rand.Read(raw)
 	token := base64.RawURLEncoding.EncodeToString(raw)
@@ -35,9 +71,8 @@ func newLink(ctx context.Context, st Store, w Wait, a Action, channel string, no
 	if !w.Deadline.IsZero() && w.Deadline.Before(exp) {
 		exp = w.Deadline
 	}
-	err := st.AddLink(ctx, Link{Hash: HashToken(token), WaitID: w.ID, Action: a.ID, Label: a.Label, Channel: channel,
-		Title: clip(w.Title, maxTitle), URL: w.URL, Created: now, Expires: exp})
-	return token, err
+	return Link{Hash: HashToken(token), WaitID: w.ID, Action: a.ID, Label: a.Label, Channel: channel,
+		Title: clip(w.Title, maxTitle), URL: w.URL, Created: now, Expires: exp}, token
 }
 
 // LinkRefusal says why a link does not answer; the page shows Msg.

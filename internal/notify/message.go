@@ -15,6 +15,12 @@ type message struct {
 	Open    string   // absolute URL of the page to open
 	Buttons []button // one-tap answers: only for one wait that fits
 	Key     string   // the idempotency key (of the first delivery when coalesced)
+	// Remote names the chat message: the one a beginning posts (ntfy's sequence id), or the
+	// one an end updates or clears.
+	Remote string
+	// Announced is how many waits the message an end clears announced (a coalesced one may
+	// have announced more than the end carries: the others ended before).
+	Announced int
 }
 
 // button is an answer link.
@@ -27,9 +33,10 @@ type button struct {
 // Bounds on what a message carries: outside input (titles, plans) never makes a message
 // longer than a channel takes or a phone shows.
 const (
-	maxTitle  = 150
-	maxBody   = 1500
-	maxListed = 10
+	maxTitle   = 150
+	maxOutcome = 120
+	maxBody    = 1500
+	maxListed  = 10
 )
 
 // clip cuts s to at most n bytes on a rune boundary, marking the cut.
@@ -60,6 +67,12 @@ func kindNoun(kind string, n int) string {
 func (m message) Title() string {
 	if len(m.Waits) == 1 {
 		w := m.Waits[0]
+		if m.Event == Ended && m.Announced > 1 {
+			return fmt.Sprintf("Answered: all %d waits", m.Announced)
+		}
+		if m.Event == Ended && w.Outcome != "" {
+			return clip("Answered: "+w.Title, maxTitle-len(w.Outcome)-3) + " (" + w.Outcome + ")"
+		}
 		if m.Event == Ended {
 			return clip("Answered: "+w.Title, maxTitle)
 		}
@@ -70,6 +83,9 @@ func (m message) Title() string {
 		return clip(w.Who()+" "+verb+": "+w.Title, maxTitle)
 	}
 	count := map[string]int{}
+	if m.Event == Ended {
+		return fmt.Sprintf("Answered: all %d waits", max(len(m.Waits), m.Announced))
+	}
 	var order []string
 	for _, w := range m.Waits {
 		if count[w.Kind] == 0 {

@@ -46,7 +46,15 @@ type Notifier struct {
 	gone  map[string]time.Time // waits seen to end, when
 	kick  chan struct{}
 	vapid *VAPID
+
+	// busy counts each target's sends under way: a target that hangs holds at most
+	// maxPerTarget of them, and what else is due for it waits in the outbox meanwhile.
+	busy  map[string]int
+	sends sync.WaitGroup // the sends under way, which Run waits for
 }
+
+// maxPerTarget is how many sends to one target may be under way at once.
+const maxPerTarget = 4
 
 // New makes a notifier over store that follows src.
 func New(store Store, src Source, cfg Config) *Notifier {
@@ -76,7 +84,7 @@ func New(store Store, src Source, cfg Config) *Notifier {
 		}
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	return &Notifier{cfg: cfg, store: store, src: src, kick: make(chan struct{}, 1)}
+	return &Notifier{cfg: cfg, store: store, src: src, kick: make(chan struct{}, 1), busy: map[string]int{}}
 }
 
 func cmpOr(d, def time.Duration) time.Duration {
@@ -92,6 +100,7 @@ func (n *Notifier) Run(ctx context.Context) {
 	wg.Go(func() { n.watch(ctx) })
 	wg.Go(func() { n.sendLoop(ctx) })
 	wg.Wait()
+	n.sends.Wait()
 }
 
 // SetBaseURL sets the absolute URL links point under, when it is known only once the server
@@ -111,6 +120,22 @@ func (n *Notifier) base() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.cfg.BaseURL
+}
+
+// stillOpen reports whether a wait is worth announcing now: not seen to end, and in the list
+// as last read. A delivery stored before a restart (or by an instance that stopped) whose wait
+// ended meanwhile is in neither: it is not sent, since nothing would ever clear it.
+func (n *Notifier) stillOpen(id string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, gone := n.gone[id]; gone {
+		return false
+	}
+	if n.open == nil {
+		return true // the list was not read yet
+	}
+	_, listed := n.open[id]
+	return listed
 }
 
 // IsOpen reports whether the wait may still be open: false only for a wait this notifier saw
@@ -207,9 +232,15 @@ func (n *Notifier) diff(list []Wait) (began, ended []Wait) {
 	return began, ended
 }
 
-// announce stores a delivery per target for each wait that began, and one that clears the
-// notification for each that ended (Web Push and webhooks), unless its announcement was
-// still waiting out the target's delay: then neither is sent.
+// announce stores a delivery per target for each wait that began, and one that clears or
+// updates the notification for each that ended, unless its announcement was still waiting
+// out the target's delay: then neither is sent.
+//
+// What is due at once is stored already leased to this instance, with its answer links, in
+// one transaction, and handed to a sender goroutine that posts it straight away and records
+// the outcome after: one commit between a wait's beginning and its POST, and no poll. A
+// crash after the commit loses nothing (the lease runs out and a sender claims it, same
+// key); another instance that stores the same key gets nothing back, so one sends it.
 func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	if len(began) == 0 && len(ended) == 0 {
 		return nil
@@ -230,34 +261,41 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 			}
 		}
 	}
-	for _, w := range ended {
-		skipped, err := n.store.Skip(ctx, w.ID, Began, now, "the wait ended before the delay was over")
+	if len(ended) > 0 {
+		ids := make([]string, len(ended))
+		o, says := n.src.(Outcomes)
+		for i, w := range ended {
+			ids[i] = w.ID
+			if says {
+				ended[i].Outcome = clip(o.Outcome(ctx, w.ID), maxOutcome)
+			}
+		}
+		keys, err := n.store.Skip(ctx, ids, Began, now, "the wait ended before the delay was over")
 		if err != nil {
 			return err
 		}
-		for _, t := range targets {
-			if (t.Kind == WebPush || t.Kind == Webhook) && t.Filter.Allows(w) && !contains(skipped, t.ID) {
-				ds = append(ds, Delivery{Key: DeliveryKey(t.ID, w.ID, Ended), Target: t.ID, Event: Ended, Wait: w, Due: now, Status: Pending, Created: now})
+		skipped := map[string]bool{}
+		for _, k := range keys {
+			skipped[k] = true
+		}
+		for _, w := range ended {
+			for _, t := range targets {
+				if t.Filter.Allows(w) && !skipped[DeliveryKey(t.ID, w.ID, Began)] {
+					ds = append(ds, Delivery{Key: DeliveryKey(t.ID, w.ID, Ended), Target: t.ID, Event: Ended, Wait: w, Due: now, Status: Pending, Created: now})
+				}
 			}
 		}
 	}
 	if len(ds) == 0 {
 		return nil
 	}
-	if _, err := n.store.Enqueue(ctx, ds); err != nil {
+	n.attachLinks(targets, ds, now)
+	claimed, err := n.store.EnqueueClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ds)
+	if err != nil {
 		return err
 	}
-	n.Kick()
+	n.sendBatch(ctx, claimed, targets)
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Kick makes the sender read the outbox now.
@@ -299,6 +337,30 @@ func (n *Notifier) AddTarget(ctx context.Context, t Target) (Target, error) {
 		t.Name = string(t.Kind) + " " + redactURL(t.URL)
 	}
 	return t, n.store.PutTarget(ctx, t)
+}
+
+// SetKinds sets which kinds of wait a stored target announces (a browser's Web Push that
+// should stay quiet while a session only waits for its next prompt: every kind but input);
+// nil announces every kind.
+func (n *Notifier) SetKinds(ctx context.Context, id string, kinds []string) (Target, error) {
+	if strings.HasPrefix(id, "flag-") {
+		return Target{}, errs.New(errs.Invalid, "a target from --notify changes with its flag's kinds= option")
+	}
+	stored, err := n.store.Targets(ctx)
+	if err != nil {
+		return Target{}, err
+	}
+	for _, t := range stored {
+		if t.ID != id {
+			continue
+		}
+		t.Filter.Kinds = kinds
+		if err := t.Check(); err != nil {
+			return t, err
+		}
+		return t, n.store.PutTarget(ctx, t)
+	}
+	return Target{}, errs.Errorf(errs.NotFound, "no notification target %q", id)
 }
 
 // DeleteTarget removes a stored target.

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/plandash/plandash/internal/notify"
 )
@@ -34,5 +35,45 @@ func TestEndedWhileDownIsAnnouncedAfterRestart(t *testing.T) {
 	decode(t, r.Body, &wh)
 	if wh.Event != "wait.ended" || len(wh.Waits) != 1 || wh.Waits[0].ID != "p" {
 		t.Fatalf("after the restart: %s", r.Body)
+	}
+}
+
+// TestLeasedBeforeAStopIsNotSentForAnEndedWait: an announcement stored and leased by an
+// instance that stopped before sending it, whose wait ended meanwhile, is not sent by the
+// instance that takes it over: nothing would ever clear it.
+func TestLeasedBeforeAStopIsNotSentForAnEndedWait(t *testing.T) {
+	rc := newReceiver(t)
+	st := store(t)
+	targets := flagTargets(t, "webhook+"+rc.URL+"/hook")
+	now := time.Now()
+	for _, id := range []string{"ended", "open"} {
+		d := notify.Delivery{Key: notify.DeliveryKey("flag-1", id, notify.Began), Target: "flag-1", Event: notify.Began,
+			Wait: plan(id), Due: now, Created: now}
+		if got, err := st.EnqueueClaimed(context.Background(), "stopped", now, 50*time.Millisecond, []notify.Delivery{d}); err != nil || len(got) != 1 {
+			t.Fatalf("EnqueueClaimed = %+v, %v", got, err)
+		}
+	}
+	later := newList()
+	later.set(plan("open")) // "ended" was answered while its announcer was down
+	n := notify.New(st, later, notify.Config{BaseURL: base, Static: targets, Poll: 20 * time.Millisecond})
+	run(t, n)
+	var wh notify.WebhookBody
+	decode(t, rc.next(t).Body, &wh)
+	if len(wh.Waits) != 1 || wh.Waits[0].ID != "open" {
+		t.Fatalf("sent %+v; want only the open wait", wh.Waits)
+	}
+	waitFor(t, func() bool {
+		ds, _ := n.Deliveries(context.Background(), "flag-1", 10)
+		for _, d := range ds {
+			if d.Wait.ID == "ended" {
+				return d.Status == notify.Skipped
+			}
+		}
+		return false
+	})
+	select {
+	case r := <-rc.got:
+		t.Fatalf("a second request: %s", r.Body)
+	case <-time.After(100 * time.Millisecond):
 	}
 }

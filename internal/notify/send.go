@@ -2,16 +2,16 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/plandash/plandash/internal/errs"
 )
 
 // Bounds on one send, whatever a target does: it answers within sendTimeout or fails, is not
@@ -19,6 +19,7 @@ import (
 const (
 	sendTimeout = 10 * time.Second
 	readLimit   = 4 << 10
+	replyLimit  = 64 << 10 // a reply that names the message posted (Discord's echoes the message)
 	claimBatch  = 100
 	keep        = 7 * 24 * time.Hour // finished deliveries and expired links are kept this long
 )
@@ -64,7 +65,7 @@ func (n *Notifier) sendLoop(ctx context.Context) {
 	}
 }
 
-// SendDue sends one batch of due deliveries, each target's on its own goroutine, and reports
+// SendDue claims one batch of due deliveries and starts their sends (see sendBatch), and reports
 // whether a full batch was claimed (so there may be more).
 func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 	ds, err := n.store.Claim(ctx, n.cfg.Owner, n.cfg.Now(), n.cfg.Lease, claimBatch)
@@ -75,6 +76,16 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	n.sendBatch(ctx, ds, targets)
+	return len(ds) == claimBatch, nil
+}
+
+// sendBatch sends deliveries claimed by this instance, each target's on its own goroutine,
+// and returns without waiting for them: a target that hangs holds up only its own. Each
+// target's outcomes are recorded in one transaction once its sends are done. A target with
+// maxPerTarget sends under way already gets its deliveries back in the outbox, due a second
+// later, unsent.
+func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Target) {
 	byID := map[string]Target{}
 	for _, t := range targets {
 		byID[t.ID] = t
@@ -87,63 +98,147 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 		}
 		groups[d.Target] = append(groups[d.Target], d)
 	}
-	var wg sync.WaitGroup
 	for _, id := range order {
 		t, ok := byID[id]
-		wg.Go(func() { n.sendTarget(ctx, t, ok, groups[id]) })
+		out := &outcomes{}
+		if !n.take(id) {
+			now := n.cfg.Now()
+			for _, d := range groups[id] {
+				d.Status, d.Due, d.Error = Pending, now.Add(time.Second), "waiting for the target's earlier sends to end"
+				out.add(d)
+			}
+			n.record(ctx, out)
+			continue
+		}
+		n.sends.Go(func() {
+			defer n.give(id)
+			n.sendTarget(ctx, t, ok, groups[id], out)
+			// One transaction records the target's outcomes: a commit per delivery would take
+			// the database's one writer from ingest as often as notifications are sent.
+			n.record(ctx, out)
+		})
 	}
-	wg.Wait()
-	return len(ds) == claimBatch, nil
+}
+
+// take counts a send to target under way, unless maxPerTarget are already.
+func (n *Notifier) take(target string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.busy[target] >= maxPerTarget {
+		return false
+	}
+	n.busy[target]++
+	return true
+}
+
+func (n *Notifier) give(target string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.busy[target]--; n.busy[target] <= 0 {
+		delete(n.busy, target)
+	}
+}
+
+func (n *Notifier) record(ctx context.Context, out *outcomes) {
+	if _, err := n.store.FinishAll(context.WithoutCancel(ctx), n.cfg.Owner, out.ds); err != nil {
+		n.cfg.Log.Warn("notify: recording deliveries", "n", len(out.ds), "err", err)
+	}
+}
+
+// outcomes collects a batch's outcomes, from its targets' goroutines, to record at once.
+type outcomes struct {
+	mu sync.Mutex
+	ds []Delivery
+}
+
+func (o *outcomes) add(d Delivery) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.ds = append(o.ds, d)
 }
 
 // sendTarget sends one target's claimed deliveries. For the chat targets (ntfy, Slack,
-// Discord), waits that began are coalesced into one message ("5 plans wait"); Web Push and
-// webhooks get one request per delivery: a notification is cleared on its own, and a
-// receiver deduplicates by the one idempotency key each request carries.
-func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Delivery) {
+// Discord), waits that began are coalesced into one message ("5 plans wait"), and waits that
+// ended update or clear the message that announced them (see ended); Web Push and webhooks
+// get one request per delivery: a notification is cleared on its own, and a receiver
+// deduplicates by the one idempotency key each request carries.
+func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Delivery, out *outcomes) {
 	if !ok {
 		for _, d := range ds {
-			n.finish(ctx, d, Failed, "the target was removed")
+			n.finish(out, d, Failed, "the target was removed")
 		}
 		return
 	}
-	var began []Delivery
+	var began, ended []Delivery
 	for _, d := range ds {
 		switch {
-		case d.Event == Began && !n.IsOpen(d.Wait.ID):
-			n.finish(ctx, d, Skipped, "the wait ended before it was announced")
-		case d.Event == Began && t.Kind != WebPush && t.Kind != Webhook:
+		case d.Event == Began && !n.stillOpen(d.Wait.ID):
+			n.finish(out, d, Skipped, "the wait ended before it was announced")
+		case t.single():
+			n.deliver(ctx, t, []Delivery{d}, out)
+		case d.Event == Began:
 			began = append(began, d)
 		default:
-			n.deliver(ctx, t, []Delivery{d})
+			ended = append(ended, d)
 		}
 	}
 	if len(began) > 0 {
-		n.deliver(ctx, t, began)
+		n.deliver(ctx, t, began, out)
+	}
+	if len(ended) > 0 {
+		n.ended(ctx, t, ended, out)
+	}
+}
+
+// ended updates or clears, on a chat target, the messages that announced waits that ended:
+// once every wait a message announced has ended (a coalesced "5 plans wait" stays until the
+// last is answered), one request per message.
+func (n *Notifier) ended(ctx context.Context, t Target, ds []Delivery, out *outcomes) {
+	byRemote := map[string][]Delivery{}
+	var order []string
+	for _, d := range ds {
+		remote, announced, open, err := n.store.Remote(ctx, t.ID, d.Wait.ID)
+		if errs.KindOf(err) == errs.NotFound {
+			n.finish(out, d, Skipped, "no message announced it here, so there is nothing to clear")
+			continue
+		}
+		if err != nil {
+			n.retry(out, d, err) // a conflict: its announcement is on its way; clear it after
+			continue
+		}
+		if open > 0 {
+			n.finish(out, d, Skipped, "its message also announces a wait still open; the last to end clears it")
+			continue
+		}
+		d.Remote, d.announced = remote, announced
+		if _, ok := byRemote[remote]; !ok {
+			order = append(order, remote)
+		}
+		byRemote[remote] = append(byRemote[remote], d)
+	}
+	for _, r := range order {
+		n.deliver(ctx, t, byRemote[r], out)
 	}
 }
 
 // deliver sends one message for ds and records the outcome on each.
-func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
-	err := n.post(ctx, t, ds)
+func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery, out *outcomes) {
+	remote, err := n.post(ctx, t, ds)
 	if err != nil && ctx.Err() != nil {
 		return // stopping: the lease runs out and a sender takes it up again, same key
 	}
 	var perm *permanent
-	now := n.cfg.Now()
 	for _, d := range ds {
 		switch {
 		case err == nil:
-			n.finish(ctx, d, Sent, "")
-		case errors.As(err, &perm):
-			n.finish(ctx, d, Failed, err.Error())
-		case now.Sub(d.Due) >= n.cfg.GiveUp || now.Sub(d.Created) >= n.cfg.GiveUp+maxDelay:
-			n.finish(ctx, d, Failed, "gave up after "+n.cfg.GiveUp.String()+": "+err.Error())
-		default:
-			d.Status, d.Error, d.Due = Pending, err.Error(), now.Add(backoff(d.Attempts))
-			if _, ferr := n.store.Finish(context.WithoutCancel(ctx), n.cfg.Owner, d); ferr != nil {
-				n.cfg.Log.Warn("notify: recording a retry", "key", d.Key, "err", ferr)
+			if d.Event == Began {
+				d.Remote = remote
 			}
+			n.finish(out, d, Sent, "")
+		case errors.As(err, &perm):
+			n.finish(out, d, Failed, err.Error())
+		default:
+			n.retry(out, d, err)
 		}
 	}
 	if err != nil {
@@ -155,17 +250,27 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery) {
 	}
 }
 
+// retry notes a failure a later try may mend: tried again after a backoff, or failed for
+// good once it has been failing for the give-up time.
+func (n *Notifier) retry(out *outcomes, d Delivery, err error) {
+	now := n.cfg.Now()
+	if now.Sub(d.Due) >= n.cfg.GiveUp || now.Sub(d.Created) >= n.cfg.GiveUp+maxDelay {
+		n.finish(out, d, Failed, "gave up after "+n.cfg.GiveUp.String()+": "+err.Error())
+		return
+	}
+	d.Status, d.Error, d.Due = Pending, err.Error(), now.Add(backoff(d.Attempts))
+	out.add(d)
+}
+
 // backoff is the wait before the next try: 1s, 2s, 4s … up to five minutes.
 func backoff(attempts int) time.Duration {
 	d := time.Second << min(max(attempts-1, 0), 9)
 	return min(d, 5*time.Minute)
 }
 
-func (n *Notifier) finish(ctx context.Context, d Delivery, st Status, msg string) {
+func (n *Notifier) finish(out *outcomes, d Delivery, st Status, msg string) {
 	d.Status, d.Error, d.Done = st, msg, n.cfg.Now()
-	if _, err := n.store.Finish(context.WithoutCancel(ctx), n.cfg.Owner, d); err != nil {
-		n.cfg.Log.Warn("notify: recording a delivery", "key", d.Key, "err", err)
-	}
+	out.add(d)
 }
 
 // permanent is a failure a retry cannot mend (4xx but 408 and 429); gone: the push
@@ -177,11 +282,12 @@ type permanent struct {
 
 func (e *permanent) Error() string { return e.msg }
 
-// post builds the message for ds and sends it to t.
-func (n *Notifier) post(ctx context.Context, t Target, ds []Delivery) error {
+// post builds the message for ds and sends it to t. remote is what the target calls the
+// message it posted (see Delivery.Remote), when it was a beginning.
+func (n *Notifier) post(ctx context.Context, t Target, ds []Delivery) (remote string, err error) {
 	m, err := n.message(ctx, t, ds)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var out outgoing
 	if t.Kind == WebPush {
@@ -190,31 +296,48 @@ func (n *Notifier) post(ctx context.Context, t Target, ds []Delivery) error {
 		out, err = render(t, m, n.cfg.Now())
 	}
 	if err != nil {
-		return &permanent{msg: err.Error()}
+		return "", &permanent{msg: err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, out.URL, bytes.NewReader(out.Body))
+	req, err := http.NewRequestWithContext(ctx, cmp.Or(out.Method, http.MethodPost), out.URL, bytes.NewReader(out.Body))
 	if err != nil {
-		return &permanent{msg: err.Error()}
+		return "", &permanent{msg: err.Error()}
 	}
 	req.Header = out.Header
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
 	req.Header.Set("User-Agent", "plandash")
 	resp, err := n.cfg.Client.Do(req)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer resp.Body.Close()
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, readLimit))
+	limit := int64(readLimit)
+	if out.Reply != nil {
+		limit = replyLimit
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
 	switch c := resp.StatusCode; {
 	case c >= 200 && c < 300:
-		return nil
+		remote = m.Remote
+		if out.Reply != nil {
+			id, err := out.Reply(head)
+			if err != nil {
+				// Sent all the same: only its later update is lost.
+				n.cfg.Log.Warn("notify: the target's reply names no message", "target", t.ID, "kind", t.Kind, "err", err)
+				return "", nil
+			}
+			remote = id
+		}
+		return remote, nil
 	case c >= 300 && c < 400:
-		return &permanent{msg: fmt.Sprintf("the target answered %s, a redirect to %q: give its final URL", resp.Status, clip(resp.Header.Get("Location"), 200))}
+		return "", &permanent{msg: fmt.Sprintf("the target answered %s, a redirect to %q: give its final URL", resp.Status, clip(resp.Header.Get("Location"), 200))}
 	case c == http.StatusRequestTimeout || c == http.StatusTooManyRequests || c >= 500:
-		return fmt.Errorf("the target answered %s: %s", resp.Status, clip(string(head), 200))
+		return "", fmt.Errorf("the target answered %s: %s", resp.Status, clip(string(head), 200))
 	default:
-		return &permanent{msg: fmt.Sprintf("the target answered %s: %s", resp.Status, clip(string(head), 200)),
+		return "", &permanent{msg: fmt.Sprintf("the target answered %s: %s", resp.Status, clip(string(head), 200)),
 			gone: c == http.StatusNotFound || c == http.StatusGone}
 	}
 }
@@ -236,10 +359,19 @@ func channel(k Kind) string {
 
 // message is what ds say, with answer links when it is one wait that fits.
 func (n *Notifier) message(ctx context.Context, t Target, ds []Delivery) (message, error) {
-	m := message{Event: ds[0].Event, Key: ds[0].Key}
+	m := message{Event: ds[0].Event, Key: ds[0].Key, Remote: ds[0].Remote, Announced: ds[0].announced}
+	if m.Event == Began {
+		// plandash names a chat message itself (ntfy's sequence id); Discord names its own.
+		m.Remote = "plandash-" + HashToken(m.Key)[:32]
+	}
 	base := n.base()
 	for _, d := range ds {
 		m.Waits = append(m.Waits, d.Wait)
+	}
+	if len(ds) == 1 && ds[0].buttons != nil {
+		m.Buttons = ds[0].buttons // made and stored with the delivery
+		m.Open = base + m.Waits[0].URL
+		return m, nil
 	}
 	if len(m.Waits) == 1 {
 		m.Open = base + m.Waits[0].URL
@@ -259,70 +391,4 @@ func (n *Notifier) message(ctx context.Context, t Target, ds []Delivery) (messag
 		}
 	}
 	return m, nil
-}
-
-// pushPayload is what the service worker receives (web/static/sw.js reads it).
-type pushPayload struct {
-	Type    string       `json:"type"` // began or ended
-	Tag     string       `json:"tag"`  // the wait's id: the ended push closes the notification with this tag
-	Title   string       `json:"title,omitempty"`
-	Body    string       `json:"body,omitempty"`
-	URL     string       `json:"url,omitempty"` // the page to open (a path)
-	Actions []pushAction `json:"actions,omitempty"`
-}
-
-type pushAction struct {
-	Action string `json:"action"`
-	Title  string `json:"title"`
-	Link   string `json:"link"` // the capability link's path
-}
-
-// pushRequest encrypts m for the subscription and signs the request with the VAPID key.
-func (n *Notifier) pushRequest(ctx context.Context, t Target, m message) (outgoing, error) {
-	w := m.Waits[0]
-	p := pushPayload{Type: string(m.Event), Tag: w.ID}
-	if m.Event == Began {
-		p.Title, p.Body, p.URL = m.Title(), clip(m.Body(), 1000), w.URL
-		for _, b := range m.Buttons {
-			p.Actions = append(p.Actions, pushAction{Action: b.Action, Title: b.Label, Link: LinkPath + b.URL[strings.LastIndex(b.URL, "/")+1:]})
-		}
-	}
-	plain, err := json.Marshal(p)
-	if err != nil {
-		return outgoing{}, err
-	}
-	body, err := Encrypt(*t.Push, plain)
-	if err != nil {
-		return outgoing{}, err
-	}
-	v, err := n.VAPID(ctx)
-	if err != nil {
-		return outgoing{}, err
-	}
-	auth, err := v.Authorization(t.URL, n.cfg.Subject, n.cfg.Now())
-	if err != nil {
-		return outgoing{}, err
-	}
-	ttl := 24 * 3600
-	if !w.Deadline.IsZero() {
-		ttl = max(60, min(ttl, int(w.Deadline.Sub(n.cfg.Now()).Seconds())))
-	}
-	urgency := "high"
-	if m.Event == Ended {
-		urgency = "normal"
-	}
-	return outgoing{URL: t.URL, Body: body, Header: http.Header{
-		"Content-Type":     {"application/octet-stream"},
-		"Content-Encoding": {"aes128gcm"},
-		"Ttl":              {strconv.Itoa(ttl)},
-		"Urgency":          {urgency},
-		"Topic":            {pushTopic(w.ID)},
-		"Authorization":    {auth},
-	}}, nil
-}
-
-// pushTopic names the wait's push for the push service (RFC 8030 §5.4): the ended push
-// replaces an undelivered began one. Topics are at most 32 base64url characters.
-func pushTopic(waitID string) string {
-	return HashToken(waitID)[:32]
 }

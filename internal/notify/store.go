@@ -40,6 +40,16 @@ type Delivery struct {
 	Error    string // the last attempt's error
 	Created  time.Time
 	Done     time.Time // when it was sent, failed for good or skipped
+	// Remote is what the target calls the message a sent "began" delivery posted (Discord's
+	// message id, the ntfy sequence id plandash chose): Finish records it, so the wait's end
+	// can update or clear that message. Not read back with the delivery.
+	Remote string
+	// Links are the answer links the delivery's message carries, stored with the delivery in
+	// the same transaction when it is new (none when its key was stored already). Not read back.
+	Links []Link
+
+	buttons   []button // the raw links of Links, for the message; in memory only
+	announced int      // for an end on a chat target: how many waits its message announced
 }
 
 // DeliveryKey is the idempotency key of an event of a wait for a target.
@@ -67,17 +77,33 @@ type Link struct {
 type Store interface {
 	// Enqueue stores deliveries whose key is not stored yet and reports how many were new.
 	Enqueue(ctx context.Context, ds []Delivery) (int, error)
+	// EnqueueClaimed stores deliveries as Enqueue does, in one transaction, and leases those
+	// it stored that are due at now to owner until now+lease with one attempt counted, as
+	// Claim would: they are returned, with their IDs, for the caller to send at once without
+	// a second write. One whose key was stored already (another instance's, or a restart's)
+	// is not returned, so one instance sends it.
+	EnqueueClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []Delivery) ([]Delivery, error)
 	// Claim leases up to limit pending deliveries due at now to owner until now+lease; a
 	// delivery leased to someone else is not claimed until its lease ends. Attempts counts
 	// the claim.
 	Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]Delivery, error)
 	// Finish records the outcome of a claimed delivery (status, error, done; a retry is
-	// Pending with a later Due) and ends owner's lease. A delivery whose lease owner lost is
-	// left alone: false.
+	// Pending with a later Due) and ends owner's lease; a sent one with a Remote records
+	// which message announced its wait on its target, in the same transaction. A delivery
+	// whose lease owner lost is left alone: false.
 	Finish(ctx context.Context, owner string, d Delivery) (bool, error)
-	// Skip marks the wait's pending, unleased deliveries of event as skipped, and returns the
-	// targets whose delivery it skipped.
-	Skip(ctx context.Context, waitID string, ev Event, now time.Time, why string) ([]string, error)
+	// FinishAll finishes each of ds as Finish does, in one transaction, and reports how many
+	// were still owner's.
+	FinishAll(ctx context.Context, owner string, ds []Delivery) (int, error)
+	// Remote is the message that announced waitID on target: what the target calls it, how
+	// many waits it announced, and how many of the others have no "ended" delivery stored yet
+	// (still open: the last to end clears the message). None is errs.NotFound, or
+	// errs.Conflict while the wait's announcement there is still pending (being sent, or to
+	// be tried again): its message may yet exist.
+	Remote(ctx context.Context, target, waitID string) (remote string, announced, open int, err error)
+	// Skip marks the pending, unleased deliveries of event of the waits as skipped, and
+	// returns the keys of those it skipped.
+	Skip(ctx context.Context, waitIDs []string, ev Event, now time.Time, why string) ([]string, error)
 	// Unended lists, for up to limit waits, the sent "began" deliveries that no "ended"
 	// delivery of the same target and wait followed: what a restart must still clear.
 	Unended(ctx context.Context, limit int) ([]Delivery, error)
@@ -100,8 +126,8 @@ type Store interface {
 	// UnuseLink gives a link back after an answer that failed for a reason of plandash's own.
 	UnuseLink(ctx context.Context, hash string) error
 
-	// Prune deletes deliveries finished before before and links that expired before it, and
-	// reports how many rows went.
+	// Prune deletes deliveries finished before before, links that expired before it and
+	// messages' remote ids recorded before it, and reports how many rows went.
 	Prune(ctx context.Context, before time.Time) (int, error)
 
 	// Secret returns the value stored under name, storing make's first when there is none;

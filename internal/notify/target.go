@@ -24,6 +24,11 @@ const (
 	WebPush Kind = "webpush" // a browser's push subscription
 )
 
+// single reports whether the target gets one message per delivery (Web Push, webhooks): a
+// notification is cleared on its own, and a receiver deduplicates by each request's key.
+// Chat targets coalesce what begins together into one message.
+func (t Target) single() bool { return t.Kind == WebPush || t.Kind == Webhook }
+
 // Kinds are the target kinds, in the order the settings page offers them.
 var kinds = []Kind{Ntfy, Slack, Discord, Webhook, WebPush}
 

@@ -29,6 +29,8 @@ type Wait struct {
 	Answerable bool      `json:"answerable"`
 	URL        string    `json:"url"` // path of the page that answers it
 	Actions    []Action  `json:"actions"`
+	// Outcome says how it ended ("approved by ann from ntfy"), on an end, when the list knows.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Action is one answer a notification may offer as a button.
@@ -56,6 +58,12 @@ func (w Wait) OneTap() bool { return w.Fits && w.Answerable && len(w.Actions) > 
 // after, or when ctx ends (then with ctx's error).
 type Source interface {
 	Await(ctx context.Context, after uint64) (seq uint64, waits []Wait, err error)
+}
+
+// Outcomes is a Source that can say, in a few words, how a wait that ended was answered
+// ("approved by ann from ntfy"); "" when it cannot tell. Ends then say it.
+type Outcomes interface {
+	Outcome(ctx context.Context, waitID string) string
 }
 
 // Answerer answers a wait with one of its actions. channel says where the answer came from

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"bytes"
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/ecdh"
@@ -15,7 +16,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -168,4 +171,70 @@ func Encrypt(keys PushKeys, plaintext []byte) ([]byte, error) {
 	out.Write(asPub)
 	record := append(append([]byte{}, plaintext...), 2) // 2: the last record, no padding
 	return gcm.Seal(out.Bytes(), nonce, record, nil), nil
+}
+
+// pushPayload is what the service worker receives (web/static/sw.js reads it).
+type pushPayload struct {
+	Type    string       `json:"type"` // began or ended
+	Tag     string       `json:"tag"`  // the wait's id: the ended push closes the notification with this tag
+	Title   string       `json:"title,omitempty"`
+	Body    string       `json:"body,omitempty"`
+	URL     string       `json:"url,omitempty"` // the page to open (a path)
+	Actions []pushAction `json:"actions,omitempty"`
+}
+
+type pushAction struct {
+	Action string `json:"action"`
+	Title  string `json:"title"`
+	Link   string `json:"link"` // the capability link's path
+}
+
+// pushRequest encrypts m for the subscription and signs the request with the VAPID key.
+func (n *Notifier) pushRequest(ctx context.Context, t Target, m message) (outgoing, error) {
+	w := m.Waits[0]
+	p := pushPayload{Type: string(m.Event), Tag: w.ID}
+	if m.Event == Began {
+		p.Title, p.Body, p.URL = m.Title(), clip(m.Body(), 1000), w.URL
+		for _, b := range m.Buttons {
+			p.Actions = append(p.Actions, pushAction{Action: b.Action, Title: b.Label, Link: LinkPath + b.URL[strings.LastIndex(b.URL, "/")+1:]})
+		}
+	}
+	plain, err := json.Marshal(p)
+	if err != nil {
+		return outgoing{}, err
+	}
+	body, err := Encrypt(*t.Push, plain)
+	if err != nil {
+		return outgoing{}, err
+	}
+	v, err := n.VAPID(ctx)
+	if err != nil {
+		return outgoing{}, err
+	}
+	auth, err := v.Authorization(t.URL, n.cfg.Subject, n.cfg.Now())
+	if err != nil {
+		return outgoing{}, err
+	}
+	ttl := 24 * 3600
+	if !w.Deadline.IsZero() {
+		ttl = max(60, min(ttl, int(w.Deadline.Sub(n.cfg.Now()).Seconds())))
+	}
+	urgency := "high"
+	if m.Event == Ended {
+		urgency = "normal"
+	}
+	return outgoing{URL: t.URL, Body: body, Header: http.Header{
+		"Content-Type":     {"application/octet-stream"},
+		"Content-Encoding": {"aes128gcm"},
+		"Ttl":              {strconv.Itoa(ttl)},
+		"Urgency":          {urgency},
+		"Topic":            {pushTopic(w.ID)},
+		"Authorization":    {auth},
+	}}, nil
+}
+
+// pushTopic names the wait's push for the push service (RFC 8030 §5.4): the ended push
+// replaces an undelivered began one. Topics are at most 32 base64url characters.
+func pushTopic(waitID string) string {
+	return HashToken(waitID)[:32]
 }

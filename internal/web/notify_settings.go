@@ -4,12 +4,14 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/notify"
+	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -52,9 +54,29 @@ func (s *Server) notifyData(ctx context.Context) (templates.NotifySettingsPage, 
 		if err != nil {
 			return p, err
 		}
-		p.Targets = append(p.Targets, templates.NotifyTarget{Target: t, Where: t.Redacted().URL, Deliveries: ds})
+		nt := templates.NotifyTarget{Target: t, Where: t.Redacted().URL, Deliveries: ds}
+		for _, k := range waits.Kinds {
+			nt.Kinds = append(nt.Kinds, templates.NotifyKind{Name: string(k), Label: kindLabel(k),
+				On: len(t.Filter.Kinds) == 0 || slices.Contains(t.Filter.Kinds, string(k))})
+		}
+		p.Targets = append(p.Targets, nt)
 	}
 	return p, nil
+}
+
+// kindLabel is how the settings page names a kind of wait.
+func kindLabel(k waits.Kind) string {
+	switch k {
+	case waits.KindPlan:
+		return "plans at the gate"
+	case waits.KindPermission:
+		return "permission requests"
+	case waits.KindQuestion:
+		return "questions"
+	case waits.KindInput:
+		return "waiting for your next prompt"
+	}
+	return string(k)
 }
 
 // notifyAddTargetForm serves POST /settings/notifications/targets.
@@ -121,4 +143,55 @@ func (s *Server) notifyDeleteTargetForm(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	http.Redirect(w, r, "/settings/notifications", http.StatusSeeOther)
+}
+
+// notifyKindsForm serves POST /settings/notifications/targets/{id}/kinds: the kinds of wait a
+// stored target announces, one checkbox each (a browser that should not buzz while a session
+// only waits for its next prompt unticks "input"). Every box ticked announces every kind.
+func (s *Server) notifyKindsForm(w http.ResponseWriter, r *http.Request) {
+	if s.notify == nil {
+		s.errorPage(w, r, errNotifyOff)
+		return
+	}
+	form, err := readForm(w, r)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	kinds, err := kindsFromForm(form["kind"])
+	if err == nil {
+		_, err = s.notify.SetKinds(r.Context(), param(r, "id"), kinds)
+	}
+	if err != nil {
+		if status(err) == http.StatusInternalServerError {
+			s.errorPage(w, r, err)
+			return
+		}
+		s.notifySettingsWith(w, r, status(err), err.Error())
+		return
+	}
+	http.Redirect(w, r, "/settings/notifications", http.StatusSeeOther)
+}
+
+// kindsFromForm checks the ticked kinds: nil when every kind is ticked (a filter that allows
+// all, and the kinds added later too).
+func kindsFromForm(ticked []string) ([]string, error) {
+	var kinds []string
+	for _, k := range waits.Kinds {
+		if slices.Contains(ticked, string(k)) {
+			kinds = append(kinds, string(k))
+		}
+	}
+	for _, k := range ticked {
+		if !slices.Contains(kinds, k) {
+			return nil, errs.Errorf(errs.Invalid, "kinds: %q is not a kind of wait", clipUA(k))
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		return nil, errs.New(errs.Invalid, "kinds: tick at least one kind of wait, or remove the target")
+	case len(waits.Kinds):
+		return nil, nil
+	}
+	return kinds, nil
 }

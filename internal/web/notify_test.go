@@ -1,11 +1,18 @@
 package web
 
 import (
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // TestNotifySettingsPage: an admin adds a target with the page's form and sees it listed,
@@ -75,5 +82,62 @@ func TestServiceWorkerAndManifest(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s = %d", p, resp.StatusCode)
 		}
+	}
+}
+
+// TestTargetKindsForm: a browser subscribed to Web Push can stop being told of sessions that
+// only wait for the next prompt: its row's kinds form, with "input" unticked, stores a filter
+// of the other kinds; ticking every kind again allows all; nothing ticked, or a kind that does
+// not exist, is refused with what is wrong.
+func TestTargetKindsForm(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	ts.page(t, "/?token="+testToken) // the cookie
+	key, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, raw := ts.api(t, "POST", "/api/v1/notify/push", `{"endpoint":"https://push.example.com/sub","keys":{"p256dh":"`+
+		base64.RawURLEncoding.EncodeToString(key.PublicKey().Bytes())+`","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`)
+	var sub struct{ ID string }
+	if code != 201 || json.Unmarshal(raw, &sub) != nil || sub.ID == "" {
+		t.Fatalf("subscribe = %d %s", code, raw)
+	}
+	kinds := func() map[string]bool {
+		_, doc := ts.page(t, "/settings/notifications")
+		got := map[string]bool{}
+		for _, in := range all(doc, `[data-testid="target-kinds"] input[type="checkbox"]`) {
+			got[attr(in, "value")] = slices.ContainsFunc(in.Attr, func(a html.Attribute) bool { return a.Key == "checked" })
+		}
+		return got
+	}
+	if got := kinds(); len(got) != 4 || !got["plan"] || !got["input"] {
+		t.Fatalf("kinds at first = %v; want all four ticked", got)
+	}
+	path := "/settings/notifications/targets/" + sub.ID + "/kinds"
+	if resp := ts.form(t, path, url.Values{"kind": {"plan", "permission", "question"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save = %d", resp.StatusCode)
+	}
+	if got := kinds(); got["input"] || !got["plan"] || !got["question"] {
+		t.Fatalf("kinds after unticking input = %v", got)
+	}
+	for _, tt := range []struct {
+		kinds []string
+		want  string
+	}{{nil, "at least one"}, {[]string{"plan", "lunch"}, "lunch"}} {
+		resp := ts.form(t, path, url.Values{"kind": tt.kinds})
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 400 || !strings.Contains(string(b), tt.want) {
+			t.Fatalf("kinds %v = %d; want 400 saying %q", tt.kinds, resp.StatusCode, tt.want)
+		}
+	}
+	if got := kinds(); got["input"] || !got["plan"] {
+		t.Fatalf("a refused form changed the kinds: %v", got)
+	}
+	if resp := ts.form(t, path, url.Values{"kind": {"plan", "permission", "question", "input"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save all = %d", resp.StatusCode)
+	}
+	_, raw = ts.api(t, "GET", "/api/v1/notify/targets", nil)
+	if strings.Contains(string(raw), `"kinds"`) {
+		t.Fatalf("every kind ticked should store no filter: %s", raw)
 	}
 }

@@ -61,6 +61,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/settings/notifications", s.notifySettings)
 		r.Post("/settings/notifications/targets", s.notifyAddTargetForm)
 		r.Post("/settings/notifications/targets/{id}/delete", s.notifyDeleteTargetForm)
+		r.Post("/settings/notifications/targets/{id}/kinds", s.notifyKindsForm)
 	})
 
 	r.Group(func(r chi.Router) {

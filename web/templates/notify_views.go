@@ -15,6 +15,14 @@ type NotifyTarget struct {
 	Target     notify.Target
 	Where      string
 	Deliveries []notify.Delivery
+	Kinds      []NotifyKind // every kind of wait, ticked when the target announces it
+}
+
+// NotifyKind is one kind of wait in a target's kinds form.
+type NotifyKind struct {
+	Name  string // plan, permission, question, input
+	Label string
+	On    bool
 }
 
 // AnswerLinkPage is what a capability link's page says.

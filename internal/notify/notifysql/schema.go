@@ -3,7 +3,7 @@
 // Times are Unix nanoseconds; 0 is "never". Bodies are JSON text.
 package notifysql
 
-// Both steps are idempotent (IF NOT EXISTS): a test that takes a database back to an older
+// Every step is idempotent (IF NOT EXISTS): a test that takes a database back to an older
 // version runs them again.
 
 // SQLiteSchema is the SQLite store's schema step for notifications.
@@ -56,4 +56,29 @@ CREATE INDEX IF NOT EXISTS notify_outbox_wait ON notify_outbox(wait_id, event);
 CREATE TABLE IF NOT EXISTS notify_targets (id text PRIMARY KEY, body text NOT NULL, created bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS notify_links (hash text PRIMARY KEY, body text NOT NULL, expires bigint NOT NULL, used bigint NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS notify_secrets (name text PRIMARY KEY, value bytea NOT NULL);
+`
+
+// SQLiteRemote is the SQLite store's step that keeps, per target and wait, the message that
+// announced the wait (what the target calls it), so its end can update or clear it.
+const SQLiteRemote = `
+CREATE TABLE IF NOT EXISTS notify_remote (
+	target TEXT NOT NULL,
+	wait_id TEXT NOT NULL,
+	remote TEXT NOT NULL,
+	created INTEGER NOT NULL,
+	PRIMARY KEY (target, wait_id)
+);
+CREATE INDEX IF NOT EXISTS notify_remote_message ON notify_remote(target, remote);
+`
+
+// PostgresRemote is the PostgreSQL store's step for the same table.
+const PostgresRemote = `
+CREATE TABLE IF NOT EXISTS notify_remote (
+	target text NOT NULL,
+	wait_id text NOT NULL,
+	remote text NOT NULL,
+	created bigint NOT NULL,
+	PRIMARY KEY (target, wait_id)
+);
+CREATE INDEX IF NOT EXISTS notify_remote_message ON notify_remote(target, remote);
 `

@@ -24,6 +24,7 @@ const (
 // Store is notify.Store on a database/sql handle.
 type Store struct {
 	db      *sql.DB
+	r       *sql.DB // what reads only committed state goes to: db, or SQLite's readers
 	dialect Dialect
 }
 
@@ -31,7 +32,16 @@ var _ notify.Store = (*Store)(nil)
 
 // New is the store on db, which has had the dialect's schema step applied. On SQLite, db is
 // the one writer connection: every statement here writes or must see the newest writes.
-func New(db *sql.DB, d Dialect) *Store { return &Store{db: db, dialect: d} }
+func New(db *sql.DB, d Dialect) *Store { return &Store{db: db, r: db, dialect: d} }
+
+// WithReader is the store with the reads that need only what was committed before them (the
+// targets, the messages' ids, the recent deliveries) on readers: on SQLite they then do not
+// hold the one writer connection that ingest and the gate queue for.
+func (s *Store) WithReader(r *sql.DB) *Store {
+	c := *s
+	c.r = r
+	return &c
+}
 
 // q writes a query for the dialect: $N placeholders become SQLite's ?N, and "SKIP LOCKED"
 // row locks are PostgreSQL's alone (SQLite has one writer at a time anyway).
@@ -56,120 +66,9 @@ func fromNanos(n int64) time.Time {
 	return time.Unix(0, n).UTC()
 }
 
-// Enqueue implements notify.Store.
-func (s *Store) Enqueue(ctx context.Context, ds []notify.Delivery) (int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO notify_outbox(key, target, wait_id, event, wait, due, status, created)
-		VALUES($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (key) DO NOTHING`))
-	if err != nil {
-		return 0, err
-	}
-	defer stmt.Close()
-	added := 0
-	for _, d := range ds {
-		w, err := json.Marshal(d.Wait)
-		if err != nil {
-			return 0, err
-		}
-		st := cmpOr(d.Status, notify.Pending)
-		res, err := stmt.ExecContext(ctx, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(st), nanos(d.Created))
-		if err != nil {
-			return 0, err
-		}
-		n, _ := res.RowsAffected()
-		added += int(n)
-	}
-	return added, tx.Commit()
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
-const deliveryColumns = `id, key, target, event, wait, due, attempts, status, error, created, done`
-
-func scanDelivery(sc interface{ Scan(...any) error }) (notify.Delivery, error) {
-	var d notify.Delivery
-	var ev, w, st string
-	var due, created, done int64
-	if err := sc.Scan(&d.ID, &d.Key, &d.Target, &ev, &w, &due, &d.Attempts, &st, &d.Error, &created, &done); err != nil {
-		return d, err
-	}
-	d.Event, d.Status = notify.Event(ev), notify.Status(st)
-	d.Due, d.Created, d.Done = fromNanos(due), fromNanos(created), fromNanos(done)
-	if err := json.Unmarshal([]byte(w), &d.Wait); err != nil {
-		return d, err
-	}
-	return d, nil
-}
-
-// Claim implements notify.Store. The subquery picks due, unleased rows (on PostgreSQL
-// skipping rows another instance is claiming this moment), and the update re-checks them, so
-// two instances never lease one row at once.
-func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]notify.Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`UPDATE notify_outbox SET owner = $1, lease_until = $2, attempts = attempts + 1
-		WHERE id IN (SELECT id FROM notify_outbox WHERE status = 'pending' AND due <= $3 AND lease_until <= $3
-			ORDER BY due, id LIMIT $4 /*lock*/)
-		AND status = 'pending' AND lease_until <= $3
-		RETURNING `+deliveryColumns), owner, nanos(now.Add(lease)), nanos(now), limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []notify.Delivery
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
-}
-
-// Finish implements notify.Store.
-func (s *Store) Finish(ctx context.Context, owner string, d notify.Delivery) (bool, error) {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE notify_outbox SET status = $1, error = $2, due = $3, done = $4, owner = '', lease_until = 0
-		WHERE id = $5 AND owner = $6 AND status = 'pending'`),
-		string(d.Status), d.Error, nanos(d.Due), nanos(d.Done), d.ID, owner)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
-}
-
-// Skip implements notify.Store.
-func (s *Store) Skip(ctx context.Context, waitID string, ev notify.Event, now time.Time, why string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
-		WHERE wait_id = $3 AND event = $4 AND status = 'pending' AND lease_until <= $2 RETURNING target`),
-		why, nanos(now), waitID, string(ev))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
-}
-
 // Recent implements notify.Store.
 func (s *Store) Recent(ctx context.Context, target string, limit int) ([]notify.Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM notify_outbox WHERE target = $1 ORDER BY id DESC LIMIT $2`), target, limit)
+	rows, err := s.r.QueryContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM notify_outbox WHERE target = $1 ORDER BY id DESC LIMIT $2`), target, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +109,7 @@ func (s *Store) DeleteTarget(ctx context.Context, id string) error {
 
 // Targets implements notify.Store.
 func (s *Store) Targets(ctx context.Context) ([]notify.Target, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT body FROM notify_targets ORDER BY created, id`)
+	rows, err := s.r.QueryContext(ctx, `SELECT body FROM notify_targets ORDER BY created, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -231,12 +130,18 @@ func (s *Store) Targets(ctx context.Context) ([]notify.Target, error) {
 }
 
 // AddLink implements notify.Store.
-func (s *Store) AddLink(ctx context.Context, l notify.Link) error {
+func (s *Store) AddLink(ctx context.Context, l notify.Link) error { return s.addLink(ctx, s.db, l) }
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (s *Store) addLink(ctx context.Context, db execer, l notify.Link) error {
 	b, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO notify_links(hash, body, expires) VALUES($1, $2, $3)`), l.Hash, string(b), nanos(l.Expires))
+	_, err = db.ExecContext(ctx, s.q(`INSERT INTO notify_links(hash, body, expires) VALUES($1, $2, $3)`), l.Hash, string(b), nanos(l.Expires))
 	return err
 }
 
@@ -304,6 +209,7 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	for _, q := range []string{
 		`DELETE FROM notify_outbox WHERE status <> 'pending' AND done > 0 AND done < $1`,
 		`DELETE FROM notify_links WHERE expires < $1`,
+		`DELETE FROM notify_remote WHERE created < $1`,
 	} {
 		res, err := s.db.ExecContext(ctx, s.q(q), nanos(before))
 		if err != nil {
@@ -313,25 +219,4 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 		n += int(k)
 	}
 	return n, nil
-}
-
-// Unended implements notify.Store.
-func (s *Store) Unended(ctx context.Context, limit int) ([]notify.Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM notify_outbox b
-		WHERE b.event = 'began' AND b.status = 'sent' AND NOT EXISTS (
-			SELECT 1 FROM notify_outbox e WHERE e.wait_id = b.wait_id AND e.target = b.target AND e.event = 'ended')
-		ORDER BY b.id LIMIT $1`), limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []notify.Delivery
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
 }

@@ -25,6 +25,16 @@ func Run(t *testing.T, open func(t *testing.T) notify.Store, second func(t *test
 	t.Run("SecretIsMadeOnce", func(t *testing.T) { secret(t, open(t)) })
 	t.Run("PruneKeepsPendingAndRecent", func(t *testing.T) { prune(t, open(t)) })
 	t.Run("UnendedAreSentBeginsWithoutEnd", func(t *testing.T) { unended(t, open(t)) })
+	t.Run("EnqueueClaimedLeasesWhatIsDue", func(t *testing.T) { enqueueClaimed(t, open(t)) })
+	t.Run("RemoteNamesTheMessage", func(t *testing.T) { remote(t, open(t)) })
+	t.Run("EnqueueClaimedOnceAcrossInstances", func(t *testing.T) {
+		a := open(t)
+		b := a
+		if second != nil {
+			b = second(t)
+		}
+		enqueueClaimedOnce(t, a, b)
+	})
 	t.Run("ConcurrentClaimsNeverOverlap", func(t *testing.T) {
 		a := open(t)
 		b := a
@@ -111,8 +121,8 @@ func skip(t *testing.T, s notify.Store) {
 	if _, err := s.Claim(ctx, "a", t0, 30*time.Second, 10); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Skip(ctx, "w", notify.Began, t0.Add(time.Second), "ended")
-	if err != nil || len(got) != 1 || got[0] != "waiting" {
+	got, err := s.Skip(ctx, []string{"w", "other"}, notify.Began, t0.Add(time.Second), "ended")
+	if err != nil || len(got) != 1 || got[0] != notify.DeliveryKey("waiting", "w", notify.Began) {
 		t.Fatalf("Skip = %v, %v; want only the unleased delivery", got, err)
 	}
 	r, _ := s.Recent(ctx, "waiting", 1)
@@ -300,5 +310,127 @@ func unended(t *testing.T, s notify.Store) {
 	u, err := s.Unended(ctx, 10)
 	if err != nil || len(u) != 1 || u[0].Wait.ID != "open" || u[0].Target != "t" {
 		t.Fatalf("Unended = %+v, %v; want only the sent begin with no end", u, err)
+	}
+}
+
+func enqueueClaimed(t *testing.T, s notify.Store) {
+	ctx := context.Background()
+	now, later := delivery("t", "now", t0), delivery("t", "later", t0.Add(time.Minute))
+	now.Links = []notify.Link{{Hash: "h-now", WaitID: "now", Action: "approve", Expires: t0.Add(time.Hour)}}
+	got, err := s.EnqueueClaimed(ctx, "a", t0, 30*time.Second, []notify.Delivery{now, later})
+	if err != nil || len(got) != 1 || got[0].Wait.ID != "now" || got[0].ID == 0 || got[0].Attempts != 1 {
+		t.Fatalf("EnqueueClaimed = %+v, %v; want the one due, with its id, first attempt", got, err)
+	}
+	if l, err := s.Link(ctx, "h-now"); err != nil || l.Action != "approve" {
+		t.Fatalf("the new delivery's link = %+v, %v; want it stored with it", l, err)
+	}
+	// Stored already: not returned again, and its links are not stored.
+	dup := delivery("t", "now", t0)
+	dup.Links = []notify.Link{{Hash: "h-dup", WaitID: "now", Expires: t0.Add(time.Hour)}}
+	if again, err := s.EnqueueClaimed(ctx, "b", t0, 30*time.Second, []notify.Delivery{dup}); err != nil || len(again) != 0 {
+		t.Fatalf("EnqueueClaimed of a stored key = %+v, %v; want nothing to send", again, err)
+	}
+	if _, err := s.Link(ctx, "h-dup"); errs.KindOf(err) != errs.NotFound {
+		t.Fatalf("a repeat's link was stored (%v)", err)
+	}
+	// It is leased: nobody claims it during the lease; after it (a crash), someone does.
+	if c, err := s.Claim(ctx, "b", t0.Add(10*time.Second), 30*time.Second, 10); err != nil || len(c) != 0 {
+		t.Fatalf("Claim during the lease = %+v, %v", c, err)
+	}
+	c, err := s.Claim(ctx, "b", t0.Add(31*time.Second), 30*time.Second, 10)
+	if err != nil || len(c) != 1 || c[0].Key != got[0].Key || c[0].Attempts != 2 {
+		t.Fatalf("Claim after the lease = %+v, %v; want the leased one, second attempt", c, err)
+	}
+	d := got[0]
+	d.Status, d.Done = notify.Sent, t0.Add(time.Second)
+	if ok, err := s.Finish(ctx, "a", d); err != nil || ok {
+		t.Fatalf("Finish by the owner who lost the lease = %v, %v", ok, err)
+	}
+	// The one due later is pending, unleased: claimed when due.
+	if c, err := s.Claim(ctx, "b", t0.Add(time.Minute), 30*time.Second, 10); err != nil || len(c) != 1 || c[0].Wait.ID != "later" {
+		t.Fatalf("Claim when the later one is due = %+v, %v", c, err)
+	}
+}
+
+func enqueueClaimedOnce(t *testing.T, a, b notify.Store) {
+	ctx := context.Background()
+	var ds []notify.Delivery
+	for i := range 30 {
+		ds = append(ds, delivery("t", fmt.Sprint("w", i), t0))
+	}
+	var mu sync.Mutex
+	seen := map[string]string{}
+	var wg sync.WaitGroup
+	for i, s := range []notify.Store{a, b, a, b} {
+		wg.Go(func() {
+			got, err := s.EnqueueClaimed(ctx, fmt.Sprint("owner", i), t0, time.Minute, ds)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, d := range got {
+				if prev, dup := seen[d.Key]; dup {
+					t.Errorf("%s returned to %s and owner%d", d.Key, prev, i)
+				}
+				seen[d.Key] = fmt.Sprint("owner", i)
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != len(ds) {
+		t.Fatalf("%d of %d returned to a sender", len(seen), len(ds))
+	}
+}
+
+func remote(t *testing.T, s notify.Store) {
+	ctx := context.Background()
+	if _, _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.NotFound {
+		t.Fatalf("Remote before any send = %v; want not found", err)
+	}
+	got, err := s.EnqueueClaimed(ctx, "a", t0, time.Minute, []notify.Delivery{delivery("t", "w1", t0), delivery("t", "w2", t0), delivery("t", "w3", t0), delivery("u", "w1", t0)})
+	if err != nil || len(got) != 4 {
+		t.Fatalf("EnqueueClaimed = %+v, %v", got, err)
+	}
+	if _, _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.Conflict {
+		t.Fatalf("Remote while the announcement is being sent = %v; want a conflict (ask again)", err)
+	}
+	for _, d := range got {
+		// w1 and w2 went out in one message; w3 failed; u's message has its own id.
+		d.Status, d.Done, d.Remote = notify.Sent, t0, "m-12"
+		switch {
+		case d.Target == "u":
+			d.Remote = "m-u"
+		case d.Wait.ID == "w3":
+			d.Status, d.Error = notify.Failed, "400"
+		}
+		if ok, err := s.Finish(ctx, "a", d); err != nil || !ok {
+			t.Fatalf("Finish = %v, %v", ok, err)
+		}
+	}
+	if r, n, open, err := s.Remote(ctx, "t", "w2"); err != nil || r != "m-12" || n != 2 || open != 1 {
+		t.Fatalf("Remote(t, w2) = %q %d %d %v; want m-12, announcing 2, w1 still open", r, n, open, err)
+	}
+	// w1's end is stored: its message has no other wait open for w2 any more.
+	end := delivery("t", "w1", t0)
+	end.Key, end.Event = notify.DeliveryKey("t", "w1", notify.Ended), notify.Ended
+	if _, err := s.Enqueue(ctx, []notify.Delivery{end}); err != nil {
+		t.Fatal(err)
+	}
+	if r, n, open, err := s.Remote(ctx, "t", "w2"); err != nil || r != "m-12" || n != 2 || open != 0 {
+		t.Fatalf("Remote(t, w2) after w1's end = %q %d %d %v; want none open", r, n, open, err)
+	}
+	if r, n, open, err := s.Remote(ctx, "u", "w1"); err != nil || r != "m-u" || n != 1 || open != 0 {
+		t.Fatalf("Remote(u, w1) = %q %d %d %v", r, n, open, err)
+	}
+	if _, _, _, err := s.Remote(ctx, "t", "w3"); errs.KindOf(err) != errs.NotFound {
+		t.Fatalf("Remote of a failed delivery = %v; want not found", err)
+	}
+	if _, err := s.Prune(ctx, t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := s.Remote(ctx, "t", "w2"); errs.KindOf(err) != errs.NotFound {
+		t.Fatalf("Remote after pruning = %v; want not found", err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/notify"
+	"github.com/plandash/plandash/internal/notify/notifysql"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 )
@@ -132,6 +134,34 @@ func TestMigrations(t *testing.T) {
 			var left bool
 			if err := conn.QueryRow(ctx, `SELECT to_regclass('token_requests') IS NOT NULL`).Scan(&left); err != nil || left {
 				t.Fatalf("token_requests is still there (%v, %v)", left, err)
+			}
+		}},
+		{"a database from before chat messages' ids keeps its outbox and gets the table", func(t *testing.T, url string) {
+			t0 := time.Unix(100, 0).UTC()
+			d := notify.Delivery{Key: "t|w|began", Target: "t", Event: notify.Began, Wait: notify.Wait{ID: "w", Title: "Plan"}, Due: t0, Created: t0}
+			first := open(t, url)
+			if _, err := first.Notify().Enqueue(ctx, []notify.Delivery{d}); err != nil {
+				t.Fatal(err)
+			}
+			first.Close()
+			conn := connect(t, url)
+			if _, err := conn.Exec(ctx, `DROP TABLE notify_remote`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, `UPDATE plandash_schema SET version = $1`, slices.Index(migrations(), notifysql.PostgresRemote)); err != nil {
+				t.Fatal(err)
+			}
+			s := open(t, url).Notify()
+			got, err := s.Claim(ctx, "a", t0, time.Minute, 10)
+			if err != nil || len(got) != 1 || got[0].Wait.Title != "Plan" {
+				t.Fatalf("Claim after the upgrade = %+v, %v; want the delivery stored before", got, err)
+			}
+			got[0].Status, got[0].Done, got[0].Remote = notify.Sent, t0, "m1"
+			if ok, err := s.Finish(ctx, "a", got[0]); err != nil || !ok {
+				t.Fatalf("Finish = %v, %v", ok, err)
+			}
+			if r, n, open, err := s.Remote(ctx, "t", "w"); err != nil || r != "m1" || n != 1 || open != 0 {
+				t.Fatalf("Remote = %q %d %d %v", r, n, open, err)
 			}
 		}},
 		{"instances starting at once migrate once", func(t *testing.T, url string) {

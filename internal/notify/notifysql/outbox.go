@@ -1,0 +1,310 @@
+package notifysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/notify"
+)
+
+// The outbox: what is due, leased, sent, skipped, and which message announced what.
+
+// Enqueue implements notify.Store.
+func (s *Store) Enqueue(ctx context.Context, ds []notify.Delivery) (int, error) {
+	added, err := s.enqueue(ctx, "", time.Time{}, 0, ds)
+	return len(added), err
+}
+
+// EnqueueClaimed implements notify.Store.
+func (s *Store) EnqueueClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, error) {
+	added, err := s.enqueue(ctx, owner, now, lease, ds)
+	if err != nil {
+		return nil, err
+	}
+	out := added[:0]
+	for _, d := range added {
+		if d.Attempts > 0 {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// enqueue stores the new deliveries and their links in one transaction and returns the ones
+// it stored; with an owner, those due at now are leased to it (Attempts 1).
+func (s *Store) enqueue(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) (added []notify.Delivery, err error) {
+	err = s.outboxTx(ctx, func(tx *sql.Tx) error {
+		added, err = s.insert(ctx, tx, owner, now, lease, ds)
+		return err
+	})
+	return added, err
+}
+
+func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, error) {
+	stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO notify_outbox(key, target, wait_id, event, wait, due, status, created, owner, lease_until, attempts)
+		VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (key) DO NOTHING RETURNING id`))
+	if err != nil {
+		return nil, err
+	}
+	defer stmt.Close()
+	var added []notify.Delivery
+	for _, d := range ds {
+		w, err := json.Marshal(d.Wait)
+		if err != nil {
+			return nil, err
+		}
+		d.Status = cmpOr(d.Status, notify.Pending)
+		by, until := "", int64(0)
+		if owner != "" && d.Status == notify.Pending && !d.Due.After(now) {
+			by, until, d.Attempts = owner, nanos(now.Add(lease)), 1
+		}
+		err = stmt.QueryRowContext(ctx, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(d.Status), nanos(d.Created), by, until, d.Attempts).Scan(&d.ID)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // stored already: its links are not stored, nor sent
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range d.Links {
+			if err := s.addLink(ctx, tx, l); err != nil {
+				return nil, err
+			}
+		}
+		added = append(added, d)
+	}
+	return added, nil
+}
+
+// outboxTx runs fn in a transaction. On SQLite the outbox's own bookkeeping (what is due,
+// claims, outcomes, skips) commits with synchronous=NORMAL, the writer connection going back
+// to FULL after: its commits then do not wait for the disk, which the one writer would
+// otherwise spend on them instead of on ingest and the gate. A process that crashes loses
+// none of it (the WAL is written at commit); a power cut may lose the last of it, and all of
+// that is made again at the next start: the open waits are announced again (same keys) and
+// the ends of sent announcements again (Unended), with the same idempotency keys.
+func (s *Store) outboxTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if s.dialect != SQLite {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+		return err
+	}
+	defer func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL`); err != nil {
+			// Never hand the pool a writer that does not wait for the disk: drop it.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+const deliveryColumns = `id, key, target, event, wait, due, attempts, status, error, created, done`
+
+func scanDelivery(sc interface{ Scan(...any) error }) (notify.Delivery, error) {
+	var d notify.Delivery
+	var ev, w, st string
+	var due, created, done int64
+	if err := sc.Scan(&d.ID, &d.Key, &d.Target, &ev, &w, &due, &d.Attempts, &st, &d.Error, &created, &done); err != nil {
+		return d, err
+	}
+	d.Event, d.Status = notify.Event(ev), notify.Status(st)
+	d.Due, d.Created, d.Done = fromNanos(due), fromNanos(created), fromNanos(done)
+	if err := json.Unmarshal([]byte(w), &d.Wait); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// Claim implements notify.Store. The subquery picks due, unleased rows (on PostgreSQL
+// skipping rows another instance is claiming this moment), and the update re-checks them, so
+// two instances never lease one row at once.
+func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) (out []notify.Delivery, err error) {
+	err = s.outboxTx(ctx, func(tx *sql.Tx) error {
+		out = nil
+		rows, err := tx.QueryContext(ctx, s.q(`UPDATE notify_outbox SET owner = $1, lease_until = $2, attempts = attempts + 1
+		WHERE id IN (SELECT id FROM notify_outbox WHERE status = 'pending' AND due <= $3 AND lease_until <= $3
+			ORDER BY due, id LIMIT $4 /*lock*/)
+		AND status = 'pending' AND lease_until <= $3
+		RETURNING `+deliveryColumns), owner, nanos(now.Add(lease)), nanos(now), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			d, err := scanDelivery(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Finish implements notify.Store.
+func (s *Store) Finish(ctx context.Context, owner string, d notify.Delivery) (bool, error) {
+	n, err := s.FinishAll(ctx, owner, []notify.Delivery{d})
+	return n == 1, err
+}
+
+// FinishAll implements notify.Store.
+func (s *Store) FinishAll(ctx context.Context, owner string, ds []notify.Delivery) (int, error) {
+	if len(ds) == 0 {
+		return 0, nil
+	}
+	finished := 0
+	err := s.outboxTx(ctx, func(tx *sql.Tx) error {
+		finished = 0
+		for _, d := range ds {
+			ok, err := s.finish(ctx, tx, owner, d)
+			if err != nil {
+				return err
+			}
+			if ok {
+				finished++
+			}
+		}
+		return nil
+	})
+	return finished, err
+}
+
+// finish finishes one delivery in tx: false when its lease went to another sender.
+func (s *Store) finish(ctx context.Context, tx *sql.Tx, owner string, d notify.Delivery) (bool, error) {
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE notify_outbox SET status = $1, error = $2, due = $3, done = $4, owner = '', lease_until = 0
+		WHERE id = $5 AND owner = $6 AND status = 'pending'`), string(d.Status), d.Error, nanos(d.Due), nanos(d.Done), d.ID, owner)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	if d.Remote == "" || d.Status != notify.Sent {
+		return true, nil
+	}
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO notify_remote(target, wait_id, remote, created) VALUES($1, $2, $3, $4)
+		ON CONFLICT (target, wait_id) DO UPDATE SET remote = excluded.remote, created = excluded.created`),
+		d.Target, d.Wait.ID, d.Remote, nanos(d.Done))
+	return err == nil, err
+}
+
+// Remote implements notify.Store.
+func (s *Store) Remote(ctx context.Context, target, waitID string) (string, int, int, error) {
+	var remote string
+	err := s.r.QueryRowContext(ctx, s.q(`SELECT remote FROM notify_remote WHERE target = $1 AND wait_id = $2`), target, waitID).Scan(&remote)
+	if errors.Is(err, sql.ErrNoRows) {
+		var pending int
+		if err := s.r.QueryRowContext(ctx, s.q(`SELECT count(*) FROM notify_outbox WHERE target = $1 AND wait_id = $2 AND event = 'began' AND status = 'pending'`),
+			target, waitID).Scan(&pending); err != nil {
+			return "", 0, 0, err
+		}
+		if pending > 0 {
+			return "", 0, 0, errs.Errorf(errs.Conflict, "the announcement of wait %q on %q is still being sent", waitID, target)
+		}
+		return "", 0, 0, errs.Errorf(errs.NotFound, "no message announced wait %q on %q", waitID, target)
+	}
+	if err != nil {
+		return "", 0, 0, err
+	}
+	var announced, open int
+	err = s.r.QueryRowContext(ctx, s.q(`SELECT count(*), count(*) FILTER (WHERE r.wait_id <> $3 AND NOT EXISTS (
+			SELECT 1 FROM notify_outbox e WHERE e.key = r.target || '|' || r.wait_id || '|ended'))
+		FROM notify_remote r WHERE r.target = $1 AND r.remote = $2`), target, remote, waitID).Scan(&announced, &open)
+	return remote, announced, open, err
+}
+
+// Skip implements notify.Store: one statement for all the waits (an announcement may end
+// hundreds at once), in chunks that keep under every database's parameter limit.
+func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now time.Time, why string) ([]string, error) {
+	var out []string
+	for chunk := range slices.Chunk(waitIDs, 500) {
+		args := []any{why, nanos(now), string(ev)}
+		marks := make([]string, len(chunk))
+		for i, id := range chunk {
+			args = append(args, id)
+			marks[i] = "$" + strconv.Itoa(len(args))
+		}
+		var keys []string
+		err := s.outboxTx(ctx, func(tx *sql.Tx) error {
+			keys = nil
+			rows, err := tx.QueryContext(ctx, s.q(`UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
+				WHERE wait_id IN (`+strings.Join(marks, ", ")+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`), args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var k string
+				if err := rows.Scan(&k); err != nil {
+					return err
+				}
+				keys = append(keys, k)
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, keys...)
+	}
+	return out, nil
+}
+
+// Unended implements notify.Store.
+func (s *Store) Unended(ctx context.Context, limit int) ([]notify.Delivery, error) {
+	rows, err := s.r.QueryContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM notify_outbox b
+		WHERE b.event = 'began' AND b.status = 'sent' AND NOT EXISTS (
+			SELECT 1 FROM notify_outbox e WHERE e.wait_id = b.wait_id AND e.target = b.target AND e.event = 'ended')
+		ORDER BY b.id LIMIT $1`), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []notify.Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
