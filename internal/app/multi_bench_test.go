@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/plandash/plandash/internal/live/livetest"
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 )
 
@@ -31,14 +31,15 @@ func BenchmarkCrossInstanceFanOut(b *testing.B) {
 	var wg sync.WaitGroup
 	for name, page := range pages {
 		wg.Go(func() {
+			var held livetest.Page
 			for {
 				_, msg, err := page.Read(ctx)
 				if err != nil {
 					return
 				}
 				now := time.Now()
-				var f struct{ HTML string }
-				if json.Unmarshal(msg, &f) != nil {
+				f, err := held.Read(msg)
+				if err != nil {
 					continue
 				}
 				i := strings.Index(f.HTML, "step-")

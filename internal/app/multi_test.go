@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/live/livetest"
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 	"github.com/plandash/plandash/internal/web"
 )
@@ -102,6 +103,9 @@ func (in *instance) socket(t testing.TB, topic string) *websocket.Conn {
 	return c
 }
 
+// pages is what each test socket's page holds, for the edits frames make to it.
+var pages sync.Map // *websocket.Conn → *livetest.Page
+
 // frameWith reads frames until one whose HTML contains text arrives.
 func frameWith(t testing.TB, c *websocket.Conn, text string) {
 	t.Helper()
@@ -112,8 +116,9 @@ func frameWith(t testing.TB, c *websocket.Conn, text string) {
 		if err != nil {
 			t.Fatalf("waiting for a fragment with %q: %v", text, err)
 		}
-		var f struct{ HTML string }
-		if err := json.Unmarshal(b, &f); err != nil {
+		p, _ := pages.LoadOrStore(c, &livetest.Page{})
+		f, err := p.(*livetest.Page).Read(b)
+		if err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(f.HTML, text) {
