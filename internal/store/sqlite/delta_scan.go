@@ -3,7 +3,11 @@ package sqlite
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/plandash/plandash/internal/plans"
 )
 
 // Computing a revision's delta splits the plan's JSON (which json.Marshal just wrote) into its
@@ -72,8 +76,9 @@ func scanObject(b []byte) (fields, error) {
 // each name again for every revision ingested. It is read only.
 var memberNames = func() map[string]string {
 	m := map[string]string{}
-	for _, n := range []string{"sessionId", "id", "kind", "type", "revision", "created", "updated", "removed",
-		"agent", "entries", "markdown", "uri", "raw", "_meta", "warnings", "replayed", "seq"} {
+	pt := reflect.TypeFor[plans.Plan]()
+	for i := range pt.NumField() {
+		n, _, _ := strings.Cut(pt.Field(i).Tag.Get("json"), ",")
 		m[n] = n
 	}
 	return m
