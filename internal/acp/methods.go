@@ -19,6 +19,30 @@ const (
 	MethodCancelRequest     = "$/cancel_request"
 )
 
+// knownMethods is every method ACP defines: the stable and unstable tables of
+// shared/acp/meta*.json, v2's auth/login and auth/logout, and session/set_model, which earlier
+// unstable versions had and agents still send. TestKnownMethods holds it to the tables. It is
+// read only.
+var knownMethods = func() map[string]bool {
+	m := map[string]bool{}
+	for _, name := range strings.Fields(`initialize authenticate logout session/new session/load session/set_mode
+		session/set_model session/set_config_option session/prompt session/cancel session/list session/delete
+		session/resume session/close session/fork session/update session/request_permission fs/write_text_file
+		fs/read_text_file terminal/create terminal/output terminal/release terminal/wait_for_exit terminal/kill
+		elicitation/create elicitation/complete providers/list providers/set providers/disable mcp/message
+		mcp/connect mcp/disconnect nes/start nes/suggest nes/accept nes/reject nes/close document/didOpen
+		document/didChange document/didClose document/didSave document/didFocus auth/login auth/logout
+		$/cancel_request`) {
+		m[name] = true
+	}
+	return m
+}()
+
+// KnownMethod reports whether ACP defines method. Ingest refuses any other name that is not an
+// extension's ("_…", "$/…"); metrics count a message under its method only when it is known, so
+// a client cannot grow the series without bound.
+func KnownMethod(method string) bool { return knownMethods[method] }
+
 // MethodSender says which peer sends requests or notifications of a method: ClientToAgent for
 // what the agent handles (initialize, authenticate, session/* except session/update and
 // session/request_permission, …), AgentToClient for what the client handles (session/update,

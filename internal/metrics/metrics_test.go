@@ -166,6 +166,8 @@ func TestMessageKind(t *testing.T) {
 		{"", true, "response"},
 		{"_custom/thing", false, "other"},
 		{"session/update\n", false, "other"},
+		{"session/set_model", false, "session/set_model"}, // ingest accepts it: counted by name too
+		{"session/list", false, "session/list"},
 	} {
 		if got := MessageKind(tc.method, tc.resp); got != tc.want {
 			t.Errorf("MessageKind(%q, %v) = %q, want %q", tc.method, tc.resp, got, tc.want)
