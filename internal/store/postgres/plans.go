@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/plandash/plandash/internal/changes"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -183,23 +184,23 @@ func commitNotes(c *plans.Changes) []Note {
 		out = append(out, Note{Kind: NoteSession, ID: sess.ID})
 	}
 	for _, p := range c.Plans {
-		out = append(out, Note{Kind: NoteSession, ID: p.SessionID, Part: "plan:" + p.ID})
+		out = append(out, Note{Kind: NoteSession, ID: p.SessionID, Part: changes.PartPlan + p.ID})
 	}
 	for _, t := range c.ToolCalls {
-		out = append(out, Note{Kind: NoteSession, ID: t.SessionID, Part: "call:" + t.ID})
+		out = append(out, Note{Kind: NoteSession, ID: t.SessionID, Part: changes.PartCall + t.ID})
 	}
 	counted := map[string]bool{}
 	for _, k := range c.NewToolCalls {
 		if !counted[k.SessionID] {
 			counted[k.SessionID] = true
-			out = append(out, Note{Kind: NoteSession, ID: k.SessionID, Part: "calls"})
+			out = append(out, Note{Kind: NoteSession, ID: k.SessionID, Part: changes.PartCallCount})
 		}
 	}
 	seen := map[string]bool{}
 	for _, a := range c.Activity {
 		if !seen[a.SessionID] {
 			seen[a.SessionID] = true
-			out = append(out, Note{Kind: NoteSession, ID: a.SessionID, Part: "activity"})
+			out = append(out, Note{Kind: NoteSession, ID: a.SessionID, Part: changes.PartActivity})
 		}
 	}
 	return out
