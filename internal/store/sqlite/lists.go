@@ -112,13 +112,12 @@ func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string
 	return list, next, int(newest.Int64), nil
 }
 
-// RevisionAt rebuilds one revision from the keyframe at or before it: at most keyframeEvery
+// RevisionAt rebuilds one revision from the keyframe at or before it: at most KeyframeEvery
 // rows are read and decoded, however long the plan's history. A plan's newest revision, which
 // the history page shows by default, usually comes from the cache of tips, rows unread.
 func (s *plansStore) RevisionAt(ctx context.Context, sessionID, planID string, revision int) (plans.Revision, error) {
 	k := plans.PlanKey{SessionID: sessionID, PlanID: planID}
-	t, ok := s.cache.get(k, revision)
-	f, err := t.members()
+	f, ok, err := s.cache.Get(k, revision)
 	if err != nil {
 		return plans.Revision{}, err
 	}
@@ -130,9 +129,5 @@ func (s *plansStore) RevisionAt(ctx context.Context, sessionID, planID string, r
 	if f == nil {
 		return plans.Revision{}, fmt.Errorf("%w: plan %q has no revision %d", plans.ErrNotFound, planID, revision)
 	}
-	p, err := decodeFields(f)
-	if err != nil {
-		return plans.Revision{}, err
-	}
-	return plans.Revision{Revision: p.Revision, At: p.Updated, Plan: p}, nil
+	return f.Revision()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/plandash/plandash/internal/page"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/store/delta"
 )
 
 // longHistory stores n revisions of one 50-entry plan, each changing one entry, in one
@@ -44,9 +45,9 @@ func TestRevisionAtReadsFromItsKeyframe(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
 	want := longHistory(t, db.Plans(), 10_000)
-	keyframe := (10_000-1)/keyframeEvery*keyframeEvery + 1
+	keyframe := (10_000-1)/delta.KeyframeEvery*delta.KeyframeEvery + 1
 	var format int
-	if err := db.r.QueryRowContext(ctx, `SELECT format FROM plan_revisions WHERE plan_id='p' AND revision=?`, keyframe).Scan(&format); err != nil || format != formatFull {
+	if err := db.r.QueryRowContext(ctx, `SELECT format FROM plan_revisions WHERE plan_id='p' AND revision=?`, keyframe).Scan(&format); err != nil || format != delta.FormatFull {
 		t.Fatalf("revision %d is stored in format %d (%v), want whole", keyframe, format, err)
 	}
 	if _, err := db.w.ExecContext(ctx, `DELETE FROM plan_revisions WHERE plan_id='p' AND revision < ?`, keyframe); err != nil {
@@ -54,9 +55,7 @@ func TestRevisionAtReadsFromItsKeyframe(t *testing.T) {
 	}
 	for _, cached := range []bool{true, false} {
 		if !cached { // as after a restart: the newest revision is rebuilt from the rows too
-			db.plans.cache.mu.Lock()
-			db.plans.cache.tips = nil
-			db.plans.cache.mu.Unlock()
+			db.plans.cache = delta.Cache{}
 		}
 		for _, n := range []int{keyframe, keyframe + 1, 10_000} {
 			got, err := db.Plans().RevisionAt(ctx, "s", "p", n)

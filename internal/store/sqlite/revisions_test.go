@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/store/delta"
 )
 
 var rt0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
@@ -89,8 +90,8 @@ func TestHistoryRebuildsEveryRevision(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	p := bigPlan("s", "p", 5)
 	var want []plans.Plan
-	for i := range 2*keyframeEvery + 40 {
-		if i == keyframeEvery+7 { // a cold cache in the middle
+	for i := range 2*delta.KeyframeEvery + 40 {
+		if i == delta.KeyframeEvery+7 { // a cold cache in the middle
 			if err := db.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +134,7 @@ func TestHistoryRebuildsEveryRevision(t *testing.T) {
 		}
 	}
 	var deltas int
-	if err := db.r.QueryRow(`SELECT COUNT(*) FROM plan_revisions WHERE format = ?`, formatDelta).Scan(&deltas); err != nil {
+	if err := db.r.QueryRow(`SELECT COUNT(*) FROM plan_revisions WHERE format = ?`, delta.FormatDelta).Scan(&deltas); err != nil {
 		t.Fatal(err)
 	}
 	if deltas < len(want)-4 {
@@ -167,7 +168,7 @@ func TestOldRevisionsStillRead(t *testing.T) {
 		t.Fatalf("History = %+v, %v", hist, err)
 	}
 	var format int
-	if err := db.r.QueryRow(`SELECT format FROM plan_revisions WHERE revision = 3`).Scan(&format); err != nil || format != formatDelta {
+	if err := db.r.QueryRow(`SELECT format FROM plan_revisions WHERE revision = 3`).Scan(&format); err != nil || format != delta.FormatDelta {
 		t.Fatalf("revision 3 format = %d, %v; want a delta", format, err)
 	}
 }

@@ -1,4 +1,4 @@
-package sqlite
+package delta
 
 import (
 	"encoding/json"
@@ -20,12 +20,12 @@ var errScan = errors.New("not a JSON value the scanner reads")
 
 // scanObject splits a JSON object into its members, as json.Unmarshal into fields would (a
 // repeated name keeps its last value).
-func scanObject(b []byte) (fields, error) {
+func scanObject(b []byte) (Fields, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, errScan
 	}
-	f := make(fields, 16) // a plan has 17 members, most of them usually present
+	f := make(Fields, 16) // a plan has 17 members, most of them usually present
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return f, tail(b, i+1)
