@@ -2,26 +2,19 @@ package delta
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/plans/planstest"
 	"github.com/plandash/plandash/internal/store/body"
 )
 
 var rt0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
 // bigPlan is an items plan of n entries, all pending.
-func bigPlan(sid, pid string, n int) *plans.Plan {
-	p := &plans.Plan{SessionID: sid, ID: pid, Kind: plans.KindItems, Type: "items", Created: rt0, Agent: "Claude Code"}
-	for i := range n {
-		p.Entries = append(p.Entries, plans.Entry{Content: fmt.Sprintf("Step %d: change the code and its tests", i),
-			Priority: "medium", Status: plans.StatusPending})
-	}
-	return p
-}
+func bigPlan(sid, pid string, n int) *plans.Plan { return planstest.Checklist(sid, pid, n, rt0) }
 
 func decode[T any](b []byte) (T, error) { return body.Decode[T](b) }
 

@@ -90,8 +90,8 @@ func (s *plansStore) ToolCallsPage(ctx context.Context, sessionID string, r page
 	return list, next, nil
 }
 
-// RevisionsPage lists a plan's revisions, newest first; only each row's time is read out of
-// its body.
+// RevisionsPage lists a plan's revisions, newest first, from the rows' own columns: nothing is
+// decoded, deltas or not.
 func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string, r page.Request) ([]plans.RevisionInfo, page.Cursor, int, error) {
 	var newest *int64
 	if err := s.pool.QueryRow(ctx, `SELECT MAX(revision) FROM plan_revisions WHERE session_id = $1 AND plan_id = $2`,
@@ -105,7 +105,7 @@ func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string
 	if !r.After.IsZero() {
 		after = r.After.Key
 	}
-	rows, err := s.pool.Query(ctx, `SELECT revision, (body->>'updated')::timestamptz FROM plan_revisions
+	rows, err := s.pool.Query(ctx, `SELECT revision, at FROM plan_revisions
 		WHERE session_id = $1 AND plan_id = $2 AND revision < $3 ORDER BY revision DESC LIMIT $4`, sessionID, planID, after, r.Fetch())
 	if err != nil {
 		return nil, page.Cursor{}, 0, err
@@ -120,14 +120,4 @@ func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string
 	}
 	list, next := page.Trim(r, list, plans.RevisionCursor)
 	return list, next, int(*newest), nil
-}
-
-// RevisionAt is one revision; PostgreSQL stores each whole, so it is one row.
-func (s *plansStore) RevisionAt(ctx context.Context, sessionID, planID string, revision int) (plans.Revision, error) {
-	p, err := one[plans.Plan](ctx, s.pool, fmt.Errorf("%w: plan %q has no revision %d", plans.ErrNotFound, planID, revision),
-		`SELECT body FROM plan_revisions WHERE session_id = $1 AND plan_id = $2 AND revision = $3`, sessionID, planID, revision)
-	if err != nil {
-		return plans.Revision{}, err
-	}
-	return plans.Revision{Revision: p.Revision, At: p.Updated, Plan: p}, nil
 }
