@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/store/delta"
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
@@ -142,7 +142,7 @@ func TestMigrations(t *testing.T) {
 			if err != nil || len(hist) != 3 || !slices.EqualFunc(hist, revs, func(h plans.Revision, p plans.Plan) bool { return reflect.DeepEqual(h.Plan, p) }) {
 				t.Fatalf("History = %+v, %v; want the three whole revisions", hist, err)
 			}
-			infos, _, newest, err := again.RevisionsPage(ctx, "s", "p", page.Request{Limit: 10})
+			infos, _, newest, err := again.RevisionsPage(ctx, "s", "p", paging.Request{Limit: 10})
 			if err != nil || newest != 3 || len(infos) != 3 || !infos[0].At.Equal(revs[2].Updated) {
 				t.Fatalf("RevisionsPage = %+v, %d, %v; want three, the newest at %v", infos, newest, err, revs[2].Updated)
 			}

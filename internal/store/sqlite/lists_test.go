@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/store/delta"
 )
@@ -71,7 +71,7 @@ func TestRevisionAtReadsFromItsKeyframe(t *testing.T) {
 		t.Fatal("a deleted revision was found")
 	}
 	// The list reads the remaining rows' own columns.
-	list, next, newest, err := db.Plans().RevisionsPage(ctx, "s", "p", page.Request{Limit: 3})
+	list, next, newest, err := db.Plans().RevisionsPage(ctx, "s", "p", paging.Request{Limit: 3})
 	if err != nil || newest != 10_000 || len(list) != 3 || list[2].Revision != 9_998 || next.IsZero() {
 		t.Fatalf("RevisionsPage = %v, %v, %d, %v", list, next, newest, err)
 	}
@@ -85,7 +85,7 @@ func BenchmarkHistoryPage10000(b *testing.B) {
 	longHistory(b, db.Plans(), 10_000)
 	b.Run("paged", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, _, err := db.Plans().RevisionsPage(ctx, "s", "p", page.Request{Limit: page.DefaultLimit}); err != nil {
+			if _, _, _, err := db.Plans().RevisionsPage(ctx, "s", "p", paging.Request{Limit: paging.DefaultLimit}); err != nil {
 				b.Fatal(err)
 			}
 			for _, n := range []int{9_999, 10_000} {
