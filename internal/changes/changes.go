@@ -2,7 +2,7 @@
 // services announce and PostgreSQL instances notify each other of, the parts of a session a page
 // redoes on its own, and the topics a page's socket subscribes to. The announcers, the notifier,
 // the listener of other instances, the pages and main.js all use these names, and tests hold
-// each of them to Kinds and Topics, so a kind published that no listener knows fails a test.
+// each of them to Kinds, so a kind published that no listener knows fails a test.
 package changes
 
 // Kinds of change, a live.Change's Kind and a PostgreSQL note's.
@@ -42,8 +42,3 @@ const (
 	TopicGate      = "gate"      // the pending count
 	TopicWait      = "wait"      // wait:<id>, a kept wait's page
 )
-
-// Topics lists every topic name.
-func Topics() []string {
-	return []string{TopicAll, TopicSession, TopicApprovals, TopicApproval, TopicShared, TopicGate, TopicWait}
-}

@@ -45,15 +45,12 @@ func constBlock(t *testing.T, doc string) map[string]string {
 	return out
 }
 
-// TestListsAreWhole: Kinds and Topics list every constant of their blocks, so the tests that
-// range over them (every kind has a topic and a stream, and is handled from other instances)
-// cover a kind added here.
-func TestListsAreWhole(t *testing.T) {
-	for doc, list := range map[string][]string{"Kinds of change": changes.Kinds(), "Topics a page": changes.Topics()} {
-		for name, v := range constBlock(t, doc) {
-			if !slices.Contains(list, v) {
-				t.Errorf("%s (%q) is not in its list: add it to Kinds or Topics", name, v)
-			}
+// TestKindsIsWhole: Kinds lists every kind constant, so the checks that range over it (every
+// kind has a topic and a stream, and is handled from other instances) cover a kind added here.
+func TestKindsIsWhole(t *testing.T) {
+	for name, v := range constBlock(t, "Kinds of change") {
+		if !slices.Contains(changes.Kinds(), v) {
+			t.Errorf("%s (%q) is not in Kinds: add it", name, v)
 		}
 	}
 }
@@ -149,7 +146,7 @@ func TestMainJSGatePage(t *testing.T) {
 		t.Fatal("main.js has no `const gatePage = /…/.test(topic);`: update this test with it")
 	}
 	re := regexp.MustCompile(string(m[1]))
-	for _, topic := range changes.Topics() {
+	for _, topic := range constBlock(t, "Topics a page") {
 		gate := topic == changes.TopicApprovals || topic == changes.TopicApproval
 		for _, sub := range []string{topic, topic + ":r1"} {
 			if re.MatchString(sub) != gate && !(topic == changes.TopicApproval && sub == topic) {

@@ -48,6 +48,11 @@ func (s *Server) registerTopics() {
 	s.live.Register(live.Topic{Name: topicShared, Keyed: true, Kinds: []string{changeShared}, Render: s.renderSharedPlan})
 	s.live.Register(live.Topic{Name: topicGate, Kinds: []string{changeWaits}, Render: s.renderPendingCount})
 	s.live.Register(live.Topic{Name: topicWait, Keyed: true, Kinds: []string{changeWaits}, Render: s.renderWaitPanel})
+	for _, k := range changes.Kinds() {
+		if !s.live.Shows(k) {
+			panic("web: no live topic shows changes of kind " + k) // a change of it would reach no page
+		}
+	}
 }
 
 // sessionsCommitted is the plans service's listener: every touched session as a whole (the

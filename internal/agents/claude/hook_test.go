@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 // servicePoster posts straight into a real Service, as the HTTP endpoint will.
@@ -35,7 +37,7 @@ type funcPoster func(ctx context.Context) ([]byte, error)
 func (f funcPoster) Post(ctx context.Context, _ []byte, _ bool) ([]byte, error) { return f(ctx) }
 
 func TestRunHookCapture(t *testing.T) {
-	p := newPlans(t)
+	p := agenttest.Plans(t)
 	post := &servicePoster{svc: NewService(p, nil, Config{Host: "server"})}
 	var out bytes.Buffer
 	if err := RunHook(context.Background(), bytes.NewReader(fixture(t, "pre_todowrite.json")), &out, post, HookOptions{Host: "laptop"}); err != nil {
@@ -71,7 +73,7 @@ func TestRunHookGate(t *testing.T) {
 	if _, err := rig.gate.Decide(context.Background(), req.ID, approval.DecisionInput{Action: approval.Reject, By: "ana", Comment: "split step 2"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := recvWithin(t, done, 30*time.Second, "return of the hook"); err != nil {
+	if err := testkit.Recv(t, done, 30*time.Second, "return of the hook"); err != nil {
 		t.Fatal(err)
 	}
 	var ans hookOut

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/approval"
 )
 
@@ -25,7 +26,7 @@ type handled struct {
 
 func newGateRig(t *testing.T, cfg Config) *gateRig {
 	t.Helper()
-	g := newGate(t)
+	g := agenttest.Gate(t)
 	r := &gateRig{gate: g, created: make(chan approval.Request, 8)}
 	g.OnChange(func(c approval.Change) {
 		if c.Request != nil && !c.Request.Decided() {
@@ -35,7 +36,7 @@ func newGateRig(t *testing.T, cfg Config) *gateRig {
 	if cfg.Host == "" {
 		cfg.Host = "devbox"
 	}
-	r.svc = NewService(newPlans(t), g, cfg)
+	r.svc = NewService(agenttest.Plans(t), g, cfg)
 	return r
 }
 

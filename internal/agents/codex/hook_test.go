@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 // httpPoster posts to a real HTTP server, as `plandash hook codex` does through the client.
@@ -50,7 +52,7 @@ type hookRig struct {
 
 func newHookRig(t *testing.T) *hookRig {
 	t.Helper()
-	r := &hookRig{gate: newGate(t), plans: newPlans(t), created: make(chan approval.Request, 8)}
+	r := &hookRig{gate: agenttest.Gate(t), plans: agenttest.Plans(t), created: make(chan approval.Request, 8)}
 	r.gate.OnChange(func(c approval.Change) {
 		if c.Request != nil && !c.Request.Decided() {
 			r.created <- *c.Request
@@ -244,7 +246,7 @@ func TestHandleClosesRequestWhenHookGivesUp(t *testing.T) {
 		t.Fatal("no request")
 	}
 	cancel()
-	recvWithin(t, done, 30*time.Second, "return of Handle")
+	testkit.Recv(t, done, 30*time.Second, "return of Handle")
 	got, err := rig.gate.Get(context.Background(), req.ID)
 	if err != nil || got.Status != approval.Rejected || got.Decision == nil || got.Decision.By != HookDecider {
 		t.Errorf("request after the hook gave up: %+v %v", got, err)

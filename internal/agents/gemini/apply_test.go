@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
@@ -18,7 +19,7 @@ import (
 // plans.Service on SQLite: the list shows with blocked as pending (its own status kept).
 func TestApplyCapturedTodos(t *testing.T) {
 	ctx := context.Background()
-	p := newPlans(t)
+	p := agenttest.Plans(t)
 	svc := NewService(p, nil, Config{Host: "devbox"})
 	var sid string
 	for _, b := range captured(t, "todos") {
@@ -74,7 +75,7 @@ func TestApplyCapturedTodos(t *testing.T) {
 func TestApplyCapturedPlan(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
-	p := newPlans(t)
+	p := agenttest.Plans(t)
 	svc := NewService(p, nil, Config{Host: "devbox", PlanDirs: files.PlanDirs{filepath.Join(home, ".gemini", "tmp")}})
 	var sid string
 	for i, b := range captured(t, "plan") {
@@ -118,7 +119,7 @@ func writePlan(t testing.TB, ev Event, md string) string {
 }
 
 func TestHandleRefusesGarbage(t *testing.T) {
-	svc := NewService(newPlans(t), nil, Config{Host: "h"})
+	svc := NewService(agenttest.Plans(t), nil, Config{Host: "h"})
 	for _, body := range []string{`{"a":`, `[]`, `null`, `{"hook_event_name":"AfterAgent"}`, "{\"x\":\"\xff\"}"} {
 		if _, err := svc.Handle(context.Background(), []byte(body)); err == nil || errs.KindOf(err) != errs.Invalid {
 			t.Errorf("%s: %v", body, err)
