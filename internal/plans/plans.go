@@ -228,15 +228,6 @@ type Tally struct {
 	Plans, Entries, Open int
 }
 
-// TallyOf counts ps.
-func TallyOf(ps []Plan) Tally {
-	var t Tally
-	for _, p := range ps {
-		t.count(p)
-	}
-	return t
-}
-
 func (t *Tally) count(p Plan) {
 	t.Plans++
 	t.Entries += len(p.Entries)
