@@ -7,10 +7,6 @@ import (
 
 // What only tests use: options, and views of state production code does not ask for.
 
-// Indexed reports whether lists are served from the watcher's index (the watcher runs and has
-// caught up with the directory) rather than by scanning the directory.
-func (s *Service) Indexed() bool { return s.idx.isLive() }
-
 // WithClock replaces time.Now for updatedAt stamps and temp-file ages.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 

@@ -191,3 +191,7 @@ func (x *index) isLive() bool {
 	defer x.mu.RUnlock()
 	return x.live
 }
+
+// Indexed reports whether lists are served from the watcher's index (the watcher runs and has
+// caught up with the directory) rather than by scanning the directory.
+func (s *Service) Indexed() bool { return s.idx.isLive() }
