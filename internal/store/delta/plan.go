@@ -8,11 +8,9 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 )
 
-// diffPlans is the delta from revision a to revision b computed from the plans themselves: the
-// members that changed are encoded, and only the entries that changed. It is the same delta
-// diffFields finds between the two plans' JSON, without encoding both whole and splitting them
-// again, which was a third of storing an update. TestFieldsInDeltas holds it to plans.Plan's
-// fields, so a field added there is not silently left out of history.
+// diffPlans is the delta diffFields would find between the JSON of revisions a and b, computed
+// from the plans themselves so that neither is encoded whole: only the members and entries that
+// changed are. TestFieldsInDeltas holds it to every field of plans.Plan and plans.Entry.
 func diffPlans(a, b *plans.Plan) delta {
 	var d delta
 	// changed records a member that differs: set in b, or gone from it (an omitempty member

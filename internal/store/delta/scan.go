@@ -10,10 +10,8 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 )
 
-// Computing a revision's delta splits the plan's JSON (which json.Marshal just wrote) into its
-// members and its entries array into elements, for every update ingested. encoding/json
-// validates and decodes every byte to do that; on a batch of a thousand updates it was most
-// of ingest's CPU. These scanners only find where each value starts and ends. They are used on
+// These scanners split a plan's JSON into members and its entries into elements by finding
+// where each value starts and ends, without decoding, on every update ingested. They read only
 // JSON this process encoded; anything they cannot read falls back to encoding/json.
 
 var errScan = errors.New("not a JSON value the scanner reads")
