@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -17,7 +16,7 @@ const fixtureSession = "3f2a9c1e-7b4d-4e0a-9c55-1d2e3f4a5b6c"
 // Service into a real plans.Service on SQLite and checks what the pages would show.
 func TestApplyThroughDomain(t *testing.T) {
 	ctx := context.Background()
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	svc := NewService(p, nil, Config{Host: "devbox"})
 	for _, name := range []string{
 		"session_start.json", "user_prompt_submit.json", "pre_todowrite.json", "post_todowrite.json",
@@ -96,7 +95,7 @@ func TestApplyThroughDomain(t *testing.T) {
 // the session still shows Claude Code and its cwd.
 func TestApplyNamesSessionFirstSeenMidway(t *testing.T) {
 	ctx := context.Background()
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	svc := NewService(p, nil, Config{Host: "devbox"})
 	if _, err := svc.Handle(ctx, fixture(t, "pre_todowrite.json")); err != nil {
 		t.Fatal(err)
@@ -108,7 +107,7 @@ func TestApplyNamesSessionFirstSeenMidway(t *testing.T) {
 }
 
 func TestHandleRefusesGarbage(t *testing.T) {
-	svc := NewService(agenttest.Plans(t), nil, Config{Host: "h"})
+	svc := NewService(newPlans(t), nil, Config{Host: "h"})
 	for _, body := range []string{`{"a":`, `[]`, `{"hook_event_name":"Stop"}`} {
 		if _, err := svc.Handle(context.Background(), []byte(body)); err == nil || errs.KindOf(err) != errs.Invalid {
 			t.Errorf("%s: %v", body, err)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/testkit"
 )
@@ -37,7 +36,7 @@ type funcPoster func(ctx context.Context) ([]byte, error)
 func (f funcPoster) Post(ctx context.Context, _ []byte, _ bool) ([]byte, error) { return f(ctx) }
 
 func TestRunHookCapture(t *testing.T) {
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	post := &servicePoster{svc: NewService(p, nil, Config{Host: "server"})}
 	var out bytes.Buffer
 	if err := RunHook(context.Background(), bytes.NewReader(fixture(t, "pre_todowrite.json")), &out, post, HookOptions{Host: "laptop"}); err != nil {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/approval"
 )
 
@@ -26,7 +25,7 @@ type handled struct {
 
 func newGateRig(t *testing.T, cfg Config) *gateRig {
 	t.Helper()
-	g := agenttest.Gate(t)
+	g := newGate(t)
 	r := &gateRig{gate: g, created: make(chan approval.Request, 8)}
 	g.OnChange(func(c approval.Change) {
 		if c.Request != nil && !c.Request.Decided() {
@@ -36,7 +35,7 @@ func newGateRig(t *testing.T, cfg Config) *gateRig {
 	if cfg.Host == "" {
 		cfg.Host = "devbox"
 	}
-	r.svc = NewService(agenttest.Plans(t), g, cfg)
+	r.svc = NewService(newPlans(t), g, cfg)
 	return r
 }
 

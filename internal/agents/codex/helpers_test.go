@@ -5,7 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/plans"
+)
+
+// The stores and services the tests run on, from the agents' test kit.
+var (
+	newPlans = agenttest.Plans
+	newGate  = agenttest.Gate
 )
 
 func fixture(t testing.TB, name string) []byte {

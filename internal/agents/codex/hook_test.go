@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/testkit"
@@ -52,7 +51,7 @@ type hookRig struct {
 
 func newHookRig(t *testing.T) *hookRig {
 	t.Helper()
-	r := &hookRig{gate: agenttest.Gate(t), plans: agenttest.Plans(t), created: make(chan approval.Request, 8)}
+	r := &hookRig{gate: newGate(t), plans: newPlans(t), created: make(chan approval.Request, 8)}
 	r.gate.OnChange(func(c approval.Change) {
 		if c.Request != nil && !c.Request.Decided() {
 			r.created <- *c.Request

@@ -39,7 +39,7 @@ func TestRealCodexRolloutTailed(t *testing.T) {
 	needRealCLI(t)
 	srv := agenttest.NewModelServer(t)
 	c := agenttest.NewCodex(t, srv, "", nil)
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	sessions := mkdir(t, filepath.Join(c.Home, "sessions"))
 	runTailer(t, NewTailer(sessions, ApplyTo(p, nil), TailerOptions{StateDir: t.TempDir(), Host: "devbox", Rescan: time.Hour}))
 
@@ -79,7 +79,7 @@ func TestRealCodexFirstSession(t *testing.T) {
 	needRealCLI(t)
 	srv := agenttest.NewModelServer(t)
 	c := agenttest.NewCodex(t, srv, "", nil)
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	sessions := filepath.Join(c.Home, "sessions")
 	if _, err := os.Stat(sessions); err == nil {
 		t.Fatalf("%s exists before the first session", sessions)

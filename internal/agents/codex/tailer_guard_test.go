@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/plandash/plandash/internal/agents/agenttest"
 )
 
 // awaitLog waits, for at most d, until rec has a record containing s. It only orders a test's
@@ -29,7 +27,7 @@ func awaitLog(rec *logRecorder, s string, d time.Duration) {
 func TestTailerFollowsSessionsDirCreatedLater(t *testing.T) {
 	home := t.TempDir()
 	sessions := filepath.Join(home, ".codex", "sessions")
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	rec := &logRecorder{}
 	runTailer(t, NewTailer(sessions, ApplyTo(p, nil), TailerOptions{Rescan: time.Hour, Log: slog.New(rec)}))
 	// Only once the tailer has looked (and found nothing) does the session begin.
@@ -58,7 +56,7 @@ func TestTailerFollowsSessionsDirCreatedLater(t *testing.T) {
 // symlinked directory leads it to read files outside the sessions directory.
 func TestTailerReadsRegularFilesOnly(t *testing.T) {
 	sessions, outside := t.TempDir(), t.TempDir()
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	day := mkdir(t, filepath.Join(sessions, "2026", "11", "25"))
 	if err := syscall.Mkfifo(filepath.Join(day, "rollout-2026-11-25T00-00-00-01a20aa7-0000-7000-8000-0000000000f1.jsonl"), 0o600); err != nil {
 		t.Fatal(err)
@@ -104,7 +102,7 @@ func TestTailerReadsRegularFilesOnly(t *testing.T) {
 // count), not one line each.
 func TestTailerSkippedLinesDoNotFloodTheLog(t *testing.T) {
 	sessions := t.TempDir()
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	rec := &logRecorder{}
 	day := mkdir(t, filepath.Join(sessions, "2026", "11", "27"))
 	id := "01a20aa7-0000-7000-8000-0000000000a7"
@@ -142,7 +140,7 @@ func TestTailerFollowsALinkedSessionsDirectory(t *testing.T) {
 	if err := os.Symlink(real, sessions); err != nil {
 		t.Fatal(err)
 	}
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	id := "01a20aa7-0000-7000-8000-0000000000b8"
 	day := mkdir(t, filepath.Join(real, "2026", "11", "28"))
 	appendFile(t, filepath.Join(day, "rollout-2026-11-28T00-00-00-"+id+".jsonl"), metaLine(id, "/w")+planLine("c1", "Linked=pending"))

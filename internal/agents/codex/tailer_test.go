@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -123,7 +122,7 @@ func metaLine(thread, cwd string) string {
 func TestTailerFollowsAndResumes(t *testing.T) {
 	sessions := t.TempDir()
 	state := t.TempDir()
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	// Rescans only every hour: everything here must arrive through file-system events.
 	opts := TailerOptions{StateDir: state, Host: "devbox", Rescan: time.Hour}
 	day := mkdir(t, filepath.Join(sessions, "2026", "11", "23"))
@@ -219,7 +218,7 @@ func (l *logRecorder) all() string {
 // and over-long lines are reported with their line number and skipped.
 func TestTailerSkipsOldFilesAndBadLines(t *testing.T) {
 	sessions := t.TempDir()
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	rec := &logRecorder{}
 	day := mkdir(t, filepath.Join(sessions, "2026", "11", "20"))
 	oldID := "01a20aa7-0000-7000-8000-0000000000a1"
@@ -255,7 +254,7 @@ func TestTailerSkipsOldFilesAndBadLines(t *testing.T) {
 // tried again, and applied once.
 func TestTailerRetriesSlowApply(t *testing.T) {
 	sessions := t.TempDir()
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	real := ApplyTo(p, nil)
 	var mu sync.Mutex
 	calls := 0

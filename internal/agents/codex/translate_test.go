@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -23,7 +22,7 @@ func TestTranslateRealRollout(t *testing.T) {
 	if len(bad) != 0 || len(lines) != 22 {
 		t.Fatalf("decoded %d lines, errors %v", len(lines), bad)
 	}
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	tr := NewTranslator("/x/sessions/2026/11/23/rollout-2026-11-23T23-05-01-"+realThread+".jsonl", "devbox")
 	msgs := tr.Translate(lines)
 	if err := ApplyTo(p, nil)(ctx, msgs); err != nil {

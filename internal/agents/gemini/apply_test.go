@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
@@ -19,7 +18,7 @@ import (
 // plans.Service on SQLite: the list shows with blocked as pending (its own status kept).
 func TestApplyCapturedTodos(t *testing.T) {
 	ctx := context.Background()
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	svc := NewService(p, nil, Config{Host: "devbox"})
 	var sid string
 	for _, b := range captured(t, "todos") {
@@ -75,7 +74,7 @@ func TestApplyCapturedTodos(t *testing.T) {
 func TestApplyCapturedPlan(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
-	p := agenttest.Plans(t)
+	p := newPlans(t)
 	svc := NewService(p, nil, Config{Host: "devbox", PlanDirs: files.PlanDirs{filepath.Join(home, ".gemini", "tmp")}})
 	var sid string
 	for i, b := range captured(t, "plan") {
@@ -119,7 +118,7 @@ func writePlan(t testing.TB, ev Event, md string) string {
 }
 
 func TestHandleRefusesGarbage(t *testing.T) {
-	svc := NewService(agenttest.Plans(t), nil, Config{Host: "h"})
+	svc := NewService(newPlans(t), nil, Config{Host: "h"})
 	for _, body := range []string{`{"a":`, `[]`, `null`, `{"hook_event_name":"AfterAgent"}`, "{\"x\":\"\xff\"}"} {
 		if _, err := svc.Handle(context.Background(), []byte(body)); err == nil || errs.KindOf(err) != errs.Invalid {
 			t.Errorf("%s: %v", body, err)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/files"
 )
@@ -48,7 +47,7 @@ func TestGateDecisions(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := writePlan(t, ev, "# Parser plan\n\n1. Tokenize\n")
-			g := agenttest.Gate(t)
+			g := newGate(t)
 			created := make(chan approval.Request, 4)
 			g.OnChange(func(c approval.Change) {
 				if c.Request != nil && !c.Request.Decided() {
@@ -56,7 +55,7 @@ func TestGateDecisions(t *testing.T) {
 				}
 			})
 			// No PlanDirs: the Service cannot read the file itself, so the plan must come from the hook.
-			svc := NewService(agenttest.Plans(t), g, Config{Host: "server"})
+			svc := NewService(newPlans(t), g, Config{Host: "server"})
 			var out bytes.Buffer
 			done := make(chan error, 1)
 			go func() {
@@ -108,7 +107,7 @@ func TestGateExpiredDenies(t *testing.T) {
 	// The clock jumps a day once the request is made, so its deadline has passed.
 	var later atomic.Bool
 	base := time.Now()
-	g, err := approval.New(context.Background(), agenttest.SQLite(t).Approvals(), approval.Config{Now: func() time.Time {
+	g, err := approval.New(context.Background(), openDB(t).Approvals(), approval.Config{Now: func() time.Time {
 		if later.Load() {
 			return base.Add(24 * time.Hour)
 		}
@@ -118,7 +117,7 @@ func TestGateExpiredDenies(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.OnChange(func(approval.Change) { later.Store(true) })
-	svc := NewService(agenttest.Plans(t), g, Config{Host: "h", PlanDirs: files.PlanDirs{filepath.Join(home, ".gemini", "tmp")}, Deadline: time.Hour})
+	svc := NewService(newPlans(t), g, Config{Host: "h", PlanDirs: files.PlanDirs{filepath.Join(home, ".gemini", "tmp")}, Deadline: time.Hour})
 	ans, err := svc.Handle(context.Background(), body)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,15 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/agents/agenttest"
+)
+
+// The stores and services the tests run on, from the agents' test kit.
+var (
+	openDB   = agenttest.SQLite
+	newPlans = agenttest.Plans
+	newGate  = agenttest.Gate
 )
 
 // captured returns the payloads the real Gemini CLI sent in one captured run ("todos" or

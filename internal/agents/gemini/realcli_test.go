@@ -71,14 +71,14 @@ func TestRealGeminiGate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.action), func(t *testing.T) {
-			g := agenttest.Gate(t)
+			g := newGate(t)
 			created := make(chan approval.Request, 4)
 			g.OnChange(func(c approval.Change) {
 				if c.Request != nil && !c.Request.Decided() {
 					created <- *c.Request
 				}
 			})
-			p := agenttest.Plans(t)
+			p := newPlans(t)
 			svc := NewService(p, g, Config{Host: "server"})
 			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				body, err := io.ReadAll(r.Body)
