@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/benchplan"
-	"github.com/plandash/plandash/internal/metrics"
+	"github.com/plandash/plandash/internal/metrics/metricstest"
 )
 
 // exchange is the codec's recording of coder/acp-go-sdk's example client and agent talking.
@@ -257,7 +257,7 @@ func (e *env) ingested(ctx context.Context, s *server) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	scrape, err := metrics.Parse(bytes.NewReader(b))
+	scrape, err := metricstest.Parse(bytes.NewReader(b))
 	if err != nil {
 		return 0, fmt.Errorf("/metrics: %w", err)
 	}

@@ -72,3 +72,18 @@ func TestDAGSessionPageNarrow(t *testing.T) {
 		p.fail("at 320 px the session page is %d px wide (clientWidth %d)", sw, cw)
 	}
 }
+
+// TestDAGInboxRowDrawn: a tool-call plan the inbox fetches to show in its row (HTML no socket
+// fragment brought) is bound by dag.js like any other diagram: zoomed to fit, nodes clickable.
+func TestDAGInboxRowDrawn(t *testing.T) {
+	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	calls := `[{"_tool":"read_file","_id":"read","path":"go.mod","_outputPath":"†state.mod"},{"_tool":"summarize","_id":"sum","text":"†state.mod"}]`
+	id := a.submit(`{"title":"Summarise go.mod","agent":"cagent","plan":{"type":"dag","calls":` + calls + `}}`)
+	p := openPage(t, a, "/approvals")
+	p.wait("the row", exists(row(id)))
+	p.do(click(row(id) + ` [data-testid="show-plan"]`))
+	fig := row(id) + ` [data-testid="row-plan"] [data-testid="dag-diagram"]`
+	p.wait("the diagram bound in the row", `(function(){ var f = document.querySelector(`+js(fig)+`); return !!f && !!f.dataset.zoom; })()`)
+	p.do(click(fig + ` [data-testid="dag-node"][data-node-id="sum"]`))
+	p.wait("the node's details", exists(fig+` [data-testid="dag-node"][data-node-id="sum"].dag-selected`))
+}

@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	paging "github.com/plandash/plandash/internal/page"
+	paging "github.com/plandash/plandash/internal/paging"
 )
 
 // cardNames is the script that lists a /shared page's cards by name, in page order.

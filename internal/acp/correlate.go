@@ -58,14 +58,14 @@ func dirIndex(d Direction) int {
 	return 2
 }
 
-// idKey canonicalises an id: strings by their decoded value (so "a" and "\u0061" meet), numbers
+// IDKey canonicalises an id: strings by their decoded value (so "a" and "\u0061" meet), numbers
 // by their trimmed text. The kind prefix keeps 1 and "1" apart. ok is false for null or missing
 // ids, which answer nothing.
-func idKey(id []byte) (string, bool) {
-	id = trimSpace(id)
+func IDKey(id []byte) (string, bool) {
+	id = TrimSpace(id)
 	switch {
 	case isString(id):
-		s, ok := unquote(id)
+		s, ok := Unquote(id)
 		return "s" + s, ok
 	case isNumber(id):
 		return "n" + string(id), true
@@ -81,7 +81,7 @@ func (c *Correlator) Request(m Message) {
 	if !m.IsRequest() {
 		return
 	}
-	key, ok := idKey(m.ID)
+	key, ok := IDKey(m.ID)
 	if !ok {
 		return
 	}
@@ -118,7 +118,7 @@ func (c *Correlator) Response(m Message) (req Message, ok bool) {
 	if !m.IsResponse() {
 		return Message{}, false
 	}
-	key, ok := idKey(m.ID)
+	key, ok := IDKey(m.ID)
 	if !ok {
 		return Message{}, false
 	}
@@ -206,12 +206,12 @@ func resultFits(method string, resp Message) bool {
 	default:
 		return false
 	}
-	r := trimSpace(resp.Result)
-	if !isObject(r) || !Valid(r) { // a hand-built Message may hold anything
+	r := TrimSpace(resp.Result)
+	if !IsObject(r) || !Valid(r) { // a hand-built Message may hold anything
 		return false
 	}
 	var f [1][]byte
-	lookup(r, f[:], member)
+	Lookup(r, f[:], member)
 	return f[0] != nil
 }
 

@@ -50,13 +50,13 @@ func DecodeCursorTodos(params json.RawMessage) (CursorTodos, error) {
 		return CursorTodos{}, err
 	}
 	var f [4][]byte
-	lookup(b, f[:], "sessionId", "toolCallId", "merge", "todos")
-	if !isArray(f[3]) {
+	Lookup(b, f[:], "sessionId", "toolCallId", "merge", "todos")
+	if !IsArray(f[3]) {
 		return CursorTodos{}, &DecodeError{Path: "todos", Message: notArray(f[3])}
 	}
 	t := CursorTodos{Merge: string(f[2]) == "true", Todos: cursorTodos(f[3])}
-	t.SessionID, _ = unquote(f[0])
-	t.ToolCallID, _ = unquote(f[1])
+	t.SessionID, _ = Unquote(f[0])
+	t.ToolCallID, _ = Unquote(f[1])
 	return t, nil
 }
 
@@ -69,14 +69,14 @@ func DecodeCursorPlan(params json.RawMessage) (CursorPlan, error) {
 		return CursorPlan{}, err
 	}
 	var f [6][]byte
-	lookup(b, f[:], "sessionId", "toolCallId", "name", "overview", "plan", "todos")
+	Lookup(b, f[:], "sessionId", "toolCallId", "name", "overview", "plan", "todos")
 	var p CursorPlan
-	p.SessionID, _ = unquote(f[0])
-	p.ToolCallID, _ = unquote(f[1])
-	p.Name, _ = unquote(f[2])
-	p.Overview, _ = unquote(f[3])
-	p.Plan, _ = unquote(f[4])
-	if isArray(f[5]) {
+	p.SessionID, _ = Unquote(f[0])
+	p.ToolCallID, _ = Unquote(f[1])
+	p.Name, _ = Unquote(f[2])
+	p.Overview, _ = Unquote(f[3])
+	p.Plan, _ = Unquote(f[4])
+	if IsArray(f[5]) {
 		p.Todos = cursorTodos(f[5])
 	}
 	return p, nil
@@ -84,25 +84,25 @@ func DecodeCursorPlan(params json.RawMessage) (CursorPlan, error) {
 
 func cursorTodos(arr []byte) []CursorTodo {
 	out := make([]CursorTodo, 0, countElems(arr))
-	for it := newArrIter(arr); ; {
-		el, ok := it.next()
+	for it := NewArrayIter(arr); ; {
+		el, ok := it.Next()
 		if !ok {
 			return out
 		}
-		if !isObject(el) {
+		if !IsObject(el) {
 			continue
 		}
 		var f [3][]byte
-		lookup(el, f[:], "id", "content", "status")
-		content, ok := unquote(f[1])
+		Lookup(el, f[:], "id", "content", "status")
+		content, ok := Unquote(f[1])
 		if !ok {
 			continue
 		}
-		id, ok := unquote(f[0])
+		id, ok := Unquote(f[0])
 		if !ok && isNumber(f[0]) {
 			id = string(f[0])
 		}
-		status, _ := unquote(f[2])
+		status, _ := Unquote(f[2])
 		out = append(out, CursorTodo{ID: id, Content: content, Status: CursorStatus(status)})
 	}
 }
@@ -167,22 +167,22 @@ func DecodeCursorPlanOutcome(result json.RawMessage) (CursorPlanOutcome, error) 
 		return CursorPlanOutcome{}, err
 	}
 	var f [1][]byte
-	lookup(b, f[:], "outcome")
-	if !isObject(f[0]) {
+	Lookup(b, f[:], "outcome")
+	if !IsObject(f[0]) {
 		if isString(f[0]) {
 			return CursorPlanOutcome{Outcome: CursorCancelled}, nil
 		}
 		return CursorPlanOutcome{}, &DecodeError{Path: "outcome", Message: notObject(f[0])}
 	}
 	var o [3][]byte
-	lookup(f[0], o[:], "outcome", "planUri", "reason")
-	s, _ := unquote(o[0])
+	Lookup(f[0], o[:], "outcome", "planUri", "reason")
+	s, _ := Unquote(o[0])
 	switch s {
 	case CursorAccepted:
-		uri, _ := unquote(o[1])
+		uri, _ := Unquote(o[1])
 		return CursorPlanOutcome{Outcome: s, PlanURI: uri}, nil
 	case CursorRejected:
-		reason, _ := unquote(o[2])
+		reason, _ := Unquote(o[2])
 		return CursorPlanOutcome{Outcome: s, Reason: reason}, nil
 	}
 	return CursorPlanOutcome{Outcome: CursorCancelled}, nil

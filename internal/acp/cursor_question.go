@@ -47,16 +47,16 @@ func DecodeCursorAsk(params json.RawMessage) (CursorAsk, error) {
 		return CursorAsk{}, err
 	}
 	var f [4][]byte
-	lookup(b, f[:], "sessionId", "toolCallId", "title", "questions")
-	if !isArray(f[3]) {
+	Lookup(b, f[:], "sessionId", "toolCallId", "title", "questions")
+	if !IsArray(f[3]) {
 		return CursorAsk{}, &DecodeError{Path: "questions", Message: notArray(f[3])}
 	}
 	var a CursorAsk
-	a.SessionID, _ = unquote(f[0])
-	a.ToolCallID, _ = unquote(f[1])
-	a.Title, _ = unquote(f[2])
-	for it := newArrIter(f[3]); len(a.Questions) < MaxCursorQuestions; {
-		el, ok := it.next()
+	a.SessionID, _ = Unquote(f[0])
+	a.ToolCallID, _ = Unquote(f[1])
+	a.Title, _ = Unquote(f[2])
+	for it := NewArrayIter(f[3]); len(a.Questions) < MaxCursorQuestions; {
+		el, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -71,34 +71,34 @@ func DecodeCursorAsk(params json.RawMessage) (CursorAsk, error) {
 }
 
 func cursorQuestion(el []byte) (CursorQuestion, bool) {
-	if !isObject(el) {
+	if !IsObject(el) {
 		return CursorQuestion{}, false
 	}
 	var f [4][]byte
-	lookup(el, f[:], "id", "prompt", "options", "allowMultiple")
+	Lookup(el, f[:], "id", "prompt", "options", "allowMultiple")
 	var q CursorQuestion
 	var ok1, ok2 bool
-	q.ID, ok1 = unquote(f[0])
-	q.Prompt, ok2 = unquote(f[1])
-	if !ok1 || !ok2 || q.ID == "" || q.Prompt == "" || !isArray(f[2]) {
+	q.ID, ok1 = Unquote(f[0])
+	q.Prompt, ok2 = Unquote(f[1])
+	if !ok1 || !ok2 || q.ID == "" || q.Prompt == "" || !IsArray(f[2]) {
 		return CursorQuestion{}, false
 	}
 	q.Multi = string(f[3]) == "true"
-	for it := newArrIter(f[2]); len(q.Options) < MaxCursorOptions; {
-		o, ok := it.next()
+	for it := NewArrayIter(f[2]); len(q.Options) < MaxCursorOptions; {
+		o, ok := it.Next()
 		if !ok {
 			break
 		}
-		if !isObject(o) {
+		if !IsObject(o) {
 			continue
 		}
 		var of [2][]byte
-		lookup(o, of[:], "id", "label")
-		id, ok := unquote(of[0])
+		Lookup(o, of[:], "id", "label")
+		id, ok := Unquote(of[0])
 		if !ok || id == "" {
 			continue
 		}
-		label, _ := unquote(of[1])
+		label, _ := Unquote(of[1])
 		if label == "" {
 			label = id
 		}
@@ -158,43 +158,43 @@ func DecodeCursorQuestionOutcome(result json.RawMessage) (CursorQuestionOutcome,
 		return CursorQuestionOutcome{}, err
 	}
 	var f [1][]byte
-	lookup(b, f[:], "outcome")
-	if !isObject(f[0]) {
+	Lookup(b, f[:], "outcome")
+	if !IsObject(f[0]) {
 		return CursorQuestionOutcome{}, &DecodeError{Path: "outcome", Message: notObject(f[0])}
 	}
 	var o [3][]byte
-	lookup(f[0], o[:], "outcome", "answers", "reason")
-	s, _ := unquote(o[0])
+	Lookup(f[0], o[:], "outcome", "answers", "reason")
+	s, _ := Unquote(o[0])
 	switch s {
 	case CursorSkipped:
-		reason, _ := unquote(o[2])
+		reason, _ := Unquote(o[2])
 		return CursorQuestionOutcome{Outcome: s, Reason: reason}, nil
 	case CursorAnswered:
 		out := CursorQuestionOutcome{Outcome: s}
-		if !isArray(o[1]) {
+		if !IsArray(o[1]) {
 			return out, nil
 		}
-		for it := newArrIter(o[1]); len(out.Answers) < MaxCursorQuestions; {
-			el, ok := it.next()
+		for it := NewArrayIter(o[1]); len(out.Answers) < MaxCursorQuestions; {
+			el, ok := it.Next()
 			if !ok {
 				break
 			}
-			if !isObject(el) {
+			if !IsObject(el) {
 				continue
 			}
 			var af [2][]byte
-			lookup(el, af[:], "questionId", "selectedOptionIds")
-			qid, ok := unquote(af[0])
-			if !ok || !isArray(af[1]) {
+			Lookup(el, af[:], "questionId", "selectedOptionIds")
+			qid, ok := Unquote(af[0])
+			if !ok || !IsArray(af[1]) {
 				continue
 			}
 			a := CursorAnswer{QuestionID: qid, OptionIDs: []string{}}
-			for oi := newArrIter(af[1]); len(a.OptionIDs) < MaxCursorOptions; {
-				v, ok := oi.next()
+			for oi := NewArrayIter(af[1]); len(a.OptionIDs) < MaxCursorOptions; {
+				v, ok := oi.Next()
 				if !ok {
 					break
 				}
-				if id, ok := unquote(v); ok {
+				if id, ok := Unquote(v); ok {
 					a.OptionIDs = append(a.OptionIDs, id)
 				}
 			}

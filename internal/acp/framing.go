@@ -88,7 +88,7 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 				Message: fmt.Sprintf("line %d is %d bytes, over the limit of %d", lr.lineNo, size, lr.maxLine),
 			}
 		}
-		if isBlank(line) {
+		if IsBlank(line) {
 			continue
 		}
 		return line, lr.lineNo, nil
@@ -146,7 +146,8 @@ func (lr *LineReader) readLine() (line []byte, size int, err error) {
 	}
 }
 
-func isBlank(b []byte) bool {
+// IsBlank reports whether b holds nothing but JSON whitespace.
+func IsBlank(b []byte) bool {
 	for _, c := range b {
 		if !isSpace(c) {
 			return false

@@ -62,7 +62,7 @@ func expectedLines(data []byte, maxLine int) []string {
 		switch {
 		case maxLine > 0 && len(p) > maxLine:
 			want = append(want, "!"+strings.Repeat("x", i+1))
-		case isBlank(p):
+		case IsBlank(p):
 		default:
 			want = append(want, strings.Repeat("x", i+1)+":"+string(p))
 		}
@@ -129,7 +129,7 @@ func FuzzDecodeLine(f *testing.F) {
 		if err == nil && !wellFormed {
 			t.Fatalf("accepted malformed input %q", line)
 		}
-		if le != nil && le.Code == CodeParseError && wellFormed && len(trimSpace(line)) > 0 {
+		if le != nil && le.Code == CodeParseError && wellFormed && len(TrimSpace(line)) > 0 {
 			t.Fatalf("parse error for well-formed input: %v", le)
 		}
 		if err == nil && len(msgs) == 0 {
@@ -202,7 +202,7 @@ func checkToolCall(t *testing.T, tc *ToolCallUpdate) {
 		t.Fatalf("content %q is not an array: %v", tc.Content, err)
 	}
 	for _, it := range items {
-		if !isObject(trimSpace(it)) || isContentBlockType(typeOf(trimSpace(it))) {
+		if !IsObject(TrimSpace(it)) || isContentBlockType(typeOf(TrimSpace(it))) {
 			t.Fatalf("content item %q not normalised", it)
 		}
 	}
@@ -239,14 +239,14 @@ func FuzzScanner(f *testing.F) {
 	f.Add([]byte(`{"a":`))
 	f.Add([]byte(`["\`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		b = trimSpace(b)
+		b = TrimSpace(b)
 		if len(b) == 0 {
 			return
 		}
 		var out [3][]byte
-		lookup(b, out[:], "a", "type", "jsonrpc")
+		Lookup(b, out[:], "a", "type", "jsonrpc")
 		countElems(b)
-		unquote(b)
+		Unquote(b)
 		describe(b)
 		valueEnd(b, 0)
 		nestingDepth(b)

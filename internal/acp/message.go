@@ -20,7 +20,7 @@ import (
 // a JSON-RPC 2.0 message; the message names the offending member). In a batch the good elements
 // are still returned alongside the error for the first bad one, so nothing valid is lost.
 func DecodeLine(line []byte) ([]Message, error) {
-	b := trimSpace(line)
+	b := TrimSpace(line)
 	if len(b) == 0 {
 		return nil, parseErr("empty line")
 	}
@@ -93,8 +93,8 @@ func decodeTop(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
 		}
 		var first *LineError
 		idx := 0
-		for it := newArrIter(b); ; idx++ {
-			el, ok := it.next()
+		for it := NewArrayIter(b); ; idx++ {
+			el, ok := it.Next()
 			if !ok {
 				break
 			}
@@ -119,12 +119,12 @@ func decodeTop(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
 // "jsonrpc".
 func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
 	var f [4][]byte
-	lookup(b, f[:], "msg", "jsonrpc", "dir", "ts")
+	Lookup(b, f[:], "msg", "jsonrpc", "dir", "ts")
 	if f[0] == nil || f[1] != nil {
 		return decodeMessage(b, dst, env)
 	}
 	if dir := f[2]; dir != nil {
-		s, _ := unquote(dir)
+		s, _ := Unquote(dir)
 		switch Direction(s) {
 		case ClientToAgent, AgentToClient:
 			env.dir = Direction(s)
@@ -133,7 +133,7 @@ func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError)
 		}
 	}
 	if ts := f[3]; ts != nil {
-		s, ok := unquote(ts)
+		s, ok := Unquote(ts)
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if !ok || err != nil {
 			return dst, invalidErr(`"ts" must be an RFC 3339 time, not %s`, describe(ts))
@@ -141,7 +141,7 @@ func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError)
 		env.ts = t
 	}
 	msg := f[0]
-	if !isObject(msg) && !isArray(msg) {
+	if !IsObject(msg) && !IsArray(msg) {
 		return dst, invalidErr(`"msg" must be a JSON-RPC message or batch, not %s`, jsonType(msg))
 	}
 	dst, le := decodeTop(msg, dst, env)
@@ -154,29 +154,29 @@ func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError)
 // decodeMessage checks the JSON-RPC 2.0 shape of one object and appends it to dst.
 func decodeMessage(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
 	var f [6][]byte
-	lookup(b, f[:], "jsonrpc", "id", "method", "params", "result", "error")
+	Lookup(b, f[:], "jsonrpc", "id", "method", "params", "result", "error")
 	version, id, method, params, result, rpcErr := f[0], f[1], f[2], f[3], f[4], f[5]
 
 	if version == nil {
 		return dst, invalidErr(`"jsonrpc" is missing; it must be "2.0"`)
 	}
-	if v, _ := unquote(version); v != "2.0" {
+	if v, _ := Unquote(version); v != "2.0" {
 		return dst, invalidErr(`"jsonrpc" must be "2.0", not %s`, describe(version))
 	}
 	m := Message{Raw: b, Dir: env.dir, Time: env.ts}
 	if id != nil {
-		if !isString(id) && !isNumber(id) && !isNull(id) {
+		if !isString(id) && !isNumber(id) && !IsNull(id) {
 			return dst, invalidErr(`"id" must be a number or string, not %s`, jsonType(id))
 		}
 		m.ID = id
 	}
-	if params != nil && !isObject(params) && !isArray(params) && !isNull(params) {
+	if params != nil && !IsObject(params) && !IsArray(params) && !IsNull(params) {
 		return dst, invalidErr(`"params" must be an object or array, not %s`, jsonType(params))
 	}
 	m.Params = params
 
 	if method != nil {
-		name, ok := unquote(method)
+		name, ok := Unquote(method)
 		switch {
 		case !ok:
 			return dst, invalidErr(`"method" must be a string, not %s`, jsonType(method))
@@ -184,7 +184,7 @@ func decodeMessage(b []byte, dst []Message, env envelope) ([]Message, *LineError
 			return dst, invalidErr(`"method" must not be empty`)
 		case result != nil || rpcErr != nil:
 			return dst, invalidErr(`a request or notification cannot have "result" or "error"`)
-		case isNull(id):
+		case IsNull(id):
 			return dst, invalidErr(`"id" must be a number or string; null is allowed only in error responses`)
 		}
 		m.Method = name
@@ -200,7 +200,7 @@ func decodeMessage(b []byte, dst []Message, env envelope) ([]Message, *LineError
 		return dst, invalidErr(`response has both "result" and "error"; it must have exactly one`)
 	case result == nil && rpcErr == nil:
 		return dst, invalidErr(`response has neither "result" nor "error"; it must have exactly one`)
-	case result != nil && isNull(id):
+	case result != nil && IsNull(id):
 		return dst, invalidErr(`"id" must be a number or string; null is allowed only in error responses`)
 	}
 	m.Params = nil // meaningless on a response; Raw still has it
@@ -217,11 +217,11 @@ func decodeMessage(b []byte, dst []Message, env envelope) ([]Message, *LineError
 }
 
 func decodeRPCError(v []byte) (*RPCError, *LineError) {
-	if !isObject(v) {
+	if !IsObject(v) {
 		return nil, invalidErr(`"error" must be an object, not %s`, jsonType(v))
 	}
 	var f [3][]byte
-	lookup(v, f[:], "code", "message", "data")
+	Lookup(v, f[:], "code", "message", "data")
 	code, err := strconv.Atoi(string(f[0]))
 	if err != nil {
 		if f[0] == nil {
@@ -229,7 +229,7 @@ func decodeRPCError(v []byte) (*RPCError, *LineError) {
 		}
 		return nil, invalidErr(`"error.code" must be an integer, not %s`, describe(f[0]))
 	}
-	msg, ok := unquote(f[1])
+	msg, ok := Unquote(f[1])
 	if !ok {
 		if f[1] == nil {
 			return nil, invalidErr(`"error.message" is missing`)

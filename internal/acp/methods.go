@@ -19,6 +19,30 @@ const (
 	MethodCancelRequest     = "$/cancel_request"
 )
 
+// knownMethods is every method ACP defines: the stable and unstable tables of
+// shared/acp/meta*.json, v2's auth/login and auth/logout, and session/set_model, which earlier
+// unstable versions had and agents still send. TestKnownMethods holds it to the tables. It is
+// read only.
+var knownMethods = func() map[string]bool {
+	m := map[string]bool{}
+	for _, name := range strings.Fields(`initialize authenticate logout session/new session/load session/set_mode
+		session/set_model session/set_config_option session/prompt session/cancel session/list session/delete
+		session/resume session/close session/fork session/update session/request_permission fs/write_text_file
+		fs/read_text_file terminal/create terminal/output terminal/release terminal/wait_for_exit terminal/kill
+		elicitation/create elicitation/complete providers/list providers/set providers/disable mcp/message
+		mcp/connect mcp/disconnect nes/start nes/suggest nes/accept nes/reject nes/close document/didOpen
+		document/didChange document/didClose document/didSave document/didFocus auth/login auth/logout
+		$/cancel_request`) {
+		m[name] = true
+	}
+	return m
+}()
+
+// KnownMethod reports whether ACP defines method. Ingest refuses any other name that is not an
+// extension's ("_…", "$/…"); metrics count a message under its method only when it is known, so
+// a client cannot grow the series without bound.
+func KnownMethod(method string) bool { return knownMethods[method] }
+
 // MethodSender says which peer sends requests or notifications of a method: ClientToAgent for
 // what the agent handles (initialize, authenticate, session/* except session/update and
 // session/request_permission, …), AgentToClient for what the client handles (session/update,
@@ -127,21 +151,21 @@ func DecodeInitializeParams(params json.RawMessage) (InitializeParams, error) {
 		return InitializeParams{}, err
 	}
 	var f [3][]byte
-	lookup(b, f[:], "protocolVersion", "clientInfo", "clientCapabilities")
+	Lookup(b, f[:], "protocolVersion", "clientInfo", "clientCapabilities")
 	v, err := protocolVersion(f[0])
 	if err != nil {
 		return InitializeParams{}, err
 	}
-	p := InitializeParams{ProtocolVersion: v, ClientInfo: implementation(f[1]), Capabilities: rawOpt(f[2])}
-	if isObject(f[2]) {
+	p := InitializeParams{ProtocolVersion: v, ClientInfo: DecodeImplementation(f[1]), Capabilities: rawOpt(f[2])}
+	if IsObject(f[2]) {
 		var c [2][]byte
-		lookup(f[2], c[:], "plan", "planCapabilities")
+		Lookup(f[2], c[:], "plan", "planCapabilities")
 		p.PlanCapable = capable(c[0]) || capable(c[1])
 	}
 	return p, nil
 }
 
-func capable(v []byte) bool { return isObject(v) || string(v) == "true" }
+func capable(v []byte) bool { return IsObject(v) || string(v) == "true" }
 
 // DecodeInitializeResult decodes an initialize response's result.
 func DecodeInitializeResult(result json.RawMessage) (InitializeResult, error) {
@@ -150,12 +174,12 @@ func DecodeInitializeResult(result json.RawMessage) (InitializeResult, error) {
 		return InitializeResult{}, err
 	}
 	var f [2][]byte
-	lookup(b, f[:], "protocolVersion", "agentInfo")
+	Lookup(b, f[:], "protocolVersion", "agentInfo")
 	v, err := protocolVersion(f[0])
 	if err != nil {
 		return InitializeResult{}, err
 	}
-	return InitializeResult{ProtocolVersion: v, AgentInfo: implementation(f[1])}, nil
+	return InitializeResult{ProtocolVersion: v, AgentInfo: DecodeImplementation(f[1])}, nil
 }
 
 // protocolVersion parses the uint16 version without going through float64.
@@ -176,17 +200,18 @@ func protocolVersion(v []byte) (int, error) {
 	return n, nil
 }
 
-// implementation is lenient: the info is for display, so odd members are left empty.
-func implementation(v []byte) *Implementation {
-	if !isObject(v) {
+// DecodeImplementation reads an Implementation object (clientInfo, agentInfo); nil when v is
+// not an object. It is lenient: the info is for display, so odd members are left empty.
+func DecodeImplementation(v []byte) *Implementation {
+	if !IsObject(v) {
 		return nil
 	}
 	var f [3][]byte
-	lookup(v, f[:], "name", "title", "version")
+	Lookup(v, f[:], "name", "title", "version")
 	var im Implementation
-	im.Name, _ = unquote(f[0])
-	im.Title, _ = unquote(f[1])
-	im.Version, _ = unquote(f[2])
+	im.Name, _ = Unquote(f[0])
+	im.Title, _ = Unquote(f[1])
+	im.Version, _ = Unquote(f[2])
 	return &im
 }
 
@@ -197,15 +222,15 @@ func DecodeNewSessionParams(params json.RawMessage) (NewSessionParams, error) {
 		return NewSessionParams{}, err
 	}
 	var f [2][]byte
-	lookup(b, f[:], "cwd", "_meta")
-	cwd, _ := unquote(f[0])
+	Lookup(b, f[:], "cwd", "_meta")
+	cwd, _ := Unquote(f[0])
 	return NewSessionParams{Cwd: cwd, Meta: json.RawMessage(f[1])}, nil
 }
 
 // DecodeNewSessionResult decodes a session/new result. A null result (seen in docs for other
 // methods, spec §12) gives an empty SessionID and no error; an object must carry sessionId.
 func DecodeNewSessionResult(result json.RawMessage) (NewSessionResult, error) {
-	if isNull(trimSpace(result)) {
+	if IsNull(TrimSpace(result)) {
 		return NewSessionResult{}, nil
 	}
 	b, err := ownObject("result", result)
@@ -213,7 +238,7 @@ func DecodeNewSessionResult(result json.RawMessage) (NewSessionResult, error) {
 		return NewSessionResult{}, err
 	}
 	var f [1][]byte
-	lookup(b, f[:], "sessionId")
+	Lookup(b, f[:], "sessionId")
 	id, err := requireString(f[0], "sessionId")
 	if err != nil {
 		return NewSessionResult{}, err
@@ -228,12 +253,12 @@ func DecodeLoadSessionParams(params json.RawMessage) (LoadSessionParams, error) 
 		return LoadSessionParams{}, err
 	}
 	var f [2][]byte
-	lookup(b, f[:], "sessionId", "cwd")
+	Lookup(b, f[:], "sessionId", "cwd")
 	id, err := requireString(f[0], "sessionId")
 	if err != nil {
 		return LoadSessionParams{}, err
 	}
-	cwd, _ := unquote(f[1])
+	cwd, _ := Unquote(f[1])
 	return LoadSessionParams{SessionID: id, Cwd: cwd}, nil
 }
 
@@ -246,12 +271,12 @@ func DecodeRequestPermissionParams(params json.RawMessage) (RequestPermissionPar
 		return RequestPermissionParams{}, err
 	}
 	var f [4][]byte
-	lookup(b, f[:], "sessionId", "toolCall", "options", "_meta")
+	Lookup(b, f[:], "sessionId", "toolCall", "options", "_meta")
 	id, err := requireString(f[0], "sessionId")
 	if err != nil {
 		return RequestPermissionParams{}, err
 	}
-	if !isObject(f[1]) {
+	if !IsObject(f[1]) {
 		msg := "missing"
 		if f[1] != nil {
 			msg = "must be an object, not " + jsonType(f[1])
@@ -267,31 +292,31 @@ func DecodeRequestPermissionParams(params json.RawMessage) (RequestPermissionPar
 }
 
 func (d *decoder) options(v []byte) []PermissionOption {
-	if !isArray(v) {
+	if !IsArray(v) {
 		d.warn("options", notArray(v))
 		return nil
 	}
 	out := make([]PermissionOption, 0, countElems(v))
 	i := 0
-	for it := newArrIter(v); ; i++ {
-		el, ok := it.next()
+	for it := NewArrayIter(v); ; i++ {
+		el, ok := it.Next()
 		if !ok {
 			return out
 		}
-		if !isObject(el) {
+		if !IsObject(el) {
 			d.warn(fmt.Sprintf("options[%d]", i), "must be an object, not "+jsonType(el)+"; option skipped")
 			continue
 		}
 		var f [3][]byte
-		lookup(el, f[:], "optionId", "name", "kind")
-		oid, ok := unquote(f[0])
+		Lookup(el, f[:], "optionId", "name", "kind")
+		oid, ok := Unquote(f[0])
 		if !ok {
 			d.warn(fmt.Sprintf("options[%d].optionId", i), notString(f[0])+"; option skipped")
 			continue
 		}
 		o := PermissionOption{OptionID: oid}
-		o.Name, _ = unquote(f[1])
-		o.Kind, _ = unquote(f[2])
+		o.Name, _ = Unquote(f[1])
+		o.Kind, _ = Unquote(f[2])
 		out = append(out, o)
 	}
 }
@@ -310,8 +335,8 @@ func DecodePermissionOutcome(result json.RawMessage) (PermissionOutcome, error) 
 		return PermissionOutcome{}, err
 	}
 	var f [1][]byte
-	lookup(b, f[:], "outcome")
-	if !isObject(f[0]) {
+	Lookup(b, f[:], "outcome")
+	if !IsObject(f[0]) {
 		msg := "missing"
 		if f[0] != nil {
 			msg = "must be an object, not " + jsonType(f[0])
@@ -319,7 +344,7 @@ func DecodePermissionOutcome(result json.RawMessage) (PermissionOutcome, error) 
 		return PermissionOutcome{}, &DecodeError{Path: "outcome", Message: msg}
 	}
 	var o [2][]byte
-	lookup(f[0], o[:], "outcome", "optionId")
+	Lookup(f[0], o[:], "outcome", "optionId")
 	outcome, err := requireString(o[0], "outcome.outcome")
 	if err != nil {
 		return PermissionOutcome{}, err
@@ -330,7 +355,7 @@ func DecodePermissionOutcome(result json.RawMessage) (PermissionOutcome, error) 
 			return PermissionOutcome{}, err
 		}
 	} else {
-		res.OptionID, _ = unquote(o[1])
+		res.OptionID, _ = Unquote(o[1])
 	}
 	return res, nil
 }
@@ -342,7 +367,7 @@ func DecodeCancelParams(params json.RawMessage) (CancelParams, error) {
 		return CancelParams{}, err
 	}
 	var f [1][]byte
-	lookup(b, f[:], "sessionId")
+	Lookup(b, f[:], "sessionId")
 	id, err := requireString(f[0], "sessionId")
 	if err != nil {
 		return CancelParams{}, err
@@ -358,11 +383,11 @@ func DecodeCancelRequestParams(params json.RawMessage) (CancelRequestParams, err
 		return CancelRequestParams{}, err
 	}
 	var f [1][]byte
-	lookup(b, f[:], "requestId")
+	Lookup(b, f[:], "requestId")
 	switch v := f[0]; {
 	case v == nil:
 		return CancelRequestParams{}, &DecodeError{Path: "requestId", Message: "missing"}
-	case !isNumber(v) && !isString(v) && !isNull(v):
+	case !isNumber(v) && !isString(v) && !IsNull(v):
 		return CancelRequestParams{}, &DecodeError{Path: "requestId", Message: "must be a number, string or null, not " + jsonType(v)}
 	default:
 		return CancelRequestParams{RequestID: v}, nil

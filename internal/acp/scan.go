@@ -8,18 +8,20 @@ import (
 )
 
 // This file holds a tiny reader for JSON text that has already passed json.Valid. Decoding with
-// it instead of encoding/json struct tags lets the decoders tell a missing member from a null one,
-// match keys exactly (encoding/json folds case, so "SessionID" would pass for "sessionId"), name the
-// exact member that has the wrong type, and hand out sub-slices of one owned copy instead of
-// copying every json.RawMessage field again.
+// it instead of encoding/json struct tags lets the decoders tell a missing member from a null
+// one, match keys exactly (encoding/json folds case, so "SessionID" would pass for "sessionId"),
+// name the exact member that has the wrong type, and hand out sub-slices of one owned copy
+// instead of copying every json.RawMessage field again. The stdio proxy (internal/acpproxy),
+// which looks at every frame on the forwarding path and cannot afford encoding/json there, uses
+// its exported functions; on anything but valid JSON they stop early rather than misread.
 
 // maxDepth mirrors encoding/json's nesting limit so a too-deep document gets a clear message.
 const maxDepth = 10000
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// trimSpace trims JSON whitespace only; bytes.TrimSpace would also eat Unicode spaces.
-func trimSpace(b []byte) []byte {
+// TrimSpace trims JSON whitespace only; bytes.TrimSpace would also eat Unicode spaces.
+func TrimSpace(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && isSpace(b[i]) {
 		i++
@@ -169,17 +171,19 @@ func (it *objIter) next() (key, val []byte, ok bool) {
 	return key, it.b[vs:it.i], true
 }
 
-// arrIter walks the elements of a valid JSON array.
-type arrIter struct {
+// ArrayIter walks the elements of a valid JSON array.
+type ArrayIter struct {
 	b []byte
 	i int
 }
 
-func newArrIter(arr []byte) arrIter {
-	return arrIter{b: arr, i: skipSpace(arr, 0) + 1}
+// NewArrayIter starts walking the array arr.
+func NewArrayIter(arr []byte) ArrayIter {
+	return ArrayIter{b: arr, i: skipSpace(arr, 0) + 1}
 }
 
-func (it *arrIter) next() ([]byte, bool) {
+// Next returns the next element; ok is false after the last.
+func (it *ArrayIter) Next() (el []byte, ok bool) {
 	it.i = skipSpace(it.b, it.i)
 	if it.i >= len(it.b) || it.b[it.i] == ']' {
 		return nil, false
@@ -201,16 +205,16 @@ func (it *arrIter) next() ([]byte, bool) {
 // countElems counts an array's elements so slices can be sized once.
 func countElems(arr []byte) int {
 	n := 0
-	for it := newArrIter(arr); ; n++ {
-		if _, ok := it.next(); !ok {
+	for it := NewArrayIter(arr); ; n++ {
+		if _, ok := it.Next(); !ok {
 			return n
 		}
 	}
 }
 
-// lookup fills out[i] with the value of member keys[i] (nil when absent). A repeated key keeps
+// Lookup fills out[i] with the value of member keys[i] (nil when absent). A repeated key keeps
 // its last value, as encoding/json does.
-func lookup(obj []byte, out [][]byte, keys ...string) {
+func Lookup(obj []byte, out [][]byte, keys ...string) {
 	for it := newObjIter(obj); ; {
 		k, v, ok := it.next()
 		if !ok {
@@ -246,15 +250,21 @@ func jsonType(v []byte) string {
 	}
 }
 
-func isObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
-func isArray(v []byte) bool  { return len(v) > 0 && v[0] == '[' }
+// IsObject reports whether the value v starts as an object.
+func IsObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
+
+// IsArray reports whether the value v starts as an array.
+func IsArray(v []byte) bool { return len(v) > 0 && v[0] == '[' }
+
 func isString(v []byte) bool { return len(v) > 0 && v[0] == '"' }
-func isNull(v []byte) bool   { return len(v) > 0 && v[0] == 'n' }
+
+// IsNull reports whether the value v is null.
+func IsNull(v []byte) bool   { return len(v) > 0 && v[0] == 'n' }
 func isNumber(v []byte) bool { return len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') }
 
-// unquote decodes a JSON string value. Values without escapes, the common case, cost one
+// Unquote decodes a JSON string value. Values without escapes, the common case, cost one
 // allocation, or none when they are one of the protocol's fixed words.
-func unquote(v []byte) (string, bool) {
+func Unquote(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
@@ -277,12 +287,12 @@ func unquote(v []byte) (string, bool) {
 func describe(v []byte) string {
 	const limit = 40
 	if !isString(v) {
-		if len(v) > limit || isObject(v) || isArray(v) {
+		if len(v) > limit || IsObject(v) || IsArray(v) {
 			return jsonType(v)
 		}
 		return string(v)
 	}
-	s, _ := unquote(v)
+	s, _ := Unquote(v)
 	if len(s) > limit {
 		cut := limit
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
@@ -291,4 +301,57 @@ func describe(v []byte) string {
 		s = s[:cut] + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// Find is Lookup that stops as soon as every key has been seen (the first occurrence counts),
+// and returns the last object or array it needs open-ended, running to the end of obj: the
+// caller descends into it, and walking it to its end first would be wasted. The proxy's tap uses
+// it to find a frame's method and params without reading a megabyte of tool output behind them.
+func Find(obj []byte, out [][]byte, keys ...string) {
+	left := len(keys)
+	i := skipSpace(obj, 0) + 1
+	for left > 0 {
+		i = skipSpace(obj, i)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+		if i >= len(obj) || obj[i] != '"' {
+			return
+		}
+		ke := stringEnd(obj, i)
+		if ke-i < 2 {
+			return
+		}
+		key := obj[i+1 : ke-1]
+		i = skipSpace(obj, ke)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		vs := skipSpace(obj, i+1)
+		if vs >= len(obj) {
+			return
+		}
+		k := -1
+		for j, want := range keys {
+			if out[j] == nil && string(key) == want {
+				k = j
+				break
+			}
+		}
+		if k >= 0 {
+			left--
+			if left == 0 && (obj[vs] == '{' || obj[vs] == '[') {
+				out[k] = obj[vs:]
+				return
+			}
+		}
+		ve := valueEnd(obj, vs)
+		if ve == vs {
+			return
+		}
+		if k >= 0 {
+			out[k] = obj[vs:ve]
+		}
+		i = ve
+	}
 }

@@ -13,7 +13,7 @@ type toolFields struct {
 
 func toolFieldsOf(obj []byte) toolFields {
 	var f [10][]byte
-	lookup(obj, f[:], "toolCallId", "title", "kind", "status", "name", "content", "locations",
+	Lookup(obj, f[:], "toolCallId", "title", "kind", "status", "name", "content", "locations",
 		"rawInput", "rawOutput", "_meta")
 	return toolFields{id: f[0], title: f[1], kind: f[2], status: f[3], name: f[4], content: f[5],
 		locations: f[6], rawInput: f[7], rawOutput: f[8], meta: f[9]}
@@ -34,13 +34,13 @@ func (d *decoder) toolCall(f toolFields, prefix string, create bool) (ToolCallUp
 		Meta:      rawOpt(f.meta),
 	}
 	if loc := rawOpt(f.locations); loc != nil {
-		if isArray(loc) {
+		if IsArray(loc) {
 			tc.Locations = loc
 		} else {
 			d.warn(join(prefix, "locations"), "must be an array, not "+jsonType(loc)+"; ignored")
 		}
 	}
-	id, ok := unquote(f.id)
+	id, ok := Unquote(f.id)
 	switch {
 	case !ok:
 		d.warn(join(prefix, "toolCallId"), notString(f.id)+"; the tool call cannot be tracked")
@@ -69,27 +69,27 @@ func isContentBlockType(t string) bool {
 // as is, without a copy.
 func (d *decoder) toolContent(v []byte, path string) json.RawMessage {
 	switch {
-	case v == nil || isNull(v):
+	case v == nil || IsNull(v):
 		return nil
-	case isObject(v):
+	case IsObject(v):
 		d.warn(path, "must be an array, not an object; treated as a list of one")
 		el, ok := d.contentItem(v, path+"[0]")
 		if !ok {
 			return nil
 		}
 		return append(append([]byte{'['}, el...), ']')
-	case !isArray(v):
+	case !IsArray(v):
 		d.warn(path, "must be an array, not "+jsonType(v)+"; ignored")
 		return nil
 	}
 	// First pass: most content needs no change, and then no bytes are copied.
 	clean := true
-	for it := newArrIter(v); clean; {
-		el, ok := it.next()
+	for it := NewArrayIter(v); clean; {
+		el, ok := it.Next()
 		if !ok {
 			break
 		}
-		clean = isObject(el) && !isContentBlockType(typeOf(el))
+		clean = IsObject(el) && !isContentBlockType(typeOf(el))
 	}
 	if clean {
 		return v
@@ -97,8 +97,8 @@ func (d *decoder) toolContent(v []byte, path string) json.RawMessage {
 	out := make([]byte, 0, len(v)+64)
 	out = append(out, '[')
 	i := 0
-	for it := newArrIter(v); ; i++ {
-		el, ok := it.next()
+	for it := NewArrayIter(v); ; i++ {
+		el, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -117,7 +117,7 @@ func (d *decoder) toolContent(v []byte, path string) json.RawMessage {
 // contentItem returns one ToolCallContent, wrapping a bare content block; ok is false for an
 // item that is not an object at all.
 func (d *decoder) contentItem(el []byte, path string) ([]byte, bool) {
-	if !isObject(el) {
+	if !IsObject(el) {
 		d.warn(path, "must be an object, not "+jsonType(el)+"; dropped")
 		return nil, false
 	}
@@ -134,14 +134,14 @@ func (d *decoder) contentItem(el []byte, path string) ([]byte, bool) {
 // typeOf returns an object's "type" member if it is a string.
 func typeOf(obj []byte) string {
 	var f [1][]byte
-	lookup(obj, f[:], "type")
-	s, _ := unquote(f[0])
+	Lookup(obj, f[:], "type")
+	s, _ := Unquote(f[0])
 	return s
 }
 
 // chunk decodes a message chunk; nil (with a warning) when there is no content block to show.
 func (d *decoder) chunk(content, messageID []byte) *ContentChunk {
-	if !isObject(content) {
+	if !IsObject(content) {
 		msg := "missing; chunk ignored"
 		if content != nil {
 			msg = "must be a content block object, not " + jsonType(content) + "; chunk ignored"
@@ -154,9 +154,9 @@ func (d *decoder) chunk(content, messageID []byte) *ContentChunk {
 		c.MessageID = *id
 	}
 	var f [2][]byte
-	lookup(content, f[:], "type", "text")
-	if t, _ := unquote(f[0]); t == "text" {
-		c.Text, _ = unquote(f[1])
+	Lookup(content, f[:], "type", "text")
+	if t, _ := Unquote(f[0]); t == "text" {
+		c.Text, _ = Unquote(f[1])
 	}
 	return c
 }

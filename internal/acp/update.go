@@ -48,7 +48,7 @@ func join(prefix, name string) string {
 // decoders return may point into it whatever the caller later does with v. what ("params",
 // "result") is the Path of errors about the value as a whole.
 func ownObject(what string, v []byte) ([]byte, error) {
-	b := trimSpace(v)
+	b := TrimSpace(v)
 	switch {
 	case len(b) == 0:
 		return nil, &DecodeError{Path: what, Message: "missing"}
@@ -56,7 +56,7 @@ func ownObject(what string, v []byte) ([]byte, error) {
 		return nil, &DecodeError{Path: what, Message: fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", firstBadUTF8(b))}
 	case !Valid(b):
 		return nil, &DecodeError{Path: what, Message: invalidJSONMessage(b)}
-	case !isObject(b):
+	case !IsObject(b):
 		return nil, &DecodeError{Path: what, Message: "must be an object, not " + jsonType(b)}
 	}
 	return bytes.Clone(b), nil
@@ -64,7 +64,7 @@ func ownObject(what string, v []byte) ([]byte, error) {
 
 // requireString reads a member the caller cannot do without.
 func requireString(v []byte, path string) (string, error) {
-	s, ok := unquote(v)
+	s, ok := Unquote(v)
 	if !ok {
 		if v == nil {
 			return "", &DecodeError{Path: path, Message: "missing"}
@@ -77,10 +77,10 @@ func requireString(v []byte, path string) (string, error) {
 // optString reads an optional string. null counts as not sent; a wrong type is ignored with a
 // warning, because one odd field should not hide the rest of an update.
 func (d *decoder) optString(v []byte, path string) *string {
-	if v == nil || isNull(v) {
+	if v == nil || IsNull(v) {
 		return nil
 	}
-	s, ok := unquote(v)
+	s, ok := Unquote(v)
 	if !ok {
 		d.warn(path, "must be a string, not "+jsonType(v)+"; ignored")
 		return nil
@@ -90,7 +90,7 @@ func (d *decoder) optString(v []byte, path string) *string {
 
 // rawOpt keeps a member as sent; null means not sent.
 func rawOpt(v []byte) json.RawMessage {
-	if v == nil || isNull(v) {
+	if v == nil || IsNull(v) {
 		return nil
 	}
 	return v
@@ -131,12 +131,12 @@ func DecodeSessionNotification(params json.RawMessage) (SessionNotification, []W
 		return SessionNotification{}, nil, err
 	}
 	var f [3][]byte
-	lookup(b, f[:], "sessionId", "update", "_meta")
+	Lookup(b, f[:], "sessionId", "update", "_meta")
 	sid, err := requireString(f[0], "sessionId")
 	if err != nil {
 		return SessionNotification{}, nil, err
 	}
-	if !isObject(f[1]) {
+	if !IsObject(f[1]) {
 		msg := "missing"
 		if f[1] != nil {
 			msg = "must be an object, not " + jsonType(f[1])
@@ -153,7 +153,7 @@ func DecodeSessionNotification(params json.RawMessage) (SessionNotification, []W
 
 func (d *decoder) update(b []byte) (Update, error) {
 	var f [uCount][]byte
-	lookup(b, f[:], "sessionUpdate", "_meta", "entries", "plan", "planId", "id", "toolCallId",
+	Lookup(b, f[:], "sessionUpdate", "_meta", "entries", "plan", "planId", "id", "toolCallId",
 		"title", "kind", "status", "name", "content", "locations", "rawInput", "rawOutput",
 		"messageId", "currentModeId", "modeId")
 	kind, err := requireString(f[uSessionUpdate], "update.sessionUpdate")
@@ -171,7 +171,7 @@ func (d *decoder) update(b []byte) (Update, error) {
 			u.Plan = &PlanContent{PlanID: V1PlanID, Type: PlanItems, V1: true, Entries: entries, Meta: u.Meta, Raw: b}
 		}
 	case KindPlanUpdate:
-		if !isObject(f[uPlan]) {
+		if !IsObject(f[uPlan]) {
 			msg := "missing; the plan cannot be placed"
 			if f[uPlan] != nil {
 				msg = "must be an object, not " + jsonType(f[uPlan])
@@ -204,7 +204,7 @@ func (d *decoder) update(b []byte) (Update, error) {
 		if v == nil {
 			v = f[uModeID] // session-modes.mdx spells it modeId (spec §12)
 		}
-		if s, ok := unquote(v); ok {
+		if s, ok := Unquote(v); ok {
 			u.ModeID = s
 		} else if v == nil {
 			d.warn(path, "missing")
@@ -213,7 +213,7 @@ func (d *decoder) update(b []byte) (Update, error) {
 		}
 	case KindSessionInfo:
 		u.Info = &SessionInfo{}
-		if isNull(f[uTitle]) {
+		if IsNull(f[uTitle]) {
 			empty := "" // null clears the title
 			u.Info.Title = &empty
 		} else {
@@ -226,16 +226,16 @@ func (d *decoder) update(b []byte) (Update, error) {
 // planID reads a plan id from planId or, for peers on schema 0.13.x, id.
 func planID(planIDVal, idVal []byte, prefix string) (string, error) {
 	v, name := planIDVal, "planId"
-	if v == nil || isNull(v) {
-		if idVal != nil && !isNull(idVal) {
+	if v == nil || IsNull(v) {
+		if idVal != nil && !IsNull(idVal) {
 			v, name = idVal, "id"
 		}
 	}
 	path := join(prefix, name)
-	if v == nil || isNull(v) {
+	if v == nil || IsNull(v) {
 		return "", &DecodeError{Path: path, Message: `missing (and no older "id" either); the plan cannot be placed`}
 	}
-	s, ok := unquote(v)
+	s, ok := Unquote(v)
 	if !ok {
 		return "", &DecodeError{Path: path, Message: "must be a string, not " + jsonType(v)}
 	}
@@ -250,13 +250,13 @@ func planID(planIDVal, idVal []byte, prefix string) (string, error) {
 // rather than as an empty plan that would wipe what the user sees.
 func (d *decoder) planContent(b []byte, prefix string) (*PlanContent, error) {
 	var f [7][]byte
-	lookup(b, f[:], "type", "planId", "id", "entries", "content", "uri", "_meta")
+	Lookup(b, f[:], "type", "planId", "id", "entries", "content", "uri", "_meta")
 	id, err := planID(f[1], f[2], prefix)
 	if err != nil {
 		return nil, err
 	}
 	pc := &PlanContent{PlanID: id, Meta: rawOpt(f[6]), Raw: b}
-	typ, ok := unquote(f[0])
+	typ, ok := Unquote(f[0])
 	if !ok {
 		// Kept like any unknown type: Raw has everything there is.
 		msg := "missing; kept as an unknown plan type"
@@ -275,14 +275,14 @@ func (d *decoder) planContent(b []byte, prefix string) (*PlanContent, error) {
 		}
 		pc.Entries = entries
 	case PlanMarkdown:
-		s, ok := unquote(f[4])
+		s, ok := Unquote(f[4])
 		if !ok {
 			d.warn(join(prefix, "content"), notString(f[4])+"; the plan was not applied")
 			return nil, nil
 		}
 		pc.Markdown = s
 	case PlanFile:
-		s, ok := unquote(f[5])
+		s, ok := Unquote(f[5])
 		if !ok {
 			d.warn(join(prefix, "uri"), notString(f[5])+"; the plan was not applied")
 			return nil, nil
@@ -302,7 +302,7 @@ func notString(v []byte) string {
 // entryArray decodes a plan's entries, skipping invalid ones. ok is false when there is no array
 // at all, so the plan is not applied.
 func (d *decoder) entryArray(v []byte, path string) ([]PlanEntry, bool) {
-	if !isArray(v) {
+	if !IsArray(v) {
 		msg := "missing; the plan was not applied"
 		if v != nil {
 			msg = "must be an array, not " + jsonType(v) + "; the plan was not applied"
@@ -312,8 +312,8 @@ func (d *decoder) entryArray(v []byte, path string) ([]PlanEntry, bool) {
 	}
 	out := make([]PlanEntry, 0, countElems(v))
 	i := 0
-	for it := newArrIter(v); ; i++ {
-		el, ok := it.next()
+	for it := NewArrayIter(v); ; i++ {
+		el, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -332,18 +332,18 @@ func (d *decoder) entry(el []byte, path string, i int) (PlanEntry, bool) {
 		return fmt.Sprintf("%s[%d].%s", path, i, field)
 	}
 	const skipped = "; entry skipped"
-	if !isObject(el) {
+	if !IsObject(el) {
 		d.warn(at(""), "must be an object, not "+jsonType(el)+skipped)
 		return PlanEntry{}, false
 	}
 	var f [4][]byte
-	lookup(el, f[:], "content", "priority", "status", "_meta")
-	content, ok := unquote(f[0])
+	Lookup(el, f[:], "content", "priority", "status", "_meta")
+	content, ok := Unquote(f[0])
 	if !ok {
 		d.warn(at("content"), notString(f[0])+skipped)
 		return PlanEntry{}, false
 	}
-	prio, ok := unquote(f[1])
+	prio, ok := Unquote(f[1])
 	if !ok {
 		d.warn(at("priority"), notString(f[1])+skipped)
 		return PlanEntry{}, false
@@ -352,7 +352,7 @@ func (d *decoder) entry(el []byte, path string, i int) (PlanEntry, bool) {
 		d.warn(at("priority"), describe(f[1])+" is not a priority (high, medium, low or _custom)"+skipped)
 		return PlanEntry{}, false
 	}
-	status, ok := unquote(f[2])
+	status, ok := Unquote(f[2])
 	if !ok {
 		d.warn(at("status"), notString(f[2])+skipped)
 		return PlanEntry{}, false

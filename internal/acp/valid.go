@@ -1,9 +1,9 @@
 package acp
 
-// Valid reports exactly what encoding/json.Valid reports, several times faster: every line
-// ingested and every frame the proxy's tap posts is checked, and json.Valid's byte-at-a-time
-// state machine was the largest single cost of both. Like json.Valid it checks the grammar only
-// (bytes of invalid UTF-8 inside strings pass) and refuses nesting deeper than 10,000.
+// Valid reports exactly what encoding/json.Valid reports, without its byte-at-a-time state
+// machine: every line ingested and every frame the proxy's tap posts is checked. Like json.Valid
+// it checks the grammar only (invalid UTF-8 inside strings passes) and refuses nesting deeper
+// than 10,000.
 func Valid(b []byte) bool {
 	const maxDepth = 10000 // encoding/json's maxNestingDepth
 	var arr [64]byte

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plandash/plandash/internal/metrics"
+	"github.com/plandash/plandash/internal/metrics/metricstest"
 )
 
 // Issue 25, item 15: hook bodies were read up to 16 MiB whatever --max-body said, and the
@@ -94,7 +94,7 @@ func TestHookQueueBoundedInBytes(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("metrics: %d", code)
 	}
-	s, err := metrics.Parse(bytes.NewReader(raw))
+	s, err := metricstest.Parse(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)
 	}

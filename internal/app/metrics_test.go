@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/plandash/plandash/internal/metrics"
+	"github.com/plandash/plandash/internal/metrics/metricstest"
 	"github.com/plandash/plandash/internal/store/postgres"
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 	"github.com/plandash/plandash/internal/web"
@@ -45,13 +45,13 @@ func startSQLite(t *testing.T) *instance {
 }
 
 // scrapeMetrics reads GET /metrics with the token and parses it strictly.
-func scrapeMetrics(t *testing.T, in *instance) metrics.Scrape {
+func scrapeMetrics(t *testing.T, in *instance) metricstest.Scrape {
 	t.Helper()
 	code, body := in.call(t, "GET", "/metrics", "")
 	if code != http.StatusOK {
 		t.Fatalf("GET /metrics: %d %s", code, body)
 	}
-	s, err := metrics.Parse(bytes.NewReader(body))
+	s, err := metricstest.Parse(bytes.NewReader(body))
 	if err != nil {
 		t.Fatalf("/metrics is not valid exposition text: %v\n%s", err, body)
 	}
@@ -59,7 +59,7 @@ func scrapeMetrics(t *testing.T, in *instance) metrics.Scrape {
 }
 
 // waitMetric scrapes until check passes (the socket's frame is counted just after it is sent).
-func waitMetric(t *testing.T, in *instance, what string, check func(metrics.Scrape) bool) metrics.Scrape {
+func waitMetric(t *testing.T, in *instance, what string, check func(metricstest.Scrape) bool) metricstest.Scrape {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -104,7 +104,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		t.Fatalf("hook: %d", code)
 	}
 
-	s := waitMetric(t, in, "fan-out lag", func(s metrics.Scrape) bool {
+	s := waitMetric(t, in, "fan-out lag", func(s metricstest.Scrape) bool {
 		v, _ := s.Value("plandash_fanout_lag_seconds_count")
 		return v >= 1
 	})
@@ -133,7 +133,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		t.Errorf("pending before any request: %v", v)
 	}
 	page.CloseNow()
-	waitMetric(t, in, "sockets closing", func(s metrics.Scrape) bool {
+	waitMetric(t, in, "sockets closing", func(s metricstest.Scrape) bool {
 		v, ok := s.Value("plandash_sockets_open")
 		return ok && v == 0
 	})
@@ -149,7 +149,7 @@ func TestMetricsAcrossInstances(t *testing.T) {
 		t.Fatalf("ingest on A: %d %s", code, body)
 	}
 	frameWith(t, page, "Across")
-	sb := waitMetric(t, b, "B's fan-out lag", func(s metrics.Scrape) bool {
+	sb := waitMetric(t, b, "B's fan-out lag", func(s metricstest.Scrape) bool {
 		v, _ := s.Value("plandash_fanout_lag_seconds_count")
 		return v >= 1
 	})
@@ -184,14 +184,14 @@ func TestMetricsAcrossInstances(t *testing.T) {
 		t.Fatalf("ingest on A: %d %s", code, body)
 	}
 	frameWith(t, page, "After the cut")
-	waitMetric(t, b, "B's listener reconnects", func(s metrics.Scrape) bool {
+	waitMetric(t, b, "B's listener reconnects", func(s metricstest.Scrape) bool {
 		v, _ := s.Value("plandash_listen_reconnects_total")
 		return v >= 1
 	})
 }
 
 // goVersion is the goversion label a scrape's build info carries.
-func goVersion(s metrics.Scrape) string {
+func goVersion(s metricstest.Scrape) string {
 	for _, x := range s.Samples {
 		if x.Name == "plandash_build_info" {
 			return x.Labels["goversion"]

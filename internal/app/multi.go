@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"log/slog"
+	"slices"
 
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/changes"
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/metrics"
 	"github.com/plandash/plandash/internal/permissions"
@@ -36,26 +38,24 @@ func (r remote) note(ctx context.Context, n postgres.Note) {
 		via = "catchup"
 	}
 	kind := n.Kind
-	switch kind {
-	case postgres.NoteSession, postgres.NoteShared, postgres.NoteApproval, postgres.NoteRules, postgres.NotePermissions, postgres.NoteWaits:
-	default:
+	if !slices.Contains(changes.Kinds(), kind) {
 		kind = "other" // a label from the wire stays in a bounded set
 	}
 	r.notes.With(kind, via).Inc()
 	var err error
 	switch n.Kind {
-	case postgres.NoteSession, postgres.NoteShared:
+	case changes.Session, changes.Shared:
 		// Note kinds and parts are the live layer's change kinds and session parts.
 		r.live.Announce(live.Change{Kind: n.Kind, ID: n.ID, Part: n.Part})
-	case postgres.NoteApproval:
+	case changes.Approval:
 		// The gate reads the request back, wakes its waiters if it was decided, and tells the
 		// web side's listener, which announces it as it does a local change.
 		err = r.gate.Notify(ctx, n.ID)
-	case postgres.NoteRules:
+	case changes.Rules:
 		err = r.gate.NotifyRule(ctx, n.ID)
-	case postgres.NotePermissions:
+	case changes.Permissions:
 		r.perms.Notify(n.ID)
-	case postgres.NoteWaits:
+	case changes.Waits:
 		// A question answered there wakes the hook waiting here; the list moves.
 		r.asked.Notify(n.ID)
 	}

@@ -214,7 +214,7 @@ func Addressed(prev PlanBody, c Comment, next PlanBody) bool {
 		}
 		was := prev.Entries[c.Entry-1]
 		for _, e := range next.Entries {
-			if e.Content == was.Content && e.Priority == was.Priority && e.Status == was.Status {
+			if e.SameShown(was) {
 				return false
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/store/sqlite"
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 // clock is a settable time source, so deadlines are tested without sleeping.
@@ -204,7 +205,7 @@ func TestWaitWakesOnDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		got := recvWithin(t, done, 30*time.Second, "decision for a waiter")
+		got := testkit.Recv(t, done, 30*time.Second, "decision for a waiter")
 		if got.Status != approval.Modified || !got.Decision.Plan.Equal(mod) || got.Decision.By != "ann" {
 			t.Fatalf("waiter got %+v", got)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 // TestSubmitterIsStoredWithTheRequest: the token that submitted a request is part of it, so a
@@ -82,7 +83,7 @@ func TestRestartKeepsPendingAndDecided(t *testing.T) {
 	if _, err := g.Decide(ctx, a.ID, approval.DecisionInput{Action: approval.Approve, By: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := recvWithin(t, done, 30*time.Second, "decision for the waiter"); r.Status != approval.Approved || r.Decision.By != "bob" || r.Seq <= seq {
+	if r := testkit.Recv(t, done, 30*time.Second, "decision for the waiter"); r.Status != approval.Approved || r.Decision.By != "bob" || r.Seq <= seq {
 		t.Fatalf("waiter after restart got %+v (seq %d, before restart %d)", r.Decision, r.Seq, seq)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/client"
+	"github.com/plandash/plandash/internal/testkit"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -151,7 +152,7 @@ func TestApprovals(t *testing.T) {
 	if err != nil || decided.Status != "rejected" {
 		t.Fatalf("DecideApproval = %+v, %v", decided, err)
 	}
-	got := recvWithin(t, waited, 30*time.Second, "end of the wait")
+	got := testkit.Recv(t, waited, 30*time.Second, "end of the wait")
 	var req approval.Request
 	if err := got.Decode(&req); err != nil || req.Status != approval.Rejected || req.Decision == nil || req.Decision.Comment != "not on Friday" || req.Decision.By != "ann" {
 		t.Fatalf("the waiter got %+v (%v)", req, err)
@@ -202,7 +203,7 @@ func TestPermissions(t *testing.T) {
 	if err := c.AnswerPermission(ctx, "st", id, client.Outcome{Outcome: "selected", OptionID: "allow"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := recvWithin(t, polled, 30*time.Second, "poll result"); len(got) != 1 || string(got[0].ID) != `"p-1"` || got[0].Outcome.OptionID != "allow" || got[0].By != "ann" {
+	if got := testkit.Recv(t, polled, 30*time.Second, "poll result"); len(got) != 1 || string(got[0].ID) != `"p-1"` || got[0].Outcome.OptionID != "allow" || got[0].By != "ann" {
 		t.Fatalf("the proxy's poll got %+v", got)
 	}
 	if err := c.AnswerPermission(ctx, "st", id, client.Outcome{Outcome: "cancelled"}); client.StatusOf(err) != http.StatusConflict {

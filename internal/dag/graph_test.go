@@ -141,3 +141,17 @@ func TestParseGraphErrors(t *testing.T) {
 		}
 	}
 }
+
+// Call returns the call with the given id.
+func (p *Plan) Call(id string) (*Call, bool) {
+	i, ok := p.Graph.NodeIndex(id)
+	if !ok {
+		return nil, false
+	}
+	return &p.Calls[i], true
+}
+
+// Writers returns the indices of the calls whose output overlaps path, in
+// call order: the calls a read of path may observe. The slice is shared;
+// do not modify it.
+func (p *Plan) Writers(path Path) []int { return p.overlappingWriters(path) }

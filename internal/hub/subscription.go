@@ -51,15 +51,6 @@ func (s *Subscription) Overflowed() bool {
 	return s.overflowed
 }
 
-// ResetOverflow resumes collecting fragments after an overflow. Call it before reading the store
-// to resync: anything published during the resync then lands in pending rather than being lost,
-// at worst repeating what the store read already showed (Seq tells the two apart).
-func (s *Subscription) ResetOverflow() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.overflowed = false
-}
-
 // Close unsubscribes from every topic and drops pending fragments. It is idempotent, and a
 // Publish racing with it is harmless: the fragments are discarded.
 func (s *Subscription) Close() {

@@ -178,6 +178,10 @@ func (l *Live) Valid(topic string) bool {
 	return ok
 }
 
+// Shows reports whether a registered topic shows changes of kind: a change of a kind no topic
+// shows reaches no page.
+func (l *Live) Shows(kind string) bool { return len(l.byKind[kind]) > 0 }
+
 // Topics lists the subscribable topic forms, for error messages.
 func (l *Live) Topics() []string {
 	var out []string

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/plandash/plandash/internal/app"
-	"github.com/plandash/plandash/internal/metrics"
+	"github.com/plandash/plandash/internal/metrics/metricstest"
 	"github.com/plandash/plandash/internal/tokens"
 	"github.com/plandash/plandash/internal/web"
 )
@@ -47,7 +47,7 @@ func scrape(t *testing.T, hs *httptest.Server, name string) float64 {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	sc, err := metrics.Parse(res.Body)
+	sc, err := metricstest.Parse(res.Body)
 	if err != nil {
 		t.Fatal(err)
 	}

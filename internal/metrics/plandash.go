@@ -3,7 +3,6 @@ package metrics
 import (
 	"context"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
@@ -88,23 +87,14 @@ func (s *Set) Time(store, call string) func() {
 	return func() { h.ObserveDuration(time.Since(start)) }
 }
 
-// knownMethods are the methods counted under their own name; anything else is "other", so a
-// client cannot grow the series without bound.
-var knownMethods = []string{
-	acp.MethodInitialize, acp.MethodAuthenticate, acp.MethodSessionNew, acp.MethodSessionLoad,
-	acp.MethodSessionPrompt, acp.MethodSessionUpdate, acp.MethodRequestPermission, acp.MethodSessionCancel,
-	acp.MethodCancelRequest, "session/set_mode", "session/set_model",
-	"fs/read_text_file", "fs/write_text_file", "terminal/create", "terminal/output",
-	"terminal/release", "terminal/wait_for_exit", "terminal/kill",
-}
-
-// MessageKind is the label a message is counted under: its method when plandash knows it,
-// "response" for an answer, "other" for any other method.
+// MessageKind is the label a message is counted under: its method when ACP defines it
+// (acp.KnownMethod), "response" for an answer, "other" for any other method, so a client
+// cannot grow the series without bound.
 func MessageKind(method string, isResponse bool) string {
 	switch {
 	case method == "" && isResponse:
 		return "response"
-	case slices.Contains(knownMethods, method):
+	case acp.KnownMethod(method):
 		return method
 	}
 	return "other"

@@ -5,29 +5,29 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
 )
 
 // The paged lists, timed like every other store call.
 
-func (t timedPlans) SessionsPage(ctx context.Context, r page.Request) ([]plans.Session, page.Cursor, error) {
+func (t timedPlans) SessionsPage(ctx context.Context, r paging.Request) ([]plans.Session, paging.Cursor, error) {
 	defer t.time("sessions_page")()
 	return t.st.SessionsPage(ctx, r)
 }
 
-func (t timedPlans) ActivePage(ctx context.Context, now time.Time, idle time.Duration, r page.Request) ([]plans.SessionPlans, page.Cursor, uint64, error) {
+func (t timedPlans) ActivePage(ctx context.Context, now time.Time, idle time.Duration, r paging.Request) ([]plans.SessionPlans, paging.Cursor, uint64, error) {
 	defer t.time("active_page")()
 	return t.st.ActivePage(ctx, now, idle, r)
 }
 
-func (t timedPlans) ToolCallsPage(ctx context.Context, sessionID string, r page.Request) ([]plans.ToolCall, page.Cursor, error) {
+func (t timedPlans) ToolCallsPage(ctx context.Context, sessionID string, r paging.Request) ([]plans.ToolCall, paging.Cursor, error) {
 	defer t.time("tool_calls_page")()
 	return t.st.ToolCallsPage(ctx, sessionID, r)
 }
 
-func (t timedPlans) RevisionsPage(ctx context.Context, sessionID, planID string, r page.Request) ([]plans.RevisionInfo, page.Cursor, int, error) {
+func (t timedPlans) RevisionsPage(ctx context.Context, sessionID, planID string, r paging.Request) ([]plans.RevisionInfo, paging.Cursor, int, error) {
 	defer t.time("revisions_page")()
 	return t.st.RevisionsPage(ctx, sessionID, planID, r)
 }
@@ -37,17 +37,17 @@ func (t timedPlans) RevisionAt(ctx context.Context, sessionID, planID string, re
 	return t.st.RevisionAt(ctx, sessionID, planID, revision)
 }
 
-func (t timedApprovals) PendingPage(ctx context.Context, r page.Request) ([]approval.Request, page.Cursor, error) {
+func (t timedApprovals) PendingPage(ctx context.Context, r paging.Request) ([]approval.Request, paging.Cursor, error) {
 	defer t.m.Time("approvals", "pending_page")()
 	return t.st.PendingPage(ctx, r)
 }
 
-func (t timedApprovals) DecidedPage(ctx context.Context, r page.Request) ([]approval.Request, page.Cursor, error) {
+func (t timedApprovals) DecidedPage(ctx context.Context, r paging.Request) ([]approval.Request, paging.Cursor, error) {
 	defer t.m.Time("approvals", "decided_page")()
 	return t.st.DecidedPage(ctx, r)
 }
 
-func (t timedApprovals) AuditPage(ctx context.Context, f approval.AuditFilter, r page.Request) ([]approval.AuditEvent, page.Cursor, error) {
+func (t timedApprovals) AuditPage(ctx context.Context, f approval.AuditFilter, r paging.Request) ([]approval.AuditEvent, paging.Cursor, error) {
 	defer t.m.Time("approvals", "audit_page")()
 	return t.st.AuditPage(ctx, f, r)
 }

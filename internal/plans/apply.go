@@ -213,24 +213,10 @@ func (b *batch) apply(m acp.Message) ([]string, error) {
 
 // checkMethod refuses method names that are neither ACP's nor an extension's.
 func checkMethod(method string) error {
-	if strings.HasPrefix(method, "_") || strings.HasPrefix(method, "$/") || knownMethods[method] {
+	if strings.HasPrefix(method, "_") || strings.HasPrefix(method, "$/") || acp.KnownMethod(method) {
 		return nil
 	}
 	return refuse(acp.CodeMethodNotFound, "unknown method %q (not an ACP method, and extension methods start with \"_\")", method)
-}
-
-var knownMethods = map[string]bool{}
-
-func init() {
-	for _, m := range strings.Fields(`initialize authenticate logout session/new session/load session/set_mode
-		session/set_config_option session/prompt session/cancel session/list session/delete session/resume
-		session/close session/fork session/update session/request_permission fs/write_text_file fs/read_text_file
-		terminal/create terminal/output terminal/release terminal/wait_for_exit terminal/kill elicitation/create
-		elicitation/complete providers/list providers/set providers/disable mcp/message mcp/connect mcp/disconnect
-		nes/start nes/suggest nes/accept nes/reject nes/close document/didOpen document/didChange document/didClose
-		document/didSave document/didFocus auth/login auth/logout`) {
-		knownMethods[m] = true
-	}
 }
 
 func (b *batch) request(m acp.Message) error {

@@ -202,6 +202,17 @@ func TestInvalidEntrySkippedWithWarning(t *testing.T) {
 	}
 }
 
+// TestKnownMethodsAccepted: ingest takes the ACP methods that acp.KnownMethod knows (the list
+// metrics count by), session/set_model among them, which it once refused while metrics counted it.
+func TestKnownMethodsAccepted(t *testing.T) {
+	e := newEnv(t)
+	res := e.apply(`{"jsonrpc":"2.0","method":"session/set_model","params":{"sessionId":"s","modelId":"m"}}`,
+		`{"jsonrpc":"2.0","method":"document/didSave","params":{}}`)
+	if len(res.Errors) != 0 {
+		t.Fatalf("known methods refused: %+v", res.Errors)
+	}
+}
+
 func TestBadMessagesDoNotLoseGoodOnes(t *testing.T) {
 	e := newEnv(t)
 	res := e.apply(

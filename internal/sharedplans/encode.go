@@ -7,9 +7,8 @@ import (
 
 // The plan encoder writes exactly what encoding/json writes for Plan (json.MarshalIndent with a
 // two-space indent for files, json.Marshal for tool results), in one pass into a buffer of the
-// exact size. encoding/json needs a marshal pass, a growing buffer and, for the file, a second
-// full pass to indent; on a 10 MiB body of control characters (60 MiB escaped) that was most of
-// a write's CPU time. FuzzEncodePlan holds the two byte for byte.
+// exact size, where encoding/json needs a growing buffer and a second pass to indent a large
+// plan. FuzzEncodePlan holds the two byte for byte.
 
 // escLen is the escaped length of each ASCII byte under encoding/json's rules with HTML
 // escaping: 1 for bytes copied as they are, 2 for \" \\ \b \f \n \r \t, 6 for \u00XX (other

@@ -37,12 +37,6 @@ type Store struct {
 // Option configures a Store.
 type Option func(*Store)
 
-// WithClock replaces time.Now for updatedAt stamps and temp-file ages, for tests.
-func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
-
-// WithTempSweep sets how often a Watcher removes old temp files (TempSweepInterval by default).
-func WithTempSweep(every time.Duration) Option { return func(s *Store) { s.sweep = every } }
-
 // New returns the store for dir, or for DefaultDir() when dir is "". Nothing is created until
 // the first mutation or Watch, as with docker-agent.
 func New(dir string, opts ...Option) *Store {

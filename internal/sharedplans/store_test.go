@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 func TestUpsertWritesDockerAgentFile(t *testing.T) {
@@ -190,7 +192,7 @@ func TestWaitsForForeignLock(t *testing.T) {
 	if err := unlockFile(f); err != nil {
 		t.Fatal(err)
 	}
-	if err := recvWithin(t, done, 30*time.Second, "write after the unlock"); err != nil {
+	if err := testkit.Recv(t, done, 30*time.Second, "write after the unlock"); err != nil {
 		t.Fatal(err)
 	}
 	if p, _, _ := s.Get(context.Background(), "p"); p.Content != "z" || p.Revision != 2 {

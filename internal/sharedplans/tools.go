@@ -39,9 +39,6 @@ func (t *Toolset) WithWrites(writes files.Policy, why string) *Toolset {
 	return &c
 }
 
-// Store returns the store the tools work on.
-func (t *Toolset) Store() *Store { return t.store }
-
 // WritePlanArgs are write_plan's parameters. Empty Title, Author and Status mean "keep".
 type WritePlanArgs struct {
 	Name              string `json:"name"`

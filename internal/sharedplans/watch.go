@@ -25,9 +25,6 @@ type Event struct {
 	Err     error
 }
 
-// Corrupt reports whether the event is about a plan file that cannot be decoded.
-func (e Event) Corrupt() bool { return errors.Is(e.Err, ErrCorrupt) }
-
 // Watcher delivers Events for one Store until its context ends.
 type Watcher struct {
 	dir      string

@@ -8,7 +8,7 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 )
 
 // maxWait bounds a long poll; clients poll again. Proxies and load balancers commonly cut idle
@@ -118,7 +118,7 @@ func (s *Server) apiListApprovals(w http.ResponseWriter, r *http.Request) {
 	}
 	var (
 		list []approval.Request
-		next page.Cursor
+		next paging.Cursor
 		key  = approval.PendingCursor
 	)
 	switch st := r.URL.Query().Get("status"); st {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 // bearer adds the token to every request of the MCP client.
@@ -97,7 +98,7 @@ func TestMCPApprovalReturnsModifiedPlan(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("decide: %d %s", code, raw)
 	}
-	r := recvWithin(t, done, 30*time.Second, "tool result")
+	r := testkit.Recv(t, done, 30*time.Second, "tool result")
 	if r.err != nil || r.res.IsError {
 		t.Fatalf("tool call: %v %+v", r.err, r.res)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 // TestReviewForm: the page offers a comment on every entry; a review posted from the form
@@ -53,7 +54,7 @@ func TestReviewForm(t *testing.T) {
 	if resp := ts.form(t, path, good); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("request changes: %d", resp.StatusCode)
 	}
-	res := recvWithin(t, done, 30*time.Second, "long poll")
+	res := testkit.Recv(t, done, 30*time.Second, "long poll")
 	got := decodeAs[apiApproval](t, res.raw).Request
 	want := []approval.Comment{
 		{Target: "entry", Entry: 2, Quote: "Change it", Comment: "Say which function changes"},

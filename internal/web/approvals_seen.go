@@ -55,8 +55,8 @@ func editedPlan(form url.Values, req approval.Request) bool {
 			return true
 		}
 		for i, e := range orig.Entries {
-			g := p.Entries[i]
-			if g.Content != strings.TrimSpace(e.Content) || g.Priority != e.Priority || g.Status != e.Status {
+			e.Content = strings.TrimSpace(e.Content) // as the editor sends it
+			if !p.Entries[i].SameShown(e) {
 				return true
 			}
 		}

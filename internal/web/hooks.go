@@ -24,7 +24,8 @@ type capturer interface {
 }
 
 // apiAgentHook serves POST /api/v1/hooks/{agent}: one hook event of Claude Code, Codex or Gemini
-// CLI, as `plandash hook AGENT` posts it (Claude Code's own "http" hooks post the same). Capture
+// CLI, as `plandash hook AGENT` posts it (Claude Code's own "http" hooks post the same), or of
+// OpenCode, as plandash's plugin posts it. Capture
 // events are recorded and answered at once with an empty body; a plan at the gate is held until
 // a person decides (or the deadline passes, or the hook gives up) and answered with the hook's
 // JSON.

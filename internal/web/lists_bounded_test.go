@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
 	"golang.org/x/net/html"
 )
@@ -197,7 +197,7 @@ func TestEverythingBoundedWith100000Sessions(t *testing.T) {
 	}
 
 	for _, path := range []string{"/api/v1/sessions?cursor=nonsense", "/api/v1/sessions?limit=0", "/api/v1/plans?limit=-1",
-		"/api/v1/approvals/audit?cursor=" + page.Cursor{Key: 1}.String() + "x"} {
+		"/api/v1/approvals/audit?cursor=" + paging.Cursor{Key: 1}.String() + "x"} {
 		if code, _, body := ts.fetch(t, path); code != http.StatusBadRequest {
 			t.Errorf("GET %s: %d, want 400: %s", path, code, body)
 		}

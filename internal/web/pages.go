@@ -9,7 +9,7 @@ import (
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -63,7 +63,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 
 // sessionDecisions are the gate's latest decisions on a session's requests, for its page.
 func (s *Server) sessionDecisions(ctx context.Context, sessionID string) ([]approval.AuditEvent, error) {
-	events, _, err := s.gate.AuditPage(ctx, approval.AuditFilter{SessionID: sessionID}, page.Request{Limit: sessionDecisionsShown * 3})
+	events, _, err := s.gate.AuditPage(ctx, approval.AuditFilter{SessionID: sessionID}, paging.Request{Limit: sessionDecisionsShown * 3})
 	if err != nil {
 		return nil, err
 	}

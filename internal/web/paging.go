@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -15,17 +15,17 @@ import (
 // it is accepted.
 const maxListAnswer = 1536 << 10
 
-// pageRequest reads ?cursor= and ?limit= (see page.ParseRequest).
-func pageRequest(r *http.Request) (page.Request, error) {
+// pageRequest reads ?cursor= and ?limit= (see paging.ParseRequest).
+func pageRequest(r *http.Request) (paging.Request, error) {
 	q := r.URL.Query()
-	return page.ParseRequest(q.Get("cursor"), q.Get("limit"))
+	return paging.ParseRequest(q.Get("cursor"), q.Get("limit"))
 }
 
 // writePage answers with one page of a list: body builds the answer from the rows kept and the
 // next cursor's text (empty on the last page), which is also sent as a Link header (RFC 8288)
 // to the same URL with the cursor replaced. Rows are dropped from the end, halving, until the
 // answer fits maxListAnswer.
-func writePage[T any](w http.ResponseWriter, r *http.Request, rows []T, next page.Cursor, key func(T) page.Cursor, body func(rows []T, next string) any) {
+func writePage[T any](w http.ResponseWriter, r *http.Request, rows []T, next paging.Cursor, key func(T) paging.Cursor, body func(rows []T, next string) any) {
 	n := len(rows)
 	for {
 		cut := next
@@ -53,7 +53,7 @@ func writePage[T any](w http.ResponseWriter, r *http.Request, rows []T, next pag
 }
 
 // nextURL is the request's path and query with the cursor moved on to c.
-func nextURL(r *http.Request, c page.Cursor) string {
+func nextURL(r *http.Request, c paging.Cursor) string {
 	q := r.URL.Query()
 	q.Set("cursor", c.String())
 	u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}

@@ -11,6 +11,7 @@ import (
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/acpproxy"
 	"github.com/plandash/plandash/internal/client"
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 // A relayed plan gate rejected in the inbox with a reason: the reason reaches the proxy with
@@ -46,7 +47,7 @@ func TestAcpRejectFeedbackReachesProxy(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("answer: %d", resp.StatusCode)
 			}
-			o := recvWithin(t, answered, 10*time.Second, "the proxy's answer")
+			o := testkit.Recv(t, answered, 10*time.Second, "the proxy's answer")
 			if o.OptionID != tc.option || o.Feedback != tc.want {
 				t.Fatalf("the proxy got %+v, want option %s with feedback %q", o, tc.option, tc.want)
 			}

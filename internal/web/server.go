@@ -58,7 +58,7 @@ type Deps struct {
 	Answers notify.Answerer
 	Live    *live.Live
 	Files   *files.Roots          // file plans show content under these; nil shows none
-	Hooks   map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini
+	Hooks   map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini, opencode
 	MCP     http.Handler          // MCP over streamable HTTP, served at /mcp
 	Metrics *metrics.Set          // what GET /metrics shows; nil counts into a set of its own
 

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -71,7 +71,7 @@ func (s *Server) apiOverview(w http.ResponseWriter, r *http.Request) {
 	for i, g := range groups {
 		out[i] = group{g.Session, emptyIfNil(g.Plans)}
 	}
-	writePage(w, r, out, next, func(g group) page.Cursor { return plans.LastSeenCursor(g.Session) }, func(rows []group, next string) any {
+	writePage(w, r, out, next, func(g group) paging.Cursor { return plans.LastSeenCursor(g.Session) }, func(rows []group, next string) any {
 		return struct {
 			Seq      uint64  `json:"seq"`
 			Sessions []group `json:"sessions"`

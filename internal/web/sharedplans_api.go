@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/sharedplans"
 )
 
@@ -38,7 +38,7 @@ func (s *Server) apiSharedList(w http.ResponseWriter, r *http.Request) {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
-	writePage(w, r, lp.Plans, sharedCursor(lp.Next), func(p sharedplans.Summary) page.Cursor { return sharedCursor(p.Name) },
+	writePage(w, r, lp.Plans, sharedCursor(lp.Next), func(p sharedplans.Summary) paging.Cursor { return sharedCursor(p.Name) },
 		func(rows []sharedplans.Summary, next string) any {
 			return struct {
 				Plans    []sharedplans.Summary `json:"plans"`
@@ -50,7 +50,7 @@ func (s *Server) apiSharedList(w http.ResponseWriter, r *http.Request) {
 }
 
 // sharedCursor is the position after the plan named name in the list by name.
-func sharedCursor(name string) page.Cursor { return page.Cursor{ID: name} }
+func sharedCursor(name string) paging.Cursor { return paging.Cursor{ID: name} }
 
 // apiSharedGet serves GET /api/v1/shared-plans/{name}: read_plan's result, with the revision
 // as ETag (If-None-Match with it answers 304).
@@ -248,8 +248,8 @@ func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 		s.writeSharedProblem(w, r, err, false)
 		return
 	}
-	key := func(e sharedplans.HistoryEntry) page.Cursor { return page.Cursor{Key: e.Seq} }
-	hist, next := page.Trim(pr, hist, key)
+	key := func(e sharedplans.HistoryEntry) paging.Cursor { return paging.Cursor{Key: e.Seq} }
+	hist, next := paging.Trim(pr, hist, key)
 	writePage(w, r, emptyIfNil(hist), next, key, func(rows []sharedplans.HistoryEntry, next string) any {
 		return struct {
 			Name    string                     `json:"name"`

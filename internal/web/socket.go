@@ -213,15 +213,11 @@ func (p *pageElements) frame(f hub.Fragment) []byte {
 // that stopped reading must not hold its writer goroutine forever.
 const writeTimeout = 10 * time.Second
 
-// frameWriter writes a socket's frames and gives the socket up when one write stalls. A write
-// only notes when it began; a watch timer, armed once per socket and re-armed when it fires,
-// closes the connection when the write in flight has gone on for the timeout, which fails that
-// write. So a stalled write ends between one and two timeouts after it began, and a frame costs
-// two atomic stores instead of re-arming and stopping a timer (the runtime's timer heap, under
-// its lock, for every frame to every socket; context.WithTimeout per write was worse still, a
-// fifth of a socket's CPU). Writing under context.Background() loses nothing: CloseRead closes
-// the connection when the page goes away or the server shuts down, which fails a write in
-// flight just as a cancelled context would.
+// frameWriter writes a socket's frames and closes the connection when one write has gone on for
+// writeTimeout: a write only notes when it began, and one watch timer per socket, re-armed when
+// it fires, checks, so a frame costs two atomic stores rather than a timer of its own. Writing
+// under context.Background() loses nothing: CloseRead closes the connection when the page goes
+// away or the server shuts down, which fails a write in flight.
 type frameWriter struct {
 	c       *websocket.Conn
 	timeout time.Duration

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/changes"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/plans"
@@ -16,30 +17,25 @@ import (
 	"github.com/plandash/plandash/web/templates"
 )
 
-// What changes: the kinds of live.Change the domain announces.
+// What changes, the kinds of live.Change the domain announces, and the topics the socket
+// subscribes to: named once in package changes, for the announcers, the PostgreSQL notes, the
+// pages and main.js alike.
 const (
-	changeSession     = "session"     // ID: the session
-	changeApproval    = "approval"    // ID: the request
-	changeRules       = "rules"       // the gate's auto-approve rules
-	changePermissions = "permissions" // the relayed ACP permission requests
-	changeShared      = "shared"      // ID: the shared plan's name
-	// changeWaits: the one list of waits moved; ID the wait, after beganPrefix when it began.
-	changeWaits = "waits"
-)
+	changeSession     = changes.Session
+	changeApproval    = changes.Approval
+	changeRules       = changes.Rules
+	changePermissions = changes.Permissions
+	changeShared      = changes.Shared
+	changeWaits       = changes.Waits
+	beganPrefix       = changes.BeganPrefix
 
-// beganPrefix marks a waits change where a wait began (in its ID: a Part would reach only
-// topics that render parts): the count's notification names it.
-const beganPrefix = "began:"
-
-// Topics the socket subscribes to. Every page also follows topicGate, the pending count in the
-// navigation.
-const (
-	topicAll       = "all"       // the overview
-	topicSession   = "session"   // session:<id>
-	topicApprovals = "approvals" // the inbox
-	topicApproval  = "approval"  // approval:<id>
-	topicShared    = "shared"    // the shared-plans list, and shared:<name>
-	topicGate      = "gate"
+	topicAll       = changes.TopicAll
+	topicSession   = changes.TopicSession
+	topicApprovals = changes.TopicApprovals
+	topicApproval  = changes.TopicApproval
+	topicShared    = changes.TopicShared
+	topicGate      = changes.TopicGate
+	topicWait      = changes.TopicWait
 )
 
 // registerTopics declares every live page: which changes it shows and how it renders them.
@@ -52,6 +48,11 @@ func (s *Server) registerTopics() {
 	s.live.Register(live.Topic{Name: topicShared, Keyed: true, Kinds: []string{changeShared}, Render: s.renderSharedPlan})
 	s.live.Register(live.Topic{Name: topicGate, Kinds: []string{changeWaits}, Render: s.renderPendingCount})
 	s.live.Register(live.Topic{Name: topicWait, Keyed: true, Kinds: []string{changeWaits}, Render: s.renderWaitPanel})
+	for _, k := range changes.Kinds() {
+		if !s.live.Shows(k) {
+			panic("web: no live topic shows changes of kind " + k) // a change of it would reach no page
+		}
+	}
 }
 
 // sessionsCommitted is the plans service's listener: every touched session as a whole (the
@@ -79,10 +80,10 @@ func (s *Server) sessionsCommitted(c plans.Committed) {
 
 // Parts of a session that its page redoes on their own.
 const (
-	partPlan      = "plan:"
-	partCall      = "call:"
-	partCallCount = "calls" // the count of a session's tool calls, which only a new call changes
-	partActivity  = "activity"
+	partPlan      = changes.PartPlan
+	partCall      = changes.PartCall
+	partCallCount = changes.PartCallCount
+	partActivity  = changes.PartActivity
 )
 
 // gateChanged is the gate's listener.

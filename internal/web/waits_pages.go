@@ -14,9 +14,6 @@ import (
 	"github.com/plandash/plandash/web/templates"
 )
 
-// topicWait is a kept wait's page: wait:<id>.
-const topicWait = "wait"
-
 // waitPage serves GET /waits/{id}: an agent's question with its form, or how it ended.
 func (s *Server) waitPage(w http.ResponseWriter, r *http.Request) {
 	s.renderWaitPage(w, r, http.StatusOK, templates.Notice{})

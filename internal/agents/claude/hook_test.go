@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 // servicePoster posts straight into a real Service, as the HTTP endpoint will.
@@ -71,7 +72,7 @@ func TestRunHookGate(t *testing.T) {
 	if _, err := rig.gate.Decide(context.Background(), req.ID, approval.DecisionInput{Action: approval.Reject, By: "ana", Comment: "split step 2"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := recvWithin(t, done, 30*time.Second, "return of the hook"); err != nil {
+	if err := testkit.Recv(t, done, 30*time.Second, "return of the hook"); err != nil {
 		t.Fatal(err)
 	}
 	var ans hookOut

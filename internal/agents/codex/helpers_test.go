@@ -1,43 +1,19 @@
 package codex
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/plans"
-	"github.com/plandash/plandash/internal/store/sqlite"
 )
 
-// openDB is a real SQLite file in a temp dir.
-func openDB(t testing.TB) *sqlite.DB {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "plandash.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// newPlans is a real plans.Service on a real SQLite file.
-func newPlans(t testing.TB) *plans.Service {
-	t.Helper()
-	return plans.NewService(openDB(t).Plans(), plans.Config{Idle: time.Hour})
-}
-
-// newGate is a real approval.Gate on a real SQLite file.
-func newGate(t testing.TB) *approval.Gate {
-	t.Helper()
-	g, err := approval.New(context.Background(), openDB(t).Approvals(), approval.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+// The stores and services the tests run on, from the agents' test kit.
+var (
+	newPlans = agenttest.Plans
+	newGate  = agenttest.Gate
+)
 
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()

@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/testkit"
 	"github.com/plandash/plandash/internal/waits"
 )
 
@@ -55,7 +57,7 @@ func newHookRig(t *testing.T) *hookRig { return newHookRigWith(t, Config{}) }
 // newHookRigWith is newHookRig with cfg, whose Asker is always a real waits.Asked on SQLite.
 func newHookRigWith(t *testing.T, cfg Config) *hookRig {
 	t.Helper()
-	r := &hookRig{gate: newGate(t), plans: newPlans(t), asked: waits.NewAsked(openDB(t).Waits(), nil, nil), created: make(chan approval.Request, 8)}
+	r := &hookRig{gate: newGate(t), plans: newPlans(t), asked: waits.NewAsked(agenttest.SQLite(t).Waits(), nil, nil), created: make(chan approval.Request, 8)}
 	r.gate.OnChange(func(c approval.Change) {
 		if c.Request != nil && !c.Request.Decided() {
 			r.created <- *c.Request
@@ -250,7 +252,7 @@ func TestHandleClosesRequestWhenHookGivesUp(t *testing.T) {
 		t.Fatal("no request")
 	}
 	cancel()
-	recvWithin(t, done, 30*time.Second, "return of Handle")
+	testkit.Recv(t, done, 30*time.Second, "return of Handle")
 	got, err := rig.gate.Get(context.Background(), req.ID)
 	if err != nil || got.Status != approval.Rejected || got.Decision == nil || got.Decision.By != HookDecider {
 		t.Errorf("request after the hook gave up: %+v %v", got, err)

@@ -1,43 +1,21 @@
 package gemini
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/plans"
-	"github.com/plandash/plandash/internal/store/sqlite"
+	"github.com/plandash/plandash/internal/agents/agenttest"
 )
 
-// openDB is a real SQLite file in a temp dir.
-func openDB(t testing.TB) *sqlite.DB {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "plandash.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func newPlans(t testing.TB) *plans.Service {
-	t.Helper()
-	return plans.NewService(openDB(t).Plans(), plans.Config{Idle: time.Hour})
-}
-
-func newGate(t testing.TB) *approval.Gate {
-	t.Helper()
-	g, err := approval.New(context.Background(), openDB(t).Approvals(), approval.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+// The stores and services the tests run on, from the agents' test kit.
+var (
+	openDB   = agenttest.SQLite
+	newPlans = agenttest.Plans
+	newGate  = agenttest.Gate
+)
 
 // captured returns the payloads the real Gemini CLI sent in one captured run ("todos" or
 // "plan"), in the order it sent them.

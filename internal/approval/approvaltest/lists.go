@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/page"
-	"github.com/plandash/plandash/internal/page/pagetest"
+	"github.com/plandash/plandash/internal/paging"
+	"github.com/plandash/plandash/internal/paging/pagingtest"
 )
 
 // listTests are the paged lists' part of the contract (approval.Lister).
@@ -26,7 +26,7 @@ func testRequestPages(t *testing.T, s approval.Store) {
 		create(t, s, request(fmt.Sprintf("r%d", i), created, 1000))
 	}
 	k := 0
-	pending := pagetest.Walk(t, 2, func(r page.Request) ([]approval.Request, page.Cursor, error) { return s.PendingPage(ctx, r) }, func(int) {
+	pending := pagingtest.Walk(t, 2, func(r paging.Request) ([]approval.Request, paging.Cursor, error) { return s.PendingPage(ctx, r) }, func(int) {
 		k++
 		create(t, s, request(fmt.Sprintf("new%d", k), 100+k, 1000))
 	})
@@ -43,9 +43,9 @@ func testRequestPages(t *testing.T, s approval.Store) {
 			t.Fatalf("Decide(%s) = %v, %v", r.ID, ok, err)
 		}
 	}
-	got := pagetest.Walk(t, 3, func(r page.Request) ([]approval.Request, page.Cursor, error) { return s.DecidedPage(ctx, r) }, nil)
+	got := pagingtest.Walk(t, 3, func(r paging.Request) ([]approval.Request, paging.Cursor, error) { return s.DecidedPage(ctx, r) }, nil)
 	same(t, "decided walk", ids(got), []string{"r5", "r1", "r4", "r2"})
-	left := pagetest.Walk(t, 50, func(r page.Request) ([]approval.Request, page.Cursor, error) { return s.PendingPage(ctx, r) }, nil)
+	left := pagingtest.Walk(t, 50, func(r paging.Request) ([]approval.Request, paging.Cursor, error) { return s.PendingPage(ctx, r) }, nil)
 	if len(left) != len(want)-4 {
 		t.Fatalf("%d pending after four decisions, want %d", len(left), len(want)-4)
 	}
@@ -60,7 +60,7 @@ func testAuditPage(t *testing.T, s approval.Store) {
 		}
 		create(t, s, r)
 	}
-	all := pagetest.Walk(t, 2, func(r page.Request) ([]approval.AuditEvent, page.Cursor, error) {
+	all := pagingtest.Walk(t, 2, func(r paging.Request) ([]approval.AuditEvent, paging.Cursor, error) {
 		return s.AuditPage(ctx, approval.AuditFilter{}, r)
 	}, nil)
 	var reqs []string
@@ -71,7 +71,7 @@ func testAuditPage(t *testing.T, s approval.Store) {
 		}
 	}
 	same(t, "audit walk", reqs, []string{"a6", "a5", "a4", "a3", "a2", "a1", "a0"})
-	other := pagetest.Walk(t, 2, func(r page.Request) ([]approval.AuditEvent, page.Cursor, error) {
+	other := pagingtest.Walk(t, 2, func(r paging.Request) ([]approval.AuditEvent, paging.Cursor, error) {
 		return s.AuditPage(ctx, approval.AuditFilter{Agent: "other", Limit: 1}, r)
 	}, nil)
 	reqs = nil

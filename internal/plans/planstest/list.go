@@ -121,7 +121,7 @@ func testListSessions(t *testing.T, s plans.Store) {
 		same(t, want.id+"'s tally", got[i].Tally, want.tally)
 	}
 	got, _, err = s.ListSessions(ctx, plans.SessionFilter{Now: now, Idle: idle, IDs: []string{"working"}}, plans.SessionCursor{}, 10)
-	if err != nil || len(got) != 1 || len(got[0].Plans) != 2 || got[0].Tally != plans.TallyOf(got[0].Plans) {
+	if err != nil || len(got) != 1 || len(got[0].Plans) != 2 || got[0].Tally != TallyOf(got[0].Plans) {
 		t.Fatalf("working, every plan: %+v, %v", got, err)
 	}
 
@@ -185,4 +185,13 @@ func testWentIdle(t *testing.T, s plans.Store) {
 	if got, err := s.WentIdle(ctx, at(20).Add(-time.Nanosecond), at(20)); err != nil || len(got) != 1 || got[0] != "at-upto" {
 		t.Fatalf("a window of a nanosecond: %v, %v", got, err)
 	}
+}
+
+// TallyOf is what SessionPlans.Tally counts of ps, for comparing a store's tally with.
+func TallyOf(ps []plans.Plan) plans.Tally {
+	var g plans.SessionPlans
+	for _, p := range ps {
+		g.Add(p)
+	}
+	return g.Tally
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/page"
-	"github.com/plandash/plandash/internal/page/pagetest"
+	"github.com/plandash/plandash/internal/paging"
+	"github.com/plandash/plandash/internal/paging/pagingtest"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -41,20 +41,20 @@ func testSessionsPage(t *testing.T, s plans.Store) {
 	commit(t, s, &plans.Changes{Sessions: ss})
 	want := []string{"s3", "s2", "s1", "s5", "s0", "s4", "s6"}
 	for _, limit := range []int{1, 2, 3, 7, 50} {
-		got := pagetest.Walk(t, limit, func(r page.Request) ([]plans.Session, page.Cursor, error) { return s.SessionsPage(ctx, r) }, nil)
+		got := pagingtest.Walk(t, limit, func(r paging.Request) ([]plans.Session, paging.Cursor, error) { return s.SessionsPage(ctx, r) }, nil)
 		same(t, fmt.Sprintf("limit %d", limit), ids(got, func(s plans.Session) string { return s.ID }), want)
 	}
 	// Sessions created while a walk is under way land ahead of it: the walk still sees every
 	// session that was there when it started, once.
 	k := 0
 	var last *plans.Session
-	got := pagetest.Walk(t, 2, func(r page.Request) ([]plans.Session, page.Cursor, error) { return s.SessionsPage(ctx, r) }, func(int) {
+	got := pagingtest.Walk(t, 2, func(r paging.Request) ([]plans.Session, paging.Cursor, error) { return s.SessionsPage(ctx, r) }, func(int) {
 		k++
 		last = session(fmt.Sprintf("new%d", k), 100+k)
 		commit(t, s, &plans.Changes{Sessions: []*plans.Session{last}})
 	})
 	same(t, "walk with inserts", ids(got, func(s plans.Session) string { return s.ID }), want)
-	first, _, err := s.SessionsPage(ctx, page.Request{Limit: 1})
+	first, _, err := s.SessionsPage(ctx, paging.Request{Limit: 1})
 	if err != nil || len(first) != 1 || first[0].ID != fmt.Sprintf("new%d", k) {
 		t.Fatalf("a new walk starts with the newest session: %v, %v", first, err)
 	}
@@ -78,7 +78,7 @@ func testActivePage(t *testing.T, s plans.Store) {
 	c.Plans = append(c.Plans, gone, plan("idle", "p", 1, 1), plan("ended", "p", 1, 1))
 	commit(t, s, c)
 	var seqs []uint64
-	got := pagetest.Walk(t, 2, func(r page.Request) ([]plans.SessionPlans, page.Cursor, error) {
+	got := pagingtest.Walk(t, 2, func(r paging.Request) ([]plans.SessionPlans, paging.Cursor, error) {
 		g, next, seq, err := s.ActivePage(ctx, now, idle, r)
 		seqs = append(seqs, seq)
 		return g, next, err
@@ -96,7 +96,7 @@ func testActivePage(t *testing.T, s plans.Store) {
 		t.Fatal(err)
 	}
 	same(t, "pages against Overview", got, all)
-	none, next, _, err := s.ActivePage(ctx, at(5000), idle, page.Request{Limit: 2})
+	none, next, _, err := s.ActivePage(ctx, at(5000), idle, paging.Request{Limit: 2})
 	if err != nil || len(none) != 0 || !next.IsZero() {
 		t.Fatalf("nothing active: %v, %v, %v", none, next, err)
 	}
@@ -110,7 +110,7 @@ func testToolCallsPage(t *testing.T, s plans.Store) {
 	commit(t, s, &plans.Changes{Sessions: []*plans.Session{session("s", 1), session("t", 1)},
 		ToolCalls: []*plans.ToolCall{call("c", 3), call("a", 3), call("b", 1), call("d", 4), {SessionID: "t", ID: "x", Created: at(2)}}})
 	k := 0
-	got := pagetest.Walk(t, 2, func(r page.Request) ([]plans.ToolCall, page.Cursor, error) { return s.ToolCallsPage(ctx, "s", r) }, func(int) {
+	got := pagingtest.Walk(t, 2, func(r paging.Request) ([]plans.ToolCall, paging.Cursor, error) { return s.ToolCallsPage(ctx, "s", r) }, func(int) {
 		k++
 		commit(t, s, &plans.Changes{ToolCalls: []*plans.ToolCall{call(fmt.Sprintf("n%d", k), 10+k)}})
 	})
@@ -120,7 +120,7 @@ func testToolCallsPage(t *testing.T, s plans.Store) {
 	}
 	same(t, "tool calls", ids(got, func(c plans.ToolCall) string { return c.ID }), want)
 	same(t, "a call as listed", got[0], *call("b", 1))
-	none, next, err := s.ToolCallsPage(ctx, "nobody", page.Request{Limit: 2})
+	none, next, err := s.ToolCallsPage(ctx, "nobody", paging.Request{Limit: 2})
 	if err != nil || len(none) != 0 || !next.IsZero() {
 		t.Fatalf("no calls: %v, %v, %v", none, next, err)
 	}
@@ -136,7 +136,7 @@ func testRevisionsPage(t *testing.T, s plans.Store) {
 		commit(t, s, &plans.Changes{Sessions: []*plans.Session{session("s", r)}, Plans: []*plans.Plan{p}, Revisions: []*plans.Plan{p}})
 	}
 	var newest []int
-	got := pagetest.Walk(t, 3, func(r page.Request) ([]plans.RevisionInfo, page.Cursor, error) {
+	got := pagingtest.Walk(t, 3, func(r paging.Request) ([]plans.RevisionInfo, paging.Cursor, error) {
 		l, next, n, err := s.RevisionsPage(ctx, "s", "p", r)
 		newest = append(newest, n)
 		return l, next, err
@@ -161,7 +161,7 @@ func testRevisionsPage(t *testing.T, s plans.Store) {
 			t.Fatalf("RevisionAt(%d): %v, want not found", n, err)
 		}
 	}
-	none, next, n, err := s.RevisionsPage(ctx, "s", "nothing", page.Request{Limit: 3})
+	none, next, n, err := s.RevisionsPage(ctx, "s", "nothing", paging.Request{Limit: 3})
 	if err != nil || len(none) != 0 || !next.IsZero() || n != 0 {
 		t.Fatalf("a plan without revisions: %v, %v, %d, %v", none, next, n, err)
 	}

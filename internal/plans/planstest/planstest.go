@@ -1,6 +1,6 @@
 // Package planstest states the plans.Store contract as tests. Every implementation runs them:
 //
-//	func TestPlansContract(t *testing.T) { planstest.Run(t, openPlans) }
+//	func TestPlansContract(t *testing.T) { planstest.Run(t, openPlans, revisionBytes) }
 package planstest
 
 import (
@@ -15,8 +15,9 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 )
 
-// Run runs the contract suite. open returns an empty store that lives until the test ends.
-func Run(t *testing.T, open func(t *testing.T) plans.Store) {
+// Run runs the contract suite. open returns an empty store that lives until the test ends;
+// size measures what its revisions take.
+func Run(t *testing.T, open func(t *testing.T) plans.Store, size RevisionBytes) {
 	for _, tc := range []struct {
 		name string
 		run  func(*testing.T, plans.Store)
@@ -37,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) plans.Store) {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}
 	t.Run("Prune keeps what the retention says and every plan's newest", func(t *testing.T) { testPrune(t, open) })
+	t.Run("a revision that changes one entry stores about that entry", func(t *testing.T) { testRevisionSize(t, open(t), size) })
 }
 
 // t0 is the suite's clock; times are UTC and whole so they compare with reflect.DeepEqual after

@@ -6,13 +6,13 @@ import (
 	"strings"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 )
 
 var _ approval.Lister = (*approvalStore)(nil)
 
 // PendingPage lists pending requests, oldest first.
-func (s *approvalStore) PendingPage(ctx context.Context, r page.Request) ([]approval.Request, page.Cursor, error) {
+func (s *approvalStore) PendingPage(ctx context.Context, r paging.Request) ([]approval.Request, paging.Cursor, error) {
 	q, args := `SELECT body FROM approval_requests WHERE status = 'pending'`, []any{}
 	if !r.After.IsZero() {
 		q, args = q+` AND (created_ns, id) > ($1, $2)`, append(args, r.After.Key, r.After.ID)
@@ -20,14 +20,14 @@ func (s *approvalStore) PendingPage(ctx context.Context, r page.Request) ([]appr
 	args = append(args, r.Fetch())
 	list, err := many[approval.Request](ctx, s.pool, q+fmt.Sprintf(` ORDER BY created_ns, id LIMIT $%d`, len(args)), args...)
 	if err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
-	list, next := page.Trim(r, list, approval.PendingCursor)
+	list, next := paging.Trim(r, list, approval.PendingCursor)
 	return list, next, nil
 }
 
 // DecidedPage lists decided requests, most recently decided first.
-func (s *approvalStore) DecidedPage(ctx context.Context, r page.Request) ([]approval.Request, page.Cursor, error) {
+func (s *approvalStore) DecidedPage(ctx context.Context, r paging.Request) ([]approval.Request, paging.Cursor, error) {
 	q, args := `SELECT body FROM approval_requests WHERE decided_ns IS NOT NULL`, []any{}
 	if !r.After.IsZero() {
 		q, args = q+` AND (decided_ns, id) < ($1, $2)`, append(args, r.After.Key, r.After.ID)
@@ -35,14 +35,14 @@ func (s *approvalStore) DecidedPage(ctx context.Context, r page.Request) ([]appr
 	args = append(args, r.Fetch())
 	list, err := many[approval.Request](ctx, s.pool, q+fmt.Sprintf(` ORDER BY decided_ns DESC, id DESC LIMIT $%d`, len(args)), args...)
 	if err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
-	list, next := page.Trim(r, list, approval.DecidedCursor)
+	list, next := paging.Trim(r, list, approval.DecidedCursor)
 	return list, next, nil
 }
 
 // AuditPage lists audit events, newest first.
-func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r page.Request) ([]approval.AuditEvent, page.Cursor, error) {
+func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r paging.Request) ([]approval.AuditEvent, paging.Cursor, error) {
 	var where []string
 	var args []any
 	add := func(cond string, v any) {
@@ -65,7 +65,7 @@ func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r
 	args = append(args, r.Fetch())
 	rows, err := s.pool.Query(ctx, q+fmt.Sprintf(" ORDER BY id DESC LIMIT $%d", len(args)), args...)
 	if err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
 	defer rows.Close()
 	out := []approval.AuditEvent{}
@@ -73,18 +73,18 @@ func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r
 		var id int64
 		var body []byte
 		if err := rows.Scan(&id, &body); err != nil {
-			return nil, page.Cursor{}, err
+			return nil, paging.Cursor{}, err
 		}
 		ev, err := decode[approval.AuditEvent](body)
 		if err != nil {
-			return nil, page.Cursor{}, err
+			return nil, paging.Cursor{}, err
 		}
 		ev.ID = id
 		out = append(out, ev)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
-	out, next := page.Trim(r, out, approval.AuditCursor)
+	out, next := paging.Trim(r, out, approval.AuditCursor)
 	return out, next, nil
 }

@@ -7,14 +7,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
 )
 
 var _ plans.Lister = (*plansStore)(nil)
 
 // SessionsPage lists sessions, most recently seen first, one page at a time.
-func (s *plansStore) SessionsPage(ctx context.Context, r page.Request) ([]plans.Session, page.Cursor, error) {
+func (s *plansStore) SessionsPage(ctx context.Context, r paging.Request) ([]plans.Session, paging.Cursor, error) {
 	q, args := `SELECT body FROM sessions`, []any{}
 	if !r.After.IsZero() {
 		q, args = q+` WHERE (last_seen_ns, id) < ($1, $2)`, append(args, r.After.Key, r.After.ID)
@@ -22,18 +22,18 @@ func (s *plansStore) SessionsPage(ctx context.Context, r page.Request) ([]plans.
 	args = append(args, r.Fetch())
 	list, err := many[plans.Session](ctx, s.pool, q+fmt.Sprintf(` ORDER BY last_seen_ns DESC, id DESC LIMIT $%d`, len(args)), args...)
 	if err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
-	list, next := page.Trim(r, list, plans.LastSeenCursor)
+	list, next := paging.Trim(r, list, plans.LastSeenCursor)
 	return list, next, nil
 }
 
 // ActivePage lists one page of the active sessions with their live plans, and the Seq of the
 // same snapshot.
-func (s *plansStore) ActivePage(ctx context.Context, now time.Time, idle time.Duration, r page.Request) ([]plans.SessionPlans, page.Cursor, uint64, error) {
+func (s *plansStore) ActivePage(ctx context.Context, now time.Time, idle time.Duration, r paging.Request) ([]plans.SessionPlans, paging.Cursor, uint64, error) {
 	var (
 		out  = []plans.SessionPlans{}
-		next page.Cursor
+		next paging.Cursor
 		seq  uint64
 	)
 	err := readSnapshot(ctx, s.pool, func(tx pgx.Tx) error {
@@ -52,7 +52,7 @@ func (s *plansStore) ActivePage(ctx context.Context, now time.Time, idle time.Du
 		if err != nil {
 			return err
 		}
-		list, next = page.Trim(r, list, plans.LastSeenCursor)
+		list, next = paging.Trim(r, list, plans.LastSeenCursor)
 		if len(list) == 0 {
 			return nil
 		}
@@ -70,13 +70,13 @@ func (s *plansStore) ActivePage(ctx context.Context, now time.Time, idle time.Du
 		return err
 	})
 	if err != nil {
-		return nil, page.Cursor{}, 0, err
+		return nil, paging.Cursor{}, 0, err
 	}
 	return out, next, seq, nil
 }
 
 // ToolCallsPage lists a session's tool calls in the order they started, by tool_calls_created.
-func (s *plansStore) ToolCallsPage(ctx context.Context, sessionID string, r page.Request) ([]plans.ToolCall, page.Cursor, error) {
+func (s *plansStore) ToolCallsPage(ctx context.Context, sessionID string, r paging.Request) ([]plans.ToolCall, paging.Cursor, error) {
 	q, args := `SELECT body FROM tool_calls WHERE session_id = $1`, []any{sessionID}
 	if !r.After.IsZero() {
 		q, args = q+` AND (created_ns, id) > ($2, $3)`, append(args, r.After.Key, r.After.ID)
@@ -84,31 +84,31 @@ func (s *plansStore) ToolCallsPage(ctx context.Context, sessionID string, r page
 	args = append(args, r.Fetch())
 	list, err := many[plans.ToolCall](ctx, s.pool, q+fmt.Sprintf(` ORDER BY created_ns, id LIMIT $%d`, len(args)), args...)
 	if err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
-	list, next := page.Trim(r, list, plans.ToolCallCursor)
+	list, next := paging.Trim(r, list, plans.ToolCallCursor)
 	return list, next, nil
 }
 
-// RevisionsPage lists a plan's revisions, newest first; only each row's time is read out of
-// its body.
-func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string, r page.Request) ([]plans.RevisionInfo, page.Cursor, int, error) {
+// RevisionsPage lists a plan's revisions, newest first, from the rows' own columns: nothing is
+// decoded, deltas or not.
+func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string, r paging.Request) ([]plans.RevisionInfo, paging.Cursor, int, error) {
 	var newest *int64
 	if err := s.pool.QueryRow(ctx, `SELECT MAX(revision) FROM plan_revisions WHERE session_id = $1 AND plan_id = $2`,
 		sessionID, planID).Scan(&newest); err != nil {
-		return nil, page.Cursor{}, 0, err
+		return nil, paging.Cursor{}, 0, err
 	}
 	if newest == nil {
-		return []plans.RevisionInfo{}, page.Cursor{}, 0, nil
+		return []plans.RevisionInfo{}, paging.Cursor{}, 0, nil
 	}
 	after := *newest + 1
 	if !r.After.IsZero() {
 		after = r.After.Key
 	}
-	rows, err := s.pool.Query(ctx, `SELECT revision, (body->>'updated')::timestamptz FROM plan_revisions
+	rows, err := s.pool.Query(ctx, `SELECT revision, at FROM plan_revisions
 		WHERE session_id = $1 AND plan_id = $2 AND revision < $3 ORDER BY revision DESC LIMIT $4`, sessionID, planID, after, r.Fetch())
 	if err != nil {
-		return nil, page.Cursor{}, 0, err
+		return nil, paging.Cursor{}, 0, err
 	}
 	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (plans.RevisionInfo, error) {
 		var ri plans.RevisionInfo
@@ -116,18 +116,8 @@ func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string
 		return ri, err
 	})
 	if err != nil {
-		return nil, page.Cursor{}, 0, err
+		return nil, paging.Cursor{}, 0, err
 	}
-	list, next := page.Trim(r, list, plans.RevisionCursor)
+	list, next := paging.Trim(r, list, plans.RevisionCursor)
 	return list, next, int(*newest), nil
-}
-
-// RevisionAt is one revision; PostgreSQL stores each whole, so it is one row.
-func (s *plansStore) RevisionAt(ctx context.Context, sessionID, planID string, revision int) (plans.Revision, error) {
-	p, err := one[plans.Plan](ctx, s.pool, fmt.Errorf("%w: plan %q has no revision %d", plans.ErrNotFound, planID, revision),
-		`SELECT body FROM plan_revisions WHERE session_id = $1 AND plan_id = $2 AND revision = $3`, sessionID, planID, revision)
-	if err != nil {
-		return plans.Revision{}, err
-	}
-	return plans.Revision{Revision: p.Revision, At: p.Updated, Plan: p}, nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +15,9 @@ import (
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/notify/notifysql"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/store/delta"
 	"github.com/plandash/plandash/internal/store/postgres/pgtest"
 )
 
@@ -104,6 +107,58 @@ func TestMigrations(t *testing.T) {
 			}
 			if _, total, err := again.RecentToolCalls(ctx, "s", 10); err != nil || total != 3 {
 				t.Fatalf("RecentToolCalls total = %d, %v; want 2 stored before, 1 new (an update is not new)", total, err)
+			}
+		}},
+		{"revisions stored whole before deltas stay readable, and the next is a delta on them", func(t *testing.T, url string) {
+			first := open(t, url)
+			var revs []plans.Plan
+			for r := 1; r <= 3; r++ {
+				p := plans.Plan{SessionID: "s", ID: "p", Kind: plans.KindItems, Type: "items", Revision: r, Created: time.Unix(1, 0).UTC(),
+					Updated: time.Unix(int64(10*r), 0).UTC(), Entries: []plans.Entry{{Content: "a", Priority: "high", Status: plans.StatusPending}}}
+				if r == 3 {
+					p.Entries[0].Status = plans.StatusCompleted
+				}
+				revs = append(revs, p)
+			}
+			if err := first.Plans().Commit(ctx, &plans.Changes{Sessions: []*plans.Session{{ID: "s"}}, Plans: []*plans.Plan{&revs[2]}}); err != nil {
+				t.Fatal(err)
+			}
+			first.Close()
+			// As a database before the step has them: whole plans, no format or time column.
+			conn := connect(t, url)
+			if _, err := conn.Exec(ctx, `ALTER TABLE plan_revisions DROP COLUMN format, DROP COLUMN at`); err != nil {
+				t.Fatal(err)
+			}
+			for i := range revs {
+				revs[i].Seq = revs[2].Seq
+				if _, err := conn.Exec(ctx, `INSERT INTO plan_revisions(session_id, plan_id, revision, body) VALUES('s', 'p', $1, $2)`,
+					revs[i].Revision, mustJSON(revs[i])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := conn.Exec(ctx, `UPDATE plandash_schema SET version = $1`, slices.Index(migrations(), revisionDeltas)); err != nil {
+				t.Fatal(err)
+			}
+			again := open(t, url).Plans()
+			hist, err := again.History(ctx, "s", "p")
+			if err != nil || len(hist) != 3 || !slices.EqualFunc(hist, revs, func(h plans.Revision, p plans.Plan) bool { return reflect.DeepEqual(h.Plan, p) }) {
+				t.Fatalf("History = %+v, %v; want the three whole revisions", hist, err)
+			}
+			infos, _, newest, err := again.RevisionsPage(ctx, "s", "p", paging.Request{Limit: 10})
+			if err != nil || newest != 3 || len(infos) != 3 || !infos[0].At.Equal(revs[2].Updated) {
+				t.Fatalf("RevisionsPage = %+v, %d, %v; want three, the newest at %v", infos, newest, err, revs[2].Updated)
+			}
+			next := revs[2]
+			next.Revision, next.Updated, next.Entries = 4, time.Unix(40, 0).UTC(), []plans.Entry{{Content: "a", Priority: "high", Status: plans.StatusCancelled}}
+			if err := again.Commit(ctx, &plans.Changes{Plans: []*plans.Plan{&next}, Revisions: []*plans.Plan{&next}}); err != nil {
+				t.Fatal(err)
+			}
+			var format int
+			if err := conn.QueryRow(ctx, `SELECT format FROM plan_revisions WHERE revision = 4`).Scan(&format); err != nil || format != delta.FormatDelta {
+				t.Fatalf("revision 4 has format %d (%v), want a delta", format, err)
+			}
+			if r, err := again.RevisionAt(ctx, "s", "p", 4); err != nil || !reflect.DeepEqual(r.Plan, next) {
+				t.Fatalf("RevisionAt(4) = %+v, %v; want %+v", r.Plan, err, next)
 			}
 		}},
 		{"who submitted a request moves from token_requests into the request", func(t *testing.T, url string) {

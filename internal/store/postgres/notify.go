@@ -9,6 +9,8 @@ import (
 	"hash/fnv"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/plandash/plandash/internal/changes"
 )
 
 // Note is one committed change as instances tell each other over LISTEN/NOTIFY. It carries ids
@@ -25,15 +27,15 @@ type Note struct {
 	Seq uint64 `json:"seq"`
 }
 
-// The kinds of notes. They are the live layer's change kinds and session parts, so a note is
-// announced as it comes.
+// The kinds of notes: the live layer's change kinds (package changes), so a note is announced
+// as it comes; a session note's Part is one of changes' Part*.
 const (
-	NoteSession     = "session"     // ID a session; Part "", "plan:<plan id>", "call:<tool call id>" or "activity"
-	NoteApproval    = "approval"    // ID an approval request
-	NoteRules       = "rules"       // ID a rule
-	NoteShared      = "shared"      // ID a shared plan's name
-	NotePermissions = "permissions" // ID the proxy stream whose permission requests changed
-	NoteWaits       = "waits"       // ID a kept wait (a question, a session waiting for a prompt)
+	NoteSession     = changes.Session
+	NoteApproval    = changes.Approval
+	NoteRules       = changes.Rules
+	NoteShared      = changes.Shared
+	NotePermissions = changes.Permissions
+	NoteWaits       = changes.Waits
 	// noteStream says something changed in stream ID that did not fit in a payload: listeners
 	// catch up on that stream from their cursor.
 	noteStream = "stream"

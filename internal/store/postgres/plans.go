@@ -10,7 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/plandash/plandash/internal/changes"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/store/delta"
 )
 
 // plansStore implements plans.Store.
@@ -20,7 +22,8 @@ type plansStore struct {
 	// seq is the newest Seq this instance committed or read from plans_clock. It may lag
 	// behind other instances' commits, never run ahead of what is committed: a page that
 	// reads it before the store sees some changes twice, never misses one.
-	seq atomic.Uint64
+	seq   atomic.Uint64
+	cache delta.Cache // newest revisions, the bases of the next deltas
 }
 
 var _ plans.Store = (*plansStore)(nil)
@@ -119,7 +122,10 @@ func (s *plansStore) Seq() uint64 { return s.seq.Load() }
 // commits queue on one lock across instances; within one instance the Service already queues
 // them.
 func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
-	var seq uint64
+	var (
+		seq   uint64
+		batch *delta.Batch
+	)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, lockSQL, lockPlans); err != nil {
 			return err
@@ -136,17 +142,22 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 				ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen_ns=excluded.last_seen_ns, ended=excluded.ended, seq=excluded.seq`,
 				sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, n, plans.TimeNS(sess.FirstSeen))
 		}
+		var err error
+		if batch, err = s.putRevisions(ctx, tx, b, c.Revisions, seq); err != nil {
+			return err
+		}
 		for _, p := range c.Plans {
 			p.Seq = seq
+			// A plan's row is its newest revision, which putRevisions just encoded: a revision
+			// number names one state of a plan.
+			body := batch.Whole(p)
+			if body == nil {
+				body = mustJSON(p)
+			}
 			b.Queue(`INSERT INTO plans(session_id, plan_id, removed, updated_ns, body, seq, entry_count, open_count) VALUES($1,$2,$3,$4,$5,$6,$7,$8)
 				ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated_ns=excluded.updated_ns, body=excluded.body, seq=excluded.seq,
 					entry_count=excluded.entry_count, open_count=excluded.open_count`,
-				p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), mustJSON(p), n, len(p.Entries), p.OpenEntries())
-		}
-		for _, p := range c.Revisions {
-			p.Seq = seq
-			b.Queue(`INSERT INTO plan_revisions(session_id, plan_id, revision, body) VALUES($1,$2,$3,$4)`,
-				p.SessionID, p.ID, p.Revision, mustJSON(p))
+				p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), body, n, len(p.Entries), p.OpenEntries())
 		}
 		for _, t := range c.ToolCalls {
 			b.Queue(`INSERT INTO tool_calls(session_id, id, created_ns, body, seq) VALUES($1,$2,$3,$4,$5)
@@ -171,6 +182,7 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 	if err != nil {
 		return err
 	}
+	batch.Committed()
 	s.saw(seq)
 	return nil
 }
@@ -183,23 +195,23 @@ func commitNotes(c *plans.Changes) []Note {
 		out = append(out, Note{Kind: NoteSession, ID: sess.ID})
 	}
 	for _, p := range c.Plans {
-		out = append(out, Note{Kind: NoteSession, ID: p.SessionID, Part: "plan:" + p.ID})
+		out = append(out, Note{Kind: NoteSession, ID: p.SessionID, Part: changes.PartPlan + p.ID})
 	}
 	for _, t := range c.ToolCalls {
-		out = append(out, Note{Kind: NoteSession, ID: t.SessionID, Part: "call:" + t.ID})
+		out = append(out, Note{Kind: NoteSession, ID: t.SessionID, Part: changes.PartCall + t.ID})
 	}
 	counted := map[string]bool{}
 	for _, k := range c.NewToolCalls {
 		if !counted[k.SessionID] {
 			counted[k.SessionID] = true
-			out = append(out, Note{Kind: NoteSession, ID: k.SessionID, Part: "calls"})
+			out = append(out, Note{Kind: NoteSession, ID: k.SessionID, Part: changes.PartCallCount})
 		}
 	}
 	seen := map[string]bool{}
 	for _, a := range c.Activity {
 		if !seen[a.SessionID] {
 			seen[a.SessionID] = true
-			out = append(out, Note{Kind: NoteSession, ID: a.SessionID, Part: "activity"})
+			out = append(out, Note{Kind: NoteSession, ID: a.SessionID, Part: changes.PartActivity})
 		}
 	}
 	return out
@@ -365,19 +377,6 @@ func (s *plansStore) activity(ctx context.Context, q string, args ...any) ([]pla
 		out = append(out, a)
 	}
 	return out, rows.Err()
-}
-
-// History lists all revisions of a plan, oldest first.
-func (s *plansStore) History(ctx context.Context, sessionID, planID string) ([]plans.Revision, error) {
-	ps, err := many[plans.Plan](ctx, s.pool, `SELECT body FROM plan_revisions WHERE session_id=$1 AND plan_id=$2 ORDER BY revision`, sessionID, planID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]plans.Revision, len(ps))
-	for i, p := range ps {
-		out[i] = plans.Revision{Revision: p.Revision, At: p.Updated, Plan: p}
-	}
-	return out, nil
 }
 
 // ChangedSince lists sessions changed after seq, and the Seq of the same snapshot: every

@@ -16,7 +16,7 @@ const toolCallsByTime = `CREATE INDEX IF NOT EXISTS tool_calls_created ON tool_c
 // n, recorded in plandash_schema. A new table or column is a new step at the end; a step never
 // changes once released.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, multiInstance, permissionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, permissionStreams, keptWaitsSchema, notifysql.PostgresSchema, notifysql.PostgresRemote}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, multiInstance, permissionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, permissionStreams, keptWaitsSchema, notifysql.PostgresSchema, notifysql.PostgresRemote, revisionDeltas}
 }
 
 // approvalsBySession finds a session's previous request, whose review a new one may answer.

@@ -5,41 +5,41 @@ import (
 	"strings"
 
 	"github.com/plandash/plandash/internal/approval"
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 )
 
 var _ approval.Lister = (*approvalStore)(nil)
 
 // PendingPage lists pending requests, oldest first, by the pending index.
-func (s *approvalStore) PendingPage(ctx context.Context, r page.Request) ([]approval.Request, page.Cursor, error) {
+func (s *approvalStore) PendingPage(ctx context.Context, r paging.Request) ([]approval.Request, paging.Cursor, error) {
 	q, args := `SELECT body FROM approval_requests WHERE status = 'pending'`, []any{}
 	if !r.After.IsZero() {
 		q, args = q+` AND (created, id) > (?, ?)`, append(args, r.After.Key, r.After.ID)
 	}
 	list, err := many[approval.Request](ctx, s.r, q+` ORDER BY created, id`+limitTo(r.Fetch()), args...)
 	if err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
-	list, next := page.Trim(r, list, approval.PendingCursor)
+	list, next := paging.Trim(r, list, approval.PendingCursor)
 	return list, next, nil
 }
 
 // DecidedPage lists decided requests, most recently decided first, by the decided index.
-func (s *approvalStore) DecidedPage(ctx context.Context, r page.Request) ([]approval.Request, page.Cursor, error) {
+func (s *approvalStore) DecidedPage(ctx context.Context, r paging.Request) ([]approval.Request, paging.Cursor, error) {
 	q, args := `SELECT body FROM approval_requests WHERE decided IS NOT NULL`, []any{}
 	if !r.After.IsZero() {
 		q, args = q+` AND (decided, id) < (?, ?)`, append(args, r.After.Key, r.After.ID)
 	}
 	list, err := many[approval.Request](ctx, s.r, q+` ORDER BY decided DESC, id DESC`+limitTo(r.Fetch()), args...)
 	if err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
-	list, next := page.Trim(r, list, approval.DecidedCursor)
+	list, next := paging.Trim(r, list, approval.DecidedCursor)
 	return list, next, nil
 }
 
 // AuditPage lists audit events, newest first.
-func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r page.Request) ([]approval.AuditEvent, page.Cursor, error) {
+func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r paging.Request) ([]approval.AuditEvent, paging.Cursor, error) {
 	var where []string
 	var args []any
 	if f.SessionID != "" {
@@ -57,7 +57,7 @@ func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r
 	}
 	rows, err := s.r.QueryContext(ctx, q+" ORDER BY id DESC"+limitTo(r.Fetch()), args...)
 	if err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
 	defer rows.Close()
 	out := []approval.AuditEvent{}
@@ -65,18 +65,18 @@ func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r
 		var id int64
 		var body []byte
 		if err := rows.Scan(&id, &body); err != nil {
-			return nil, page.Cursor{}, err
+			return nil, paging.Cursor{}, err
 		}
 		ev, err := decode[approval.AuditEvent](body)
 		if err != nil {
-			return nil, page.Cursor{}, err
+			return nil, paging.Cursor{}, err
 		}
 		ev.ID = id
 		out = append(out, ev)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, page.Cursor{}, err
+		return nil, paging.Cursor{}, err
 	}
-	out, next := page.Trim(r, out, approval.AuditCursor)
+	out, next := paging.Trim(r, out, approval.AuditCursor)
 	return out, next, nil
 }

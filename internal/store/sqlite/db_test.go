@@ -15,6 +15,7 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/plans/planstest"
 	"github.com/plandash/plandash/internal/sharedplans"
 )
 
@@ -244,7 +245,7 @@ func TestOpensOldSchema(t *testing.T) {
 	}
 	if list, _, err := p.ListSessions(ctx, plans.SessionFilter{}, plans.SessionCursor{}, 10); err != nil || len(list) != 1 || list[0].Session.ID != "old-session" {
 		t.Fatalf("ListSessions = %+v, %v", list, err)
-	} else if want := plans.TallyOf(list[0].Plans); want.Entries == 0 || list[0].Tally != want {
+	} else if want := planstest.TallyOf(list[0].Plans); want.Entries == 0 || list[0].Tally != want {
 		t.Fatalf("the old plans' tally = %+v; want %+v, counted from the bodies", list[0].Tally, want)
 	}
 	// Tool calls stored before sessions counted them are counted once; new ones add to that.

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/store/delta"
 )
 
 // longHistory stores n revisions of one 50-entry plan, each changing one entry, in one
@@ -44,9 +45,9 @@ func TestRevisionAtReadsFromItsKeyframe(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
 	want := longHistory(t, db.Plans(), 10_000)
-	keyframe := (10_000-1)/keyframeEvery*keyframeEvery + 1
+	keyframe := (10_000-1)/delta.KeyframeEvery*delta.KeyframeEvery + 1
 	var format int
-	if err := db.r.QueryRowContext(ctx, `SELECT format FROM plan_revisions WHERE plan_id='p' AND revision=?`, keyframe).Scan(&format); err != nil || format != formatFull {
+	if err := db.r.QueryRowContext(ctx, `SELECT format FROM plan_revisions WHERE plan_id='p' AND revision=?`, keyframe).Scan(&format); err != nil || format != delta.FormatFull {
 		t.Fatalf("revision %d is stored in format %d (%v), want whole", keyframe, format, err)
 	}
 	if _, err := db.w.ExecContext(ctx, `DELETE FROM plan_revisions WHERE plan_id='p' AND revision < ?`, keyframe); err != nil {
@@ -54,9 +55,7 @@ func TestRevisionAtReadsFromItsKeyframe(t *testing.T) {
 	}
 	for _, cached := range []bool{true, false} {
 		if !cached { // as after a restart: the newest revision is rebuilt from the rows too
-			db.plans.cache.mu.Lock()
-			db.plans.cache.tips = nil
-			db.plans.cache.mu.Unlock()
+			db.plans.cache = delta.Cache{}
 		}
 		for _, n := range []int{keyframe, keyframe + 1, 10_000} {
 			got, err := db.Plans().RevisionAt(ctx, "s", "p", n)
@@ -72,7 +71,7 @@ func TestRevisionAtReadsFromItsKeyframe(t *testing.T) {
 		t.Fatal("a deleted revision was found")
 	}
 	// The list reads the remaining rows' own columns.
-	list, next, newest, err := db.Plans().RevisionsPage(ctx, "s", "p", page.Request{Limit: 3})
+	list, next, newest, err := db.Plans().RevisionsPage(ctx, "s", "p", paging.Request{Limit: 3})
 	if err != nil || newest != 10_000 || len(list) != 3 || list[2].Revision != 9_998 || next.IsZero() {
 		t.Fatalf("RevisionsPage = %v, %v, %d, %v", list, next, newest, err)
 	}
@@ -86,7 +85,7 @@ func BenchmarkHistoryPage10000(b *testing.B) {
 	longHistory(b, db.Plans(), 10_000)
 	b.Run("paged", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, _, err := db.Plans().RevisionsPage(ctx, "s", "p", page.Request{Limit: page.DefaultLimit}); err != nil {
+			if _, _, _, err := db.Plans().RevisionsPage(ctx, "s", "p", paging.Request{Limit: paging.DefaultLimit}); err != nil {
 				b.Fatal(err)
 			}
 			for _, n := range []int{9_999, 10_000} {

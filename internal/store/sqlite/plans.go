@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/store/delta"
 )
 
 // plansStore implements plans.Store.
@@ -17,7 +18,7 @@ type plansStore struct {
 	f   *faults // the DB's storage faults
 	seq atomic.Uint64
 
-	cache tipCache    // newest revisions, the bases of the next deltas (revisions.go)
+	cache delta.Cache // newest revisions, the bases of the next deltas
 	stmt  *writeStmts // the commit's statements, prepared once (stmts.go)
 }
 
@@ -105,7 +106,7 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 			return err
 		}
 	}
-	tips, err := s.putRevisions(ctx, tx, c.Revisions, seq)
+	batch, err := s.putRevisions(ctx, tx, c.Revisions, seq)
 	if err != nil {
 		return err
 	}
@@ -113,9 +114,8 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 		p.Seq = seq
 		// A plan's row is its newest revision, which putRevisions just encoded: a revision
 		// number names one state of a plan.
-		t := tips[p.Key()]
-		body := t.body
-		if body == nil || t.revision != p.Revision {
+		body := batch.Whole(p)
+		if body == nil {
 			body = mustJSON(p)
 		}
 		if err := exec(ctx, upsertPlan,
@@ -149,7 +149,7 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	s.cache.put(tips)
+	batch.Committed()
 	s.seq.Store(seq)
 	return nil
 }

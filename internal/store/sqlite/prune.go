@@ -3,12 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/store/delta"
 )
 
 var _ plans.Pruner = (*plansStore)(nil)
@@ -46,12 +46,12 @@ func (s *plansStore) Prune(ctx context.Context, now time.Time, r plans.Retention
 		if f == nil {
 			continue // a gap in the numbering: nothing to rewrite against, so leave the plan be
 		}
-		body, err := json.Marshal(f)
+		body, err := f.Whole()
 		if err != nil {
 			return st, err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE plan_revisions SET format = ?, body = ?
-			WHERE session_id = ? AND plan_id = ? AND revision = ?`, formatFull, body, k.SessionID, k.PlanID, keep); err != nil {
+			WHERE session_id = ? AND plan_id = ? AND revision = ?`, delta.FormatFull, body, k.SessionID, k.PlanID, keep); err != nil {
 			return st, err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM plan_revisions WHERE session_id = ? AND plan_id = ? AND revision < ?`,
@@ -93,16 +93,11 @@ func pruneCuts(ctx context.Context, tx *sql.Tx, cutoff int64, maxRevisions int) 
 		if err := rows.Scan(&k.SessionID, &k.PlanID, &first, &last, &young); err != nil {
 			return nil, err
 		}
-		keep := first
-		if maxRevisions > 0 {
-			keep = max(keep, last-maxRevisions+1)
-		}
+		var y *int
 		if young.Valid {
-			keep = max(keep, int(young.Int64))
-		} else {
-			keep = last // every revision is too old but the newest stays
+			y = new(int(young.Int64))
 		}
-		if keep = min(keep, last); keep > first {
+		if keep := delta.KeepFrom(first, last, y, maxRevisions); keep > first {
 			cuts[k] = keep
 		}
 	}

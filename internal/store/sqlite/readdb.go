@@ -12,11 +12,9 @@ import (
 // as without the cache.
 const maxReadStmts = 256
 
-// readDB is the read-only pool with its queries kept prepared. SQLite parses and plans a
-// statement every time it is prepared, and for the reads a live update makes (the session's
-// row, its shown plans, the approvals waiting) that was most of their cost: parsing the list
-// query took twice as long as running it. database/sql prepares a kept statement once on each
-// pooled connection and reuses it there.
+// readDB is the read-only pool with its queries kept prepared, once per pooled connection by
+// database/sql: SQLite parses and plans a statement each time it is prepared, which costs the
+// small reads a live update makes more than running them.
 type readDB struct {
 	*sql.DB
 	mu    sync.Mutex

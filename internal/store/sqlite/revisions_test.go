@@ -11,19 +11,14 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/plans/planstest"
+	"github.com/plandash/plandash/internal/store/delta"
 )
 
 var rt0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
 // bigPlan is an items plan of n entries, all pending.
-func bigPlan(sid, pid string, n int) *plans.Plan {
-	p := &plans.Plan{SessionID: sid, ID: pid, Kind: plans.KindItems, Type: "items", Created: rt0, Agent: "Claude Code"}
-	for i := range n {
-		p.Entries = append(p.Entries, plans.Entry{Content: fmt.Sprintf("Step %d: change the code and its tests", i),
-			Priority: "medium", Status: plans.StatusPending})
-	}
-	return p
-}
+func bigPlan(sid, pid string, n int) *plans.Plan { return planstest.Checklist(sid, pid, n, rt0) }
 
 // revise commits the plan's next revision the way the Service does, and returns a copy of it.
 func revise(t *testing.T, s plans.Store, p *plans.Plan, at time.Time) plans.Plan {
@@ -89,8 +84,8 @@ func TestHistoryRebuildsEveryRevision(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	p := bigPlan("s", "p", 5)
 	var want []plans.Plan
-	for i := range 2*keyframeEvery + 40 {
-		if i == keyframeEvery+7 { // a cold cache in the middle
+	for i := range 2*delta.KeyframeEvery + 40 {
+		if i == delta.KeyframeEvery+7 { // a cold cache in the middle
 			if err := db.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +128,7 @@ func TestHistoryRebuildsEveryRevision(t *testing.T) {
 		}
 	}
 	var deltas int
-	if err := db.r.QueryRow(`SELECT COUNT(*) FROM plan_revisions WHERE format = ?`, formatDelta).Scan(&deltas); err != nil {
+	if err := db.r.QueryRow(`SELECT COUNT(*) FROM plan_revisions WHERE format = ?`, delta.FormatDelta).Scan(&deltas); err != nil {
 		t.Fatal(err)
 	}
 	if deltas < len(want)-4 {
@@ -167,7 +162,7 @@ func TestOldRevisionsStillRead(t *testing.T) {
 		t.Fatalf("History = %+v, %v", hist, err)
 	}
 	var format int
-	if err := db.r.QueryRow(`SELECT format FROM plan_revisions WHERE revision = 3`).Scan(&format); err != nil || format != formatDelta {
+	if err := db.r.QueryRow(`SELECT format FROM plan_revisions WHERE revision = 3`).Scan(&format); err != nil || format != delta.FormatDelta {
 		t.Fatalf("revision 3 format = %d, %v; want a delta", format, err)
 	}
 }

@@ -15,9 +15,14 @@ const STEP = 1.25;
 const FIG = "[data-testid=dag-diagram]";
 const NODE = "[data-testid=dag-node]";
 
+// INSERTED is the event a module dispatches (bubbling) on HTML it puts on the page outside the
+// socket's fragments, such as a plan the inbox fetched.
+export const INSERTED = "plandash:inserted";
+
 // startDag marks the page as scripted (the stylesheet then shows the controls and hides what only
-// a script-less page needs) and binds every diagram, present and future.
-export function startDag() {
+// a script-less page needs) and binds every diagram: the page's, those fragments bring, and those
+// another module puts on the page (it says so with an INSERTED event).
+export function startDag(socket) {
   document.documentElement.classList.add("dag-js");
   const views = new Map(); // figure id -> {zoom, left, top, selected, query, current}
 
@@ -69,7 +74,8 @@ export function startDag() {
   };
   const setupAll = () => document.querySelectorAll(FIG).forEach(setup);
   setupAll();
-  new MutationObserver(setupAll).observe(document.body, { childList: true, subtree: true });
+  socket.onFragment(setupAll);
+  document.addEventListener(INSERTED, setupAll);
   window.addEventListener("resize", () => document.querySelectorAll(FIG).forEach((f) => setZoom(f, +f.dataset.zoom || 1)));
 
   document.addEventListener("click", (ev) => {

@@ -3,6 +3,7 @@
 // The plan is the request page's own drawing, fetched whole, so nothing is rendered twice; the
 // page also carries the proof (data-seen) the server asks of an approval from the list.
 import { pageToken } from "./token.js";
+import { INSERTED } from "./dag.js";
 
 // startInbox binds the rows' "Show plan" buttons by delegation: rows arrive over the socket.
 export function startInbox() {
@@ -47,6 +48,7 @@ export function showPlan(row) {
       const card = shown && shown.querySelector('[data-testid="plan-card"]');
       if (!card) throw new Error("the request's page has no plan");
       box.replaceChildren(document.importNode(card, true));
+      box.dispatchEvent(new Event(INSERTED, { bubbles: true }));
       box.hidden = false;
       setExpanded(row, true);
       const seen = row.querySelector('input[name="seen"]');

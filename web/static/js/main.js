@@ -1,7 +1,9 @@
 // The page script of every plandash page: it builds each part once and hands it what it needs.
 // Each shared thing has one owner: socket.js the live socket and #conn, swap.js the fragments'
 // way into the page, pending.js the pending count, title.js document.title, favicon.js the
-// icon. The others hear of changes through the owners' hooks, never by watching the DOM.
+// icon. The others hear of changes through the owners' hooks, never by watching the DOM; a
+// module that puts HTML on the page itself (the inbox's plans, the overview's held sessions)
+// dispatches dag.js's INSERTED event on it.
 import { createSocket } from "./socket.js";
 import { createSwap } from "./swap.js";
 import { createPending } from "./pending.js";
@@ -31,12 +33,12 @@ const socket = createSocket({ topic, since: Number(body.dataset.seq || 0), conn:
 // new sessions back (it announces them) instead of inserting them under the reader's eyes.
 let hold = null;
 socket.onFragment(createSwap((f, el, old) => hold !== null && hold(f, el, old)));
+// Document listeners run in the order they are added: the diagram's first, so a focused node
+// takes its Enter before the gate's shortcuts look at it.
+startDag(socket);
 hold = startOverview(socket) || embedScope();
 const pending = createPending(socket);
 
-// Document listeners run in the order they are added: the diagram's first, so a focused node
-// takes its Enter before the gate's shortcuts look at it.
-startDag();
 if (body.classList.contains("embed")) startEmbed({ socket, pending });
 startTitle({ socket, pending });
 startFavicon(pending);

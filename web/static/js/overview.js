@@ -10,6 +10,7 @@
 // Filters: the form is a plain GET form (the URL holds them, so they survive a reload and can be
 // shared). A menu applies as soon as it changes; the search box narrows the sessions shown as
 // you type, and Enter searches every stored session.
+import { INSERTED } from "./dag.js";
 
 const COLLAPSED = "plandash.collapsed";
 const MAX_REMEMBERED = 500;
@@ -85,6 +86,7 @@ export function startOverview(socket) {
     for (const el of held.values()) {
       const next = [...list.children].find((c) => before(el, c));
       if (next) next.before(el); else list.append(el);
+      el.dispatchEvent(new Event(INSERTED, { bubbles: true }));
       enhance(el);
       el.classList.add("flash");
     }

@@ -1,4 +1,4 @@
-package sqlite
+package delta
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ func TestScannersAgreeWithEncodingJSON(t *testing.T) {
 
 func checkScanObject(t *testing.T, b []byte) {
 	t.Helper()
-	var want fields
+	var want Fields
 	wantErr := json.Unmarshal(b, &want)
 	got, err := scanObject(b)
 	if wantErr != nil {

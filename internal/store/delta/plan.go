@@ -1,4 +1,4 @@
-package sqlite
+package delta
 
 import (
 	"bytes"
@@ -8,11 +8,9 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 )
 
-// diffPlans is the delta from revision a to revision b computed from the plans themselves: the
-// members that changed are encoded, and only the entries that changed. It is the same delta
-// diffFields finds between the two plans' JSON, without encoding both whole and splitting them
-// again, which was a third of storing an update. planMembers lists what it compares; a test
-// holds it to plans.Plan's JSON members, so a member added there is not silently left out.
+// diffPlans is the delta diffFields would find between the JSON of revisions a and b, computed
+// from the plans themselves so that neither is encoded whole: only the members and entries that
+// changed are. TestFieldsInDeltas holds it to every field of plans.Plan and plans.Entry.
 func diffPlans(a, b *plans.Plan) delta {
 	var d delta
 	// changed records a member that differs: set in b, or gone from it (an omitempty member
@@ -83,19 +81,11 @@ func diffPlans(a, b *plans.Plan) delta {
 	return d
 }
 
-// planMembers are the JSON members diffPlans compares, revision included.
-var planMembers = []string{"sessionId", "id", "kind", "type", "revision", "created", "updated", "removed", "agent",
-	entriesKey, "markdown", "uri", "raw", "_meta", "warnings", "replayed", "seq"}
-
 // diffEntryStructs is diffEntries for entries as structs: the hunks that turn a into b, each
 // inserted entry encoded as it is in the plan's JSON.
 func diffEntryStructs(a, b []plans.Entry) []hunk {
 	key := func(e plans.Entry) string { return string(mustJSON(e)) } // equal exactly when the entries are
-	return hunks(a, b, sameEntry, key, func(e plans.Entry) json.RawMessage { return mustJSON(e) })
-}
-
-func sameEntry(x, y plans.Entry) bool {
-	return x.Content == y.Content && x.Priority == y.Priority && x.Status == y.Status && bytes.Equal(x.Meta, y.Meta)
+	return hunks(a, b, plans.Entry.Equal, key, func(e plans.Entry) json.RawMessage { return mustJSON(e) })
 }
 
 // clonePlan copies p with slices of its own, so the copy a tip keeps does not change with p.

@@ -1,4 +1,4 @@
-package sqlite
+package delta
 
 import (
 	"bytes"
@@ -10,25 +10,12 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 )
 
-// A revision is stored either whole (formatFull: the plan's JSON) or as a delta against the
-// revision before it (formatDelta: a delta's JSON). Most updates change one entry of a plan and
-// its timestamps, so a delta is that entry and a few fields instead of the whole plan again.
-const (
-	formatFull  = 0
-	formatDelta = 1
-)
-
-// keyframeEvery stores every so many revisions whole, so that rebuilding a plan's newest
-// revision (after a restart) reads a bounded number of rows; its cost per update is a
-// 1,024th of a whole plan.
-const keyframeEvery = 1024
-
-// fields is a plan's JSON object split into its top-level members, kept as their encoded bytes.
-type fields map[string]json.RawMessage
+// Fields is a plan's JSON object split into its top-level members, kept as their encoded bytes.
+type Fields map[string]json.RawMessage
 
 // splitFields splits a stored revision, checking it is JSON.
-func splitFields(body []byte) (fields, error) {
-	var f fields
+func splitFields(body []byte) (Fields, error) {
+	var f Fields
 	if err := json.Unmarshal(body, &f); err != nil {
 		return nil, fmt.Errorf("decode revision: %w", err)
 	}
@@ -36,7 +23,7 @@ func splitFields(body []byte) (fields, error) {
 }
 
 // splitOwn splits a plan's JSON that json.Marshal just wrote: valid, so it is only scanned.
-func splitOwn(body []byte) (fields, error) {
+func splitOwn(body []byte) (Fields, error) {
 	if f, err := scanObject(body); err == nil {
 		return f, nil
 	}
@@ -65,7 +52,7 @@ const (
 )
 
 // diffFields computes the delta from base to next.
-func diffFields(base, next fields) delta {
+func diffFields(base, next Fields) delta {
 	var d delta
 	for k, v := range next {
 		old, ok := base[k]
@@ -176,8 +163,8 @@ func elements(b json.RawMessage) ([]json.RawMessage, bool) {
 }
 
 // apply builds the next revision's fields from base and d; base is not changed.
-func (d delta) apply(base fields) (fields, error) {
-	next := make(fields, len(base)+len(d.Set))
+func (d delta) apply(base Fields) (Fields, error) {
+	next := make(Fields, len(base)+len(d.Set))
 	for k, v := range base {
 		next[k] = v
 	}
@@ -220,13 +207,4 @@ func joinRaw(rs []json.RawMessage) json.RawMessage {
 	}
 	b.WriteByte(']')
 	return json.RawMessage(b.String())
-}
-
-// decodeFields turns rebuilt fields back into a plan.
-func decodeFields(f fields) (plans.Plan, error) {
-	body, err := json.Marshal(f)
-	if err != nil {
-		return plans.Plan{}, err
-	}
-	return decode[plans.Plan](body)
 }

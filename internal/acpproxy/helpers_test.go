@@ -315,3 +315,8 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// String names an approvals mode as --approvals does, for subtest names.
+func (a Approvals) String() string {
+	return [...]string{"ide", "both", "dashboard"}[a]
+}

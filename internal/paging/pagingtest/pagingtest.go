@@ -1,20 +1,20 @@
 // Package pagetest walks a paged list in tests as a client does, for the stores' contract suites.
-package pagetest
+package pagingtest
 
 import (
 	"testing"
 
-	"github.com/plandash/plandash/internal/page"
+	"github.com/plandash/plandash/internal/paging"
 )
 
 // Walk follows next cursors from the start until a page says it is the last, calling between
 // after each page but the last (to insert rows while the walk is under way). Each cursor goes
 // through its text, as a client's does. It fails on a page over the limit, and on a next cursor
 // after an empty page or more pages than rows could fill.
-func Walk[T any](t *testing.T, limit int, get func(page.Request) ([]T, page.Cursor, error), between func(n int)) []T {
+func Walk[T any](t *testing.T, limit int, get func(paging.Request) ([]T, paging.Cursor, error), between func(n int)) []T {
 	t.Helper()
 	var all []T
-	r := page.Request{Limit: limit}
+	r := paging.Request{Limit: limit}
 	for n := 0; ; n++ {
 		rows, next, err := get(r)
 		if err != nil {
@@ -30,7 +30,7 @@ func Walk[T any](t *testing.T, limit int, get func(page.Request) ([]T, page.Curs
 		if len(rows) == 0 || n > 1000 {
 			t.Fatalf("page %d: a next cursor after %d rows", n, len(rows))
 		}
-		if r.After, err = page.Parse(next.String()); err != nil {
+		if r.After, err = paging.Parse(next.String()); err != nil {
 			t.Fatalf("page %d: its cursor does not parse: %v", n, err)
 		}
 		if between != nil {

@@ -11,7 +11,7 @@ import (
 // Cursor's `agent acp` speaks some of its plans through extension methods of its own
 // (spec/agents.md §5). The proxy forwards them untouched like everything else; on the side,
 // cursor/update_todos becomes the session's checklist on the dashboard (here), and the
-// blocking cursor/create_plan is offered at the dashboard's gate (proxy_permission.go).
+// blocking cursor/create_plan is offered at the dashboard's gate (permission.go).
 
 // sessionTracker remembers the session the IDE last prompted or loaded: Cursor's extension
 // frames often name none, and a connection has one session at a time in practice.

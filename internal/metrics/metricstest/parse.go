@@ -1,4 +1,6 @@
-package metrics
+// Package metricstest reads the Prometheus text format back, strictly, for the tests and
+// benchmarks that check what plandash exposes: a test that scrapes through it checks the format.
+package metricstest
 
 import (
 	"bufio"

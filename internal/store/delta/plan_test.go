@@ -1,32 +1,55 @@
-package sqlite
+package delta
 
 import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/plans/planstest"
 )
 
-// TestPlanMembers: diffPlans compares every JSON member of plans.Plan. A member added to the
-// struct and not to diffPlans would be lost from every revision stored as a delta.
-func TestPlanMembers(t *testing.T) {
-	var want []string
-	pt := reflect.TypeFor[plans.Plan]()
-	for i := range pt.NumField() {
-		name, _, _ := strings.Cut(pt.Field(i).Tag.Get("json"), ",")
-		want = append(want, name)
+// TestFieldsInDeltas: a plan that differs from the revision before in any one field of
+// plans.Plan, or of one of its entries, is stored as a delta that is not empty and rebuilds it
+// exactly. A field that diffPlans or Entry.Equal leaves out would be lost from every revision
+// stored as a delta, with every other test still passing.
+func TestFieldsInDeltas(t *testing.T) {
+	base := bigPlan("s", "p", 3)
+	base.Revision, base.Updated, base.Markdown, base.Raw, base.Meta = 1, rt0, "# Plan", json.RawMessage(`{"n":1}`), json.RawMessage(`{"m":1}`)
+	base.Entries[1].Meta = json.RawMessage(`{"k":1}`)
+	check := func(what string, next *plans.Plan) {
+		t.Helper()
+		d := diffPlans(base, next)
+		if len(d.Set)+len(d.Del)+len(d.Entries) == 0 {
+			t.Errorf("a change of %s alone gives an empty revision delta: compare it in diffPlans (or Entry.Equal)", what)
+			return
+		}
+		f, err := splitOwn(mustJSON(base))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f = applyStored(t, d, f)
+		f[revisionKey] = json.RawMessage(strconv.Itoa(next.Revision)) // as replay does
+		got, err := decodeFields(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := decode[plans.Plan](mustJSON(next)); !reflect.DeepEqual(got, want) {
+			t.Errorf("the delta of a change of %s rebuilds\n%+v\nwant\n%+v", what, got, want)
+		}
 	}
-	got := slices.Clone(planMembers)
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("diffPlans compares %v; plans.Plan has %v: compare the new member in diffPlans and list it in planMembers", got, want)
+	for name, v := range planstest.Vary(t, *base) {
+		if name != "Revision" { // the row's key, not the delta, holds it
+			check("Plan."+name, &v)
+		}
+	}
+	for name, e := range planstest.Vary(t, base.Entries[1]) {
+		next := clonePlan(base)
+		next.Entries[1] = e
+		check("Entry."+name, next)
 	}
 }
 

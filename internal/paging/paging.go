@@ -2,7 +2,7 @@
 // row a client saw, and the bounds on how many rows one answer holds. A keyset cursor (rather
 // than an offset) keeps a walk stable while rows are inserted ahead of it: the next page starts
 // right after the row the client last saw, wherever that row now sits.
-package page
+package paging
 
 import (
 	"encoding/base64"

@@ -1,27 +1,29 @@
-package sqlite
+package delta
 
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/plandash/plandash/internal/plans"
 )
 
-// Computing a revision's delta splits the plan's JSON (which json.Marshal just wrote) into its
-// members and its entries array into elements, for every update ingested. encoding/json
-// validates and decodes every byte to do that; on a batch of a thousand updates it was most
-// of ingest's CPU. These scanners only find where each value starts and ends. They are used on
+// These scanners split a plan's JSON into members and its entries into elements by finding
+// where each value starts and ends, without decoding, on every update ingested. They read only
 // JSON this process encoded; anything they cannot read falls back to encoding/json.
 
 var errScan = errors.New("not a JSON value the scanner reads")
 
 // scanObject splits a JSON object into its members, as json.Unmarshal into fields would (a
 // repeated name keeps its last value).
-func scanObject(b []byte) (fields, error) {
+func scanObject(b []byte) (Fields, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, errScan
 	}
-	f := make(fields, 16) // a plan has 17 members, most of them usually present
+	f := make(Fields, 16) // a plan has 17 members, most of them usually present
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return f, tail(b, i+1)
@@ -72,8 +74,9 @@ func scanObject(b []byte) (fields, error) {
 // each name again for every revision ingested. It is read only.
 var memberNames = func() map[string]string {
 	m := map[string]string{}
-	for _, n := range []string{"sessionId", "id", "kind", "type", "revision", "created", "updated", "removed",
-		"agent", "entries", "markdown", "uri", "raw", "_meta", "warnings", "replayed", "seq"} {
+	pt := reflect.TypeFor[plans.Plan]()
+	for i := range pt.NumField() {
+		n, _, _ := strings.Cut(pt.Field(i).Tag.Get("json"), ",")
 		m[n] = n
 	}
 	return m

@@ -34,11 +34,6 @@ func ParseApprovals(s string) (Approvals, error) {
 	return 0, fmt.Errorf("approvals must be ide, both or dashboard, not %q", s)
 }
 
-// String is the flag value: ide, both or dashboard.
-func (a Approvals) String() string {
-	return [...]string{"ide", "both", "dashboard"}[a]
-}
-
 // PermissionRequest is an agent's session/request_permission, offered to the dashboard.
 type PermissionRequest struct {
 	ID        json.RawMessage // the agent's request id, as sent
