@@ -31,9 +31,14 @@ const (
 // Status is where a request stands.
 type Status string
 
-// Statuses. Every status but Pending is final.
+// Statuses. Every status but Pending and Elsewhere is final.
 const (
 	Pending  Status = "pending"
+	// Elsewhere: the agent's own dialog has the request (Request.Handover says how): the person
+	// answered there, or nobody decided here before the deadline of a request whose agent then
+	// decides by itself (Then). What was answered is not known yet. Nobody can decide it here
+	// any more; the agent's adapter settles it (Gate.Settle) once an event shows the outcome.
+	Elsewhere Status = "elsewhere"
 	Approved Status = "approved"
 	Modified Status = "modified"
 	Rejected Status = "rejected"
@@ -43,7 +48,12 @@ const (
 )
 
 // Words is the status as a sentence says it: "changes requested".
-func (s Status) Words() string { return strings.ReplaceAll(string(s), "_", " ") }
+func (s Status) Words() string {
+	if s == Elsewhere {
+		return "answered elsewhere, outcome not known yet"
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
+}
 
 // Refused reports whether the status tells the agent not to run its plan.
 func (s Status) Refused() bool { return s == Rejected || s == ChangesRequested }
@@ -160,6 +170,9 @@ type Request struct {
 	Created  time.Time `json:"created"`
 	Deadline time.Time `json:"deadline"`
 	Decision *Decision `json:"decision,omitempty"`
+	// Handover is how the request went to the agent's own dialog (status Elsewhere); it stays
+	// once that dialog's outcome settles the request, so the record says where it was answered.
+	Handover *Handover `json:"handover,omitempty"`
 	// Seq is the gate's change number of the request's last change; pages catch up by it.
 	Seq uint64 `json:"seq"`
 	// Fingerprint identifies the submission, so a retry with the same id is recognised.
@@ -232,8 +245,16 @@ func (p PlanBody) Size() int {
 	return 0
 }
 
-// Decided reports whether the request has its decision.
+// Decided reports whether the gate is done waiting for a decision here: the request has its
+// decision, or it went to the agent's own dialog (Elsewhere, when Decision is still nil).
 func (r Request) Decided() bool { return r.Status != Pending }
+
+// Handover is how a request left the gate for the agent's own dialog.
+type Handover struct {
+	By   string    `json:"by"` // the channel that took it ("terminal"), or "deadline"
+	At   time.Time `json:"at"`
+	Note string    `json:"note"` // in words: "answered in the terminal — outcome not known yet"
+}
 
 // Decision is how a request was decided. Plan is what the agent runs: the request's plan as it
 // was (approve) or as the person changed it (modify); it is absent on reject and on request
@@ -343,6 +364,7 @@ const (
 	EventRejected     = "rejected"
 	EventChanges      = "changes_requested"
 	EventExpired      = "expired"
+	EventElsewhere    = "elsewhere" // the agent's own dialog took the request (Handover)
 	EventAutoApproved = "auto-approved"
 	EventRuleAdded    = "rule-added"
 	EventRuleRevoked  = "rule-revoked"

@@ -110,6 +110,9 @@ type DecidedError struct{ Request Request }
 
 func (e *DecidedError) Error() string {
 	d := e.Request.Decision
+	if h := e.Request.Handover; d == nil && h != nil {
+		return fmt.Sprintf("%s (since %s): plandash's answer no longer reaches the agent", h.Note, h.At.UTC().Format(time.RFC3339))
+	}
 	if d == nil {
 		return "the request is already decided"
 	}
@@ -309,11 +312,11 @@ func (g *Gate) expireLocked(ctx context.Context, r Request) (Request, error) {
 	if err != nil || r.Decided() || now.Before(r.Deadline) {
 		return r, err
 	}
+	if r.Then != "" {
+		return g.handOverAtDeadline(ctx, r)
+	}
 	d := &Decision{Action: r.Default, By: "deadline", At: now, Expired: true,
 		Comment: fmt.Sprintf("nobody decided before the deadline (%s), so the default outcome applies: %s", r.Deadline.UTC().Format(time.RFC3339), r.Default.Status().Words())}
-	if r.Then != "" {
-		d.Comment = fmt.Sprintf("nobody decided here before the deadline (%s): %s", r.Deadline.UTC().Format(time.RFC3339), r.Then)
-	}
 	if d.Action == Approve {
 		p := r.Plan
 		d.Plan = &p

@@ -119,8 +119,9 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 	return stored, created, err
 }
 
-// Decide stores r if the stored request is still pending. Under READ COMMITTED a concurrent
-// Decide on another connection waits for this row, then re-reads it and finds it decided.
+// Decide stores r if the stored request is still pending, or Elsewhere when r settles it.
+// Under READ COMMITTED a concurrent Decide on another connection waits for this row, then
+// re-reads it and finds it decided.
 func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events []approval.AuditEvent) (bool, error) {
 	ok := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -128,8 +129,9 @@ func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events [
 		if err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `UPDATE approval_requests SET status=$1, decided_ns=$2, seq=$3, body=$4, changed=$6 WHERE id=$5 AND status='pending'`,
-			string(r.Status), decidedAt(r), int64(r.Seq), mustJSON(r), r.ID, n)
+		tag, err := tx.Exec(ctx, `UPDATE approval_requests SET status=$1, decided_ns=$2, seq=$3, body=$4, changed=$6
+			WHERE id=$5 AND (status='pending' OR status='elsewhere' AND $7)`,
+			string(r.Status), decidedAt(r), int64(r.Seq), mustJSON(r), r.ID, n, r.Settles())
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
@@ -184,6 +186,11 @@ func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summar
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// Elsewhere lists the requests the agents' own dialogs have, oldest first.
+func (s *approvalStore) Elsewhere(ctx context.Context) ([]approval.Request, error) {
+	return many[approval.Request](ctx, s.pool, `SELECT body FROM approval_requests WHERE status='elsewhere' ORDER BY created_ns, n`)
 }
 
 // Decided lists decided requests, most recently decided first.

@@ -86,12 +86,13 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 	return stored, created, err
 }
 
-// Decide stores r if the stored request is still pending.
+// Decide stores r if the stored request is still pending, or Elsewhere when r settles it.
 func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events []approval.AuditEvent) (bool, error) {
 	ok := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE approval_requests SET status=?, decided=?, seq=?, body=? WHERE id=? AND status='pending'`,
-			string(r.Status), decidedAt(r), r.Seq, mustJSON(r), r.ID)
+		res, err := tx.ExecContext(ctx, `UPDATE approval_requests SET status=?, decided=?, seq=?, body=?
+			WHERE id=? AND (status='pending' OR status='elsewhere' AND ?)`,
+			string(r.Status), decidedAt(r), r.Seq, mustJSON(r), r.ID, r.Settles())
 		if err != nil {
 			return err
 		}
@@ -160,6 +161,11 @@ func joinOptions(as []approval.Action) string {
 		s[i] = string(a)
 	}
 	return strings.Join(s, ",")
+}
+
+// Elsewhere lists the requests the agents' own dialogs have, oldest first.
+func (s *approvalStore) Elsewhere(ctx context.Context) ([]approval.Request, error) {
+	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='elsewhere' ORDER BY created, rowid`)
 }
 
 // Decided lists decided requests, most recently decided first.
