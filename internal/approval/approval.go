@@ -33,15 +33,15 @@ type Status string
 
 // Statuses. Every status but Pending and Elsewhere is final.
 const (
-	Pending  Status = "pending"
+	Pending Status = "pending"
 	// Elsewhere: the agent's own dialog has the request (Request.Handover says how): the person
 	// answered there, or nobody decided here before the deadline of a request whose agent then
 	// decides by itself (Then). What was answered is not known yet. Nobody can decide it here
 	// any more; the agent's adapter settles it (Gate.Settle) once an event shows the outcome.
 	Elsewhere Status = "elsewhere"
-	Approved Status = "approved"
-	Modified Status = "modified"
-	Rejected Status = "rejected"
+	Approved  Status = "approved"
+	Modified  Status = "modified"
+	Rejected  Status = "rejected"
 	// ChangesRequested is a rejection with a review: the agent revises the plan and submits it
 	// again; the next request of the session shows which comments it addressed.
 	ChangesRequested Status = "changes_requested"
