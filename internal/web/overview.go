@@ -94,7 +94,7 @@ func (s *Server) needsYou(ctx context.Context) (needs []templates.Waiting, total
 	for _, w := range l.Waits[:min(len(l.Waits), needsYouMax)] {
 		out = append(out, waitingView(w))
 	}
-	return out, len(l.Waits)
+	return out, l.Waiting()
 }
 
 // filterOptions are the filter menus' choices: what the most recent sessions have, and the

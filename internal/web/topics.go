@@ -148,7 +148,7 @@ func waitingView(w waits.Wait) templates.Waiting {
 	if w.Cwd != "" {
 		who = cmp.Or(who, "an agent") + " · " + w.Cwd
 	}
-	return templates.Waiting{Title: w.Title, Href: w.URL, Since: w.Since, Who: who, Kind: string(w.Kind)}
+	return templates.Waiting{Title: w.Title, Href: w.URL, Since: w.Since, Who: who, Kind: string(w.Kind), Answered: w.Answered}
 }
 
 func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
@@ -298,7 +298,7 @@ func (s *Server) renderPendingCount(ctx context.Context, _ string, c live.Change
 		}
 		latest = newest.Title
 	}
-	return []live.Fragment{{ID: templates.PendingCountID, View: templates.PendingCount(len(l.Waits), latest, l.Seq)}}, nil
+	return []live.Fragment{{ID: templates.PendingCountID, View: templates.PendingCount(l.Waiting(), latest, l.Seq)}}, nil
 }
 
 // waitsChanged is the list's listener: the count, the strip, the inbox, and the session that

@@ -171,6 +171,19 @@ func outcomeAfter(def approval.Action, then string) string {
 // auditWhat is an audit row's event in words; a request that ran out of time says the outcome
 // its deadline applied ("expired: rejected"), which the event's note records.
 func auditWhat(e approval.AuditEvent) string {
+	if e.Event == approval.EventElsewhere {
+		// The hand-over's note: "answered in the terminal — outcome not known yet", or at the
+		// deadline, what the agent's dialog does then.
+		if _, then, ok := strings.Cut(e.Comment, "before the deadline ("); ok {
+			if _, then, ok = strings.Cut(then, "): "); ok && len(then) <= approval.MaxName {
+				return "expired: " + then
+			}
+		}
+		if e.Comment != "" && len(e.Comment) <= approval.MaxName {
+			return e.Comment
+		}
+		return approval.Elsewhere.Words()
+	}
 	what := approval.Status(e.Event).Words()
 	if e.Event != approval.EventExpired {
 		return what
@@ -186,6 +199,15 @@ func auditWhat(e approval.AuditEvent) string {
 		}
 	}
 	return what + ": the default outcome"
+}
+
+// statusWords is where a request stands, in words: its status, or for a request the agent's
+// own dialog has, the hand-over's note ("answered in the terminal — outcome not known yet").
+func statusWords(r approval.Request) string {
+	if r.Status == approval.Elsewhere && r.Handover != nil && r.Handover.Note != "" {
+		return r.Handover.Note
+	}
+	return r.Status.Words()
 }
 
 func decidedBy(r approval.Request) string {
