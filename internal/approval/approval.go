@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -311,10 +312,14 @@ type DecisionInput struct {
 
 // Rule approves matching requests without asking anyone. Every field that is set must match.
 type Rule struct {
-	ID        string    `json:"id"`
-	Agent     string    `json:"agent,omitempty"`
-	SessionID string    `json:"sessionId,omitempty"`
-	Kind      string    `json:"kind,omitempty"` // plan type: items, markdown or dag
+	ID        string `json:"id"`
+	Agent     string `json:"agent,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	Kind      string `json:"kind,omitempty"` // plan type: items, markdown or dag
+	// Machine limits the rule to sessions on one machine (compared case-insensitively), and
+	// Cwd to sessions working in one directory or below it: both as plandash saw the session.
+	Machine   string    `json:"machine,omitempty"`
+	Cwd       string    `json:"cwd,omitempty"`
 	Note      string    `json:"note,omitempty"`
 	CreatedBy string    `json:"createdBy"`
 	Created   time.Time `json:"created"`
@@ -326,16 +331,34 @@ type Rule struct {
 // Active reports whether the rule still decides.
 func (r Rule) Active() bool { return r.Revoked.IsZero() }
 
-// Matches reports whether the rule covers the request. Agents match by canonical id, not by
-// spelling: Claude Code's hook submits as "Claude Code", the rule form suggests "claude-code"
-// and its ACP adapter is "claude-agent-acp", so a rule written any of those ways, in any case,
-// matches all three. Rules stay stored as written, so rules added before ids existed keep
-// working.
-func (r Rule) Matches(q Request) bool {
-	return r.Active() && (r.Agent != "" || r.SessionID != "" || r.Kind != "") &&
+// Place is where a request's session runs, as plandash saw it: its machine and working
+// directory; empty when plandash never saw the session.
+type Place struct{ Machine, Cwd string }
+
+// Matches reports whether the rule covers the request, whose session runs at at. Agents match
+// by canonical id, not by spelling: Claude Code's hook submits as "Claude Code", the rule form
+// suggests "claude-code" and its ACP adapter is "claude-agent-acp", so a rule written any of
+// those ways, in any case, matches all three. Rules stay stored as written, so rules added
+// before ids existed keep working. A rule limited to a machine or a directory never matches a
+// request whose session plandash has not seen there.
+func (r Rule) Matches(q Request, at Place) bool {
+	return r.Active() && (r.Agent != "" || r.SessionID != "" || r.Kind != "" || r.Machine != "" || r.Cwd != "") &&
 		(r.Agent == "" || agentid.Same(r.Agent, q.Agent)) &&
 		(r.SessionID == "" || r.SessionID == q.SessionID) &&
-		(r.Kind == "" || r.Kind == q.Plan.Type)
+		(r.Kind == "" || r.Kind == q.Plan.Type) &&
+		(r.Machine == "" || at.Machine != "" && strings.EqualFold(r.Machine, at.Machine)) &&
+		(r.Cwd == "" || at.Cwd != "" && within(at.Cwd, r.Cwd))
+}
+
+// Placed reports whether the rule needs to know where a request's session runs.
+func (r Rule) Placed() bool { return r.Machine != "" || r.Cwd != "" }
+
+// within reports whether dir is root or below it, comparing cleaned slash paths (a Windows
+// agent's backslashes too).
+func within(dir, root string) bool {
+	clean := func(p string) string { return path.Clean(strings.ReplaceAll(p, `\`, "/")) }
+	dir, root = clean(dir), clean(root)
+	return dir == root || strings.HasPrefix(dir, strings.TrimSuffix(root, "/")+"/")
 }
 
 // Describe says in words what the rule matches.
@@ -353,6 +376,11 @@ func (r Rule) Describe() string {
 	add("agent", r.Agent)
 	add("session", r.SessionID)
 	add("plan type", r.Kind)
+	add("machine", r.Machine)
+	if r.Cwd != "" {
+		add("directory", r.Cwd)
+		s += " and below"
+	}
 	return s
 }
 

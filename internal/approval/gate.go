@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ type Config struct {
 	ValidateDAG func(json.RawMessage) error
 	// Log receives errors of the deadline loop; slog.Default when nil.
 	Log *slog.Logger
+	// Place says where a session runs (its machine and directory), for rules limited to those;
+	// nil, or an empty Place, and such rules match nothing.
+	Place func(ctx context.Context, sessionID string) Place
 }
 
 // Change is what one write changed, for listeners that show it.
@@ -161,8 +165,12 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 	r.SubmittedBy = plans.SourceOf(ctx)
 	r.SubmitterID = who.ID
 	events := []AuditEvent{g.audit(EventRequested, r, cmp.Or(r.SubmittedBy, r.Agent))}
+	var at Place
+	if g.cfg.Place != nil && r.SessionID != "" && slices.ContainsFunc(rules, Rule.Placed) {
+		at = g.cfg.Place(ctx, r.SessionID)
+	}
 	for _, rule := range rules {
-		if rule.Matches(r) && r.Allows(Approve) {
+		if rule.Matches(r, at) && r.Allows(Approve) {
 			p := r.Plan
 			r.Status = Approved
 			r.Decision = &Decision{Action: Approve, By: "rule " + rule.ID, At: r.Created, Plan: &p, Rule: rule.ID,

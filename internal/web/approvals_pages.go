@@ -264,7 +264,8 @@ func (s *Server) approvalRuleForm(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	in := approval.Rule{Agent: form.Get("agent"), SessionID: form.Get("session"), Kind: form.Get("kind"), Note: form.Get("note")}
+	in := approval.Rule{Agent: form.Get("agent"), SessionID: form.Get("session"), Kind: form.Get("kind"),
+		Machine: form.Get("machine"), Cwd: form.Get("cwd"), Note: form.Get("note")}
 	if _, err := s.gate.AddRule(r.Context(), in, s.decider(r)); err != nil {
 		s.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "The rule was not added: " + err.Error() + "."})
 		return

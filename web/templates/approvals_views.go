@@ -29,7 +29,7 @@ type ApprovalsPage struct {
 // RuleChoices are what plandash has seen, for the rule form to suggest: agents by canonical id
 // with their display names, sessions with their agent, machine and directory.
 type RuleChoices struct {
-	Agents, Sessions []Choice
+	Agents, Sessions, Machines, Dirs []Choice
 }
 
 // Choice is one suggestion: the value a field takes and the words that explain it.
@@ -84,6 +84,8 @@ const (
 	ApprovalRulesID    = "approval-rules"
 	RuleAgentsID       = "rule-agents"
 	RuleSessionsID     = "rule-sessions"
+	RuleMachinesID     = "rule-machines"
+	RuleDirsID         = "rule-dirs"
 )
 
 // ApprovalRowID is a pending request's row in the inbox.

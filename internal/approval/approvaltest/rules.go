@@ -11,7 +11,7 @@ import (
 
 func testRules(t *testing.T, s approval.Store) {
 	ctx := context.Background()
-	old := approval.Rule{ID: "old", Agent: "claude", Note: "trusted", CreatedBy: "ann", Created: at(1), Seq: 1}
+	old := approval.Rule{ID: "old", Agent: "claude", Machine: "devbox", Cwd: "/home/ann/src", Note: "trusted", CreatedBy: "ann", Created: at(1), Seq: 1}
 	mid := approval.Rule{ID: "mid", Kind: "markdown", CreatedBy: "ann", Created: at(2), Seq: 2}
 	newest := approval.Rule{ID: "new", SessionID: "s1", CreatedBy: "bob", Created: at(3), Seq: 3}
 	for _, r := range []approval.Rule{old, mid, newest} {
