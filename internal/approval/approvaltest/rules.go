@@ -88,6 +88,9 @@ func testAudit(t *testing.T, s approval.Store) {
 		{approval.AuditFilter{SessionID: "s1", Limit: 10}, []string{"3", "1"}},
 		{approval.AuditFilter{Agent: "codex", Limit: 10}, []string{"4", "3"}},
 		{approval.AuditFilter{SessionID: "s2", Agent: "claude", Limit: 10}, []string{"2"}},
+		// By canonical id (agentid): "Claude Code" and "claude-code" name what "claude" stored.
+		{approval.AuditFilter{Agent: "Claude Code", Limit: 10}, []string{"2", "1"}},
+		{approval.AuditFilter{Agent: "codex-acp", Limit: 10}, []string{"4", "3"}},
 		{approval.AuditFilter{SessionID: "nobody", Limit: 10}, nil},
 		{approval.AuditFilter{Limit: 3}, []string{"4", "3", "2"}},
 	} {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 )
@@ -277,8 +278,8 @@ func (s *approvalStore) Audit(ctx context.Context, f approval.AuditFilter) ([]ap
 		where = append(where, fmt.Sprintf("session_id = $%d", len(args)))
 	}
 	if f.Agent != "" {
-		args = append(args, f.Agent)
-		where = append(where, fmt.Sprintf("agent = $%d", len(args)))
+		args = append(args, agentid.Spellings(f.Agent))
+		where = append(where, fmt.Sprintf("%s = ANY($%d)", agentid.FoldSQL("agent"), len(args)))
 	}
 	q := `SELECT id, body FROM approval_audit`
 	if len(where) > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 )
@@ -250,7 +251,8 @@ func (s *approvalStore) Audit(ctx context.Context, f approval.AuditFilter) ([]ap
 		where, args = append(where, "session_id = ?"), append(args, f.SessionID)
 	}
 	if f.Agent != "" {
-		where, args = append(where, "agent = ?"), append(args, f.Agent)
+		c, a := agentIn("agent", f.Agent)
+		where, args = append(where, c), append(args, a...)
 	}
 	q := `SELECT id, body FROM approval_audit`
 	if len(where) > 0 {
@@ -312,4 +314,15 @@ func decidedAt(r approval.Request) any {
 		return nil
 	}
 	return r.Decision.At.UnixNano()
+}
+
+// agentIn is the condition that the agent named in column col is the agent name stands for,
+// whichever spelling each was written in (agentid), and its arguments.
+func agentIn(col, name string) (string, []any) {
+	sp := agentid.Spellings(name)
+	args := make([]any, len(sp))
+	for i, v := range sp {
+		args[i] = v
+	}
+	return agentid.FoldSQL(col) + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(sp)), ",") + ")", args
 }
