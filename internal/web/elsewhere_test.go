@@ -1,13 +1,16 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/waits"
 )
 
@@ -16,6 +19,13 @@ import (
 // reach the agent. The agent's next event settles it, and the pages say the outcome.
 func TestAnsweredInTheTerminalIsNoLongerDecidedHere(t *testing.T) {
 	ts := newTestServer(t, testConfig{User: "ann"})
+	now := time.Now()
+	if err := ts.store.Commit(context.Background(), &plans.Changes{
+		Sessions: []*plans.Session{{ID: "claude-s1", Agent: "claude-code", FirstSeen: now, LastSeen: now}},
+		Plans:    []*plans.Plan{{SessionID: "claude-s1", ID: "p", Kind: plans.KindMarkdown, Type: "markdown", Markdown: "# Parse it", Revision: 1, Created: now, Updated: now}},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	r := ts.create(t, `{"title":"Parse it","agent":"Claude Code","sessionId":"claude-s1","then":"the terminal decides","plan":{"type":"markdown","markdown":"# Parse it"}}`)
 	note := "answered in the terminal — outcome not known yet"
 	if _, err := ts.srv.gate.HandOver(t.Context(), r.ID, "terminal", note); err != nil {
@@ -68,6 +78,11 @@ func TestAnsweredInTheTerminalIsNoLongerDecidedHere(t *testing.T) {
 	}
 	if got := attr(one(t, doc, `[data-testid=needs-you-count]`), "data-count"); got != "0" {
 		t.Errorf("the strip counts %s waiting", got)
+	}
+
+	// Its session does not say it waits for you.
+	if got := attr(one(t, doc, `[data-testid=session-group][data-session-id=claude-s1]`), "data-waiting"); got != "0" {
+		t.Errorf("the session's group says %s wait for you", got)
 	}
 
 	_, doc = ts.page(t, "/approvals/audit")

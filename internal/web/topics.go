@@ -113,11 +113,12 @@ func (s *Server) permissionsChanged(string) {
 	s.live.Announce(cs...)
 }
 
-// waitingBySession lists what waits for a person, by session, oldest first: the one list.
+// waitingBySession lists what waits for a person, by session, oldest first: the one list,
+// without what was answered in the terminal (its outcome not known yet, it waits on nobody).
 func (s *Server) waitingBySession(ctx context.Context) map[string][]templates.Waiting {
 	out := map[string][]templates.Waiting{}
 	for _, w := range s.waitList(ctx).Waits {
-		if w.SessionID != "" {
+		if w.SessionID != "" && w.Answered == "" {
 			out[w.SessionID] = append(out[w.SessionID], waitingView(w))
 		}
 	}
