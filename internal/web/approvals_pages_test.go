@@ -356,6 +356,10 @@ func TestAuditSaysTheOutcomeADeadlineApplied(t *testing.T) {
 	if got := text(one(t, doc, `[data-testid=deadline-then]`)); got != "left, then the terminal decides" {
 		t.Errorf("the deadline of a request the terminal decides reads %q", got)
 	}
+	_, doc = ts.page(t, "/approvals")
+	if got := text(one(t, doc, `[data-testid=approval-row][data-id=`+term.ID+`] [data-testid=deadline-then]`)); got != "left, then the terminal decides" {
+		t.Errorf("in the inbox, the deadline of a request the terminal decides reads %q", got)
+	}
 	mu.Lock()
 	now = now.Add(2 * time.Minute)
 	mu.Unlock()

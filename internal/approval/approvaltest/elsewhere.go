@@ -14,6 +14,7 @@ import (
 func testElsewhere(t *testing.T, s approval.Store) {
 	ctx := context.Background()
 	open, other := request("open", 1, 100), request("other", 2, 100)
+	other.Then = "the terminal decides"
 	create(t, s, open)
 	create(t, s, other)
 	handed := open
@@ -37,8 +38,8 @@ func testElsewhere(t *testing.T, s approval.Store) {
 	if l, err := s.Pending(ctx, 0); err != nil || !slices.Equal(ids(l), []string{"other"}) {
 		t.Fatalf("Pending = %v, %v; want [other]", ids(l), err)
 	}
-	if sums, err := s.PendingSummaries(ctx); err != nil || len(sums) != 1 || sums[0].ID != "other" {
-		t.Fatalf("PendingSummaries = %+v, %v; want other only", sums, err)
+	if sums, err := s.PendingSummaries(ctx); err != nil || len(sums) != 1 || sums[0].ID != "other" || sums[0].Then != other.Then {
+		t.Fatalf("PendingSummaries = %+v, %v; want other only, saying what its deadline does (then)", sums, err)
 	}
 	if n, err := s.CountPending(ctx); err != nil || n != 1 {
 		t.Fatalf("CountPending = %d, %v; want 1", n, err)

@@ -165,7 +165,8 @@ func (s *approvalStore) Pending(ctx context.Context, n int) ([]approval.Request,
 
 // PendingSummaries lists pending requests without their plans, oldest first.
 func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summary, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created_ns, deadline_ns, seq
+	rows, err := s.pool.Query(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created_ns, deadline_ns, seq,
+		coalesce(body->>'then', '')
 		FROM approval_requests WHERE status='pending' ORDER BY created_ns, n`)
 	if err != nil {
 		return nil, err
@@ -177,7 +178,7 @@ func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summar
 		var opts []string
 		var def string
 		var created, deadline, seq int64
-		if err := rows.Scan(&m.ID, &m.Title, &m.Agent, &m.SessionID, &m.PlanType, &m.PlanSize, &opts, &def, &created, &deadline, &seq); err != nil {
+		if err := rows.Scan(&m.ID, &m.Title, &m.Agent, &m.SessionID, &m.PlanType, &m.PlanSize, &opts, &def, &created, &deadline, &seq, &m.Then); err != nil {
 			return nil, err
 		}
 		for _, o := range opts {

@@ -133,7 +133,8 @@ func (s *approvalStore) Pending(ctx context.Context, limit int) ([]approval.Requ
 
 // PendingSummaries lists pending requests without their plans, oldest first.
 func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summary, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created, deadline, seq
+	rows, err := s.r.QueryContext(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created, deadline, seq,
+		coalesce(json_extract(CAST(body AS TEXT), '$.then'), '')
 		FROM approval_requests WHERE status='pending' ORDER BY created, rowid`)
 	if err != nil {
 		return nil, err
@@ -144,7 +145,7 @@ func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summar
 		var m approval.Summary
 		var opts, def string
 		var created, deadline int64
-		if err := rows.Scan(&m.ID, &m.Title, &m.Agent, &m.SessionID, &m.PlanType, &m.PlanSize, &opts, &def, &created, &deadline, &m.Seq); err != nil {
+		if err := rows.Scan(&m.ID, &m.Title, &m.Agent, &m.SessionID, &m.PlanType, &m.PlanSize, &opts, &def, &created, &deadline, &m.Seq, &m.Then); err != nil {
 			return nil, err
 		}
 		for _, o := range strings.Split(opts, ",") {
