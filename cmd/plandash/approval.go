@@ -80,8 +80,8 @@ func approvalCmd(ctx context.Context, args []string, getenv func(string) string,
 	} else {
 		printDecision(stdout, r)
 	}
-	if r.Status.Refused() {
-		return exitCode(3)
+	if r.Status.Refused() || r.Status == approval.Elsewhere {
+		return exitCode(3) // not approved: refused, or the agent's own dialog has it, outcome unknown
 	}
 	return nil
 }
