@@ -32,6 +32,7 @@ func TestAnsweredInTheTerminalLive(t *testing.T) {
 	}
 	p.wait("the panel says the terminal answered", attrIs(`[data-testid="approval-panel"]`, "data-status", "elsewhere")+` && `+gone(`[data-testid="decide-form"]`)+
 		` && document.querySelector('[data-testid="decision-status"]').textContent.trim() === `+js(note))
+	p.wait("the head no longer counts down", `getComputedStyle(document.querySelector('[data-testid="approval-deadline"]')).display === "none"`)
 	inbox.wait("the inbox moved it out of the waiting list", gone(`[data-testid="approvals-pending"] [data-testid="approval-row"]`)+
 		` && `+exists(`[data-testid="decided-row"][data-status="elsewhere"]`))
 	shootGate(t, p, "answered-in-terminal")
