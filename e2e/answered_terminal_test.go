@@ -56,3 +56,15 @@ func TestAnsweredInTheTerminalLive(t *testing.T) {
 	p.requireNoReload()
 	inbox.requireNoReload()
 }
+
+// TestRuleFormFitsAPhone: the rule form, with its machine and directory fields, fits 320 px and
+// offers the machines and directories of recent sessions.
+func TestRuleFormFitsAPhone(t *testing.T) {
+	a := startApp(t, t.TempDir(), "127.0.0.1:0")
+	startSession(a, "st1", "s1", "claude", "/home/ann/src/plandash")
+	a.ingest(planV1("s1", entry{"Read the code", "high", "in_progress"}))
+	p := openPage(t, a, "/approvals")
+	p.eval(`document.querySelector(".rule-add").open = true; "ok"`)
+	p.wait("the directory suggested", exists(`[data-testid="rule-dir-option"][value="/home/ann/src/plandash"]`)+` && `+exists(`[data-testid="rule-machine-option"]`))
+	shootGate(t, p, "rule-form")
+}

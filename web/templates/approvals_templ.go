@@ -1322,20 +1322,20 @@ func ApprovalRules(rules []approval.Rule, now time.Time) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 103, "\" placeholder=\"any\" autocomplete=\"off\" data-testid=\"rule-machine\"></label> <label>Directory <input name=\"cwd\" maxlength=\"256\" list=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 103, "\" placeholder=\"any\" autocomplete=\"off\" data-testid=\"rule-machine\"></label> <label title=\"The directory and every one below it\">Directory <input name=\"cwd\" maxlength=\"256\" list=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var76 string
 		templ_7745c5c3_Var76, templ_7745c5c3_Err = templ.ResolveAttributeValue(RuleDirsID)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/approvals.templ`, Line: 174, Col: 72}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/approvals.templ`, Line: 174, Col: 117}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var76)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 104, "\" placeholder=\"any (this one and below)\" autocomplete=\"off\" data-testid=\"rule-cwd\"></label> <label>Plan type <select name=\"kind\"><option value=\"\">any</option> <option value=\"items\">checklist</option> <option value=\"markdown\">markdown</option> <option value=\"dag\">tool calls</option></select></label> <label class=\"rule-note\">Why <input name=\"note\" maxlength=\"256\" placeholder=\"optional note\"></label> <button class=\"btn\">Add rule</button></form></details></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 104, "\" placeholder=\"any\" autocomplete=\"off\" data-testid=\"rule-cwd\"></label> <label>Plan type <select name=\"kind\"><option value=\"\">any</option> <option value=\"items\">checklist</option> <option value=\"markdown\">markdown</option> <option value=\"dag\">tool calls</option></select></label> <label class=\"rule-note\">Why <input name=\"note\" maxlength=\"256\" placeholder=\"optional note\"></label> <button class=\"btn\">Add rule</button></form></details></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
