@@ -80,8 +80,8 @@ func approvalCmd(ctx context.Context, args []string, getenv func(string) string,
 	} else {
 		printDecision(stdout, r)
 	}
-	if r.Status.Refused() {
-		return exitCode(3)
+	if r.Status.Refused() || r.Status == approval.Elsewhere {
+		return exitCode(3) // not approved: refused, or the agent's own dialog has it, outcome unknown
 	}
 	return nil
 }
@@ -119,6 +119,14 @@ func readSubmission(path string, stdin io.Reader) (approval.Submission, error) {
 
 func printDecision(w io.Writer, r approval.Request) {
 	d := r.Decision
+	if d == nil { // the agent's own dialog has it (then), its outcome not known yet
+		note := r.Status.Words()
+		if r.Handover != nil {
+			note = r.Handover.Note
+		}
+		fmt.Fprintln(w, note)
+		return
+	}
 	by := d.By
 	if d.Expired {
 		by = "the deadline (nobody decided; default outcome)"

@@ -94,6 +94,19 @@ func TestApprovalRequestCommand(t *testing.T) {
 	if s := out.String(); !strings.HasPrefix(s, "modified by ann") || !strings.Contains(s, "[pending] Test (medium)") {
 		t.Fatalf("output:\n%s", s)
 	}
+
+	// A request whose own dialog decides past its deadline (then) ends with that, outcome not
+	// known: not an approval, so not exit 0.
+	if err := os.WriteFile(file, []byte(`{"title":"t","then":"the terminal decides","timeout":"1s","plan":{"type":"items","entries":[{"content":"Build"}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done, out = runCmd()
+	if err := receive(t, done, "exit of the request the terminal decides"); !errors.As(err, &ec) || ec != 3 {
+		t.Fatalf("handed to the terminal: err = %v, want exit 3", err)
+	}
+	if s := out.String(); !strings.HasPrefix(s, "the terminal decides — outcome not known yet") {
+		t.Fatalf("output:\n%s", s)
+	}
 }
 
 // TestMCPStdioApproval: `plandash mcp` on stdio offers request_plan_approval and forwards it to

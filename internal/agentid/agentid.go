@@ -77,3 +77,29 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Spellings are the names that stand for the same agent as name, folded as FoldSQL folds a
+// stored name (lower case, each space or underscore a dash): the agent's id and its other known
+// spellings, or name's own for an agent plandash has no other names for. Stores filter by
+// agent with them, so a filter on "claude-code" finds what "Claude Code" and "claude-agent-acp"
+// stored. Nil for an empty name.
+func Spellings(name string) []string {
+	a := Of(name)
+	if a.ID == "" {
+		return nil
+	}
+	out := []string{a.ID}
+	for _, k := range known {
+		if k.ID == a.ID {
+			out = append(out, k.also...)
+		}
+	}
+	return out
+}
+
+// FoldSQL is the SQL expression (SQLite's and PostgreSQL's alike) that folds the stored name in
+// expr as Spellings are: trimmed, lower case, each space or underscore a dash. It does not
+// merge runs of them as Of does; no spelling plandash knows has one.
+func FoldSQL(expr string) string {
+	return "replace(replace(lower(trim(" + expr + ")), ' ', '-'), '_', '-')"
+}

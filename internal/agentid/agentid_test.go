@@ -1,6 +1,9 @@
 package agentid
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestOf(t *testing.T) {
 	for _, tc := range []struct {
@@ -62,4 +65,20 @@ func FuzzOf(f *testing.F) {
 			t.Errorf("%q and its display name %q are not the same agent", s, a.Name)
 		}
 	})
+}
+
+func TestSpellings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"Claude Code", []string{"claude-code", "claude", "claudecode", "claude-agent-acp", "claude-code-acp"}},
+		{"claude-agent-acp", []string{"claude-code", "claude", "claudecode", "claude-agent-acp", "claude-code-acp"}},
+		{"My Linter", []string{"my-linter"}},
+		{" ", nil},
+	} {
+		if got := Spellings(tc.name); !slices.Equal(got, tc.want) {
+			t.Errorf("Spellings(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

@@ -166,7 +166,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	m := metrics.New(cfg.Version, storeName)
 	host, _ := os.Hostname()
 	svc := plans.NewService(m.TimePlans(db.Plans()), plans.Config{Idle: cfg.Idle, Now: cfg.Now, Log: cfg.Log, Host: host, Retention: cfg.Retention})
-	gate, err := approval.New(ctx, m.TimeApprovals(db.Approvals()), approval.Config{Now: cfg.Now, Log: cfg.Log, ValidateDAG: dag.Check})
+	gate, err := approval.New(ctx, m.TimeApprovals(db.Approvals()), approval.Config{Now: cfg.Now, Log: cfg.Log, ValidateDAG: dag.Check,
+		Place: sessionPlace(svc)})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -337,4 +338,13 @@ func (a gateApprover) Submit(ctx context.Context, sub approval.Submission) (appr
 
 func (a gateApprover) Wait(ctx context.Context, id string, d time.Duration) (approval.Request, error) {
 	return a.g.Wait(ctx, id, d)
+}
+
+// sessionPlace says where a session runs, for auto-approve rules limited to a machine or a
+// directory.
+func sessionPlace(svc *plans.Service) func(context.Context, string) approval.Place {
+	return func(ctx context.Context, id string) approval.Place {
+		m, cwd := svc.Where(ctx, id)
+		return approval.Place{Machine: m, Cwd: cwd}
+	}
 }

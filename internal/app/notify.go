@@ -68,7 +68,9 @@ func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify
 	}
 	out := make([]notify.Wait, 0, len(l.Waits))
 	for _, w := range l.Waits {
-		out = append(out, toNotify(w))
+		if w.Answered == "" { // answered in the terminal: nobody is to be called for it
+			out = append(out, toNotify(w))
+		}
 	}
 	return l.Seq, out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -31,19 +32,29 @@ const (
 // Status is where a request stands.
 type Status string
 
-// Statuses. Every status but Pending is final.
+// Statuses. Every status but Pending and Elsewhere is final.
 const (
-	Pending  Status = "pending"
-	Approved Status = "approved"
-	Modified Status = "modified"
-	Rejected Status = "rejected"
+	Pending Status = "pending"
+	// Elsewhere: the agent's own dialog has the request (Request.Handover says how): the person
+	// answered there, or nobody decided here before the deadline of a request whose agent then
+	// decides by itself (Then). What was answered is not known yet. Nobody can decide it here
+	// any more; the agent's adapter settles it (Gate.Settle) once an event shows the outcome.
+	Elsewhere Status = "elsewhere"
+	Approved  Status = "approved"
+	Modified  Status = "modified"
+	Rejected  Status = "rejected"
 	// ChangesRequested is a rejection with a review: the agent revises the plan and submits it
 	// again; the next request of the session shows which comments it addressed.
 	ChangesRequested Status = "changes_requested"
 )
 
 // Words is the status as a sentence says it: "changes requested".
-func (s Status) Words() string { return strings.ReplaceAll(string(s), "_", " ") }
+func (s Status) Words() string {
+	if s == Elsewhere {
+		return "answered elsewhere, outcome not known yet"
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
+}
 
 // Refused reports whether the status tells the agent not to run its plan.
 func (s Status) Refused() bool { return s == Rejected || s == ChangesRequested }
@@ -160,6 +171,9 @@ type Request struct {
 	Created  time.Time `json:"created"`
 	Deadline time.Time `json:"deadline"`
 	Decision *Decision `json:"decision,omitempty"`
+	// Handover is how the request went to the agent's own dialog (status Elsewhere); it stays
+	// once that dialog's outcome settles the request, so the record says where it was answered.
+	Handover *Handover `json:"handover,omitempty"`
 	// Seq is the gate's change number of the request's last change; pages catch up by it.
 	Seq uint64 `json:"seq"`
 	// Fingerprint identifies the submission, so a retry with the same id is recognised.
@@ -232,8 +246,16 @@ func (p PlanBody) Size() int {
 	return 0
 }
 
-// Decided reports whether the request has its decision.
+// Decided reports whether the gate is done waiting for a decision here: the request has its
+// decision, or it went to the agent's own dialog (Elsewhere, when Decision is still nil).
 func (r Request) Decided() bool { return r.Status != Pending }
+
+// Handover is how a request left the gate for the agent's own dialog.
+type Handover struct {
+	By   string    `json:"by"` // the channel that took it ("terminal"), or "deadline"
+	At   time.Time `json:"at"`
+	Note string    `json:"note"` // in words: "answered in the terminal — outcome not known yet"
+}
 
 // Decision is how a request was decided. Plan is what the agent runs: the request's plan as it
 // was (approve) or as the person changed it (modify); it is absent on reject and on request
@@ -290,10 +312,14 @@ type DecisionInput struct {
 
 // Rule approves matching requests without asking anyone. Every field that is set must match.
 type Rule struct {
-	ID        string    `json:"id"`
-	Agent     string    `json:"agent,omitempty"`
-	SessionID string    `json:"sessionId,omitempty"`
-	Kind      string    `json:"kind,omitempty"` // plan type: items, markdown or dag
+	ID        string `json:"id"`
+	Agent     string `json:"agent,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	Kind      string `json:"kind,omitempty"` // plan type: items, markdown or dag
+	// Machine limits the rule to sessions on one machine (compared case-insensitively), and
+	// Cwd to sessions working in one directory or below it: both as plandash saw the session.
+	Machine   string    `json:"machine,omitempty"`
+	Cwd       string    `json:"cwd,omitempty"`
 	Note      string    `json:"note,omitempty"`
 	CreatedBy string    `json:"createdBy"`
 	Created   time.Time `json:"created"`
@@ -305,16 +331,34 @@ type Rule struct {
 // Active reports whether the rule still decides.
 func (r Rule) Active() bool { return r.Revoked.IsZero() }
 
-// Matches reports whether the rule covers the request. Agents match by canonical id, not by
-// spelling: Claude Code's hook submits as "Claude Code", the rule form suggests "claude-code"
-// and its ACP adapter is "claude-agent-acp", so a rule written any of those ways, in any case,
-// matches all three. Rules stay stored as written, so rules added before ids existed keep
-// working.
-func (r Rule) Matches(q Request) bool {
-	return r.Active() && (r.Agent != "" || r.SessionID != "" || r.Kind != "") &&
+// Place is where a request's session runs, as plandash saw it: its machine and working
+// directory; empty when plandash never saw the session.
+type Place struct{ Machine, Cwd string }
+
+// Matches reports whether the rule covers the request, whose session runs at at. Agents match
+// by canonical id, not by spelling: Claude Code's hook submits as "Claude Code", the rule form
+// suggests "claude-code" and its ACP adapter is "claude-agent-acp", so a rule written any of
+// those ways, in any case, matches all three. Rules stay stored as written, so rules added
+// before ids existed keep working. A rule limited to a machine or a directory never matches a
+// request whose session plandash has not seen there.
+func (r Rule) Matches(q Request, at Place) bool {
+	return r.Active() && (r.Agent != "" || r.SessionID != "" || r.Kind != "" || r.Machine != "" || r.Cwd != "") &&
 		(r.Agent == "" || agentid.Same(r.Agent, q.Agent)) &&
 		(r.SessionID == "" || r.SessionID == q.SessionID) &&
-		(r.Kind == "" || r.Kind == q.Plan.Type)
+		(r.Kind == "" || r.Kind == q.Plan.Type) &&
+		(r.Machine == "" || at.Machine != "" && strings.EqualFold(r.Machine, at.Machine)) &&
+		(r.Cwd == "" || at.Cwd != "" && within(at.Cwd, r.Cwd))
+}
+
+// Placed reports whether the rule needs to know where a request's session runs.
+func (r Rule) Placed() bool { return r.Machine != "" || r.Cwd != "" }
+
+// within reports whether dir is root or below it, comparing cleaned slash paths (a Windows
+// agent's backslashes too).
+func within(dir, root string) bool {
+	clean := func(p string) string { return path.Clean(strings.ReplaceAll(p, `\`, "/")) }
+	dir, root = clean(dir), clean(root)
+	return dir == root || strings.HasPrefix(dir, strings.TrimSuffix(root, "/")+"/")
 }
 
 // Describe says in words what the rule matches.
@@ -332,6 +376,11 @@ func (r Rule) Describe() string {
 	add("agent", r.Agent)
 	add("session", r.SessionID)
 	add("plan type", r.Kind)
+	add("machine", r.Machine)
+	if r.Cwd != "" {
+		add("directory", r.Cwd)
+		s += " and below"
+	}
 	return s
 }
 
@@ -343,6 +392,7 @@ const (
 	EventRejected     = "rejected"
 	EventChanges      = "changes_requested"
 	EventExpired      = "expired"
+	EventElsewhere    = "elsewhere" // the agent's own dialog took the request (Handover)
 	EventAutoApproved = "auto-approved"
 	EventRuleAdded    = "rule-added"
 	EventRuleRevoked  = "rule-revoked"

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ type Config struct {
 	ValidateDAG func(json.RawMessage) error
 	// Log receives errors of the deadline loop; slog.Default when nil.
 	Log *slog.Logger
+	// Place says where a session runs (its machine and directory), for rules limited to those;
+	// nil, or an empty Place, and such rules match nothing.
+	Place func(ctx context.Context, sessionID string) Place
 }
 
 // Change is what one write changed, for listeners that show it.
@@ -110,6 +114,9 @@ type DecidedError struct{ Request Request }
 
 func (e *DecidedError) Error() string {
 	d := e.Request.Decision
+	if h := e.Request.Handover; d == nil && h != nil {
+		return fmt.Sprintf("%s (since %s): plandash's answer no longer reaches the agent", h.Note, h.At.UTC().Format(time.RFC3339))
+	}
 	if d == nil {
 		return "the request is already decided"
 	}
@@ -158,8 +165,12 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 	r.SubmittedBy = plans.SourceOf(ctx)
 	r.SubmitterID = who.ID
 	events := []AuditEvent{g.audit(EventRequested, r, cmp.Or(r.SubmittedBy, r.Agent))}
+	var at Place
+	if g.cfg.Place != nil && r.SessionID != "" && slices.ContainsFunc(rules, Rule.Placed) {
+		at = g.cfg.Place(ctx, r.SessionID)
+	}
 	for _, rule := range rules {
-		if rule.Matches(r) && r.Allows(Approve) {
+		if rule.Matches(r, at) && r.Allows(Approve) {
 			p := r.Plan
 			r.Status = Approved
 			r.Decision = &Decision{Action: Approve, By: "rule " + rule.ID, At: r.Created, Plan: &p, Rule: rule.ID,
@@ -309,11 +320,11 @@ func (g *Gate) expireLocked(ctx context.Context, r Request) (Request, error) {
 	if err != nil || r.Decided() || now.Before(r.Deadline) {
 		return r, err
 	}
+	if r.Then != "" {
+		return g.handOverAtDeadline(ctx, r)
+	}
 	d := &Decision{Action: r.Default, By: "deadline", At: now, Expired: true,
 		Comment: fmt.Sprintf("nobody decided before the deadline (%s), so the default outcome applies: %s", r.Deadline.UTC().Format(time.RFC3339), r.Default.Status().Words())}
-	if r.Then != "" {
-		d.Comment = fmt.Sprintf("nobody decided here before the deadline (%s): %s", r.Deadline.UTC().Format(time.RFC3339), r.Then)
-	}
 	if d.Action == Approve {
 		p := r.Plan
 		d.Plan = &p

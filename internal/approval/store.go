@@ -16,13 +16,16 @@ type Store interface {
 	Create(ctx context.Context, r Request, events []AuditEvent) (Request, bool, error)
 	// Get returns the request, or an error of kind NotFound.
 	Get(ctx context.Context, id string) (Request, error)
-	// Decide stores r, now decided, and events only if the stored request is still pending;
-	// it reports whether it did.
+	// Decide stores r, now decided or handed over (Elsewhere), and events only if the stored
+	// request is still pending, or still Elsewhere when r settles it (r.Settles()); it reports
+	// whether it did.
 	Decide(ctx context.Context, r Request, events []AuditEvent) (bool, error)
 	// Pending lists pending requests, oldest first; limit <= 0 means all.
 	Pending(ctx context.Context, limit int) ([]Request, error)
 	// PendingSummaries lists pending requests as lists show them, oldest first.
 	PendingSummaries(ctx context.Context) ([]Summary, error)
+	// Elsewhere lists the requests in status Elsewhere, oldest first.
+	Elsewhere(ctx context.Context) ([]Request, error)
 	// Decided lists decided requests, most recently decided first.
 	Decided(ctx context.Context, limit int) ([]Request, error)
 	// CountPending counts pending requests.

@@ -166,14 +166,15 @@ func (g *Gate) Audit(ctx context.Context, f AuditFilter) ([]AuditEvent, error) {
 // it, never ones already waiting for a person.
 func (g *Gate) AddRule(ctx context.Context, in Rule, by string) (Rule, error) {
 	r := Rule{ID: newID("rule"), Agent: strings.TrimSpace(in.Agent), SessionID: strings.TrimSpace(in.SessionID),
-		Kind: strings.TrimSpace(in.Kind), Note: strings.TrimSpace(in.Note), CreatedBy: by, Created: g.cfg.Now()}
-	if r.Agent == "" && r.SessionID == "" && r.Kind == "" {
-		return Rule{}, invalid("a rule needs an agent, a session or a plan type to match: one that matches everything would switch the gate off")
+		Kind: strings.TrimSpace(in.Kind), Machine: strings.TrimSpace(in.Machine), Cwd: strings.TrimSpace(in.Cwd),
+		Note: strings.TrimSpace(in.Note), CreatedBy: by, Created: g.cfg.Now()}
+	if r.Agent == "" && r.SessionID == "" && r.Kind == "" && r.Machine == "" && r.Cwd == "" {
+		return Rule{}, invalid("a rule needs an agent, a session, a plan type, a machine or a directory to match: one that matches everything would switch the gate off")
 	}
 	if r.Kind != "" && r.Kind != TypeItems && r.Kind != TypeMarkdown && r.Kind != TypeDAG {
 		return Rule{}, invalid("plan type %q is not one: use items, markdown or dag", r.Kind)
 	}
-	for _, f := range []struct{ what, v string }{{"the agent", r.Agent}, {"the session", r.SessionID}, {"the note", r.Note}} {
+	for _, f := range []struct{ what, v string }{{"the agent", r.Agent}, {"the session", r.SessionID}, {"the machine", r.Machine}, {"the directory", r.Cwd}, {"the note", r.Note}} {
 		if err := checkText(f.what, f.v, MaxName); err != nil {
 			return Rule{}, err
 		}

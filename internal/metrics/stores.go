@@ -158,6 +158,11 @@ func (t timedApprovals) PendingSummaries(ctx context.Context) ([]approval.Summar
 	return t.st.PendingSummaries(ctx)
 }
 
+func (t timedApprovals) Elsewhere(ctx context.Context) ([]approval.Request, error) {
+	defer t.time("elsewhere")()
+	return t.st.Elsewhere(ctx)
+}
+
 func (t timedApprovals) Decided(ctx context.Context, limit int) ([]approval.Request, error) {
 	defer t.time("decided")()
 	return t.st.Decided(ctx, limit)

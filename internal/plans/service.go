@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -259,6 +260,19 @@ func isNotFound(err error) bool {
 func (s *Service) SessionOnly(ctx context.Context, id string) (Session, error) {
 	return s.store.Session(ctx, id)
 }
+
+// Where is where session id runs, as plandash saw it: its machine (this one when the agent
+// named none) and working directory; both "" for a session plandash has not seen.
+func (s *Service) Where(ctx context.Context, id string) (machine, cwd string) {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return "", ""
+	}
+	return s.Machine(sess), sess.Cwd
+}
+
+// Machine is the machine sess runs on: the one its agent named, else this one.
+func (s *Service) Machine(sess Session) string { return cmp.Or(sess.Host, s.cfg.Host) }
 
 // Seq is the store's newest change number.
 func (s *Service) Seq() uint64 { return s.store.Seq() }

@@ -87,6 +87,8 @@ func (s *Service) answerPlan(ctx context.Context, id string, a Answer) (Wait, st
 func decidedWords(r approval.Request) string {
 	out := r.Status.Words()
 	switch d := r.Decision; {
+	case d == nil && r.Handover != nil:
+		out = r.Handover.Note
 	case d == nil:
 	case d.Expired:
 		out += " at its deadline"

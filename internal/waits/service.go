@@ -17,10 +17,12 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 )
 
-// Gate is what the list uses of approval.Gate: its pending requests, deciding one, and hearing
+// Gate is what the list uses of approval.Gate: its pending requests and those the agents' own
+// dialogs answered (outcome not known yet), deciding one, and hearing
 // of its changes (local ones, and other instances' through its Notify).
 type Gate interface {
 	Pending(ctx context.Context) ([]approval.Request, error)
+	Elsewhere(ctx context.Context) ([]approval.Request, error)
 	Get(ctx context.Context, id string) (approval.Request, error)
 	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
 	OnChange(fn func(approval.Change))
@@ -173,6 +175,13 @@ func (s *Service) read(ctx context.Context, seq uint64) (List, error) {
 		if now.Before(r.Deadline) {
 			out = append(out, planWait(r, who(r.SessionID)))
 		}
+	}
+	handed, err := s.gate.Elsewhere(ctx)
+	if err != nil {
+		return List{}, err
+	}
+	for _, r := range handed {
+		out = append(out, planWait(r, who(r.SessionID)))
 	}
 	for _, p := range s.perms.List() {
 		if p.Open() {

@@ -1,11 +1,13 @@
 package waits
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/agentid"
@@ -32,17 +34,17 @@ func PermissionID(stream string, id []byte) string {
 	return prefixPermission + hex.EncodeToString(h[:12])
 }
 
-// terminalDecides reports whether the gate's agent, at a plan's deadline, goes back to the
-// terminal's own prompt instead of taking the request's default: its hook answers nothing for
-// an expired request.
-func terminalDecides(agent string) bool { return agent == "Claude Code" }
-
-// planWait is a pending approval request as a wait.
+// planWait is a pending approval request as a wait, or one the agent's own dialog answered
+// (Elsewhere): listed, with what is known, and answerable no more.
 func planWait(r approval.Request, who Who) Wait {
 	w := Wait{ID: PlanID(r.ID), Kind: KindPlan, Title: r.Title, Since: r.Created, Deadline: r.Deadline,
-		Then: r.Default.Status().Words(), Answerable: true, URL: "/approvals/" + url.PathEscape(r.ID)}
-	if terminalDecides(r.Agent) {
-		w.Then = "the terminal decides"
+		Then: cmp.Or(r.Then, r.Default.Status().Words()), Answerable: true, URL: "/approvals/" + url.PathEscape(r.ID)}
+	if r.Status == approval.Elsewhere {
+		w.Answerable, w.Then, w.Deadline = false, "", time.Time{}
+		w.Answered = approval.Elsewhere.Words()
+		if r.Handover != nil {
+			w.Answered = r.Handover.Note
+		}
 	}
 	w.Detail, w.Fits = fitDetail(planText(r.Plan))
 	if r.Plan.Type == approval.TypeDAG {

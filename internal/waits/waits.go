@@ -52,14 +52,29 @@ type Wait struct {
 	Deadline   time.Time `json:"deadline,omitzero"`
 	Then       string    `json:"then,omitempty"` // what happens at the deadline, in words
 	Answerable bool      `json:"answerable"`     // false: only the terminal can answer it
-	URL        string    `json:"url"`            // the path of the page that answers it
-	Actions    []Action  `json:"actions"`        // [] unless Fits and Answerable
+	// Answered, when set, says the person answered where the agent asked and what they
+	// answered is not known yet ("answered in the terminal — outcome not known yet"): nobody
+	// waits on a person any more; the wait ends once the agent's next event shows the outcome.
+	Answered string   `json:"answered,omitempty"`
+	URL      string   `json:"url"`     // the path of the page that answers it
+	Actions  []Action `json:"actions"` // [] unless Fits and Answerable
 }
 
 // List is the waits at one moment: Seq is the list's sequence number then.
 type List struct {
 	Seq   uint64 `json:"seq"`
 	Waits []Wait `json:"waits"`
+}
+
+// Waiting counts the waits that wait on a person: all but those Answered.
+func (l List) Waiting() int {
+	n := 0
+	for _, w := range l.Waits {
+		if w.Answered == "" {
+			n++
+		}
+	}
+	return n
 }
 
 // MaxDetail bounds a wait's Detail: a longer plan or question is shown on its page only.

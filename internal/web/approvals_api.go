@@ -174,7 +174,7 @@ func (s *Server) apiApprovalCount(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pending": len(l.Waits), "seq": l.Seq})
+	writeJSON(w, http.StatusOK, map[string]any{"pending": l.Waiting(), "seq": l.Seq})
 }
 
 // apiApprovalAudit serves GET /api/v1/approvals/audit?session=&agent=&cursor=&limit=: the audit

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -42,6 +43,14 @@ func (s *Server) inboxData(ctx context.Context) (templates.ApprovalsPage, error)
 	if p.Decided, err = s.gate.Decided(ctx, recentDecisions); err != nil {
 		return p, err
 	}
+	// Requests the agents' own dialogs answered, outcome not known yet, head the decisions:
+	// nobody decides them here, and the socket replaces each row with its outcome.
+	handed, err := s.gate.Elsewhere(ctx)
+	if err != nil {
+		return p, err
+	}
+	slices.Reverse(handed)
+	p.Decided = append(handed, p.Decided...)
 	p.Choices = s.ruleChoices(ctx, p.Pending, p.Decided)
 	p.Rules, err = s.gate.Rules(ctx, false)
 	return p, err
@@ -183,6 +192,11 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 
 func refusal(a approval.Action, err error) templates.Notice {
 	var de *approval.DecidedError
+	if errors.As(err, &de) && de.Request.Decision == nil && de.Request.Handover != nil {
+		h := de.Request.Handover
+		return templates.Notice{Kind: "conflict", Text: "Your " + strings.ReplaceAll(string(a), "_", " ") + " was not recorded: " +
+			h.Note + " (at " + h.At.Local().Format("15:04:05") + "), and an answer given here no longer reaches the agent."}
+	}
 	if errors.As(err, &de) && de.Request.Decision != nil {
 		r, d := de.Request, de.Request.Decision
 		why := d.By + " " + r.Status.Words() + " it first, at " + d.At.Local().Format("15:04:05") + "."
@@ -250,7 +264,8 @@ func (s *Server) approvalRuleForm(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	in := approval.Rule{Agent: form.Get("agent"), SessionID: form.Get("session"), Kind: form.Get("kind"), Note: form.Get("note")}
+	in := approval.Rule{Agent: form.Get("agent"), SessionID: form.Get("session"), Kind: form.Get("kind"),
+		Machine: form.Get("machine"), Cwd: form.Get("cwd"), Note: form.Get("note")}
 	if _, err := s.gate.AddRule(r.Context(), in, s.decider(r)); err != nil {
 		s.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "The rule was not added: " + err.Error() + "."})
 		return

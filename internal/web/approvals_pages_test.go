@@ -352,16 +352,26 @@ func TestAuditSaysTheOutcomeADeadlineApplied(t *testing.T) {
 	if got := text(one(t, doc, `[data-testid=deadline-then]`)); got != "left, then the terminal decides" {
 		t.Errorf("the deadline of a request the terminal decides reads %q", got)
 	}
+	_, doc = ts.page(t, "/approvals")
+	if got := text(one(t, doc, `[data-testid=approval-row][data-id=`+term.ID+`] [data-testid=deadline-then]`)); got != "left, then the terminal decides" {
+		t.Errorf("in the inbox, the deadline of a request the terminal decides reads %q", got)
+	}
 	mu.Lock()
 	now = now.Add(2 * time.Minute)
 	mu.Unlock()
 	for _, id := range ids {
 		ts.api(t, "GET", "/api/v1/approvals/"+id, nil) // reading a request past its deadline applies the default
 	}
-	for def, want := range map[string]string{"reject": "expired: rejected", "approve": "expired: approved", "terminal": "expired: the terminal decides"} {
+	// The terminal's request is not recorded as the default: the terminal has it, its outcome
+	// not known yet.
+	for def, want := range map[string]string{"reject": "expired: rejected", "approve": "expired: approved", "terminal": "expired: the terminal decides — outcome not known yet"} {
 		_, doc := ts.page(t, "/approvals/audit?agent=bot-"+def)
+		event := "expired"
+		if def == "terminal" {
+			event = "elsewhere"
+		}
 		var got []string
-		for _, row := range all(doc, `[data-testid=audit-row][data-event=expired]`) {
+		for _, row := range all(doc, `[data-testid=audit-row][data-event=`+event+`]`) {
 			got = append(got, text(one(t, row, ".outcome")))
 		}
 		if len(got) != 1 || got[0] != want {

@@ -57,6 +57,9 @@ func parseOverviewFilter(q url.Values) (templates.OverviewFilter, error) {
 			return f, errs.Errorf(errs.Invalid, "the %s filter is longer than %d characters", name, maxFilterText)
 		}
 	}
+	// An agent is chosen by canonical id: ?agent=Claude+Code and ?agent=claude-agent-acp are
+	// the menu's claude-code, and the store matches every spelling of it.
+	f.Agent = agentid.Of(f.Agent).ID
 	if f.State != "" && !slices.Contains(templates.OverviewStates, f.State) {
 		return f, errs.Errorf(errs.Invalid, "state must be one of %s", strings.Join(templates.OverviewStates, ", "))
 	}
@@ -94,7 +97,7 @@ func (s *Server) needsYou(ctx context.Context) (needs []templates.Waiting, total
 	for _, w := range l.Waits[:min(len(l.Waits), needsYouMax)] {
 		out = append(out, waitingView(w))
 	}
-	return out, len(l.Waits)
+	return out, l.Waiting()
 }
 
 // filterOptions are the filter menus' choices: what the most recent sessions have, and the
@@ -109,7 +112,8 @@ func (s *Server) filterOptions(ctx context.Context, f templates.OverviewFilter) 
 	if err != nil {
 		s.log.Warn("overview: listing recent sessions for the filters", "err", err)
 	}
-	agents, hosts, dirs := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	agents := map[string]string{} // canonical id → display name: the filter matches by id
+	hosts, dirs := map[string]bool{}, map[string]bool{}
 	var heard []templates.HeardFrom
 	heardOf := map[string]bool{} // canonical agent ids already in "Heard from"
 	for _, sess := range recent {
@@ -122,17 +126,22 @@ func (s *Server) filterOptions(ctx context.Context, f templates.OverviewFilter) 
 				if name == strings.TrimSpace(a) { // not a known agent: the session's own title reads better
 					name = sess.Name()
 				}
-				heard = append(heard, templates.HeardFrom{Key: a, Name: name, At: sess.LastSeen})
+				heard = append(heard, templates.HeardFrom{Key: id.ID, Name: name, At: sess.LastSeen})
 			}
-			agents[a] = true
+			if id := agentid.Of(a); agents[id.ID] == "" {
+				agents[id.ID] = id.Name
+			}
 		}
 		hosts[cmp.Or(sess.Host, plans.LocalHost)] = true
 		if sess.Cwd != "" {
 			dirs[sess.Cwd] = true
 		}
 	}
-	agents[f.Agent], hosts[f.Host], dirs[f.Dir] = true, true, true // the current choices stay on offer
-	delete(agents, "")
+	// The current choices stay on offer.
+	if id := agentid.Of(f.Agent); id.ID != "" && agents[id.ID] == "" {
+		agents[id.ID] = id.Name
+	}
+	hosts[f.Host], dirs[f.Dir] = true, true
 	delete(hosts, "")
 	delete(dirs, "")
 	keys := func(m map[string]bool) []string {
@@ -143,7 +152,12 @@ func (s *Server) filterOptions(ctx context.Context, f templates.OverviewFilter) 
 		slices.Sort(out)
 		return out
 	}
-	return templates.FilterOptions{Agents: keys(agents), Hosts: keys(hosts), Dirs: keys(dirs)}, heard
+	opts := templates.FilterOptions{Hosts: keys(hosts), Dirs: keys(dirs)}
+	for id, name := range agents {
+		opts.Agents = append(opts.Agents, templates.Choice{Value: id, Label: name})
+	}
+	slices.SortFunc(opts.Agents, func(a, b templates.Choice) int { return cmp.Compare(a.Value, b.Value) })
+	return opts, heard
 }
 
 // overviewData is one page of the overview.

@@ -41,7 +41,7 @@ func TestOverviewHeardFrom(t *testing.T) {
 	if len(got) != templates.MaxHeardFrom {
 		t.Fatalf("%d agents listed, want the %d heard from most recently", len(got), templates.MaxHeardFrom)
 	}
-	want := []struct{ key, name, ago string }{{"claude-agent-acp", "Claude Code", "1m ago"}, {"codex", "Codex", "3h ago"}, {"agent-00", "agent-00", ""}}
+	want := []struct{ key, name, ago string }{{"claude-code", "Claude Code", "1m ago"}, {"codex", "Codex", "3h ago"}, {"agent-00", "agent-00", ""}}
 	for i, w := range want {
 		times := all(got[i], `time[data-rel]`)
 		if attr(got[i], "data-agent") != w.key || !strings.HasPrefix(text(got[i]), w.name+" ") || len(times) != 1 {

@@ -11,9 +11,12 @@ import (
 	"github.com/plandash/plandash/web/templates"
 )
 
+// maxDirChoices bounds the directories the rule form suggests: those of the newest sessions.
+const maxDirChoices = 50
+
 // ruleChoices is what the rule form suggests: the agents of the recent sessions and of the
 // gate's listed requests, once each by canonical id (the id is what a rule matches on, see
-// approval.Rule.Matches), and the recent sessions with who and where they are. A failed read
+// approval.Rule.Matches), and the recent sessions with who and where they are, and their machines and directories. A failed read
 // leaves the suggestions out; the form works without them.
 func (s *Server) ruleChoices(ctx context.Context, pending []approval.Summary, decided []approval.Request) templates.RuleChoices {
 	recent, err := s.svc.Sessions(ctx, facetSessions)
@@ -37,8 +40,17 @@ func (s *Server) ruleChoices(ctx context.Context, pending []approval.Summary, de
 		}
 	}
 	var c templates.RuleChoices
+	machines, dirs := map[string]bool{}, map[string]bool{}
 	for _, sess := range recent {
 		add(sess.Agent, sess.AgentTitle)
+		if m := s.svc.Machine(sess); m != "" && !machines[m] {
+			machines[m] = true
+			c.Machines = append(c.Machines, templates.Choice{Value: m, Label: m})
+		}
+		if d := sess.Cwd; d != "" && !dirs[d] && len(c.Dirs) < maxDirChoices {
+			dirs[d] = true
+			c.Dirs = append(c.Dirs, templates.Choice{Value: d, Label: d})
+		}
 		label := strings.Join(slices.DeleteFunc([]string{sess.Name(), sess.Host, sess.Cwd, sess.Title}, func(v string) bool { return v == "" }), " · ")
 		c.Sessions = append(c.Sessions, templates.Choice{Value: sess.ID, Label: cmp.Or(label, sess.ID)})
 	}

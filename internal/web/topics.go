@@ -114,11 +114,12 @@ func (s *Server) permissionsChanged(string) {
 	s.live.Announce(cs...)
 }
 
-// waitingBySession lists what waits for a person, by session, oldest first: the one list.
+// waitingBySession lists what waits for a person, by session, oldest first: the one list,
+// without what was answered in the terminal (its outcome not known yet, it waits on nobody).
 func (s *Server) waitingBySession(ctx context.Context) map[string][]templates.Waiting {
 	out := map[string][]templates.Waiting{}
 	for _, w := range s.waitList(ctx).Waits {
-		if w.SessionID != "" {
+		if w.SessionID != "" && w.Answered == "" {
 			out[w.SessionID] = append(out[w.SessionID], waitingView(w))
 		}
 	}
@@ -149,7 +150,7 @@ func waitingView(w waits.Wait) templates.Waiting {
 	if w.Cwd != "" {
 		who = cmp.Or(who, "an agent") + " · " + w.Cwd
 	}
-	return templates.Waiting{Title: w.Title, Href: w.URL, Since: w.Since, Who: who, Kind: string(w.Kind)}
+	return templates.Waiting{Title: w.Title, Href: w.URL, Since: w.Since, Who: who, Kind: string(w.Kind), Answered: w.Answered}
 }
 
 func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
@@ -302,7 +303,7 @@ func (s *Server) renderPendingCount(ctx context.Context, _ string, c live.Change
 		}
 		latest = newest.Title
 	}
-	return []live.Fragment{{ID: templates.PendingCountID, View: templates.PendingCount(len(l.Waits), latest, l.Seq)}}, nil
+	return []live.Fragment{{ID: templates.PendingCountID, View: templates.PendingCount(l.Waiting(), latest, l.Seq)}}, nil
 }
 
 // waitsChanged is the list's listener: the count, the strip, the inbox, and the session that

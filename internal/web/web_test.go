@@ -75,7 +75,11 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 		t.Fatal(err)
 	}
 	svc := plans.NewService(db.Plans(), plans.Config{Now: cfg.Now, Log: log})
-	gate, err := approval.New(ctx, db.Approvals(), approval.Config{Now: cfg.Now, Log: log, ValidateDAG: dag.Check})
+	gate, err := approval.New(ctx, db.Approvals(), approval.Config{Now: cfg.Now, Log: log, ValidateDAG: dag.Check,
+		Place: func(ctx context.Context, id string) approval.Place {
+			m, cwd := svc.Where(ctx, id)
+			return approval.Place{Machine: m, Cwd: cwd}
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

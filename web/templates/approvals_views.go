@@ -29,7 +29,7 @@ type ApprovalsPage struct {
 // RuleChoices are what plandash has seen, for the rule form to suggest: agents by canonical id
 // with their display names, sessions with their agent, machine and directory.
 type RuleChoices struct {
-	Agents, Sessions []Choice
+	Agents, Sessions, Machines, Dirs []Choice
 }
 
 // Choice is one suggestion: the value a field takes and the words that explain it.
@@ -84,6 +84,8 @@ const (
 	ApprovalRulesID    = "approval-rules"
 	RuleAgentsID       = "rule-agents"
 	RuleSessionsID     = "rule-sessions"
+	RuleMachinesID     = "rule-machines"
+	RuleDirsID         = "rule-dirs"
 )
 
 // ApprovalRowID is a pending request's row in the inbox.
@@ -171,6 +173,19 @@ func outcomeAfter(def approval.Action, then string) string {
 // auditWhat is an audit row's event in words; a request that ran out of time says the outcome
 // its deadline applied ("expired: rejected"), which the event's note records.
 func auditWhat(e approval.AuditEvent) string {
+	if e.Event == approval.EventElsewhere {
+		// The hand-over's note: "answered in the terminal — outcome not known yet", or at the
+		// deadline, what the agent's dialog does then.
+		if _, then, ok := strings.Cut(e.Comment, "before the deadline ("); ok {
+			if _, then, ok = strings.Cut(then, "): "); ok && len(then) <= approval.MaxName {
+				return "expired: " + then
+			}
+		}
+		if e.Comment != "" && len(e.Comment) <= approval.MaxName {
+			return e.Comment
+		}
+		return approval.Elsewhere.Words()
+	}
 	what := approval.Status(e.Event).Words()
 	if e.Event != approval.EventExpired {
 		return what
@@ -186,6 +201,15 @@ func auditWhat(e approval.AuditEvent) string {
 		}
 	}
 	return what + ": the default outcome"
+}
+
+// statusWords is where a request stands, in words: its status, or for a request the agent's
+// own dialog has, the hand-over's note ("answered in the terminal — outcome not known yet").
+func statusWords(r approval.Request) string {
+	if r.Status == approval.Elsewhere && r.Handover != nil && r.Handover.Note != "" {
+		return r.Handover.Note
+	}
+	return r.Status.Words()
 }
 
 func decidedBy(r approval.Request) string {

@@ -75,10 +75,11 @@ func CompactDensity(query, cookie string) bool {
 // FilterOptions are the choices the filter menus offer: what recent sessions have, and the
 // current choice always.
 type FilterOptions struct {
-	Agents, Hosts, Dirs []string
+	Agents      []Choice // canonical agent ids (what the filter matches by) and display names
+	Hosts, Dirs []string
 }
 
-// HeardFrom is one agent in the overview's "Heard from" line: its filter key, its label and
+// HeardFrom is one agent in the overview's "Heard from" line: its filter key (canonical id), its label and
 // when plandash last heard from any of its sessions.
 type HeardFrom struct {
 	Key, Name string

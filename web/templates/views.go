@@ -57,6 +57,9 @@ type Waiting struct {
 	Href  string // where the person answers it
 	Since time.Time
 	Kind  string // plan, permission, question or input
+	// Answered is set when the person answered where the agent asked, outcome not known yet
+	// ("answered in the terminal — outcome not known yet"): listed, but waiting no more.
+	Answered string
 }
 
 // Overview is the front page.

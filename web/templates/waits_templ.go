@@ -59,9 +59,9 @@ func InboxWaits(ws []waits.Wait, now time.Time) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var3 string
-		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.ResolveAttributeValue(itoa(len(ws)))
+		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.ResolveAttributeValue(itoa(waiting(ws)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/waits.templ`, Line: 17, Col: 134}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/waits.templ`, Line: 17, Col: 138}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 		if templ_7745c5c3_Err != nil {
@@ -72,9 +72,9 @@ func InboxWaits(ws []waits.Wait, now time.Time) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var4 string
-		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(len(ws)))
+		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(waiting(ws)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/waits.templ`, Line: 17, Col: 152}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/waits.templ`, Line: 17, Col: 160}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 		if templ_7745c5c3_Err != nil {
@@ -264,6 +264,11 @@ func inboxWait(w waits.Wait, now time.Time) templ.Component {
 		}
 		return nil
 	})
+}
+
+// waiting counts the waits that wait on a person: not those answered elsewhere.
+func waiting(ws []waits.Wait) int {
+	return waits.List{Waits: ws}.Waiting()
 }
 
 func waitKindLabel(k waits.Kind) string {

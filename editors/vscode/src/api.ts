@@ -21,6 +21,11 @@ export interface Wait {
   then?: string;
   /** false: it can only be answered in the agent's terminal. */
   answerable: boolean;
+  /**
+   * Set when the person answered in the agent's own dialog and the outcome is not known yet
+   * ("answered in the terminal — outcome not known yet"): it waits on nobody.
+   */
+  answered?: string;
   /** The path of the dashboard page that answers it, e.g. /approvals/ID. */
   url: string;
   actions: { id: string; label: string }[];
@@ -56,7 +61,9 @@ export async function getWaits(t: Target, after?: number, signal?: AbortSignal):
   const q = after === undefined ? "" : `?after=${after}&wait=${POLL_SECONDS}s`;
   const res = await call(t, "GET", "/api/v1/waits" + q, undefined, signal);
   const body = (await res.json()) as Partial<WaitList>;
-  return { seq: Number(body.seq || 0), waits: Array.isArray(body.waits) ? body.waits : [] };
+  // A wait answered in the agent's own dialog waits on nobody: it is neither counted nor notified.
+  const waits = Array.isArray(body.waits) ? body.waits.filter((w) => !w.answered) : [];
+  return { seq: Number(body.seq || 0), waits };
 }
 
 /** answer sends one of the wait's actions (and free text, for questions). */

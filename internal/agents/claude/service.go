@@ -30,6 +30,9 @@ type Gate interface {
 	Wait(ctx context.Context, id string, limit time.Duration) (approval.Request, error)
 	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
 	Pending(ctx context.Context) ([]approval.Request, error)
+	HandOver(ctx context.Context, id, by, note string) (approval.Request, error)
+	Settle(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
+	Elsewhere(ctx context.Context) ([]approval.Request, error)
 }
 
 // Config tunes the Service.
@@ -60,6 +63,10 @@ type Config struct {
 // TerminalDecider is who decisions that close a request answered in the terminal are recorded
 // under.
 const TerminalDecider = "terminal"
+
+// AnsweredInTerminal is what a request says between the terminal's answer (Claude Code stopped
+// the gate's hook) and the event that shows what it was.
+const AnsweredInTerminal = "answered in the terminal — outcome not known yet"
 
 // maxSeen bounds the set of sessions already announced; it is forgotten when full, which only
 // costs one more announcement per session.
@@ -190,17 +197,23 @@ func isTaskEvent(ev Event) bool {
 	return false
 }
 
-// closeStale decides the session's pending plan requests as answered in the terminal, so the
-// inbox does not offer a decision that can no longer reach Claude. Failures are logged only:
-// the event itself was recorded.
+// closeStale records the outcome of the session's plan requests that the terminal answered
+// (handed over when Claude Code stopped the hook, or at the deadline) or that are still
+// pending, so the inbox does not offer a decision that can no longer reach Claude. Failures are
+// logged only: the event itself was recorded.
 func (s *Service) closeStale(ctx context.Context, ev Event, approved bool) {
 	pending, err := s.gate.Pending(ctx)
 	if err != nil {
 		s.cfg.Log.Warn("claude hook: list pending requests", "err", err)
 		return
 	}
+	handed, err := s.gate.Elsewhere(ctx)
+	if err != nil {
+		s.cfg.Log.Warn("claude hook: list requests answered in the terminal", "err", err)
+		return
+	}
 	key := SessionKey(ev.SessionID)
-	for _, r := range pending {
+	for _, r := range append(pending, handed...) {
 		if r.SessionID != key || r.Agent != AgentTitle {
 			continue
 		}
@@ -240,7 +253,7 @@ func (s *Service) closeRequest(ctx context.Context, id string, approved bool, wh
 	if approved {
 		in.Action, in.Comment = approval.Approve, why+": Claude Code went ahead with the plan"
 	}
-	_, err := s.gate.Decide(context.WithoutCancel(ctx), id, in)
+	_, err := s.gate.Settle(context.WithoutCancel(ctx), id, in)
 	var de *approval.DecidedError
 	if err != nil && !errors.As(err, &de) {
 		s.cfg.Log.Warn("claude hook: close request", "request", id, "err", err)
@@ -276,9 +289,13 @@ func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
 		if ctx.Err() != nil {
 			// The hook was stopped: the person answered in the terminal's own dialog (or Claude
 			// Code's hook timeout put that dialog up). What they answered is not known yet, and
-			// recording "rejected" now would be false when they approved: the request stays
-			// open until the session's next event says (closeStale): the plan went ahead
-			// (approved), or the turn ended or a new prompt began (declined).
+			// recording "rejected" now would be false when they approved; yet plandash's answer
+			// can no longer reach Claude. So the request is handed over, outcome unknown, until
+			// the session's next event says (closeStale): the plan went ahead (approved), or the
+			// turn ended or a new prompt began (declined).
+			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, AnsweredInTerminal); err != nil {
+				s.cfg.Log.Warn("claude hook: record the answer in the terminal", "request", id, "err", err)
+			}
 			return nil, ctx.Err()
 		}
 		if err != nil {
@@ -288,8 +305,9 @@ func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
 	return Answer(s.decision(r, pr)), nil
 }
 
-// decision turns the gate's outcome into the hook's: an expired request or one closed in the
-// terminal is no decision, so the terminal decides.
+// decision turns the gate's outcome into the hook's: a request handed to the terminal at its
+// deadline (no decision), an expired one or one closed in the terminal is no decision, so the
+// terminal decides.
 func (s *Service) decision(r approval.Request, pr PlanRequest) Decision {
 	d := r.Decision
 	if d == nil || d.Expired || d.By == TerminalDecider {

@@ -163,6 +163,9 @@ func TestServiceGate(t *testing.T) {
 	}
 }
 
+// At the deadline the hook answers nothing and the terminal's dialog decides: the request is
+// not recorded as the gate's default (rejected) but as the terminal's, outcome not known, until
+// the session's next event shows it.
 func TestServiceGateDeadlineLeavesItToTheTerminal(t *testing.T) {
 	rig := newGateRig(t, Config{Deadline: time.Second})
 	req, done := rig.ask(t, context.Background())
@@ -171,8 +174,16 @@ func TestServiceGateDeadlineLeavesItToTheTerminal(t *testing.T) {
 		t.Fatalf("answer %q, err %v", h.answer, h.err)
 	}
 	got, err := rig.gate.Get(context.Background(), req.ID)
-	if err != nil || !got.Decided() || !got.Decision.Expired {
-		t.Errorf("%+v %v", got, err)
+	if err != nil || got.Status != approval.Elsewhere || got.Decision != nil || got.Handover == nil ||
+		got.Handover.Note != "the terminal decides — outcome not known yet" {
+		t.Fatalf("%+v %+v %v; want handed to the terminal, no decision", got, got.Handover, err)
+	}
+	if _, err := rig.svc.Handle(context.Background(), fixture(t, "stop.json")); err != nil {
+		t.Fatal(err)
+	}
+	got, err = rig.gate.Get(context.Background(), req.ID)
+	if err != nil || got.Status != approval.Rejected || got.Decision.By != TerminalDecider || got.Decision.Expired {
+		t.Fatalf("after the turn ended: %+v %v; want declined in the terminal", got, err)
 	}
 }
 
@@ -217,7 +228,8 @@ func TestServiceGateAnsweredInTerminal(t *testing.T) {
 // The person approves in the terminal's own dialog: Claude Code stops the gate's hook at once,
 // before its next event shows the plan went ahead. The request must not be recorded as
 // rejected when the hook stops (it was: "rejected by terminal" for a plan the person approved);
-// it stays open until that event, which records what was answered.
+// it is "answered in the terminal — outcome not known yet" until that event, which records what
+// was answered.
 func TestServiceGateHookStoppedThenTerminalApproved(t *testing.T) {
 	rig := newGateRig(t, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -228,8 +240,12 @@ func TestServiceGateHookStoppedThenTerminalApproved(t *testing.T) {
 		t.Fatalf("answer %q, err %v", h.answer, h.err)
 	}
 	r, err := rig.gate.Get(context.Background(), req.ID)
-	if err != nil || r.Decided() {
-		t.Fatalf("the stopped hook decided the request before anything showed what the person answered: %+v %v", r, err)
+	if err != nil || r.Status != approval.Elsewhere || r.Decision != nil || r.Handover == nil || r.Handover.Note != AnsweredInTerminal {
+		t.Fatalf("the stopped hook: %+v %v; want %q, no decision before anything showed what the person answered", r, err, AnsweredInTerminal)
+	}
+	// The inbox no longer offers it: an answer given there would not reach Claude.
+	if _, err := rig.gate.Decide(context.Background(), req.ID, approval.DecisionInput{Action: approval.Reject, By: "ann", Comment: "no"}); err == nil {
+		t.Fatal("a person decided a request answered in the terminal")
 	}
 	if _, err := rig.svc.Handle(context.Background(), fixture(t, "post_exitplanmode.json")); err != nil {
 		t.Fatal(err)

@@ -235,7 +235,8 @@ func TestRunHookUndecided(t *testing.T) {
 	}
 }
 
-// TestHandleClosesRequestWhenHookGivesUp: the hook's context ending closes the request.
+// TestHandleClosesRequestWhenHookGivesUp: the hook's context ending hands the request to Codex's
+// terminal: nobody rejected it, and plandash's answer no longer reaches Codex.
 func TestHandleClosesRequestWhenHookGivesUp(t *testing.T) {
 	rig := newHookRig(t)
 	svc := NewService(ApplyTo(rig.plans, nil), rig.gate, Config{Host: "h"})
@@ -254,8 +255,12 @@ func TestHandleClosesRequestWhenHookGivesUp(t *testing.T) {
 	cancel()
 	testkit.Recv(t, done, 30*time.Second, "return of Handle")
 	got, err := rig.gate.Get(context.Background(), req.ID)
-	if err != nil || got.Status != approval.Rejected || got.Decision == nil || got.Decision.By != HookDecider {
-		t.Errorf("request after the hook gave up: %+v %v", got, err)
+	if err != nil || got.Status != approval.Elsewhere || got.Decision != nil || got.Handover == nil || got.Handover.By != HookDecider ||
+		!strings.Contains(got.Handover.Note, "outcome not known yet") {
+		t.Errorf("request after the hook gave up: %+v %v; want handed to the terminal, not rejected", got, err)
+	}
+	if got.Then != TerminalDecides {
+		t.Errorf("then = %q, want %q: at the deadline the terminal decides, not the default", got.Then, TerminalDecides)
 	}
 }
 

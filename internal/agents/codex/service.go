@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -17,7 +16,7 @@ import (
 type Gate interface {
 	Submit(ctx context.Context, sub approval.Submission) (approval.Request, bool, error)
 	Wait(ctx context.Context, id string, limit time.Duration) (approval.Request, error)
-	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
+	HandOver(ctx context.Context, id, by, note string) (approval.Request, error)
 }
 
 // Config tunes the Service.
@@ -37,8 +36,13 @@ type Config struct {
 	QuestionDeadline time.Duration
 }
 
-// HookDecider is who a request is recorded as closed by when the hook stopped waiting.
+// HookDecider is the channel a request is handed to when the hook stopped waiting.
 const HookDecider = "codex-hook"
+
+// TerminalDecides is what happens when plandash does not decide (the deadline, or the hook gave
+// up): the turn ends with the plan as it is, and the person at Codex's terminal decides what
+// comes next. Neither the gate's default nor any outcome plandash could record.
+const TerminalDecides = "Codex's terminal decides"
 
 // Service handles Codex hook events (POST /api/v1/hooks/codex): it names the session in the
 // domain, holds the turn's plan at the gate (Stop), holds request_user_input until the person
@@ -132,19 +136,19 @@ func (s *Service) gatePlan(ctx context.Context, ev HookEvent) ([]byte, error) {
 	return Answer(decision(r)), nil
 }
 
-// close decides a request whose hook stopped waiting (Codex's timeout, or the user interrupted
-// the turn), so nobody answers into the void.
+// close hands a request whose hook stopped waiting (Codex's timeout, or the user interrupted
+// the turn) to Codex's terminal: plandash's answer no longer reaches Codex, and nobody rejected
+// the plan, so it is not recorded as rejected.
 func (s *Service) close(ctx context.Context, id string) {
-	_, err := s.gate.Decide(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Reject, By: HookDecider,
-		Comment: "the Codex hook stopped waiting; plandash's answer no longer reaches Codex"})
-	var de *approval.DecidedError
-	if err != nil && !errors.As(err, &de) {
+	_, err := s.gate.HandOver(context.WithoutCancel(ctx), id, HookDecider, "the Codex hook stopped waiting; "+TerminalDecides+" — outcome not known yet")
+	if err != nil {
 		s.cfg.Log.Warn("codex hook: close request", "request", id, "err", err)
 	}
 }
 
-// decision turns the gate's outcome into the hook's. Approval, an expiry and a request closed
-// because the hook gave up let the turn end; a rejection or an edit blocks it with feedback.
+// decision turns the gate's outcome into the hook's. Approval, and a request handed to the
+// terminal (its deadline passed, or the hook gave up) let the turn end; a rejection or an edit
+// blocks it with feedback.
 func decision(r approval.Request) Decision {
 	d := r.Decision
 	if d == nil || d.Expired || d.By == HookDecider {
@@ -188,8 +192,9 @@ func planText(p approval.PlanBody) string {
 	return b.String()
 }
 
-// submission is the gate request for a turn's plan. The default outcome is reject, but an
-// expired request answers nothing (see decision): in effect Codex goes on.
+// submission is the gate request for a turn's plan. At the deadline the request answers
+// nothing (see decision): the turn ends and Codex's terminal decides (Then), so the request is
+// handed there rather than recorded as the default (reject).
 func (s *Service) submission(ev HookEvent) approval.Submission {
 	body := approval.PlanBody{Type: approval.TypeMarkdown, Markdown: ev.Plan.Markdown}
 	title := "Codex plan"
@@ -211,7 +216,7 @@ func (s *Service) submission(ev HookEvent) approval.Submission {
 	return approval.Submission{
 		SessionID: SessionKey(ev.SessionID), Agent: AgentTitle, Title: title, Context: c.String(), Plan: body,
 		Options: []approval.Action{approval.Approve, approval.Modify, approval.Reject},
-		Timeout: approval.Duration(s.cfg.Deadline), Default: approval.Reject,
+		Timeout: approval.Duration(s.cfg.Deadline), Default: approval.Reject, Then: TerminalDecides,
 	}
 }
 

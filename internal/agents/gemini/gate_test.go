@@ -163,3 +163,41 @@ func TestRunHookNeverBreaksTheAgent(t *testing.T) {
 type funcPoster func(ctx context.Context) ([]byte, error)
 
 func (f funcPoster) Post(ctx context.Context, _ []byte, _ bool) ([]byte, error) { return f(ctx) }
+
+// TestGateHookStoppedIsNotARejection: a hook that stopped waiting (Gemini CLI's timeout, or
+// Gemini CLI stopped) leaves the request "stopped waiting — outcome not known yet": nobody
+// rejected the plan, and a timed-out hook lets Gemini CLI go on.
+func TestGateHookStoppedIsNotARejection(t *testing.T) {
+	home := t.TempDir()
+	body := rehome(t, capturedEvent(t, "plan", "BeforeTool_exit_plan_mode"), home)
+	g := newGate(t)
+	created := make(chan approval.Request, 4)
+	g.OnChange(func(c approval.Change) {
+		if c.Request != nil && !c.Request.Decided() {
+			created <- *c.Request
+		}
+	})
+	svc := NewService(newPlans(t), g, Config{Host: "h", PlanDirs: files.PlanDirs{filepath.Join(home, ".gemini", "tmp")}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Handle(ctx, body)
+		done <- err
+	}()
+	var req approval.Request
+	select {
+	case req = <-created:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no request reached the gate")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Handle did not return")
+	}
+	got, err := g.Get(context.Background(), req.ID)
+	if err != nil || got.Status != approval.Elsewhere || got.Decision != nil || got.Handover == nil || got.Handover.Note != HookStopped {
+		t.Fatalf("after the hook stopped: %s %+v %+v %v; want %q, not a rejection", got.Status, got.Decision, got.Handover, err, HookStopped)
+	}
+}

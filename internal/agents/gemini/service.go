@@ -29,6 +29,7 @@ type Gate interface {
 	Wait(ctx context.Context, id string, limit time.Duration) (approval.Request, error)
 	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
 	Pending(ctx context.Context) ([]approval.Request, error)
+	HandOver(ctx context.Context, id, by, note string) (approval.Request, error)
 }
 
 // Config tunes the Service.
@@ -199,6 +200,9 @@ func endsTurn(ev Event) bool {
 	return false
 }
 
+// HookStopped is what a request says once the hook stopped waiting for plandash's answer.
+const HookStopped = "the Gemini CLI hook stopped waiting — outcome not known yet"
+
 // closeStale decides the session's pending plan requests, so the inbox does not offer a
 // decision that can no longer reach Gemini CLI. Failures are logged only.
 func (s *Service) closeStale(ctx context.Context, ev Event) {
@@ -233,9 +237,12 @@ func (s *Service) hold(ctx context.Context, ev Event, plan PlanText) ([]byte, er
 	for !r.Decided() {
 		r, err = s.gate.Wait(ctx, id, time.Minute)
 		if ctx.Err() != nil {
-			// The hook gave up (its timeout, or Gemini CLI was stopped): close the request so
-			// nobody answers into the void.
-			s.closeRequest(ctx, id, "the hook stopped waiting")
+			// The hook gave up (its timeout, or Gemini CLI was stopped): nobody answers into the
+			// void, but nobody rejected the plan either, and what Gemini CLI did without an
+			// answer (a hook that timed out lets the call go on) is not known here.
+			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
+				s.cfg.Log.Warn("gemini hook: close request", "request", id, "err", err)
+			}
 			return nil, ctx.Err()
 		}
 		if err != nil {

@@ -166,25 +166,7 @@ func (c *core) decide(ctx context.Context, sub approval.Submission) (approval.Re
 	for !r.Decided() {
 		r, err = c.gate.Wait(ctx, id, time.Minute)
 		if ctx.Err() != nil {
-			in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: "plandash stopped waiting for OpenCode; answer in OpenCode"}
-			var ae answeredElsewhere
-			if errors.As(context.Cause(ctx), &ae) {
-				// Record what was answered there: "rejected by opencode" for a plan the person
-				// approved in OpenCode would be false.
-				switch ae.outcome {
-				case OutcomeApproved:
-					in.Action, in.Comment = approval.Approve, "answered in OpenCode — approved"
-				case OutcomeDeclined:
-					in.Comment = "answered in OpenCode — declined"
-				default:
-					in.Comment = "answered in OpenCode (its reply did not say how)"
-				}
-			}
-			_, err := c.gate.Decide(context.WithoutCancel(ctx), id, in)
-			var de *approval.DecidedError
-			if err != nil && !errors.As(err, &de) {
-				c.log.Warn("opencode: close request", "request", id, "err", err)
-			}
+			c.closeElsewhere(ctx, id)
 			return r, false
 		}
 		if err != nil {
@@ -197,6 +179,35 @@ func (c *core) decide(ctx context.Context, sub approval.Submission) (approval.Re
 	}
 	return r, true
 }
+
+// closeElsewhere records a request whose wait ended because OpenCode's own prompt took it:
+// what was answered there when its reply said (approved or declined), else the request is
+// handed to that prompt, outcome not known: nobody rejected it, and plandash's answer no longer
+// reaches OpenCode.
+func (c *core) closeElsewhere(ctx context.Context, id string) {
+	note := "plandash stopped waiting; " + PromptDecides + " — outcome not known yet"
+	var err error
+	var ae answeredElsewhere
+	switch {
+	case errors.As(context.Cause(ctx), &ae) && ae.outcome == OutcomeApproved:
+		_, err = c.gate.Settle(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Approve, By: TerminalDecider, Comment: "answered in OpenCode — approved"})
+	case errors.As(context.Cause(ctx), &ae) && ae.outcome == OutcomeDeclined:
+		_, err = c.gate.Settle(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: "answered in OpenCode — declined"})
+	case errors.As(context.Cause(ctx), &ae):
+		note = "answered in OpenCode — outcome not known (its reply did not say how)"
+		fallthrough
+	default:
+		_, err = c.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, note)
+	}
+	var de *approval.DecidedError
+	if err != nil && !errors.As(err, &de) {
+		c.log.Warn("opencode: close request", "request", id, "err", err)
+	}
+}
+
+// PromptDecides is what happens when plandash does not decide (the deadline, or it stopped
+// waiting): OpenCode's own prompt stays open and decides.
+const PromptDecides = "OpenCode's prompt decides"
 
 // planExit holds plan_exit's question at the gate, recording the plan as proposed, and returns
 // the answer for OpenCode ("Yes" switches to the build agent, "No" keeps planning) and a
@@ -231,7 +242,7 @@ func (c *core) planExit(ctx context.Context, q QuestionAsked, path string, given
 	txt.WriteString("OpenCode's own prompt stays open meanwhile: the first answer wins.")
 	r, ok := c.decide(ctx, approval.Submission{SessionID: SessionKey(q.SessionID), Agent: AgentTitle, Title: planTitle(md),
 		Context: txt.String(), Plan: approval.PlanBody{Type: approval.TypeMarkdown, Markdown: shown},
-		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject})
+		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject, Then: PromptDecides})
 	if !ok {
 		return "", nil, false
 	}
@@ -271,7 +282,7 @@ func (c *core) permission(ctx context.Context, p PermissionAsked) (map[string]an
 	r, ok := c.decide(ctx, approval.Submission{SessionID: SessionKey(p.SessionID), Agent: AgentTitle,
 		Title: truncate("Permission: "+p.Permission, approval.MaxTitle-10), Context: ctxText,
 		Plan:    approval.PlanBody{Type: approval.TypeMarkdown, Markdown: md.String()},
-		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject})
+		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject, Then: PromptDecides})
 	if !ok {
 		return nil, false
 	}

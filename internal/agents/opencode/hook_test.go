@@ -163,6 +163,13 @@ func TestHookPlanExit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if tt.name == "plugin gone" {
+				// Nobody answered: OpenCode's prompt has it, and the record does not say rejected.
+				if got.Status != approval.Elsewhere || got.Decision != nil || got.Handover == nil || got.Handover.By != tt.by || got.Then != PromptDecides {
+					t.Errorf("plugin gone: %s %+v %+v then %q; want handed to OpenCode's prompt", got.Status, got.Decision, got.Handover, got.Then)
+				}
+				return
+			}
 			if got.Decision == nil || got.Decision.By != tt.by {
 				t.Errorf("decision %+v, want by %q", got.Decision, tt.by)
 			}

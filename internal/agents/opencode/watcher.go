@@ -27,6 +27,8 @@ type Gate interface {
 	Submit(ctx context.Context, sub approval.Submission) (approval.Request, bool, error)
 	Wait(ctx context.Context, id string, limit time.Duration) (approval.Request, error)
 	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
+	HandOver(ctx context.Context, id, by, note string) (approval.Request, error)
+	Settle(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
 }
 
 // Options tunes a Watcher.

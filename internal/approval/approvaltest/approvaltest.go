@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) approval.Store) {
 		{"NextSeq, for stores that number changes", testNextSeq},
 		{"changes requested with feedback", testChangesRequested},
 		{"LatestInSession", testLatestInSession},
+		{"handed over to the agent's dialog, then settled", testElsewhere},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}

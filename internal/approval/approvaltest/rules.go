@@ -11,7 +11,7 @@ import (
 
 func testRules(t *testing.T, s approval.Store) {
 	ctx := context.Background()
-	old := approval.Rule{ID: "old", Agent: "claude", Note: "trusted", CreatedBy: "ann", Created: at(1), Seq: 1}
+	old := approval.Rule{ID: "old", Agent: "claude", Machine: "devbox", Cwd: "/home/ann/src", Note: "trusted", CreatedBy: "ann", Created: at(1), Seq: 1}
 	mid := approval.Rule{ID: "mid", Kind: "markdown", CreatedBy: "ann", Created: at(2), Seq: 2}
 	newest := approval.Rule{ID: "new", SessionID: "s1", CreatedBy: "bob", Created: at(3), Seq: 3}
 	for _, r := range []approval.Rule{old, mid, newest} {
@@ -88,6 +88,9 @@ func testAudit(t *testing.T, s approval.Store) {
 		{approval.AuditFilter{SessionID: "s1", Limit: 10}, []string{"3", "1"}},
 		{approval.AuditFilter{Agent: "codex", Limit: 10}, []string{"4", "3"}},
 		{approval.AuditFilter{SessionID: "s2", Agent: "claude", Limit: 10}, []string{"2"}},
+		// By canonical id (agentid): "Claude Code" and "claude-code" name what "claude" stored.
+		{approval.AuditFilter{Agent: "Claude Code", Limit: 10}, []string{"2", "1"}},
+		{approval.AuditFilter{Agent: "codex-acp", Limit: 10}, []string{"4", "3"}},
 		{approval.AuditFilter{SessionID: "nobody", Limit: 10}, nil},
 		{approval.AuditFilter{Limit: 3}, []string{"4", "3", "2"}},
 	} {

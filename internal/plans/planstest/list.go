@@ -131,6 +131,9 @@ func testListSessions(t *testing.T, s plans.Store) {
 		want []string
 	}{
 		{"agent", plans.SessionFilter{Agent: "codex"}, []string{"tie-b", "tie-a", "ended"}},
+		// By canonical id (agentid), whichever spelling the filter and the session use.
+		{"agent by its display name", plans.SessionFilter{Agent: "Claude Code"}, []string{"idle", "done", "working"}},
+		{"agent by another spelling", plans.SessionFilter{Agent: "GEMINI_CLI"}, []string{"md"}},
 		{"host", plans.SessionFilter{Host: "box2"}, []string{"md", "done"}},
 		{"this machine", plans.SessionFilter{Host: plans.LocalHost}, []string{"ended", "idle", "working"}},
 		{"directory and under", plans.SessionFilter{Dir: "/home/a/web/"}, []string{"idle", "done", "working"}},

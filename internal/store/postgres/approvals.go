@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 )
@@ -119,8 +120,9 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 	return stored, created, err
 }
 
-// Decide stores r if the stored request is still pending. Under READ COMMITTED a concurrent
-// Decide on another connection waits for this row, then re-reads it and finds it decided.
+// Decide stores r if the stored request is still pending, or Elsewhere when r settles it.
+// Under READ COMMITTED a concurrent Decide on another connection waits for this row, then
+// re-reads it and finds it decided.
 func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events []approval.AuditEvent) (bool, error) {
 	ok := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -128,8 +130,9 @@ func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events [
 		if err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `UPDATE approval_requests SET status=$1, decided_ns=$2, seq=$3, body=$4, changed=$6 WHERE id=$5 AND status='pending'`,
-			string(r.Status), decidedAt(r), int64(r.Seq), mustJSON(r), r.ID, n)
+		tag, err := tx.Exec(ctx, `UPDATE approval_requests SET status=$1, decided_ns=$2, seq=$3, body=$4, changed=$6
+			WHERE id=$5 AND (status='pending' OR status='elsewhere' AND $7)`,
+			string(r.Status), decidedAt(r), int64(r.Seq), mustJSON(r), r.ID, n, r.Settles())
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
@@ -162,7 +165,8 @@ func (s *approvalStore) Pending(ctx context.Context, n int) ([]approval.Request,
 
 // PendingSummaries lists pending requests without their plans, oldest first.
 func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summary, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created_ns, deadline_ns, seq
+	rows, err := s.pool.Query(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created_ns, deadline_ns, seq,
+		coalesce(body->>'then', '')
 		FROM approval_requests WHERE status='pending' ORDER BY created_ns, n`)
 	if err != nil {
 		return nil, err
@@ -174,7 +178,7 @@ func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summar
 		var opts []string
 		var def string
 		var created, deadline, seq int64
-		if err := rows.Scan(&m.ID, &m.Title, &m.Agent, &m.SessionID, &m.PlanType, &m.PlanSize, &opts, &def, &created, &deadline, &seq); err != nil {
+		if err := rows.Scan(&m.ID, &m.Title, &m.Agent, &m.SessionID, &m.PlanType, &m.PlanSize, &opts, &def, &created, &deadline, &seq, &m.Then); err != nil {
 			return nil, err
 		}
 		for _, o := range opts {
@@ -184,6 +188,11 @@ func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summar
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// Elsewhere lists the requests the agents' own dialogs have, oldest first.
+func (s *approvalStore) Elsewhere(ctx context.Context) ([]approval.Request, error) {
+	return many[approval.Request](ctx, s.pool, `SELECT body FROM approval_requests WHERE status='elsewhere' ORDER BY created_ns, n`)
 }
 
 // Decided lists decided requests, most recently decided first.
@@ -270,8 +279,8 @@ func (s *approvalStore) Audit(ctx context.Context, f approval.AuditFilter) ([]ap
 		where = append(where, fmt.Sprintf("session_id = $%d", len(args)))
 	}
 	if f.Agent != "" {
-		args = append(args, f.Agent)
-		where = append(where, fmt.Sprintf("agent = $%d", len(args)))
+		args = append(args, agentid.Spellings(f.Agent))
+		where = append(where, fmt.Sprintf("%s = ANY($%d)", agentid.FoldSQL("agent"), len(args)))
 	}
 	q := `SELECT id, body FROM approval_audit`
 	if len(where) > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/paging"
 )
@@ -53,7 +54,7 @@ func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r
 		add("session_id = $%d", f.SessionID)
 	}
 	if f.Agent != "" {
-		add("agent = $%d", f.Agent)
+		add(agentid.FoldSQL("agent")+" = ANY($%d)", agentid.Spellings(f.Agent))
 	}
 	if !r.After.IsZero() {
 		add("id < $%d", r.After.Key)

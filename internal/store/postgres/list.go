@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"github.com/plandash/plandash/internal/agentid"
 	"math"
 	"strconv"
 	"strings"
@@ -51,8 +52,8 @@ func (s *plansStore) ListSessions(ctx context.Context, f plans.SessionFilter, af
 		where = append(where, `(s.first_seen_ns, s.id) < (`+arg(after.NS())+`, `+arg(after.ID)+`)`)
 	}
 	if f.Agent != "" {
-		a := arg(f.Agent)
-		where = append(where, `(s.body->>'agent' = `+a+` OR s.body->>'agentTitle' = `+a+`)`)
+		a := arg(agentid.Spellings(f.Agent))
+		where = append(where, `(`+agentid.FoldSQL(`s.body->>'agent'`)+` = ANY(`+a+`) OR `+agentid.FoldSQL(`s.body->>'agentTitle'`)+` = ANY(`+a+`))`)
 	}
 	switch f.Host {
 	case "":

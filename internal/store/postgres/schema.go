@@ -16,8 +16,12 @@ const toolCallsByTime = `CREATE INDEX IF NOT EXISTS tool_calls_created ON tool_c
 // n, recorded in plandash_schema. A new table or column is a new step at the end; a step never
 // changes once released.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, multiInstance, permissionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, permissionStreams, keptWaitsSchema, notifysql.PostgresSchema, notifysql.PostgresRemote, revisionDeltas}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, multiInstance, permissionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, permissionStreams, keptWaitsSchema, notifysql.PostgresSchema, notifysql.PostgresRemote, revisionDeltas, approvalsElsewhere}
 }
+
+// approvalsElsewhere lists the requests the agents' own dialogs have (status 'elsewhere',
+// their outcome not known yet) without reading the decided ones.
+const approvalsElsewhere = `CREATE INDEX IF NOT EXISTS approval_requests_elsewhere ON approval_requests(created_ns, n) WHERE status = 'elsewhere';`
 
 // approvalsBySession finds a session's previous request, whose review a new one may answer.
 const approvalsBySession = `CREATE INDEX IF NOT EXISTS approval_requests_session ON approval_requests(session_id, created_ns, n);`

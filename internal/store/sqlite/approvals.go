@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 )
@@ -86,12 +87,13 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 	return stored, created, err
 }
 
-// Decide stores r if the stored request is still pending.
+// Decide stores r if the stored request is still pending, or Elsewhere when r settles it.
 func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events []approval.AuditEvent) (bool, error) {
 	ok := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE approval_requests SET status=?, decided=?, seq=?, body=? WHERE id=? AND status='pending'`,
-			string(r.Status), decidedAt(r), r.Seq, mustJSON(r), r.ID)
+		res, err := tx.ExecContext(ctx, `UPDATE approval_requests SET status=?, decided=?, seq=?, body=?
+			WHERE id=? AND (status='pending' OR status='elsewhere' AND ?)`,
+			string(r.Status), decidedAt(r), r.Seq, mustJSON(r), r.ID, r.Settles())
 		if err != nil {
 			return err
 		}
@@ -131,7 +133,8 @@ func (s *approvalStore) Pending(ctx context.Context, limit int) ([]approval.Requ
 
 // PendingSummaries lists pending requests without their plans, oldest first.
 func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summary, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created, deadline, seq
+	rows, err := s.r.QueryContext(ctx, `SELECT id, title, agent, session_id, plan_type, plan_size, options, default_outcome, created, deadline, seq,
+		coalesce(json_extract(CAST(body AS TEXT), '$.then'), '')
 		FROM approval_requests WHERE status='pending' ORDER BY created, rowid`)
 	if err != nil {
 		return nil, err
@@ -142,7 +145,7 @@ func (s *approvalStore) PendingSummaries(ctx context.Context) ([]approval.Summar
 		var m approval.Summary
 		var opts, def string
 		var created, deadline int64
-		if err := rows.Scan(&m.ID, &m.Title, &m.Agent, &m.SessionID, &m.PlanType, &m.PlanSize, &opts, &def, &created, &deadline, &m.Seq); err != nil {
+		if err := rows.Scan(&m.ID, &m.Title, &m.Agent, &m.SessionID, &m.PlanType, &m.PlanSize, &opts, &def, &created, &deadline, &m.Seq, &m.Then); err != nil {
 			return nil, err
 		}
 		for _, o := range strings.Split(opts, ",") {
@@ -160,6 +163,11 @@ func joinOptions(as []approval.Action) string {
 		s[i] = string(a)
 	}
 	return strings.Join(s, ",")
+}
+
+// Elsewhere lists the requests the agents' own dialogs have, oldest first.
+func (s *approvalStore) Elsewhere(ctx context.Context) ([]approval.Request, error) {
+	return many[approval.Request](ctx, s.r, `SELECT body FROM approval_requests WHERE status='elsewhere' ORDER BY created, rowid`)
 }
 
 // Decided lists decided requests, most recently decided first.
@@ -244,7 +252,8 @@ func (s *approvalStore) Audit(ctx context.Context, f approval.AuditFilter) ([]ap
 		where, args = append(where, "session_id = ?"), append(args, f.SessionID)
 	}
 	if f.Agent != "" {
-		where, args = append(where, "agent = ?"), append(args, f.Agent)
+		c, a := agentIn("agent", f.Agent)
+		where, args = append(where, c), append(args, a...)
 	}
 	q := `SELECT id, body FROM approval_audit`
 	if len(where) > 0 {
@@ -306,4 +315,15 @@ func decidedAt(r approval.Request) any {
 		return nil
 	}
 	return r.Decision.At.UnixNano()
+}
+
+// agentIn is the condition that the agent named in column col is the agent name stands for,
+// whichever spelling each was written in (agentid), and its arguments.
+func agentIn(col, name string) (string, []any) {
+	sp := agentid.Spellings(name)
+	args := make([]any, len(sp))
+	for i, v := range sp {
+		args[i] = v
+	}
+	return agentid.FoldSQL(col) + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(sp)), ",") + ")", args
 }

@@ -46,7 +46,8 @@ func (s *approvalStore) AuditPage(ctx context.Context, f approval.AuditFilter, r
 		where, args = append(where, "session_id = ?"), append(args, f.SessionID)
 	}
 	if f.Agent != "" {
-		where, args = append(where, "agent = ?"), append(args, f.Agent)
+		c, a := agentIn("agent", f.Agent)
+		where, args = append(where, c), append(args, a...)
 	}
 	if !r.After.IsZero() {
 		where, args = append(where, "id < ?"), append(args, r.After.Key)

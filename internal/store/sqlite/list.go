@@ -52,7 +52,9 @@ func (s *plansStore) ListSessions(ctx context.Context, f plans.SessionFilter, af
 		add(`(s.first_seen, s.id) < (?, ?)`, after.NS(), after.ID)
 	}
 	if f.Agent != "" {
-		add(`(json_extract(s.body, '$.agent') = ? OR json_extract(s.body, '$.agentTitle') = ?)`, f.Agent, f.Agent)
+		byAgent, a := agentIn(`json_extract(s.body, '$.agent')`, f.Agent)
+		byTitle, _ := agentIn(`json_extract(s.body, '$.agentTitle')`, f.Agent)
+		add(`(`+byAgent+` OR `+byTitle+`)`, append(a, a...)...)
 	}
 	switch f.Host {
 	case "":

@@ -16,8 +16,12 @@ import (
 // version was recorded. They are idempotent (IF NOT EXISTS) because such a database (version 0)
 // may already hold any of their tables, with the same names and columns.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema, notifysql.SQLiteSchema, notifysql.SQLiteRemote}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema, notifysql.SQLiteSchema, notifysql.SQLiteRemote, approvalsElsewhere}
 }
+
+// approvalsElsewhere lists the requests the agents' own dialogs have (status 'elsewhere',
+// their outcome not known yet) without reading the decided ones.
+const approvalsElsewhere = `CREATE INDEX IF NOT EXISTS approval_requests_elsewhere ON approval_requests(created) WHERE status = 'elsewhere';`
 
 // approvalsBySession finds a session's previous request, whose review a new one may answer.
 const approvalsBySession = `CREATE INDEX IF NOT EXISTS approval_requests_session ON approval_requests(session_id, created);`

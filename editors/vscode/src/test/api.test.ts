@@ -23,6 +23,12 @@ test("the list, and a long poll that answers when it changes", async () => {
   assert.deepEqual(next.waits.map((w) => w.id), ["a", "b"]);
 });
 
+test("a wait answered in the agent's terminal is left out: it waits on nobody", async () => {
+  srv.add({ ...makeWait("t"), answerable: false, actions: [], answered: "answered in the terminal — outcome not known yet" });
+  const l = await getWaits(target());
+  assert.ok(!l.waits.some((w) => w.id === "t"), "the answered wait is listed");
+});
+
 test("an answer is taken once; the second is told what already happened", async () => {
   srv.add(makeWait("c"));
   const first = await answer(target(), "c", "approve");
