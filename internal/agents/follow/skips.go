@@ -22,7 +22,7 @@ func (s *skipLog) skipped(path string, err error) {
 	c := s.files[path]
 	if c == nil {
 		s.files[path] = &skipCount{}
-		s.log.Warn(s.name+": line skipped", "err", err)
+		s.log.Warn(s.name+": line skipped", "file", path, "err", err)
 		return
 	}
 	c.more++

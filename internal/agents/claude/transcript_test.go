@@ -1,0 +1,151 @@
+package claude
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// feed reads a transcript file line by line into a parser and flushes, as the follower does.
+func feed(t *testing.T, p *transcriptParser, data []byte) {
+	t.Helper()
+	for i, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		if err := p.Line([]byte(line), i+1); err != nil {
+			t.Logf("skipped: %v", err)
+		}
+	}
+	if err := p.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func planSummary(t *testing.T, svc *plans.Service, key, planID string) string {
+	t.Helper()
+	d, err := svc.Session(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Plans {
+		if p.ID == planID && !p.Removed {
+			var out []string
+			for _, e := range p.Entries {
+				out = append(out, e.Content+"="+e.Status)
+			}
+			return strings.Join(out, ",")
+		}
+	}
+	return ""
+}
+
+// TestTranscriptTasks: a transcript the real Claude Code 2.1.328 wrote (TaskCreate, TaskUpdate,
+// Bash) shows the session with its tasks plan, its prompt and tool call, and its usage.
+func TestTranscriptTasks(t *testing.T) {
+	p := newPlans(t)
+	svc := NewService(p, nil, Config{Host: "devbox"})
+	data, err := os.ReadFile(filepath.Join("testdata", "transcript_tasks.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := svc.newTranscriptParser("/home/dev/.claude/projects/-home-dev-parser/86b14d53-28da-4134-a622-10e985944eb4.jsonl", "", "")
+	feed(t, tp, data)
+	key := SessionKey("86b14d53-28da-4134-a622-10e985944eb4")
+	if got := planSummary(t, p, key, PlanTasks); got != "Writing the parser=in_progress" {
+		t.Errorf("tasks = %q", got)
+	}
+	d, err := p.Session(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := d.Session
+	if s.Agent != AgentName || s.Cwd != "/home/dev/parser" || !slices.Equal(s.Via, []string{plans.ViaTranscript}) {
+		t.Errorf("session = %+v", s)
+	}
+	// Four model responses of 10 in and 10 out each; the context is the last one's.
+	if u := s.Usage; u == nil || u.Model != "claude-sonnet-4-5" || u.InputTokens != 40 || u.OutputTokens != 40 || u.Used != 20 || u.Size != 0 {
+		t.Errorf("usage = %+v", u)
+	}
+	calls, err := p.ToolCalls(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || calls[0].Title != "Bash: Say hi" || calls[0].Status != "completed" || len(calls[0].RawOutput) != 0 {
+		t.Errorf("tool calls = %+v", calls)
+	}
+}
+
+// TestTranscriptTodosAndQuestion: TodoWrite's list shows as the todos plan, and a question
+// shows by its text; the tool's refusal fails the call.
+func TestTranscriptTodosAndQuestion(t *testing.T) {
+	p := newPlans(t)
+	svc := NewService(p, nil, Config{Host: "devbox"})
+	data, err := os.ReadFile(filepath.Join("testdata", "transcript_todos.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed(t, svc.newTranscriptParser("/x/df09f915-7397-4a8d-a9ed-748da496fd43.jsonl", "", ""), data)
+	key := SessionKey("df09f915-7397-4a8d-a9ed-748da496fd43")
+	if got := planSummary(t, p, key, PlanTodos); got != "Writing the parser=in_progress" {
+		t.Errorf("todos = %q", got)
+	}
+	calls, err := p.ToolCalls(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || calls[0].Title != "Question: Which parser?" || calls[0].Status != "failed" {
+		t.Errorf("tool calls = %+v", calls)
+	}
+}
+
+// TestTranscriptAndHooksOneSession: a session Claude Code's hooks report and whose transcript
+// plandash reads is one session, saying it came both ways; the transcript adds its usage and
+// plans but not a second copy of the prompt.
+func TestTranscriptAndHooksOneSession(t *testing.T) {
+	p := newPlans(t)
+	svc := NewService(p, nil, Config{Host: "devbox"})
+	sid := "86b14d53-28da-4134-a622-10e985944eb4"
+	for _, body := range []string{
+		`{"session_id":"` + sid + `","hook_event_name":"SessionStart","cwd":"/home/dev/parser","source":"startup"}`,
+		`{"session_id":"` + sid + `","hook_event_name":"UserPromptSubmit","prompt":"plan the parser"}`,
+	} {
+		if _, err := svc.Handle(context.Background(), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "transcript_tasks.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed(t, svc.newTranscriptParser("/p/"+sid+".jsonl", "", ""), data)
+	list, err := p.Sessions(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 {
+		t.Fatalf("sessions = %d, want 1: %+v", len(list), list)
+	}
+	s := list[0]
+	if s.ID != SessionKey(sid) || !slices.Equal(s.Via, []string{plans.ViaHooks, plans.ViaTranscript}) || s.Usage == nil {
+		t.Errorf("session = %+v", s)
+	}
+	if got := planSummary(t, p, s.ID, PlanTasks); got != "Writing the parser=in_progress" {
+		t.Errorf("tasks = %q", got)
+	}
+	acts, err := p.RecentActivity(context.Background(), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompts := 0
+	for _, a := range acts {
+		if a.Kind == "prompt" {
+			prompts++
+		}
+	}
+	if prompts != 1 {
+		t.Errorf("prompts = %d, want the hook's one", prompts)
+	}
+}
