@@ -56,8 +56,8 @@ type Config struct {
 	MCPSessions int              // live MCP sessions per credential at most; 0: mcpserver's default
 	Version     string
 
-	Retention     plans.Retention     // how much plan history to keep; zero keeps all of it
-	CodexSessions string              // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
+	Retention     plans.Retention // how much plan history to keep; zero keeps all of it
+	CodexSessions string          // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
 	// ClaudeProjects is Claude Code's transcripts directory to discover sessions in
 	// (~/.claude/projects); "" reads none.
 	ClaudeProjects string
