@@ -1,7 +1,10 @@
 package plans_test
 
 import (
+	"time"
+
 	"context"
+	"github.com/plandash/plandash/internal/acp"
 	"slices"
 	"testing"
 
@@ -53,5 +56,41 @@ func TestSessionVia(t *testing.T) {
 	}
 	if want := []string{plans.ViaTranscript, plans.ViaHooks}; !slices.Equal(sess.Via, want) {
 		t.Errorf("via = %q, want %q", sess.Via, want)
+	}
+}
+
+// TestApplyWithTime: changes read from an agent's record of the past (WithTime) leave the
+// session seen when they happened, so a week-old session read at start is not active; a later
+// sighting is never moved back, and a time after now counts as now.
+func TestApplyWithTime(t *testing.T) {
+	e := newEnv(t)
+	upd := func(at time.Time) {
+		msgs, err := acp.DecodeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.Apply(plans.WithTime(context.Background(), at), plans.NewStream(), []plans.Item{{Line: 1, Msg: msgs[0]}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := func() plans.Session {
+		s, err := e.svc.SessionOnly(context.Background(), "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	week := e.now.Add(-7 * 24 * time.Hour)
+	upd(week)
+	if s := seen(); !s.FirstSeen.Equal(week) || !s.LastSeen.Equal(week) || s.Active(e.now, time.Hour) {
+		t.Fatalf("a week-old record: %+v", s)
+	}
+	upd(week.Add(-time.Hour))
+	if s := seen(); !s.LastSeen.Equal(week) {
+		t.Errorf("moved back: %v", s.LastSeen)
+	}
+	upd(e.now.Add(time.Hour))
+	if s := seen(); !s.LastSeen.Equal(e.now) {
+		t.Errorf("a future time: %v, want now %v", s.LastSeen, e.now)
 	}
 }

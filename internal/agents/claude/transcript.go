@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -25,8 +26,10 @@ const (
 // the assistant's text, tool calls' titles, plan tools' inputs and results, token usage).
 // Tool outputs, file contents and system prompts are dropped while decoding.
 type TranscriptLine struct {
-	Number    int
-	Type      string // "user", "assistant"; other types carry nothing plandash shows
+	Number int
+	Type   string // "user", "assistant"; other types carry nothing plandash shows
+	// At is when Claude Code wrote the line (zero when it did not say).
+	At        time.Time
 	SessionID string
 	Cwd       string
 	// Sidechain lines are a sub-agent's; they are not the session's own plan.
@@ -86,6 +89,7 @@ type wireBlock struct {
 
 type wireLine struct {
 	Type        string `json:"type"`
+	Timestamp   string `json:"timestamp"`
 	SessionID   string `json:"sessionId"`
 	Cwd         string `json:"cwd"`
 	IsSidechain bool   `json:"isSidechain"`
@@ -133,6 +137,9 @@ func DecodeTranscriptLine(b []byte, number int) (TranscriptLine, error) {
 		return fail("%v", err)
 	}
 	l := TranscriptLine{Number: number, Type: w.Type, SessionID: w.SessionID, Cwd: w.Cwd, Sidechain: w.IsSidechain}
+	if at, err := time.Parse(time.RFC3339Nano, w.Timestamp); err == nil {
+		l.At = at
+	}
 	if len(l.SessionID) > 255 {
 		return fail("sessionId over 255 bytes")
 	}
@@ -181,7 +188,7 @@ func DecodeTranscriptLine(b []byte, number int) (TranscriptLine, error) {
 			l.Prompt = text
 		}
 		if r := bytes.TrimSpace(w.ToolUseResult); len(l.Results) == 1 && len(r) > 0 && len(r) <= maxPlanInput && r[0] == '{' {
-			l.Result = json.RawMessage(bytes.Clone(r))
+			l.Result = json.RawMessage(r) // the decoder's own copy
 		}
 		return l, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
@@ -114,10 +115,18 @@ func (s *Service) applyTranscript(ctx context.Context, path string, st *transcri
 			tasks = TasksFromEntries(p.Entries)
 		}
 	}
+	var at time.Time
 	for _, l := range lines {
 		if l.Cwd != "" {
 			st.cwd = l.Cwd
 		}
+		if l.At.After(at) {
+			at = l.At
+		}
+	}
+	if !at.IsZero() {
+		// A week-old transcript read at start is a week-old session, not an active one.
+		ctx = plans.WithTime(ctx, at)
 	}
 	b := &batch{sid: key}
 	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -147,5 +148,22 @@ func TestTranscriptAndHooksOneSession(t *testing.T) {
 	}
 	if prompts != 1 {
 		t.Errorf("prompts = %d, want the hook's one", prompts)
+	}
+}
+
+// TestTranscriptKeepsItsTime: a transcript Claude Code wrote days ago, read now, shows a session
+// last seen when its last line was written, not an active one.
+func TestTranscriptKeepsItsTime(t *testing.T) {
+	p := newPlans(t)
+	svc := NewService(p, nil, Config{Host: "h"})
+	old := time.Now().Add(-6 * 24 * time.Hour).UTC().Truncate(time.Millisecond)
+	line := `{"type":"user","sessionId":"old","timestamp":"` + old.Format(time.RFC3339Nano) + `","message":{"content":"an old prompt"}}`
+	feed(t, svc.newTranscriptParser("/p/old.jsonl", "", ""), []byte(line))
+	s, err := p.SessionOnly(context.Background(), SessionKey("old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.LastSeen.Equal(old) || s.Active(time.Now(), time.Hour) {
+		t.Errorf("last seen %v, want %v (not active)", s.LastSeen, old)
 	}
 }

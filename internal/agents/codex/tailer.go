@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/agents/follow"
+	"github.com/plandash/plandash/internal/plans"
 )
 
 // StateFile is the name of the tailer's state file in its state directory.
@@ -114,6 +115,16 @@ func (p *rolloutParser) Flush(ctx context.Context) error {
 	msgs := p.tr.Translate(lines)
 	if len(msgs) == 0 {
 		return nil
+	}
+	var at time.Time
+	for _, l := range lines {
+		if t, err := time.Parse(time.RFC3339Nano, l.Timestamp); err == nil && t.After(at) {
+			at = t
+		}
+	}
+	if !at.IsZero() {
+		// A rollout of last week read at start is last week's session, not an active one.
+		ctx = plans.WithTime(ctx, at)
 	}
 	if err := p.apply(ctx, msgs); err != nil {
 		p.tr = saved
