@@ -98,7 +98,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
 	fs.StringVar(&f.clientIPHeader, "client-ip-header", "", "take the client's address (for throttling wrong tokens, and logs) from this header, set by a trusted reverse proxy: X-Real-IP or X-Forwarded-For")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
-	fs.BoolVar(&f.discover, "discover", !isDemo, "show the sessions agents keep in their own files (Claude Code's transcripts, Codex's rollouts), read-only, without any install")
+	fs.BoolVar(&f.discover, "discover", !isDemo, "show the sessions agents keep in their own files (Claude Code's transcripts, Codex's rollouts, Gemini CLI's chats), read-only, without any install")
 	fs.IntVar(&f.discoverDays, "discover-days", 7, "with --discover, first read the agents' session files of this many recent days")
 	fs.Var(&f.hosts, "host", "a host name the server answers to besides loopback names and IP addresses, e.g. plandash.example.com behind a proxy (repeatable; other names are refused against DNS rebinding)")
 	fs.DurationVar(&f.retentionAge, "retention-age", 0, "drop plan revisions older than this, e.g. 720h (the current state of every plan is always kept; 0 keeps all)")
@@ -217,7 +217,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, ClientIPHeader: f.clientIPHeader, Log: log, Hosts: f.hosts,
 		},
 		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, AllowWrite: f.allowWrite, Idle: f.idle, MCPIdle: f.mcpIdle, MCPSessions: f.mcpSessions, PlansDir: f.plansDir, Version: version,
-		CodexSessions: discovered(f.discover, f.codexSessions), ClaudeProjects: discovered(f.discover, claudeProjects(getenv)),
+		CodexSessions: discovered(f.discover, f.codexSessions), ClaudeProjects: discovered(f.discover, claudeProjects(getenv)), GeminiTmp: discovered(f.discover, homeDir(getenv, ".gemini", "tmp")),
 		DiscoverSince: time.Duration(f.discoverDays) * 24 * time.Hour, OpenCode: f.opencode, Getenv: getenv,
 		Notify: f.notify, PublicURL: f.publicURL, OpenBrowser: desktopOpener(f.openBrowser && !isDemo, f.addr, goos(), getenv, exec.LookPath),
 		Retention: plans.Retention{MaxAge: f.retentionAge, MaxRevisions: f.retentionRevisions},
@@ -333,6 +333,14 @@ func claudeProjects(getenv func(string) string) string {
 		return filepath.Join(getenv("HOME"), ".claude", "projects")
 	}
 	return ""
+}
+
+// homeDir is a directory under $HOME; "" without a HOME.
+func homeDir(getenv func(string) string, elem ...string) string {
+	if getenv("HOME") == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{getenv("HOME")}, elem...)...)
 }
 
 // codexSessions is where Codex CLI writes its rollout files: $CODEX_HOME/sessions, else

@@ -61,6 +61,9 @@ type Config struct {
 	// ClaudeProjects is Claude Code's transcripts directory to discover sessions in
 	// (~/.claude/projects); "" reads none.
 	ClaudeProjects string
+	// GeminiTmp is Gemini CLI's temporary directory whose chats to discover sessions in
+	// (~/.gemini/tmp); "" reads none.
+	GeminiTmp string
 	// DiscoverSince is how far back agents' own session files are first read (Claude Code's
 	// transcripts, Codex's rollouts); each follower's default when zero.
 	DiscoverSince time.Duration
@@ -234,6 +237,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	// One Claude Code service for hooks and transcripts: a session seen both ways is one.
 	claudeSvc := claude.NewService(svc, gate, claude.Config{PlanDirs: dirs.Claude, Log: cfg.Log, Asker: a.Asked})
+	geminiSvc := gemini.NewService(svc, gate, gemini.Config{PlanDirs: dirs.Gemini, Log: cfg.Log})
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
@@ -241,7 +245,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Hooks: map[string]web.AgentHooks{
 			"claude": claudeSvc,
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log}),
-			"gemini": gemini.NewService(svc, gate, gemini.Config{PlanDirs: dirs.Gemini, Log: cfg.Log}),
+			"gemini": geminiSvc,
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
 				PlanRoots: dirs.OpenCode, Log: cfg.Log}),
 		},
@@ -254,6 +258,14 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		a.agents = append(a.agents, func(ctx context.Context) {
 			if err := d.Run(ctx); err != nil && ctx.Err() == nil {
 				cfg.Log.Error("claude: following transcripts stopped", "dir", dir, "err", err)
+			}
+		})
+	}
+	if dir := cfg.GeminiTmp; dir != "" {
+		d := geminiSvc.NewDiscoverer(dir, gemini.DiscoverOptions{StateDir: cfg.DataDir, Since: cfg.DiscoverSince, Log: cfg.Log, Now: cfg.Now})
+		a.agents = append(a.agents, func(ctx context.Context) {
+			if err := d.Run(ctx); err != nil && ctx.Err() == nil {
+				cfg.Log.Error("gemini: following chats stopped", "dir", dir, "err", err)
 			}
 		})
 	}
