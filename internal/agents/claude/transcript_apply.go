@@ -190,6 +190,13 @@ func (st *transcriptState) call(b *batch, t TranscriptTool, hooked bool) {
 			clear(st.pending)
 		}
 		st.pending[t.ID] = t
+		if t.Name == ToolExitPlanMode {
+			// Claude Code writes the call, with the plan it injected, before the person answers:
+			// until the result the plan is proposed, as the gate's PermissionRequest shows it.
+			if p := ExitPlan(t.Input, nil); p.Markdown != "" {
+				b.planTool(Event{HookEventName: EventPermissionRequest, ToolName: t.Name, ToolInput: t.Input, ToolUseID: t.ID}, State{})
+			}
+		}
 		if t.Name != ToolAskUserQuestion {
 			return
 		}

@@ -31,7 +31,7 @@ func (r *recordingApplier) Session(context.Context, string) (plans.SessionDetail
 // for plan tools, prompts and text cut), and the translation of what it keeps is a batch of
 // messages that each decode as ACP.
 func FuzzTranscriptLine(f *testing.F) {
-	for _, name := range []string{"transcript_tasks.jsonl", "transcript_todos.jsonl"} {
+	for _, name := range []string{"transcript_tasks.jsonl", "transcript_todos.jsonl", "transcript_plan.jsonl"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

@@ -167,3 +167,59 @@ func TestTranscriptKeepsItsTime(t *testing.T) {
 		t.Errorf("last seen %v, want %v (not active)", s.LastSeen, old)
 	}
 }
+
+// TestTranscriptPlanMode: a plan-mode session the real Claude Code 2.1.328 wrote (interactive,
+// under tmux; the plan approved) shows its plan: proposed from the ExitPlanMode call, approved
+// from its result, the markdown as written.
+func TestTranscriptPlanMode(t *testing.T) {
+	p := newPlans(t)
+	svc := NewService(p, nil, Config{Host: "h"})
+	data, err := os.ReadFile(filepath.Join("testdata", "transcript_plan.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := 0
+	for i, l := range lines {
+		if cut == 0 && strings.Contains(l, `"name":"ExitPlanMode"`) && strings.Contains(l, `"type":"assistant"`) {
+			cut = i + 1
+		}
+	}
+	key := SessionKey("9b13563f-268a-4316-b775-6c93f5676839")
+	tp := svc.newTranscriptParser("/p/9b13563f-268a-4316-b775-6c93f5676839.jsonl", "", "")
+	state := func() (string, string) {
+		d, err := p.Session(context.Background(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pl := range d.Plans {
+			if pl.ID == PlanMode {
+				return pl.Markdown, string(pl.Meta)
+			}
+		}
+		return "", ""
+	}
+	feed(t, tp, []byte(strings.Join(lines[:cut], "")))
+	if md, meta := state(); md != "# Parser plan\n\n1. Tokenize\n2. Parse\n" || !strings.Contains(meta, `"state":"proposed"`) {
+		t.Fatalf("before the answer: %q %s", md, meta)
+	}
+	rest := tp.svc.newTranscriptParser(tp.path, tp.st.sid, tp.st.cwd)
+	rest.st = tp.st
+	feedFrom(t, rest, strings.Join(lines[cut:], ""), cut)
+	if md, meta := state(); md != "# Parser plan\n\n1. Tokenize\n2. Parse\n" || !strings.Contains(meta, `"state":"approved"`) {
+		t.Errorf("after the answer: %q %s", md, meta)
+	}
+}
+
+// feedFrom is feed for lines that continue a file from line start+1.
+func feedFrom(t *testing.T, p *transcriptParser, data string, start int) {
+	t.Helper()
+	for i, line := range strings.Split(strings.TrimRight(data, "\n"), "\n") {
+		if err := p.Line([]byte(line), start+i+1); err != nil {
+			t.Logf("skipped: %v", err)
+		}
+	}
+	if err := p.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
