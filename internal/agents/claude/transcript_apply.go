@@ -14,9 +14,15 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 )
 
-// maxPendingTools bounds the plan-tool calls a transcript parser remembers until their results:
-// a result arrives on the next line, so only a transcript that never answers grows it.
-const maxPendingTools = 256
+// Bounds on the plan-tool calls a transcript parser remembers until their results. A result
+// usually follows on the next lines, so only a transcript that never answers fills them; a
+// parser then holds at most maxPendingBytes of call inputs, so the Discoverer's MaxFiles
+// transcripts hold at most MaxFiles × maxPendingBytes (1 GiB at the default 4096, in the worst
+// case of every file crafted to; a real session holds a few kilobytes).
+const (
+	maxPendingTools = 64
+	maxPendingBytes = 256 << 10
+)
 
 // transcriptState is what a transcript's earlier lines taught its parser: restored whole when
 // an apply fails, so the same lines read again translate the same way.
@@ -24,6 +30,7 @@ type transcriptState struct {
 	sid, cwd  string
 	announced bool
 	pending   map[string]TranscriptTool // plan-tool calls awaiting their results, by id
+	pendingN  int                       // the bytes of their inputs
 	lastKey   string                    // the model response whose usage was counted last
 	usage     plans.Usage
 	usageSeen bool
@@ -186,10 +193,17 @@ func (s *Service) applyTranscript(ctx context.Context, path string, st *transcri
 // and only then does a created task have its id); the others show as tool calls, by title.
 func (st *transcriptState) call(b *batch, t TranscriptTool, hooked bool) {
 	if isPlanTool(t.Name) {
-		if len(st.pending) >= maxPendingTools {
+		if len(st.pending) >= maxPendingTools || st.pendingN+len(t.Input) > maxPendingBytes {
 			clear(st.pending)
+			st.pendingN = 0
 		}
-		st.pending[t.ID] = t
+		if len(t.Input) <= maxPendingBytes {
+			st.pending[t.ID] = t
+			st.pendingN += len(t.Input)
+		} else if t.Name == ToolTodoWrite {
+			// Too large to hold until its result: the list shows now.
+			b.planTool(Event{HookEventName: EventPostToolUse, ToolName: t.Name, ToolInput: t.Input, ToolUseID: t.ID}, State{})
+		}
 		if t.Name == ToolExitPlanMode {
 			// Claude Code writes the call, with the plan it injected, before the person answers:
 			// until the result the plan is proposed, as the gate's PermissionRequest shows it.
@@ -216,7 +230,10 @@ func (st *transcriptState) call(b *batch, t TranscriptTool, hooked bool) {
 // the session's tasks as they now are.
 func (st *transcriptState) result(b *batch, r TranscriptResult, response json.RawMessage, tasks []Task, hooked bool) []Task {
 	t, ok := st.pending[r.ToolUseID]
-	delete(st.pending, r.ToolUseID)
+	if ok {
+		delete(st.pending, r.ToolUseID)
+		st.pendingN -= len(t.Input)
+	}
 	if ok && !r.IsError {
 		switch t.Name {
 		case ToolTaskCreate, ToolTaskUpdate:

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -221,5 +222,25 @@ func feedFrom(t *testing.T, p *transcriptParser, data string, start int) {
 	}
 	if err := p.Flush(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTranscriptPendingBounded: a transcript of plan-tool calls that are never answered holds
+// at most maxPendingBytes of their inputs, and a todo list too large to hold shows at once.
+func TestTranscriptPendingBounded(t *testing.T) {
+	p := newPlans(t)
+	svc := NewService(p, nil, Config{Host: "h"})
+	tp := svc.newTranscriptParser("/p/big.jsonl", "", "")
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, `{"type":"assistant","sessionId":"big","message":{"content":[{"type":"tool_use","id":"t%d","name":"TaskCreate","input":{"subject":"s","description":%q}}]}}`+"\n", i, strings.Repeat("d", 20<<10))
+	}
+	fmt.Fprintf(&b, `{"type":"assistant","sessionId":"big","message":{"content":[{"type":"tool_use","id":"todo","name":"TodoWrite","input":{"todos":[{"content":"big list","status":"pending","activeForm":%q}]}}]}}`+"\n", strings.Repeat("a", 300<<10))
+	feed(t, tp, []byte(b.String()))
+	if tp.st.pendingN > maxPendingBytes || len(tp.st.pending) > maxPendingTools {
+		t.Errorf("pending %d calls, %d bytes", len(tp.st.pending), tp.st.pendingN)
+	}
+	if got := planSummaryQuiet(p, SessionKey("big"), PlanTodos); got != "big list=pending" {
+		t.Errorf("todos %q", got)
 	}
 }
