@@ -57,7 +57,11 @@ func usageParts(u *plans.Usage) []string {
 		out = append(out, tokens(u.InputTokens)+" in · "+tokens(u.OutputTokens)+" out")
 	}
 	if f, ok := u.Fill(); ok {
-		out = append(out, "context "+strconv.Itoa(int(f*100+0.5))+"% of "+tokens(u.Size))
+		pct := strconv.Itoa(int(f*100+0.5)) + "%"
+		if f > 0 && f < 0.005 {
+			pct = "<1%"
+		}
+		out = append(out, "context "+pct+" of "+tokens(u.Size))
 	} else if u.Used > 0 {
 		out = append(out, tokens(u.Used)+" tokens in context")
 	}

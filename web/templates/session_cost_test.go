@@ -56,6 +56,7 @@ func TestSessionCardCost(t *testing.T) {
 			"from its transcript", "claude-sonnet-4-5 · 123k in · 1.2k out · 45.2k tokens in context", false},
 		{"both and a window", plans.Session{ID: "b", Via: []string{plans.ViaHooks, plans.ViaTranscript},
 			Usage: &plans.Usage{Used: 50000, Size: 200000}}, "from hooks and its transcript", "context 25% of 200k", true},
+		{"a little", plans.Session{ID: "d", Usage: &plans.Usage{Model: "gpt-5", Used: 20, Size: 258400}}, "", "gpt-5 · context <1% of 258k", true},
 		{"nothing reported", plans.Session{ID: "c"}, "", "", false},
 	} {
 		n := render(tc.s)
