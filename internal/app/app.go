@@ -260,6 +260,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 				cfg.Log.Error("claude: following transcripts stopped", "dir", dir, "err", err)
 			}
 		})
+		tl := claudeSvc.NewTaskLists(filepath.Join(filepath.Dir(dir), "tasks"), cfg.DiscoverSince, cfg.Log, cfg.Now)
+		a.agents = append(a.agents, func(ctx context.Context) { _ = tl.Run(ctx) })
 	}
 	if dir := cfg.GeminiTmp; dir != "" {
 		d := geminiSvc.NewDiscoverer(dir, gemini.DiscoverOptions{StateDir: cfg.DataDir, Since: cfg.DiscoverSince, Log: cfg.Log, Now: cfg.Now})
