@@ -26,6 +26,12 @@ func TestServeDiscoverFlags(t *testing.T) {
 	if got := homeDir(env, ".gemini", "tmp"); got != "/home/dev/.gemini/tmp" {
 		t.Errorf("homeDir = %q", got)
 	}
+	if got := openCodeDB(env); got != "/home/dev/.local/share/opencode/opencode.db" {
+		t.Errorf("openCodeDB = %q", got)
+	}
+	if got := openCodeDB(func(k string) string { return map[string]string{"XDG_DATA_HOME": "/d"}[k] }); got != "/d/opencode/opencode.db" {
+		t.Errorf("openCodeDB with XDG_DATA_HOME = %q", got)
+	}
 	if discovered(false, "/home/dev/.claude/projects") != "" || discovered(true, "/x") != "/x" {
 		t.Error("discovered does not follow --discover")
 	}

@@ -98,7 +98,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
 	fs.StringVar(&f.clientIPHeader, "client-ip-header", "", "take the client's address (for throttling wrong tokens, and logs) from this header, set by a trusted reverse proxy: X-Real-IP or X-Forwarded-For")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
-	fs.BoolVar(&f.discover, "discover", !isDemo, "show the sessions agents keep in their own files (Claude Code's transcripts, Codex's rollouts, Gemini CLI's chats), read-only, without any install")
+	fs.BoolVar(&f.discover, "discover", !isDemo, "show the sessions agents keep in their own files (Claude Code's transcripts, Codex's rollouts, Gemini CLI's chats, OpenCode's database), read-only, without any install")
 	fs.IntVar(&f.discoverDays, "discover-days", 7, "with --discover, first read the agents' session files of this many recent days")
 	fs.Var(&f.hosts, "host", "a host name the server answers to besides loopback names and IP addresses, e.g. plandash.example.com behind a proxy (repeatable; other names are refused against DNS rebinding)")
 	fs.DurationVar(&f.retentionAge, "retention-age", 0, "drop plan revisions older than this, e.g. 720h (the current state of every plan is always kept; 0 keeps all)")
@@ -218,6 +218,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		},
 		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, AllowWrite: f.allowWrite, Idle: f.idle, MCPIdle: f.mcpIdle, MCPSessions: f.mcpSessions, PlansDir: f.plansDir, Version: version,
 		CodexSessions: discovered(f.discover, f.codexSessions), ClaudeProjects: discovered(f.discover, claudeProjects(getenv)), GeminiTmp: discovered(f.discover, homeDir(getenv, ".gemini", "tmp")),
+		OpenCodeDB:    discovered(f.discover, openCodeDB(getenv)),
 		DiscoverSince: time.Duration(f.discoverDays) * 24 * time.Hour, OpenCode: f.opencode, Getenv: getenv,
 		Notify: f.notify, PublicURL: f.publicURL, OpenBrowser: desktopOpener(f.openBrowser && !isDemo, f.addr, goos(), getenv, exec.LookPath),
 		Retention: plans.Retention{MaxAge: f.retentionAge, MaxRevisions: f.retentionRevisions},
@@ -341,6 +342,15 @@ func homeDir(getenv func(string) string, elem ...string) string {
 		return ""
 	}
 	return filepath.Join(append([]string{getenv("HOME")}, elem...)...)
+}
+
+// openCodeDB is OpenCode's database: $XDG_DATA_HOME/opencode/opencode.db, else under
+// ~/.local/share.
+func openCodeDB(getenv func(string) string) string {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "opencode", "opencode.db")
+	}
+	return homeDir(getenv, ".local", "share", "opencode", "opencode.db")
 }
 
 // codexSessions is where Codex CLI writes its rollout files: $CODEX_HOME/sessions, else

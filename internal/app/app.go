@@ -64,6 +64,9 @@ type Config struct {
 	// GeminiTmp is Gemini CLI's temporary directory whose chats to discover sessions in
 	// (~/.gemini/tmp); "" reads none.
 	GeminiTmp string
+	// OpenCodeDB is OpenCode's database whose sessions to show, read-only
+	// (~/.local/share/opencode/opencode.db); "" reads none.
+	OpenCodeDB string
 	// DiscoverSince is how far back agents' own session files are first read (Claude Code's
 	// transcripts, Codex's rollouts); each follower's default when zero.
 	DiscoverSince time.Duration
@@ -262,6 +265,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		})
 		tl := claudeSvc.NewTaskLists(filepath.Join(filepath.Dir(dir), "tasks"), cfg.DiscoverSince, cfg.Log, cfg.Now)
 		a.agents = append(a.agents, func(ctx context.Context) { _ = tl.Run(ctx) })
+	}
+	if path := cfg.OpenCodeDB; path != "" {
+		st := opencode.NewStorage(path, svc, "", cfg.DiscoverSince, cfg.Log, cfg.Now)
+		a.agents = append(a.agents, func(ctx context.Context) { _ = st.Run(ctx) })
 	}
 	if dir := cfg.GeminiTmp; dir != "" {
 		d := geminiSvc.NewDiscoverer(dir, gemini.DiscoverOptions{StateDir: cfg.DataDir, Since: cfg.DiscoverSince, Log: cfg.Log, Now: cfg.Now})
