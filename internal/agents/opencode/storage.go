@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"os"
 	"time"
@@ -176,7 +177,7 @@ func storedBatch(r storedSession, todos []Todo, host string) *batch {
 		u := map[string]any{"sessionUpdate": "usage_update", "used": 0, "size": 0,
 			"_meta": map[string]any{"plandash": map[string]any{"model": clip(m.ID, 128),
 				"inputTokens": max(r.In, 0) + max(r.CacheRead, 0) + max(r.CacheW, 0), "outputTokens": max(r.Out, 0) + max(r.Reasoning, 0)}}}
-		if r.Cost > 0 {
+		if r.Cost > 0 && !math.IsInf(r.Cost, 0) {
 			u["cost"] = map[string]any{"amount": r.Cost, "currency": "USD"}
 		}
 		b.update(u)
