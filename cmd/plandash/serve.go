@@ -46,6 +46,8 @@ type serveFlags struct {
 	allowRoots, frameAncestors   listFlag
 	allowWrite                   listFlag
 	codexSessions                string
+	discover                     bool
+	discoverDays                 int
 	hosts                        listFlag
 	retentionAge                 time.Duration
 	retentionRevisions           int
@@ -96,6 +98,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
 	fs.StringVar(&f.clientIPHeader, "client-ip-header", "", "take the client's address (for throttling wrong tokens, and logs) from this header, set by a trusted reverse proxy: X-Real-IP or X-Forwarded-For")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
+	fs.BoolVar(&f.discover, "discover", !isDemo, "show the sessions agents keep in their own files (Claude Code's transcripts, Codex's rollouts, Gemini CLI's chats, OpenCode's database), read-only, without any install")
+	fs.IntVar(&f.discoverDays, "discover-days", 7, "with --discover, first read the agents' session files of this many recent days")
 	fs.Var(&f.hosts, "host", "a host name the server answers to besides loopback names and IP addresses, e.g. plandash.example.com behind a proxy (repeatable; other names are refused against DNS rebinding)")
 	fs.DurationVar(&f.retentionAge, "retention-age", 0, "drop plan revisions older than this, e.g. 720h (the current state of every plan is always kept; 0 keeps all)")
 	fs.IntVar(&f.retentionRevisions, "retention-revisions", 0, "keep at most this many revisions of each plan (0 keeps all)")
@@ -161,6 +165,10 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(stderr, "plandash %s: --mcp-idle must be more than 0 (not %s) and --mcp-sessions at least 1 (not %d)\n", name, f.mcpIdle, f.mcpSessions)
 		return errUsage
 	}
+	if f.discoverDays < 1 || f.discoverDays > 3650 {
+		fmt.Fprintf(stderr, "plandash %s: --discover-days must be 1 to 3650, not %d (--discover=false reads no agent files)\n", name, f.discoverDays)
+		return errUsage
+	}
 	var log *slog.Logger
 	switch f.logFormat {
 	case "text":
@@ -209,7 +217,9 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, ClientIPHeader: f.clientIPHeader, Log: log, Hosts: f.hosts,
 		},
 		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, AllowWrite: f.allowWrite, Idle: f.idle, MCPIdle: f.mcpIdle, MCPSessions: f.mcpSessions, PlansDir: f.plansDir, Version: version,
-		CodexSessions: f.codexSessions, OpenCode: f.opencode, Getenv: getenv,
+		CodexSessions: discovered(f.discover, f.codexSessions), ClaudeProjects: discovered(f.discover, claudeProjects(getenv)), GeminiTmp: discovered(f.discover, homeDir(getenv, ".gemini", "tmp")),
+		OpenCodeDB:    discovered(f.discover, openCodeDB(getenv)),
+		DiscoverSince: time.Duration(f.discoverDays) * 24 * time.Hour, OpenCode: f.opencode, Getenv: getenv,
 		Notify: f.notify, PublicURL: f.publicURL, OpenBrowser: desktopOpener(f.openBrowser && !isDemo, f.addr, goos(), getenv, exec.LookPath),
 		Retention: plans.Retention{MaxAge: f.retentionAge, MaxRevisions: f.retentionRevisions},
 	})
@@ -304,6 +314,43 @@ func originPatterns(ancestors []string) []string {
 		}
 	}
 	return out
+}
+
+// discovered is dir when discovery is on, else "" (read none).
+func discovered(on bool, dir string) string {
+	if !on {
+		return ""
+	}
+	return dir
+}
+
+// claudeProjects is where Claude Code writes its transcripts: $CLAUDE_CONFIG_DIR/projects,
+// else ~/.claude/projects.
+func claudeProjects(getenv func(string) string) string {
+	switch {
+	case getenv("CLAUDE_CONFIG_DIR") != "":
+		return filepath.Join(getenv("CLAUDE_CONFIG_DIR"), "projects")
+	case getenv("HOME") != "":
+		return filepath.Join(getenv("HOME"), ".claude", "projects")
+	}
+	return ""
+}
+
+// homeDir is a directory under $HOME; "" without a HOME.
+func homeDir(getenv func(string) string, elem ...string) string {
+	if getenv("HOME") == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{getenv("HOME")}, elem...)...)
+}
+
+// openCodeDB is OpenCode's database: $XDG_DATA_HOME/opencode/opencode.db, else under
+// ~/.local/share.
+func openCodeDB(getenv func(string) string) string {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "opencode", "opencode.db")
+	}
+	return homeDir(getenv, ".local", "share", "opencode", "opencode.db")
 }
 
 // codexSessions is where Codex CLI writes its rollout files: $CODEX_HOME/sessions, else

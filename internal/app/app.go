@@ -56,8 +56,20 @@ type Config struct {
 	MCPSessions int              // live MCP sessions per credential at most; 0: mcpserver's default
 	Version     string
 
-	Retention     plans.Retention     // how much plan history to keep; zero keeps all of it
-	CodexSessions string              // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
+	Retention     plans.Retention // how much plan history to keep; zero keeps all of it
+	CodexSessions string          // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
+	// ClaudeProjects is Claude Code's transcripts directory to discover sessions in
+	// (~/.claude/projects); "" reads none.
+	ClaudeProjects string
+	// GeminiTmp is Gemini CLI's temporary directory whose chats to discover sessions in
+	// (~/.gemini/tmp); "" reads none.
+	GeminiTmp string
+	// OpenCodeDB is OpenCode's database whose sessions to show, read-only
+	// (~/.local/share/opencode/opencode.db); "" reads none.
+	OpenCodeDB string
+	// DiscoverSince is how far back agents' own session files are first read (Claude Code's
+	// transcripts, Codex's rollouts); each follower's default when zero.
+	DiscoverSince time.Duration
 	OpenCode      []string            // OpenCode servers whose event streams to follow (http://127.0.0.1:4096)
 	Getenv        func(string) string // the environment, for OpenCode's server password; os.Getenv when nil
 
@@ -227,14 +239,17 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if opener != nil {
 		opener.base = a.Notifier.Base
 	}
+	// One Claude Code service for hooks and transcripts: a session seen both ways is one.
+	claudeSvc := claude.NewService(svc, gate, claude.Config{PlanDirs: dirs.Claude, Log: cfg.Log, Asker: a.Asked})
+	geminiSvc := gemini.NewService(svc, gate, gemini.Config{PlanDirs: dirs.Gemini, Log: cfg.Log, Asker: a.Asked})
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
 		Notify: a.Notifier, Answers: waitsAnswerer{w: a.Waits, user: cfg.User},
 		Hooks: map[string]web.AgentHooks{
-			"claude": claude.NewService(svc, gate, claude.Config{PlanDirs: dirs.Claude, Log: cfg.Log, Asker: a.Asked}),
+			"claude": claudeSvc,
 			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log, Asker: a.Asked}),
-			"gemini": gemini.NewService(svc, gate, gemini.Config{PlanDirs: dirs.Gemini, Log: cfg.Log, Asker: a.Asked}),
+			"gemini": geminiSvc,
 			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
 				PlanRoots: dirs.OpenCode, Log: cfg.Log, Asker: a.Asked}),
 		},
@@ -242,6 +257,28 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Metrics: m,
 	})
 	a.followAgents(cfg, svc, gate, dirs.OpenCode)
+	if dir := cfg.ClaudeProjects; dir != "" {
+		d := claudeSvc.NewDiscoverer(dir, claude.DiscoverOptions{StateDir: cfg.DataDir, Since: cfg.DiscoverSince, Log: cfg.Log, Now: cfg.Now})
+		a.agents = append(a.agents, func(ctx context.Context) {
+			if err := d.Run(ctx); err != nil && ctx.Err() == nil {
+				cfg.Log.Error("claude: following transcripts stopped", "dir", dir, "err", err)
+			}
+		})
+		tl := claudeSvc.NewTaskLists(filepath.Join(filepath.Dir(dir), "tasks"), cfg.DiscoverSince, cfg.Log, cfg.Now)
+		a.agents = append(a.agents, func(ctx context.Context) { _ = tl.Run(ctx) })
+	}
+	if path := cfg.OpenCodeDB; path != "" {
+		st := opencode.NewStorage(path, svc, "", cfg.DiscoverSince, cfg.Log, cfg.Now)
+		a.agents = append(a.agents, func(ctx context.Context) { _ = st.Run(ctx) })
+	}
+	if dir := cfg.GeminiTmp; dir != "" {
+		d := geminiSvc.NewDiscoverer(dir, gemini.DiscoverOptions{StateDir: cfg.DataDir, Since: cfg.DiscoverSince, Log: cfg.Log, Now: cfg.Now})
+		a.agents = append(a.agents, func(ctx context.Context) {
+			if err := d.Run(ctx); err != nil && ctx.Err() == nil {
+				cfg.Log.Error("gemini: following chats stopped", "dir", dir, "err", err)
+			}
+		})
+	}
 	if !cfg.Retention.IsZero() {
 		a.agents = append(a.agents, func(ctx context.Context) { prune(ctx, svc, cfg.Now, cfg.Log) })
 	}
@@ -273,7 +310,7 @@ func prune(ctx context.Context, svc *plans.Service, now func() time.Time, log *s
 func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate, openCodePlans files.PlanDirs) {
 	log := cfg.Log
 	if dir := cfg.CodexSessions; dir != "" {
-		t := codex.NewTailer(dir, codex.ApplyTo(svc, log), codex.TailerOptions{StateDir: cfg.DataDir, Log: log, Now: cfg.Now})
+		t := codex.NewTailer(dir, codex.ApplyTo(svc, log), codex.TailerOptions{StateDir: cfg.DataDir, Since: cfg.DiscoverSince, Log: log, Now: cfg.Now})
 		a.agents = append(a.agents, func(ctx context.Context) {
 			if err := t.Run(ctx); err != nil && ctx.Err() == nil {
 				log.Error("codex: following rollout files stopped", "dir", dir, "err", err)

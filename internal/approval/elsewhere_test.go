@@ -9,6 +9,7 @@ import (
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/testkit"
 )
 
 // A request answered in the agent's own dialog is no longer decided here, is listed as such,
@@ -27,7 +28,7 @@ func TestHandOverThenSettle(t *testing.T) {
 	if err != nil || h.Status != approval.Elsewhere || h.Decision != nil || h.Handover == nil || h.Handover.By != "terminal" {
 		t.Fatalf("HandOver = %+v, %v", h, err)
 	}
-	if got := recvWithin(t, waited, 30*time.Second, "a waiter woken by the hand-over"); got.Status != approval.Elsewhere {
+	if got := testkit.Recv(t, waited, 30*time.Second, "a waiter woken by the hand-over"); got.Status != approval.Elsewhere {
 		t.Fatalf("waiter got %s", got.Status)
 	}
 	if n, _ := g.CountPending(ctx); n != 0 {

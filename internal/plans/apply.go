@@ -150,7 +150,8 @@ type batch struct {
 	svc    *Service
 	ctx    context.Context
 	st     *Stream
-	source string // the current call's SourceOf
+	source string    // the current call's SourceOf
+	at     time.Time // the current call's TimeOf
 	now    time.Time
 
 	sessions     map[string]*Session
@@ -325,8 +326,12 @@ func (b *batch) session(id string) (*Session, error) {
 		b.callSeen[id] = true
 		b.callSessions = append(b.callSessions, id)
 	}
+	seen := b.now
+	if !b.at.IsZero() && b.at.Before(seen) {
+		seen = b.at
+	}
 	if s, ok := b.sessions[id]; ok {
-		s.LastSeen = b.now
+		s.LastSeen = later(s.LastSeen, seen)
 		if b.source != "" {
 			s.Source = b.source
 		}
@@ -335,14 +340,14 @@ func (b *batch) session(id string) (*Session, error) {
 	s, err := b.svc.store.Session(b.ctx, id)
 	switch {
 	case isNotFound(err):
-		s = Session{ID: id, FirstSeen: b.now}
+		s = Session{ID: id, FirstSeen: seen}
 	case err != nil:
 		return nil, err
 	}
 	if s.Agent == "" {
 		s.Agent, s.AgentTitle = b.st.agent, b.st.agentTitle
 	}
-	s.LastSeen = b.now
+	s.LastSeen = later(s.LastSeen, seen)
 	s.Ended = false
 	if b.source != "" {
 		s.Source = b.source
@@ -353,4 +358,12 @@ func (b *batch) session(id string) (*Session, error) {
 	b.sessions[id] = &s
 	b.sessionOrder = append(b.sessionOrder, id)
 	return &s, nil
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

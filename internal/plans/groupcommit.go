@@ -3,6 +3,7 @@ package plans
 import (
 	"context"
 	"slices"
+	"time"
 )
 
 // call is one Apply waiting in the commit queue. The leader that takes it fills res and err and
@@ -10,7 +11,8 @@ import (
 type call struct {
 	st     *Stream
 	items  []Item
-	source string // who posted it (SourceOf the caller's context)
+	source string    // who posted it (SourceOf the caller's context)
+	at     time.Time // when its changes happened (TimeOf the caller's context)
 	res    Result
 	err    error
 	done   chan struct{}
@@ -23,7 +25,7 @@ type call struct {
 // in the next commit, so the cost of an fsync is shared by as many posters as are waiting for it,
 // and nobody waits for more than the commit in flight plus their own.
 func (s *Service) enqueue(ctx context.Context, st *Stream, items []Item) (Result, error) {
-	c := &call{st: st, items: items, source: SourceOf(ctx), done: make(chan struct{})}
+	c := &call{st: st, items: items, source: SourceOf(ctx), at: TimeOf(ctx), done: make(chan struct{})}
 	s.qmu.Lock()
 	s.queue = append(s.queue, c)
 	s.qmu.Unlock()
@@ -73,7 +75,7 @@ func (s *Service) commitQueued(ctx context.Context) {
 	b := &batch{svc: s, ctx: ctx, now: s.cfg.Now()}
 	var err error
 	for _, c := range group {
-		b.st, b.source, b.callSessions, b.callSeen = c.st, c.source, nil, nil
+		b.st, b.source, b.at, b.callSessions, b.callSeen = c.st, c.source, c.at, nil, nil
 		if c.res, err = b.applyItems(c.items); err != nil {
 			break
 		}

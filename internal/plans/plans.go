@@ -150,16 +150,61 @@ type Session struct {
 	Source string `json:"source,omitempty"`
 	// AgentSessionID is the agent's own id for the session (Claude Code's session_id, Codex's
 	// thread id), when plandash's id is not it.
-	AgentSessionID string    `json:"agentSessionId,omitempty"`
-	Title          string    `json:"title,omitempty"`
-	Mode           string    `json:"mode,omitempty"`
-	FirstSeen      time.Time `json:"firstSeen"`
-	LastSeen       time.Time `json:"lastSeen"`
-	Ended          bool      `json:"ended,omitempty"`
+	AgentSessionID string `json:"agentSessionId,omitempty"`
+	// Via lists how plandash heard of the session, in the order first heard (ViaHooks,
+	// ViaTranscript…), as the adapter that announced it said; empty for ACP agents.
+	Via []string `json:"via,omitempty"`
+	// Usage is what the session costs, as the agent last reported it; nil when it reports
+	// nothing.
+	Usage     *Usage    `json:"usage,omitempty"`
+	Title     string    `json:"title,omitempty"`
+	Mode      string    `json:"mode,omitempty"`
+	FirstSeen time.Time `json:"firstSeen"`
+	LastSeen  time.Time `json:"lastSeen"`
+	Ended     bool      `json:"ended,omitempty"`
 	// Streaming is the kind of message chunk the agent's last update was ("" when it was
 	// anything else): only a chunk right after one of its kind continues that message.
 	Streaming string `json:"streaming,omitempty"`
 	Seq       uint64 `json:"seq"`
+}
+
+// Ways plandash hears of a session (Session.Via).
+const (
+	ViaHooks      = "hooks"      // the agent's hooks post its events
+	ViaTranscript = "transcript" // read from the agent's own transcript or session files
+)
+
+// maxVia bounds Session.Via: a few ways, not a list an adapter can grow.
+const maxVia = 4
+
+// Usage is a session's cost as its agent reports it: ACP's usage_update, or what an adapter
+// read from the agent's own records. Zero fields were not reported; nothing is estimated.
+type Usage struct {
+	// Used is the tokens in the context window now; Size the window's size (0: not reported).
+	Used int64 `json:"used,omitempty"`
+	Size int64 `json:"size,omitempty"`
+	// InputTokens and OutputTokens are the session's totals so far.
+	InputTokens  int64 `json:"inputTokens,omitempty"`
+	OutputTokens int64 `json:"outputTokens,omitempty"`
+	// Model is the model the agent used last.
+	Model string `json:"model,omitempty"`
+	// Cost is the cumulative cost, when reported.
+	Cost *Cost `json:"cost,omitempty"`
+}
+
+// Cost is an amount of money.
+type Cost struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+// Fill is the share of the context window in use, 0 to 1, and whether it is known (the agent
+// reported both the tokens in context and the window's size).
+func (u Usage) Fill() (float64, bool) {
+	if u.Size <= 0 || u.Used < 0 {
+		return 0, false
+	}
+	return min(float64(u.Used)/float64(u.Size), 1), true
 }
 
 // Active reports whether the session still counts as live at now.

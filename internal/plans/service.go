@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -303,6 +304,7 @@ func (s *Service) origin(sess *Session, meta json.RawMessage) {
 		Plandash struct {
 			Host           string `json:"host"`
 			AgentSessionID string `json:"agentSessionId"`
+			Via            string `json:"via"`
 		} `json:"plandash"`
 	}
 	if json.Unmarshal(meta, &m) != nil {
@@ -314,5 +316,8 @@ func (s *Service) origin(sess *Session, meta json.RawMessage) {
 	}
 	if id := m.Plandash.AgentSessionID; id != "" && len(id) <= max {
 		sess.AgentSessionID = id
+	}
+	if v := m.Plandash.Via; v != "" && len(v) <= 32 && !slices.Contains(sess.Via, v) && len(sess.Via) < maxVia {
+		sess.Via = append(slices.Clip(sess.Via), v)
 	}
 }

@@ -1,6 +1,9 @@
 package plans
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // sourceKey carries who a change comes from through the context.
 type sourceKey struct{}
@@ -17,4 +20,21 @@ func WithSource(ctx context.Context, source string) context.Context {
 func SourceOf(ctx context.Context) string {
 	s, _ := ctx.Value(sourceKey{}).(string)
 	return s
+}
+
+// timeKey carries when the changes applied under a context happened.
+type timeKey struct{}
+
+// WithTime returns ctx marked with when the changes applied under it happened, for changes read
+// from an agent's record of the past (a transcript discovered at start): a session they create
+// or touch is seen at that time, not now, so a week-old session does not show as active. A
+// time after now counts as now, and a session is never moved back from a later sighting.
+func WithTime(ctx context.Context, at time.Time) context.Context {
+	return context.WithValue(ctx, timeKey{}, at)
+}
+
+// TimeOf is the time WithTime put in ctx, or the zero time.
+func TimeOf(ctx context.Context) time.Time {
+	t, _ := ctx.Value(timeKey{}).(time.Time)
+	return t
 }

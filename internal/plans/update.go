@@ -44,6 +44,14 @@ func (b *batch) update(params json.RawMessage) ([]string, error) {
 			sess.Title = *u.Info.Title
 		}
 		return msgs, nil
+	case u.Kind == "usage_update":
+		// The session's cost is a fact about the session, replaced by each report; an activity
+		// line per model call would bury everything else.
+		if us, ok := decodeUsage(u.Raw); ok {
+			sess.Usage = us
+			return msgs, nil
+		}
+		return append(msgs, "update: usage_update needs non-negative integer used and size"), nil
 	}
 	// Everything else (usage, commands, config options, unknown variants) is kept raw.
 	return msgs, b.addActivity(sess.ID, u.Kind, "", "", u.Raw, false)

@@ -64,6 +64,7 @@ func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Ti
 		{ID: gid, Parent: "sessions", View: templates.SessionGroup(group, now), Whole: true},
 		{ID: templates.GroupHeadID(id), Of: gid, View: templates.GroupHeadMain(group)},
 		{ID: templates.GroupLastID(id), Of: gid, View: templates.GroupLast(group, now)},
+		{ID: templates.GroupUsageID(id), Of: gid, View: templates.GroupUsage(group)},
 		{ID: templates.GroupWaitingID(id), Of: gid, View: templates.GroupWaiting(group, now)},
 		{ID: templates.GroupMoreID(id), Of: gid, View: templates.GroupMore(group)},
 	}

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -163,6 +164,20 @@ func (s *Service) record(ctx context.Context, ev Event) error {
 	if err != nil {
 		return errs.Errorf(errs.Invalid, "%v", err)
 	}
+	if err := s.apply(ctx, msgs, "claude hook: update not applied", "session", key, "event", ev.HookEventName); err != nil {
+		return err
+	}
+	if len(s.seen) >= maxSeen {
+		clear(s.seen)
+	}
+	s.seen[key] = true
+	return nil
+}
+
+// apply applies one batch of translated messages on a stream of its own; messages the domain
+// refuses one by one are logged with what (and its key-value pairs), only a store failure is
+// returned.
+func (s *Service) apply(ctx context.Context, msgs []json.RawMessage, what string, args ...any) error {
 	items := make([]plans.Item, 0, len(msgs))
 	for i, line := range msgs {
 		decoded, err := acp.DecodeLine(line)
@@ -178,12 +193,8 @@ func (s *Service) record(ctx context.Context, ev Event) error {
 		return err
 	}
 	for _, e := range res.Errors {
-		s.cfg.Log.Warn("claude hook: update not applied", "session", key, "event", ev.HookEventName, "line", e.Line, "err", e.Message)
+		s.cfg.Log.Warn(what, append(args, "line", e.Line, "err", e.Message)...)
 	}
-	if len(s.seen) >= maxSeen {
-		clear(s.seen)
-	}
-	s.seen[key] = true
 	return nil
 }
 

@@ -115,6 +115,8 @@ func (b *batch) eventMsg(l Line) {
 		b.update(map[string]any{"sessionUpdate": "_codex_turn", "event": "aborted", "turnId": p.TurnID, "reason": p.Reason})
 	case "user_message":
 		b.prompt(p.Message)
+	case "token_count":
+		b.usage(l.Payload)
 	case "item_completed":
 		switch strings.ToLower(p.Item.Type) {
 		case "usermessage", "user_message":
@@ -152,4 +154,32 @@ func contentText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// usage reports a token_count event's totals and context fill as the session's usage:
+// last_token_usage.total_tokens is what the context held after the last response, and
+// model_context_window its size, both as Codex counts them. An event without info (the rate
+// limits alone) changes nothing.
+func (b *batch) usage(payload json.RawMessage) {
+	type counts struct {
+		Input  int64 `json:"input_tokens"`
+		Output int64 `json:"output_tokens"`
+		Total  int64 `json:"total_tokens"`
+	}
+	var p struct {
+		Info *struct {
+			Total  counts `json:"total_token_usage"`
+			Last   counts `json:"last_token_usage"`
+			Window int64  `json:"model_context_window"`
+		} `json:"info"`
+	}
+	if json.Unmarshal(payload, &p) != nil || p.Info == nil {
+		return
+	}
+	i := p.Info
+	if i.Total.Input < 0 || i.Total.Output < 0 || i.Last.Total < 0 || i.Window < 0 {
+		return
+	}
+	b.update(map[string]any{"sessionUpdate": "usage_update", "used": i.Last.Total, "size": i.Window,
+		"_meta": map[string]any{"plandash": map[string]any{"model": b.t.model, "inputTokens": i.Total.Input, "outputTokens": i.Total.Output}}})
 }

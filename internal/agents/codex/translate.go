@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/plandash/plandash/internal/plans"
 )
 
 // Names Codex sessions carry in plandash.
@@ -43,6 +45,7 @@ type Translator struct {
 	host, path string
 	threadID   string
 	cwd        string
+	model      string // the model of the newest turn, for usage
 	announced  bool
 	planCalls  map[string]bool
 	goalCalls  map[string]bool // calls of the goal tools, whose outputs are the goal
@@ -93,6 +96,7 @@ func (t *Translator) Translate(lines []Line) []json.RawMessage {
 	if !t.announced {
 		meta := map[string]any{"host": t.host, "agentSessionId": t.threadID}
 		if t.path != "" {
+			meta["via"] = plans.ViaTranscript
 			meta["rolloutPath"] = t.path
 		}
 		head.request("session/new", map[string]any{"cwd": t.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
@@ -197,10 +201,14 @@ func (b *batch) line(l Line) {
 		b.setCwd(p.Cwd)
 	case TypeTurnContext:
 		var p struct {
-			Cwd string `json:"cwd"`
+			Cwd   string `json:"cwd"`
+			Model string `json:"model"`
 		}
 		_ = json.Unmarshal(l.Payload, &p)
 		b.setCwd(p.Cwd)
+		if len(p.Model) <= 128 {
+			b.t.model = p.Model
+		}
 	case TypeResponseItem:
 		b.responseItem(l)
 	case TypeEventMsg:

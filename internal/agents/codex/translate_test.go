@@ -35,6 +35,15 @@ func TestTranslateRealRollout(t *testing.T) {
 	if d.Session.Name() != "Codex" || !strings.HasSuffix(d.Session.Cwd, "/project") {
 		t.Errorf("session %+v", d.Session)
 	}
+	// The last token_count: the session's totals, the last response's context and the window,
+	// as Codex 0.169.0 wrote them; the model from turn_context. Read from the rollout: "from
+	// its transcript".
+	if u := d.Session.Usage; u == nil || u.Model != "gpt-5" || u.InputTokens != 30 || u.OutputTokens != 30 || u.Used != 20 || u.Size != 258400 {
+		t.Errorf("usage %+v", d.Session.Usage)
+	}
+	if !reflect.DeepEqual(d.Session.Via, []string{plans.ViaTranscript}) {
+		t.Errorf("via %q", d.Session.Via)
+	}
 	items := planByID(t, d, PlanItems)
 	var got []string
 	for _, e := range items.Entries {

@@ -55,7 +55,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		"clientInfo": map[string]any{"name": "plandash-hook"}},
 		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
 	if st.Announce || ev.HookEventName == EventSessionStart {
-		meta := map[string]any{"host": st.Host, "agentSessionId": ev.SessionID}
+		meta := map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks}
 		if ev.TranscriptPath != "" {
 			meta["transcriptPath"] = ev.TranscriptPath
 		}

@@ -168,6 +168,8 @@ type SessionInfo struct {
 	Slug      string `json:"slug"`
 	// Host is the machine OpenCode runs on, when the plugin said (it is not OpenCode's field).
 	Host string `json:"-"`
+	// via is how plandash heard of the session (plans.Via…), when it says.
+	via string
 }
 
 // planExitRE reads the plan path out of plan_exit's question (packages/opencode/src/tool/plan.ts).

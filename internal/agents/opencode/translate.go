@@ -31,6 +31,9 @@ func newBatch(sessionID string, info *SessionInfo, host string) *batch {
 		if info.Title != "" {
 			meta["title"] = info.Title
 		}
+		if info.via != "" {
+			meta["via"] = info.via
+		}
 		b.request("session/new", map[string]any{"cwd": info.Directory, "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
 			map[string]any{"sessionId": b.sid})
 	}

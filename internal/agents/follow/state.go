@@ -1,4 +1,4 @@
-package codex
+package follow
 
 import (
 	"encoding/json"
@@ -9,17 +9,13 @@ import (
 	"slices"
 )
 
-// StateFile is the name of the tailer's state file in its state directory.
-const StateFile = "codex-rollouts.json"
-
-// fileMark is how far one rollout file was applied, and what its Translator had learned.
+// fileMark is how far one file was applied, and what its Parser had learned.
 type fileMark struct {
-	Offset   int64  `json:"offset"`
-	Line     int    `json:"line"`
-	Thread   string `json:"thread,omitempty"`
-	Cwd      string `json:"cwd,omitempty"`
-	Skipping bool   `json:"skipping,omitempty"` // inside an over-long line
-	ModNano  int64  `json:"mod,omitempty"`      // the file's mtime when last read, for eviction
+	Offset int64 `json:"offset"`
+	Line   int   `json:"line"`
+	Saved
+	Skipping bool  `json:"skipping,omitempty"` // inside an over-long line
+	ModNano  int64 `json:"mod,omitempty"`      // the file's mtime when last read, for eviction
 }
 
 type stateDoc struct {
@@ -29,12 +25,12 @@ type stateDoc struct {
 
 // loadState reads the state file; a missing or unreadable one is an empty state (the worst
 // that costs is applying recent history again).
-func loadState(dir string) (map[string]fileMark, error) {
+func loadState(dir, name string) (map[string]fileMark, error) {
 	out := map[string]fileMark{}
 	if dir == "" {
 		return out, nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, StateFile))
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
@@ -55,7 +51,7 @@ func loadState(dir string) (map[string]fileMark, error) {
 
 // saveState writes the state atomically (temp file, rename), keeping at most max entries, the
 // most recently modified files first.
-func saveState(dir string, marks map[string]fileMark, max int) error {
+func saveState(dir, name string, marks map[string]fileMark, max int) error {
 	if dir == "" {
 		return nil
 	}
@@ -76,7 +72,7 @@ func saveState(dir string, marks map[string]fileMark, max int) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".codex-rollouts-*")
+	f, err := os.CreateTemp(dir, "."+name+"-*")
 	if err != nil {
 		return err
 	}
@@ -88,5 +84,5 @@ func saveState(dir string, marks map[string]fileMark, max int) error {
 	if err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), filepath.Join(dir, StateFile))
+	return os.Rename(f.Name(), filepath.Join(dir, name))
 }

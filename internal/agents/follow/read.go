@@ -1,4 +1,4 @@
-package codex
+package follow
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 )
 
@@ -17,24 +16,22 @@ const (
 	maxBatchBytes = 4 << 20
 )
 
-// tailFile is one rollout file being followed.
+// tailFile is one file being followed.
 type tailFile struct {
 	path     string
 	mark     fileMark
-	tr       *Translator
+	p        Parser
 	failedAt int64 // offset of a batch apply refused, to log once per failure
 }
 
-func (t *Tailer) newFile(path string, m fileMark) *tailFile {
-	tr := NewTranslator(path, t.opts.Host)
-	tr.Resume(m.Thread, m.Cwd)
-	return &tailFile{path: path, mark: m, tr: tr}
+func (t *Follower) newFile(path string, m fileMark) *tailFile {
+	return &tailFile{path: path, mark: m, p: t.src.New(path, m.Saved)}
 }
 
 // errApply marks an apply failure: the file is tried again later from the same offset.
 var errApply = errors.New("apply failed")
 
-// errNotRegular is a rollout path that is not a regular file (a FIFO, a symlink, a device):
+// errNotRegular is a followed path that is not a regular file (a FIFO, a symlink, a device):
 // it is never read.
 var errNotRegular = errors.New("not a regular file")
 
@@ -47,7 +44,7 @@ func isSymlinkErr(path string) bool {
 // read applies what was appended to f since its mark: complete lines only (a partial last line
 // waits for its newline), in batches bounded in lines and bytes. The mark advances only past
 // batches that were applied.
-func (t *Tailer) read(ctx context.Context, f *tailFile) error {
+func (t *Follower) read(ctx context.Context, f *tailFile) error {
 	fh, err := os.OpenFile(f.path, openFlags, 0)
 	if err != nil {
 		if isSymlinkErr(f.path) {
@@ -64,7 +61,7 @@ func (t *Tailer) read(ctx context.Context, f *tailFile) error {
 		return fmt.Errorf("%s: %w", f.path, errNotRegular)
 	}
 	if fi.Size() < f.mark.Offset {
-		// Truncated or replaced: start over (Codex only appends, so this is someone else's file).
+		// Truncated or replaced: start over (agents only append, so this is someone else's file).
 		*f = *t.newFile(f.path, fileMark{})
 	}
 	f.mark.ModNano = fi.ModTime().UnixNano()
@@ -76,18 +73,17 @@ func (t *Tailer) read(ctx context.Context, f *tailFile) error {
 	}
 	r := bufio.NewReaderSize(io.LimitReader(fh, fi.Size()-f.mark.Offset), 64<<10)
 	next := f.mark // the mark once the pending lines are applied
-	var pending []Line
-	var size int
+	var pending, size int
 	flush := func() error {
-		if len(pending) == 0 {
+		if pending == 0 {
 			f.mark = next // only skipped or blank lines
 			return nil
 		}
-		if err := t.applyLines(ctx, f, pending); err != nil {
+		if err := t.flush(ctx, f, next.Line); err != nil {
 			return err
 		}
-		next.Thread, next.Cwd = f.tr.ThreadID(), f.tr.Cwd()
-		f.mark, pending, size = next, pending[:0], 0
+		next.Saved = f.p.Saved()
+		f.mark, pending, size = next, 0, 0
 		t.dirty = true
 		return nil
 	}
@@ -111,11 +107,10 @@ func (t *Tailer) read(ctx context.Context, f *tailFile) error {
 			}
 			continue
 		}
-		if len(buf)+len(chunk) > MaxLineBytes+1 {
+		if len(buf)+len(chunk) > t.src.MaxLineBytes+1 {
 			// Too long to keep: skip to its end, however far that is, reading nothing more of it.
 			next.Line++
-			t.skips.skipped(f.path, &LineError{Path: f.path, Line: next.Line,
-				Message: fmt.Sprintf("the line is over the %d MiB limit", MaxLineBytes>>20)})
+			t.skips.skipped(f.path, fmt.Errorf("%s:%d: the line is over the %d MiB limit", f.path, next.Line, t.src.MaxLineBytes>>20))
 			next.Offset += int64(len(buf) + len(chunk))
 			buf, next.Skipping = buf[:0], !complete
 			continue
@@ -127,20 +122,15 @@ func (t *Tailer) read(ctx context.Context, f *tailFile) error {
 		next.Line++
 		next.Offset += int64(len(buf))
 		if len(bytes.TrimSpace(buf)) > 0 {
-			l, derr := DecodeLine(bytes.TrimRight(buf, "\r\n"), next.Line)
-			if derr != nil {
-				var le *LineError
-				if errors.As(derr, &le) {
-					le.Path = f.path
-				}
-				t.skips.skipped(f.path, derr)
+			if err := f.p.Line(bytes.TrimRight(buf, "\r\n"), next.Line); err != nil {
+				t.skips.skipped(f.path, err)
 			} else {
-				pending = append(pending, l)
+				pending++
 				size += len(buf)
 			}
 		}
 		buf = buf[:0]
-		if len(pending) >= maxBatchLines || size >= maxBatchBytes {
+		if pending >= maxBatchLines || size >= maxBatchBytes {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -148,33 +138,18 @@ func (t *Tailer) read(ctx context.Context, f *tailFile) error {
 	}
 }
 
-// applyLines translates and applies one batch. On failure the Translator is restored, so the
-// same lines translate the same way when tried again.
-func (t *Tailer) applyLines(ctx context.Context, f *tailFile, lines []Line) error {
-	saved := f.tr.clone()
-	msgs := f.tr.Translate(lines)
-	if len(msgs) == 0 {
-		return nil
-	}
+// flush applies the lines taken since the last flush; line is the number of the last one.
+func (t *Follower) flush(ctx context.Context, f *tailFile, line int) error {
 	actx, cancel := context.WithTimeout(ctx, t.opts.ApplyTimeout)
 	defer cancel()
-	if err := t.apply(actx, msgs); err != nil {
-		f.tr = saved
+	if err := f.p.Flush(actx); err != nil {
 		off := f.mark.Offset
 		if f.failedAt != off {
-			t.opts.Log.Warn("codex tailer: apply failed; will retry", "file", f.path, "line", lines[0].Number, "err", err)
+			t.opts.Log.Warn(t.name+": apply failed; will retry", "file", f.path, "line", line, "err", err)
 			f.failedAt = off
 		}
 		return fmt.Errorf("%w: %v", errApply, err)
 	}
 	f.failedAt = -1
 	return nil
-}
-
-// clone copies the Translator's state.
-func (t *Translator) clone() *Translator {
-	c := *t
-	c.planCalls = maps.Clone(t.planCalls)
-	c.goalCalls = maps.Clone(t.goalCalls)
-	return &c
 }

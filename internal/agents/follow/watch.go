@@ -1,4 +1,4 @@
-package codex
+package follow
 
 import (
 	"io/fs"
@@ -12,7 +12,7 @@ import (
 // event handles one file-system event: a new directory is watched and scanned, a rollout file
 // that was created or written is read. Events from the ancestor watched while the sessions
 // directory does not exist matter only when they are a step towards it.
-func (t *Tailer) event(w *fsnotify.Watcher, watched, dirty map[string]bool, ev fsnotify.Event) {
+func (t *Follower) event(w *fsnotify.Watcher, watched, dirty map[string]bool, ev fsnotify.Event) {
 	if !t.within(ev.Name) {
 		if ev.Op&fsnotify.Create != 0 && strings.HasPrefix(t.dir, ev.Name+string(filepath.Separator)) {
 			t.scan(w, watched, dirty)
@@ -36,21 +36,21 @@ func (t *Tailer) event(w *fsnotify.Watcher, watched, dirty map[string]bool, ev f
 		return
 	}
 	switch {
-	case isRollout(ev.Name) && fi.Mode().IsRegular():
+	case fi.Mode().IsRegular() && t.matches(ev.Name):
 		dirty[ev.Name] = true
-	case ev.Op&fsnotify.Create != 0 && fi.IsDir():
+	case ev.Op&fsnotify.Create != 0 && fi.IsDir() && t.enters(ev.Name):
 		t.walk(w, ev.Name, watched, dirty)
 	}
 }
 
 // within reports whether p is the sessions directory or under it.
-func (t *Tailer) within(p string) bool {
+func (t *Follower) within(p string) bool {
 	return p == t.dir || strings.HasPrefix(p, t.dir+string(filepath.Separator))
 }
 
 // scan walks the whole tree: it watches directories not watched yet, and marks for reading
 // every followed file that grew and every recent file not followed yet.
-func (t *Tailer) scan(w *fsnotify.Watcher, watched, dirty map[string]bool) {
+func (t *Follower) scan(w *fsnotify.Watcher, watched, dirty map[string]bool) {
 	if t.watchDir(w, watched) {
 		t.walk(w, t.dir, watched, dirty)
 	}
@@ -59,7 +59,7 @@ func (t *Tailer) scan(w *fsnotify.Watcher, watched, dirty map[string]bool) {
 // watchDir watches the sessions directory, or, while it does not exist, its nearest existing
 // ancestor, so that its creation is an event instead of a wait for the next rescan. It reports
 // whether the directory itself is watched.
-func (t *Tailer) watchDir(w *fsnotify.Watcher, watched map[string]bool) bool {
+func (t *Follower) watchDir(w *fsnotify.Watcher, watched map[string]bool) bool {
 	// Each turn goes one level deeper when a level appeared while the one above was being
 	// watched (mkdir -p is faster than we are); the depth bounds the turns.
 	for range strings.Count(t.dir, string(filepath.Separator)) + 2 {
@@ -77,12 +77,12 @@ func (t *Tailer) watchDir(w *fsnotify.Watcher, watched map[string]bool) bool {
 		}
 		if anc != t.anc {
 			if err := w.Add(anc); err != nil {
-				t.opts.Log.Warn("codex tailer: cannot watch; relying on rescans", "dir", anc, "err", err)
+				t.opts.Log.Warn(t.name+": cannot watch; relying on rescans", "dir", anc, "err", err)
 				return false
 			}
 			t.unwatchAncestor(w)
 			t.anc = anc
-			t.opts.Log.Debug("codex tailer: the sessions directory does not exist yet; watching its nearest ancestor",
+			t.opts.Log.Debug(t.name+": the sessions directory does not exist yet; watching its nearest ancestor",
 				"dir", t.dir, "ancestor", anc)
 		}
 		// The next level down may have appeared before the watch was in place.
@@ -95,7 +95,7 @@ func (t *Tailer) watchDir(w *fsnotify.Watcher, watched map[string]bool) bool {
 	return false
 }
 
-func (t *Tailer) unwatchAncestor(w *fsnotify.Watcher) {
+func (t *Follower) unwatchAncestor(w *fsnotify.Watcher) {
 	if t.anc != "" {
 		_ = w.Remove(t.anc) // it may be gone already
 		t.anc = ""
@@ -114,7 +114,7 @@ func nearestDir(dir string) string {
 	}
 }
 
-func (t *Tailer) walk(w *fsnotify.Watcher, root string, watched, dirty map[string]bool) {
+func (t *Follower) walk(w *fsnotify.Watcher, root string, watched, dirty map[string]bool) {
 	cutoff := t.opts.Now().Add(-t.opts.Since)
 	start := root
 	if root == t.dir {
@@ -130,9 +130,12 @@ func (t *Tailer) walk(w *fsnotify.Watcher, root string, watched, dirty map[strin
 			p = root
 		}
 		if d.IsDir() { // WalkDir does not follow symlinks: a linked directory is not entered
+			if !t.enters(p) {
+				return filepath.SkipDir
+			}
 			if !watched[p] {
 				if err := w.Add(p); err != nil {
-					t.opts.Log.Warn("codex tailer: cannot watch; relying on rescans", "dir", p, "err", err)
+					t.opts.Log.Warn(t.name+": cannot watch; relying on rescans", "dir", p, "err", err)
 				} else {
 					watched[p] = true
 				}
@@ -140,7 +143,7 @@ func (t *Tailer) walk(w *fsnotify.Watcher, root string, watched, dirty map[strin
 			return nil
 		}
 		// Regular files only: a FIFO would block the open, a symlink could lead anywhere.
-		if !isRollout(p) || !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || !t.matches(p) {
 			return nil
 		}
 		fi, err := d.Info()
@@ -161,4 +164,13 @@ func (t *Tailer) walk(w *fsnotify.Watcher, root string, watched, dirty map[strin
 		}
 		return nil
 	})
+}
+
+// enters reports whether the directory p is within Source.MaxDepth levels of the followed one.
+func (t *Follower) enters(p string) bool {
+	if t.src.MaxDepth <= 0 || p == t.dir {
+		return true
+	}
+	rel, err := filepath.Rel(t.dir, p)
+	return err == nil && strings.Count(rel, string(filepath.Separator))+1 <= t.src.MaxDepth
 }

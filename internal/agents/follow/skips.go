@@ -1,13 +1,14 @@
-package codex
+package follow
 
 import "log/slog"
 
-// skipLog reports skipped rollout lines without flooding the log: per file and interval, the
+// skipLog reports skipped lines without flooding the log: per file and interval, the
 // first skipped line is logged in full and the others are counted, then summed up in one line
 // when the interval ends. A file of a million bad lines costs two log lines a minute, not a
-// million. Owned by the Tailer's Run goroutine.
+// million. Owned by the Follower's Run goroutine.
 type skipLog struct {
 	log   *slog.Logger
+	name  string
 	files map[string]*skipCount // files with a line skipped this interval
 }
 
@@ -21,7 +22,7 @@ func (s *skipLog) skipped(path string, err error) {
 	c := s.files[path]
 	if c == nil {
 		s.files[path] = &skipCount{}
-		s.log.Warn("codex tailer: line skipped", "err", err)
+		s.log.Warn(s.name+": line skipped", "file", path, "err", err)
 		return
 	}
 	c.more++
@@ -33,7 +34,7 @@ func (s *skipLog) skipped(path string, err error) {
 func (s *skipLog) flush() {
 	for path, c := range s.files {
 		if c.more > 0 {
-			s.log.Warn("codex tailer: more lines skipped", "file", path, "count", c.more, "last", c.last)
+			s.log.Warn(s.name+": more lines skipped", "file", path, "count", c.more, "last", c.last)
 		}
 	}
 	clear(s.files)
