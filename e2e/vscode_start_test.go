@@ -51,7 +51,7 @@ func TestVSCodeStartsPlandash(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	v := startVSCode(t, cs, pkg, map[string]any{"plandash.path": wrapper}, "XDG_DATA_HOME="+data)
+	v := startVSCode(t, cs, []string{pkg}, map[string]any{"plandash.path": wrapper}, "XDG_DATA_HOME="+data)
 	p := openVSCode(t, v, ws)
 	waitStatusWithin(p, "plandash: not running", 4*waitFor)
 	p.eval(`document.getElementById("plandash.plandash.plandash.waits").querySelector("a, .statusbar-item-label").click(); "ok"`)
