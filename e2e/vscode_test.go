@@ -73,6 +73,11 @@ func TestVSCodeExtension(t *testing.T) {
 	// The theme follows VS Code's, live: dark now, light once the setting changes.
 	waitFrame(p, "the dark theme in the panel", panel, `document.documentElement.dataset.theme === "dark"`)
 	saveShotOf(t, p, "screenshot-panel-dark.png")
+	// A narrow window: the panel beside the editor gets a few hundred pixels.
+	p.do(chromedp.EmulateViewport(720, 800))
+	waitFrame(p, "the panel at a narrow width", panel, `window.innerWidth < 400`)
+	saveShotOf(t, p, "panel-narrow-dark.png")
+	p.do(chromedp.EmulateViewport(1280, 800))
 	runCommand(p, "Preferences: Toggle between Light/Dark Themes")
 	waitFrame(p, "the light theme in the panel", panel, `document.documentElement.dataset.theme === "light" &&
 		getComputedStyle(document.documentElement).getPropertyValue("--bg").trim().toLowerCase() === "#ffffff"`)
@@ -114,10 +119,15 @@ func TestVSCodeExtension(t *testing.T) {
 	runCommand(p, "Notifications: Clear All Notifications")
 	p.wait("no toasts left", `document.querySelectorAll(".notification-toast").length === 0`)
 
-	// A wait of a session elsewhere counts in the status bar but raises no notification here
-	// (plandash.notifications is "workspace"); the next one of this workspace does, after it.
-	away := a.submit(approvalBody("Rotate the staging keys", "sess-away"))
+	// A Claude Code session of this workspace ends its turn: it waits for the next prompt. That
+	// counts, but raises no notification (plandash.notifyInput is off by default).
+	claudeHook(a, `{"session_id":"idle-1","hook_event_name":"Stop","cwd":`+js(ws)+`,"last_assistant_message":"Done: the limiter is in."}`)
 	waitStatus(p, "plandash: 1 waiting")
+
+	// A wait of a session elsewhere counts in the status bar but raises no notification here
+	// (plandash.notifications is "workspace"); the next one of this workspace does, after both.
+	away := a.submit(approvalBody("Rotate the staging keys", "sess-away"))
+	waitStatus(p, "plandash: 2 waiting")
 
 	// Decided in the browser first: a late Approve in VS Code is told so, not shown an error.
 	second := a.submit(approvalBody("Drop the old sessions table", "sess-here"))
@@ -125,6 +135,10 @@ func TestVSCodeExtension(t *testing.T) {
 	if evalAs[bool](p, toast("Rotate the staging keys")+` !== undefined`) {
 		p.fail("a wait of a session outside the workspace raised a notification")
 	}
+	if evalAs[bool](p, toast("waits for your next prompt")+` !== undefined`) {
+		p.fail("a session waiting for its next prompt raised a notification")
+	}
+	claudeHook(a, `{"session_id":"idle-1","hook_event_name":"UserPromptSubmit","cwd":`+js(ws)+`,"prompt":"now the docs"}`)
 	a.gateAPI("POST", "/api/v1/approvals/"+away+"/decision", `{"action":"approve"}`)
 	b := openPage(t, a, "/approvals/"+second)
 	b.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "not this week"))
@@ -165,6 +179,14 @@ func openVSCodeTab(t *testing.T, v *vsCode, folder string) (*page, func()) {
 	}
 	p.wait("the workbench", exists(".monaco-workbench .part.statusbar"))
 	return p, cancel
+}
+
+// claudeHook posts one Claude Code hook event, as `plandash hook claude` does.
+func claudeHook(a *app, event string) {
+	a.t.Helper()
+	if code, body := a.gateAPI("POST", "/api/v1/hooks/claude", event); code >= 300 {
+		a.t.Fatalf("the Claude Code hook event was refused: %d %s", code, body)
+	}
 }
 
 // approvalBody is a short plan for the gate, of a session: the whole of it fits a notification.

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as vscode from "vscode";
 import { answer, ApiError, Wait } from "./api";
 import type { Panel } from "./panel";
-import { embedPath, inScope, needsReason, notifyButtons, notifyText, oldest, OPEN, overviewPath, statusText } from "./scope";
+import { embedPath, needsReason, notifyButtons, notifyText, oldest, OPEN, overviewPath, statusText, toNotify } from "./scope";
 import { Env, resolveTarget, Target } from "./target";
 import { State, Watcher } from "./watcher";
 
@@ -209,9 +209,9 @@ export class Connection implements vscode.Disposable {
 
   private changed(waits: Wait[], begun: Wait[]): void {
     if (this.state().kind === "live") this.count(waits);
-    const mode = vscode.workspace.getConfiguration("plandash").get<string>("notifications") || "workspace";
-    if (mode === "off") return;
-    for (const w of inScope(begun, this.folders(), mode === "all")) void this.notify(w);
+    const config = vscode.workspace.getConfiguration("plandash");
+    const prefs = { mode: config.get<string>("notifications") || "workspace", input: config.get<boolean>("notifyInput") === true };
+    for (const w of toNotify(begun, this.folders(), prefs)) void this.notify(w);
   }
 
   /** notify raises one notification for a wait that began, and carries out the button chosen. */
