@@ -77,7 +77,7 @@ func TestVSCodeExtension(t *testing.T) {
 	p.do(chromedp.EmulateViewport(720, 800))
 	waitFrame(p, "the panel at a narrow width", panel, `window.innerWidth < 400`)
 	saveShotOf(t, p, "panel-narrow-dark.png")
-	p.do(chromedp.EmulateViewport(1280, 800))
+	p.do(chromedp.EmulateReset())
 	runCommand(p, "Preferences: Toggle between Light/Dark Themes")
 	waitFrame(p, "the light theme in the panel", panel, `document.documentElement.dataset.theme === "light" &&
 		getComputedStyle(document.documentElement).getPropertyValue("--bg").trim().toLowerCase() === "#ffffff"`)
