@@ -187,6 +187,23 @@ func (v *vsCode) writeSettings(t *testing.T, extra map[string]any) {
 	writeJSON(t, filepath.Join(v.userData, "User", "settings.json"), s)
 }
 
+// setUserSetting changes one user setting, keeping the others (the theme VS Code wrote there
+// when it was toggled, say); a running code-server applies it live.
+func (v *vsCode) setUserSetting(t *testing.T, key string, val any) {
+	t.Helper()
+	path := filepath.Join(v.userData, "User", "settings.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := map[string]any{}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("VS Code's user settings: %v\n%s", err, b)
+	}
+	s[key] = val
+	writeJSON(t, path, s)
+}
+
 // writeJSON writes v as JSON into path, making its directory.
 func writeJSON(t *testing.T, path string, v any) {
 	t.Helper()

@@ -82,6 +82,9 @@ func TestVSCodeExtension(t *testing.T) {
 	waitFrame(p, "the light theme in the panel", panel, `document.documentElement.dataset.theme === "light" &&
 		getComputedStyle(document.documentElement).getPropertyValue("--bg").trim().toLowerCase() === "#ffffff"`)
 	saveShotOf(t, p, "screenshot-panel.png")
+	// The font follows too: VS Code's editor font becomes plandash's monospace one, live.
+	v.setUserSetting(t, "editor.fontFamily", "'Courier New', monospace")
+	waitFrame(p, "the editor font in the panel", panel, `getComputedStyle(document.documentElement).getPropertyValue("--mono").includes("Courier New")`)
 
 	// A plan submitted for approval: the count rises, a notification offers Approve, and the
 	// agent waiting at the gate gets the decision.
