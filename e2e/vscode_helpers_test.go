@@ -172,6 +172,8 @@ func (v *vsCode) writeSettings(t *testing.T, extra map[string]any) {
 		"extensions.autoUpdate": false,
 		// Screenshots without half-faded notifications or an empty secondary side bar.
 		"workbench.reduceMotion": "on", "workbench.secondarySideBar.defaultVisibility": "hidden",
+		// No "your application on port N is available" toasts for whatever else listens here.
+		"remote.autoForwardPorts": false,
 	}
 	// Machine-scoped settings (plandash.path, .server, .dataDir) count only in the machine's
 	// own settings file in a remote window, which code-server's window is.

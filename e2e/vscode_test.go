@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,10 +76,11 @@ func TestVSCodeExtension(t *testing.T) {
 	waitFrame(p, "the dark theme in the panel", panel, `document.documentElement.dataset.theme === "dark"`)
 	saveShotOf(t, p, "screenshot-panel-dark.png")
 	// A narrow window: the panel beside the editor gets a few hundred pixels.
-	p.do(chromedp.EmulateViewport(720, 800))
+	size := evalAs[[]int64](p, `[window.innerWidth, window.innerHeight]`)
+	p.do(chromedp.EmulateViewport(720, size[1]))
 	waitFrame(p, "the panel at a narrow width", panel, `window.innerWidth < 400`)
 	saveShotOf(t, p, "panel-narrow-dark.png")
-	p.do(chromedp.EmulateReset())
+	p.do(chromedp.EmulateViewport(size[0], size[1]))
 	runCommand(p, "Preferences: Toggle between Light/Dark Themes")
 	waitFrame(p, "the light theme in the panel", panel, `document.documentElement.dataset.theme === "light" &&
 		getComputedStyle(document.documentElement).getPropertyValue("--bg").trim().toLowerCase() === "#ffffff"`)
@@ -119,6 +122,25 @@ func TestVSCodeExtension(t *testing.T) {
 
 	// VS Code shows only a few toasts at once and queues the rest in its notification center:
 	// clear the answers' own messages so the next notification is a toast again.
+	runCommand(p, "Notifications: Clear All Notifications")
+	p.wait("no toasts left", `document.querySelectorAll(".notification-toast").length === 0`)
+
+	// Claude Code asks a question (AskUserQuestion, held by its hook): the notification shows it
+	// whole, with its options as buttons; the one clicked reaches the hook as the answer.
+	asked := postAsync(a, "/api/v1/hooks/claude", `{"session_id":"asks-1","hook_event_name":"PreToolUse","cwd":`+js(ws)+`,
+		"tool_name":"AskUserQuestion","tool_use_id":"toolu_1","tool_input":{"questions":[{"question":"Which database for the limiter?",
+		"header":"Store","multiSelect":false,"options":[{"label":"Redis","description":"shared"},{"label":"In memory","description":"per process"}]}]}}`)
+	clickToastButton(p, "Which database for the limiter?", "In memory")
+	select {
+	case got := <-asked:
+		if got.err != nil || !strings.Contains(got.body, `"answers":{"Which database for the limiter?":"In memory"}`) {
+			t.Fatalf("Claude Code's hook got %q (%v), want the answer In memory", got.body, got.err)
+		}
+	case <-time.After(waitFor):
+		p.fail("the question's hook got no answer")
+	}
+	waitStatus(p, "plandash: 0 waiting")
+
 	runCommand(p, "Notifications: Clear All Notifications")
 	p.wait("no toasts left", `document.querySelectorAll(".notification-toast").length === 0`)
 
@@ -182,6 +204,38 @@ func openVSCodeTab(t *testing.T, v *vsCode, folder string) (*page, func()) {
 	}
 	p.wait("the workbench", exists(".monaco-workbench .part.statusbar"))
 	return p, cancel
+}
+
+// posted is the answer to a request postAsync made.
+type posted struct {
+	body string
+	err  error
+}
+
+// postAsync posts body to path with the admin token and delivers the answer later: for a hook
+// that holds the request until a person answers.
+func postAsync(a *app, path, body string) <-chan posted {
+	out := make(chan posted, 1)
+	go func() {
+		req, err := http.NewRequest("POST", a.url(path), strings.NewReader(body))
+		if err != nil {
+			out <- posted{err: err}
+			return
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+		if err != nil {
+			out <- posted{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s", resp.Status)
+		}
+		out <- posted{body: string(b), err: err}
+	}()
+	return out
 }
 
 // claudeHook posts one Claude Code hook event, as `plandash hook claude` does.
