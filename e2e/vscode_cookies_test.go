@@ -71,7 +71,7 @@ func TestVSCodePanelWithoutThirdPartyCookies(t *testing.T) {
 		p.fail("no link to the session in the panel")
 	}
 	waitFrame(p, "the session's view, live", server+"/embed/sessions/", `document.body.textContent.includes("Read the router") && `+live)
-	saveShotOf(t, p, "panel-token-mode.png")
+	shotOf(t, p, "panel-token-mode.png")
 }
 
 // selectScope picks the panel's scope switch option whose value is path. The switch is in the

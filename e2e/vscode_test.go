@@ -79,7 +79,7 @@ func TestVSCodeExtension(t *testing.T) {
 	size := evalAs[[]int64](p, `[window.innerWidth, window.innerHeight]`)
 	p.do(chromedp.EmulateViewport(720, size[1]))
 	waitFrame(p, "the panel at a narrow width", panel, `window.innerWidth < 400`)
-	saveShotOf(t, p, "panel-narrow-dark.png")
+	shotOf(t, p, "panel-narrow-dark.png")
 	p.do(chromedp.EmulateViewport(size[0], size[1]))
 	runCommand(p, "Preferences: Toggle between Light/Dark Themes")
 	waitFrame(p, "the light theme in the panel", panel, `document.documentElement.dataset.theme === "light" &&
@@ -261,6 +261,16 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// shotOf saves the whole workbench into the test's artifacts only.
+func shotOf(t *testing.T, p *page, name string) {
+	t.Helper()
+	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveShot(t, name, png)
 }
 
 // saveShotOf saves the whole workbench for people to look at: into the test's artifacts, and
