@@ -11,14 +11,16 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	pdapp "github.com/plandash/plandash/internal/app"
+	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/web"
 )
 
 // Desktop VS Code serves its webviews from vscode-webview://, another site than plandash's
 // loopback address, so plandash's cookie is a third-party one there; a browser that blocks those
 // keeps none. Here VS Code runs on 127.0.0.1 and plandash on localhost (another site), in a tab
-// that blocks third-party cookies: the panel must go live on the token it carries, and stay
-// signed in as it moves between views (the scope switch, a link inside plandash's page).
+// that blocks third-party cookies: the panel must go live on the token it carries, stay signed
+// in as it moves between views (the scope switch, a link inside plandash's page), and decide a
+// request with the page's own form.
 func TestVSCodePanelWithoutThirdPartyCookies(t *testing.T) {
 	cs := codeServer(t)
 	pkg := vsix(t)
@@ -72,6 +74,22 @@ func TestVSCodePanelWithoutThirdPartyCookies(t *testing.T) {
 	}
 	waitFrame(p, "the session's view, live", server+"/embed/sessions/", `document.body.textContent.includes("Read the router") && `+live)
 	shotOf(t, p, "panel-token-mode.png")
+
+	// Deciding in the panel: the request's page, its Approve, the agent at the gate told.
+	id := a.submit(approvalBody("Ship the limiter", "sess-here"))
+	decided := a.await(id)
+	waitStatus(p, "plandash: 1 waiting")
+	p.eval(`document.getElementById("plandash.plandash.plandash.waits").querySelector("a, .statusbar-item-label").click(); "ok"`)
+	page := server + "/embed/approvals/" + id
+	waitFrame(p, "the request in the panel", page, exists(`[data-testid="approve"]`)+` && `+live)
+	if _, ok := frameEval(p, page, `document.querySelector('[data-testid="approve"]').click(), "ok"`); !ok {
+		p.fail("no Approve in the panel")
+	}
+	if r := a.decision(decided); r.Status != approval.Approved {
+		t.Fatalf("the agent at the gate got %s, want approved", r.Status)
+	}
+	waitFrame(p, "the decision in the panel", page, attrIs(`[data-testid="approval-panel"]`, "data-status", "approved"))
+	waitStatus(p, "plandash: 0 waiting")
 }
 
 // selectScope picks the panel's scope switch option whose value is path. The switch is in the
