@@ -154,5 +154,6 @@ function postWithToken(ev) {
       document.write(html);
       document.close();
     }))
-    .catch(() => form.submit());
+    // Not reachable: the page stays as it is, with what was typed; the socket's state says why.
+    .catch(() => {});
 }
