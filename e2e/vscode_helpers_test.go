@@ -194,13 +194,18 @@ func (v *vsCode) writeSettings(t *testing.T, extra map[string]any) {
 func (v *vsCode) setUserSetting(t *testing.T, key string, val any) {
 	t.Helper()
 	path := filepath.Join(v.userData, "User", "settings.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := map[string]any{}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("VS Code's user settings: %v\n%s", err, b)
+	// VS Code may be writing the file (a theme toggled a moment ago): read until it parses.
+	deadline := time.Now().Add(waitFor)
+	var s map[string]any
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && json.Unmarshal(b, &s) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("VS Code's user settings do not parse: %v\n%s", err, b)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval, not an assertion
 	}
 	s[key] = val
 	writeJSON(t, path, s)
