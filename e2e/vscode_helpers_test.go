@@ -82,17 +82,22 @@ type vsCode struct {
 	userData string // its --user-data-dir: User/settings.json is watched live
 }
 
-// startVSCode installs vsix into a fresh code-server and runs it on a free loopback port with
-// env added to its environment (the extension host inherits it), until the test ends.
-func startVSCode(t *testing.T, cs, vsix string, settings map[string]any, env ...string) *vsCode {
+// startVSCode installs the .vsix packages into a fresh code-server and runs it on a free
+// loopback port with env added to its environment (the extension host inherits it), until the
+// test ends.
+func startVSCode(t *testing.T, cs string, vsixes []string, settings map[string]any, env ...string) *vsCode {
 	t.Helper()
 	dir := t.TempDir()
 	v := &vsCode{userData: filepath.Join(dir, "data")}
 	ext := filepath.Join(dir, "extensions")
 	v.writeSettings(t, settings)
-	install := exec.Command(cs, "--extensions-dir", ext, "--user-data-dir", v.userData, "--install-extension", vsix)
+	args := []string{"--extensions-dir", ext, "--user-data-dir", v.userData}
+	for _, pkg := range vsixes {
+		args = append(args, "--install-extension", pkg)
+	}
+	install := exec.Command(cs, args...)
 	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("install the extension into code-server: %v\n%s", err, out)
+		t.Fatalf("install the extensions into code-server: %v\n%s", err, out)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -167,6 +172,8 @@ func (v *vsCode) writeSettings(t *testing.T, extra map[string]any) {
 		"extensions.autoUpdate": false,
 		// Screenshots without half-faded notifications or an empty secondary side bar.
 		"workbench.reduceMotion": "on", "workbench.secondarySideBar.defaultVisibility": "hidden",
+		// No "your application on port N is available" toasts for whatever else listens here.
+		"remote.autoForwardPorts": false,
 	}
 	// Machine-scoped settings (plandash.path, .server, .dataDir) count only in the machine's
 	// own settings file in a remote window, which code-server's window is.
@@ -180,6 +187,28 @@ func (v *vsCode) writeSettings(t *testing.T, extra map[string]any) {
 	}
 	writeJSON(t, filepath.Join(v.userData, "Machine", "settings.json"), machine)
 	writeJSON(t, filepath.Join(v.userData, "User", "settings.json"), s)
+}
+
+// setUserSetting changes one user setting, keeping the others (the theme VS Code wrote there
+// when it was toggled, say); a running code-server applies it live.
+func (v *vsCode) setUserSetting(t *testing.T, key string, val any) {
+	t.Helper()
+	path := filepath.Join(v.userData, "User", "settings.json")
+	// VS Code may be writing the file (a theme toggled a moment ago): read until it parses.
+	deadline := time.Now().Add(waitFor)
+	var s map[string]any
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && json.Unmarshal(b, &s) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("VS Code's user settings do not parse: %v\n%s", err, b)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval, not an assertion
+	}
+	s[key] = val
+	writeJSON(t, path, s)
 }
 
 // writeJSON writes v as JSON into path, making its directory.
@@ -197,42 +226,85 @@ func writeJSON(t *testing.T, path string, v any) {
 // iframe). It runs in an isolated world of that frame: the DOM is shared, the page's own
 // globals are not. ok is false while no such frame exists or it throws.
 func frameEval(p *page, prefix, expr string) (string, bool) {
+	return evalInFrames(p, prefix, expr, false)
+}
+
+// frameEvalEach is frameEval in every frame whose address starts with prefix, until one yields
+// something other than "none".
+func frameEvalEach(p *page, prefix, expr string) (string, bool) {
+	return evalInFrames(p, prefix, expr, true)
+}
+
+func evalInFrames(p *page, prefix, expr string, each bool) (string, bool) {
 	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
 	defer cancel()
 	tree, err := chromedp.Call(ctx, cdppage.GetFrameTree, cdp.Empty{})
 	if err != nil || tree.FrameTree == nil {
 		return "", false
 	}
-	id, found := findFrame(tree.FrameTree, prefix)
-	if !found {
-		return "", false
+	ids := findFrames(tree.FrameTree, prefix, nil)
+	if len(ids) == 0 {
+		return evalInOtherProcess(p, prefix, expr)
 	}
-	world, err := chromedp.Call(ctx, cdppage.CreateIsolatedWorld, cdppage.CreateIsolatedWorldParams{FrameID: id, WorldName: "plandash-e2e"})
-	if err != nil {
-		return "", false
+	if !each && len(ids) > 1 {
+		ids = ids[:1]
 	}
-	yes := true
-	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: world.ExecutionContextID, ReturnByValue: &yes})
-	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(res.Result.Value, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-func findFrame(t *cdppage.FrameTree, prefix string) (cdp.FrameID, bool) {
-	if t.Frame != nil && strings.HasPrefix(t.Frame.URL, prefix) {
-		return t.Frame.ID, true
-	}
-	for _, c := range t.ChildFrames {
-		if id, ok := findFrame(c, prefix); ok {
-			return id, true
+	for _, id := range ids {
+		world, err := chromedp.Call(ctx, cdppage.CreateIsolatedWorld, cdppage.CreateIsolatedWorldParams{FrameID: id, WorldName: "plandash-e2e"})
+		if err != nil {
+			continue
+		}
+		yes := true
+		res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: world.ExecutionContextID, ReturnByValue: &yes})
+		if err != nil || res.ExceptionDetails != nil || res.Result == nil {
+			continue
+		}
+		var s string
+		if json.Unmarshal(res.Result.Value, &s) != nil {
+			continue
+		}
+		if s != "none" || !each {
+			return s, true
 		}
 	}
 	return "", false
+}
+
+// evalInOtherProcess evaluates expr in an iframe of another site than the page's: Chromium runs
+// it in a process of its own, listed as a target of type "iframe" and not in the page's frame
+// tree. The first such iframe whose address starts with prefix answers; the test attaches to it
+// for the call and leaves it as it was.
+func evalInOtherProcess(p *page, prefix, expr string) (string, bool) {
+	infos, err := chromedp.Targets(p.ctx)
+	if err != nil {
+		return "", false
+	}
+	for _, info := range infos {
+		if info.Type != "iframe" || !strings.HasPrefix(info.URL, prefix) {
+			continue
+		}
+		fctx, cancel := chromedp.NewContext(p.ctx, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
+		defer cancel()
+		tctx, tcancel := context.WithTimeout(fctx, 5*time.Second)
+		defer tcancel()
+		s, err := chromedp.Run(tctx, chromedp.Evaluate[string](expr))
+		if err != nil {
+			return "", false
+		}
+		return s, true
+	}
+	return "", false
+}
+
+// findFrames appends the frames under t whose address starts with prefix, depth first.
+func findFrames(t *cdppage.FrameTree, prefix string, out []cdp.FrameID) []cdp.FrameID {
+	if t.Frame != nil && strings.HasPrefix(t.Frame.URL, prefix) {
+		out = append(out, t.Frame.ID)
+	}
+	for _, c := range t.ChildFrames {
+		out = findFrames(c, prefix, out)
+	}
+	return out
 }
 
 // waitFrame polls until cond (a JavaScript expression) is true in the frame at prefix.
@@ -302,28 +374,51 @@ func runCommand(p *page, title string) {
 	p.do(chromedp.KeyEvent(kb.Enter))
 }
 
-// activationTime is what VS Code's Running Extensions view reports for the extension's
-// activation, e.g. "3ms" ("" when the view does not show it).
-func activationTime(p *page) string {
+// activationTimes is what VS Code's Running Extensions view reports for each named extension's
+// activation (its display name, e.g. "plandash"), e.g. "Activation: 3ms". VS Code's figure is the
+// time from starting to load the extension's main module until it is loaded, plus the time its
+// activate() runs before it returns. all is every row seen, name and figure, slowest first.
+func activationTimes(p *page, names ...string) (got map[string]string, all []string) {
 	p.t.Helper()
 	runCommand(p, "Developer: Show Running Extensions")
-	row := `[...document.querySelectorAll(".runtime-extensions-editor .monaco-list-row")].find(r => r.textContent.includes("plandash"))`
-	// The list is sorted slowest first and draws only the rows in view: scroll it to its end
-	// with the mouse wheel over it.
-	p.wait("the Running Extensions list", exists(".runtime-extensions-editor .monaco-list"))
+	p.wait("the Running Extensions list", exists(".runtime-extensions-editor .monaco-list-row"))
+	// The list is sorted slowest first and draws only the rows in view: read the rows in view,
+	// then scroll down with the mouse wheel over the list, until every name was seen.
+	const read = `JSON.stringify([...document.querySelectorAll(".runtime-extensions-editor .monaco-list-row")].map(r => {
+		const n = r.querySelector(".name"), a = r.querySelector(".activation-time, .activationTime");
+		return [n ? n.textContent.trim() : "", a ? a.textContent.trim() : r.textContent.replace(/\s+/g, " ").trim()];
+	}))`
 	box := evalAs[[]float64](p, `(function(){ const r = document.querySelector(".runtime-extensions-editor .monaco-list").getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
-	for range 10 {
-		if evalAs[bool](p, row+` !== undefined`) {
-			break
+	got = map[string]string{}
+	seen := map[string]bool{}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	for range 40 {
+		var rows [][2]string
+		if err := json.Unmarshal([]byte(p.eval(read)), &rows); err != nil {
+			p.fail("read Running Extensions: %v", err)
+		}
+		for _, r := range rows {
+			if !seen[r[0]] {
+				seen[r[0]] = true
+				all = append(all, r[0]+": "+r[1])
+			}
+			if want[r[0]] {
+				got[r[0]] = r[1]
+			}
+		}
+		if len(got) == len(names) {
+			return got, all
 		}
 		// DeltaX 0 would be left out of the call, and Chromium wants both deltas.
-		wheel := input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: box[0], Y: box[1], DeltaX: 1, DeltaY: 2000}
+		wheel := input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: box[0], Y: box[1], DeltaX: 1, DeltaY: 140}
 		if _, err := chromedp.Call(p.ctx, input.DispatchMouseEvent, wheel); err != nil {
 			p.fail("scroll Running Extensions: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond) // let the list draw the rows now in view; not an assertion
 	}
-	p.wait("plandash in Running Extensions", row+` !== undefined`)
-	p.t.Logf("Running Extensions, the fastest: %s", p.eval(`[...document.querySelectorAll(".runtime-extensions-editor .monaco-list-row")].map(r => r.textContent.replace(/\s+/g, " ").trim()).join(" | ")`))
-	return p.eval(fmt.Sprintf(`(function(){ const r = %s; const a = r.querySelector(".activation-time"); return a ? a.textContent.trim() : r.textContent.trim(); })()`, row))
+	p.fail("Running Extensions shows %v of %v; rows seen: %s", got, names, strings.Join(all, " | "))
+	return nil, nil
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -51,7 +52,7 @@ func TestVSCodeStartsPlandash(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	v := startVSCode(t, cs, pkg, map[string]any{"plandash.path": wrapper}, "XDG_DATA_HOME="+data)
+	v := startVSCode(t, cs, []string{pkg}, map[string]any{"plandash.path": wrapper}, "XDG_DATA_HOME="+data)
 	p := openVSCode(t, v, ws)
 	waitStatusWithin(p, "plandash: not running", 4*waitFor)
 	p.eval(`document.getElementById("plandash.plandash.plandash.waits").querySelector("a, .statusbar-item-label").click(); "ok"`)
@@ -71,4 +72,49 @@ func TestVSCodeStartsPlandash(t *testing.T) {
 	if err != nil || !strings.Contains(string(settings), wrapper+" hook claude") {
 		t.Fatalf("the workspace's .claude/settings.local.json has no plandash hooks running %s (%v): %s", wrapper, err, settings)
 	}
+
+	// Connect… to another server by URL and token: the URL goes into the settings, the token
+	// into VS Code's secret storage and nowhere in the settings files.
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := serveOn(t, t.TempDir(), ln2)
+	runCommand(p, "plandash: Connect…")
+	pickQuickInput(p, "A server URL…")
+	typeQuickInput(p, "plandash server URL", other.url(""))
+	typeQuickInput(p, "Its token", token)
+	waitStatusWithin(p, "plandash: 0 waiting", 2*waitFor)
+	other.submit(approvalBody("Ship it on the shared server", "sess-shared"))
+	waitStatus(p, "plandash: 1 waiting")
+	for _, f := range []string{filepath.Join(v.userData, "User", "settings.json"), filepath.Join(v.userData, "Machine", "settings.json")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), token) {
+			t.Fatalf("%s holds the token:\n%s", f, b)
+		}
+		if strings.Contains(f, "Machine") && !strings.Contains(string(b), other.url("")) {
+			t.Fatalf("%s does not hold the server's URL:\n%s", f, b)
+		}
+	}
+}
+
+// pickQuickInput chooses the item labelled label in VS Code's open quick pick.
+func pickQuickInput(p *page, label string) {
+	p.t.Helper()
+	row := fmt.Sprintf(`[...document.querySelectorAll(".quick-input-widget .quick-input-list .monaco-list-row")].find(r => r.textContent.includes(%s))`, js(label))
+	p.wait("the choice "+label, row+` !== undefined`)
+	p.eval(row + `.click(); "ok"`)
+}
+
+// typeQuickInput replaces the text of VS Code's input box titled title and confirms it.
+func typeQuickInput(p *page, title, text string) {
+	p.t.Helper()
+	box := ".quick-input-widget .quick-input-box input"
+	p.wait("the input box "+title, fmt.Sprintf(`(document.querySelector(".quick-input-widget .quick-input-title") || {textContent: ""}).textContent.includes(%s) && `, js(title))+visible(".quick-input-widget"))
+	p.eval(fmt.Sprintf(`document.querySelector(%s).select(); "ok"`, js(box)))
+	p.do(chromedp.SendKeys(chromedp.CSS(box), text))
+	p.do(chromedp.KeyEvent(kb.Enter))
 }

@@ -10,6 +10,9 @@
 #                               fails when vsce warns
 #   scripts/vscode.sh setup     Node 24 and code-server into the cache (prints code-server's path)
 #   scripts/vscode.sh code-server   prints code-server's path when installed, else exits 3
+#   scripts/vscode.sh activation [RUNS]   prints plandash's activation time as VS Code reports it,
+#                               beside empty extensions' in the same code-server (e2e
+#                               TestVSCodeActivation; RUNS windows, default 3)
 #
 # The cache is ${XDG_CACHE_HOME:-$HOME/.cache}/plandash/vscode; each tool lives in a prefix named
 # after its pinned version, with a marker written last, so an interrupted install is redone and a
@@ -133,6 +136,21 @@ EOF
 	echo "$wrapper"
 }
 
+# activation runs the e2e test that reads VS Code's Running Extensions and prints its figures.
+activation() {
+	[[ -f $cs/.installed ]] || die "code-server is not installed: scripts/vscode.sh setup"
+	local runs=${1:-3} log
+	[[ $runs =~ ^[0-9]+$ ]] || die "RUNS is a number"
+	log=$(mktemp)
+	if ! (cd "$root" && PLANDASH_ACTIVATION_RUNS=$runs go test -count=1 -run '^TestVSCodeActivation$' -v ./e2e) >"$log" 2>&1; then
+		cat "$log" >&2
+		rm -f "$log"
+		die "TestVSCodeActivation failed"
+	fi
+	sed -n 's/^ *vscode_activation_test.go:[0-9]*: //p' "$log"
+	rm -f "$log"
+}
+
 case ${1:-} in
 deps) deps ;;
 build) build ;;
@@ -140,5 +158,6 @@ unit) unit ;;
 package) package ;;
 setup) setup ;;
 code-server) code_server_path ;;
-*) die "usage: scripts/vscode.sh deps|build|unit|package|setup|code-server" ;;
+activation) activation "${2:-}" ;;
+*) die "usage: scripts/vscode.sh deps|build|unit|package|setup|code-server|activation [RUNS]" ;;
 esac

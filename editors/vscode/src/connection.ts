@@ -4,9 +4,9 @@
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import { answer, ApiError, Wait } from "./api";
-import type { Panel } from "./panel";
-import { embedPath, inScope, needsReason, notifyButtons, notifyText, oldest, OPEN, overviewPath, statusText } from "./scope";
-import { Env, resolveTarget, Target } from "./target";
+import type { Panel, PanelTarget } from "./panel";
+import { embedPath, needsReason, notifyButtons, notifyText, oldest, OPEN, overviewPath, statusText, toNotify } from "./scope";
+import { Env, mixedContent, resolveTarget, Target, viewServer } from "./target";
 import { State, Watcher } from "./watcher";
 
 /** The secret storage key of the token for a configured server URL. */
@@ -106,22 +106,23 @@ export class Connection implements vscode.Disposable {
       void this.explain();
       return;
     }
-    this.panel.show(await this.panelTarget(), path);
+    const t = await this.panelTarget();
+    if (mixedContent(t.view.server, vscode.env.uiKind === vscode.UIKind.Desktop)) {
+      // The panel's page is a secure origin (vscode-webview://): it may frame plain http only
+      // from a loopback address, and shows nothing otherwise.
+      void vscode.window.showWarningMessage(
+        `The panel cannot show ${t.view.server}: VS Code's panels load plain http only from this machine (127.0.0.1, localhost). Serve plandash over https, or forward its port here (ssh -L 7420:127.0.0.1:7420) and connect to http://127.0.0.1:7420.`,
+      );
+    }
+    this.panel.show(t, path);
   }
 
-  /**
-   * panelTarget is the target as the panel must address it. In a remote window of desktop VS Code
-   * the extension runs on the remote machine but the panel on the laptop: asExternalUri forwards
-   * a loopback port to the laptop and says where it landed. In a browser (code-server) the page
-   * reaches the address as it is.
-   */
-  async panelTarget(): Promise<Target> {
+  /** panelTarget is where the panel's page loads plandash from, and where the extension checks it. */
+  async panelTarget(): Promise<PanelTarget> {
     const t = this.target();
-    if (!vscode.env.remoteName || vscode.env.uiKind !== vscode.UIKind.Desktop) return t;
-    const host = new URL(t.server).hostname;
-    if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") return t;
-    const ext = await vscode.env.asExternalUri(vscode.Uri.parse(t.server));
-    return { ...t, server: ext.toString(true).replace(/\/+$/, "") };
+    const host = { remoteName: vscode.env.remoteName, desktop: vscode.env.uiKind === vscode.UIKind.Desktop };
+    const server = await viewServer(t.server, host, async (u) => (await vscode.env.asExternalUri(vscode.Uri.parse(u))).toString(true));
+    return { view: { server, token: t.token }, probe: t.server };
   }
 
   /** openWait shows the page that answers w. */
@@ -209,9 +210,9 @@ export class Connection implements vscode.Disposable {
 
   private changed(waits: Wait[], begun: Wait[]): void {
     if (this.state().kind === "live") this.count(waits);
-    const mode = vscode.workspace.getConfiguration("plandash").get<string>("notifications") || "workspace";
-    if (mode === "off") return;
-    for (const w of inScope(begun, this.folders(), mode === "all")) void this.notify(w);
+    const config = vscode.workspace.getConfiguration("plandash");
+    const prefs = { mode: config.get<string>("notifications") || "workspace", input: config.get<boolean>("notifyInput") === true };
+    for (const w of toNotify(begun, this.folders(), prefs)) void this.notify(w);
   }
 
   /** notify raises one notification for a wait that began, and carries out the button chosen. */

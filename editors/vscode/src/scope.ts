@@ -28,6 +28,23 @@ export function inScope(waits: readonly Wait[], folders: readonly string[], all:
   return all ? waits.slice() : waits.filter((w) => inside(w.cwd, folders));
 }
 
+/** Which waits raise a notification: the settings plandash.notifications and plandash.notifyInput. */
+export interface NotifyPrefs {
+  /** "workspace": this workspace's sessions; "all"; "off". */
+  mode: string;
+  /** Also the waits of kind "input" (an agent ended its turn and waits for the next prompt). */
+  input: boolean;
+}
+
+/**
+ * toNotify picks the waits that began and deserve a notification. A session waiting for its next
+ * prompt is one every turn of every agent: unless asked for, it only counts in the status bar.
+ */
+export function toNotify(begun: readonly Wait[], folders: readonly string[], prefs: NotifyPrefs): Wait[] {
+  if (prefs.mode === "off") return [];
+  return inScope(begun, folders, prefs.mode === "all").filter((w) => prefs.input || w.kind !== "input");
+}
+
 /** oldest is the wait that began first (the list comes oldest first, but do not rely on it). */
 export function oldest(waits: readonly Wait[]): Wait | undefined {
   let best: Wait | undefined;

@@ -91,3 +91,44 @@ export function resolveTarget(env: Env, s: Settings): Target {
 function trimSlash(s: string): string {
   return s.replace(/\/+$/, "");
 }
+
+/** Where the extension runs, as far as the panel's address is concerned. */
+export interface Host {
+  /** vscode.env.remoteName: "ssh-remote", "dev-container", "wsl", …; undefined in a local window. */
+  remoteName?: string;
+  /** vscode.env.uiKind is Desktop (the window is desktop VS Code or a fork, not a browser). */
+  desktop: boolean;
+}
+
+/** isLoopback says the URL's host is this machine's loopback address. */
+export function isLoopback(server: string): boolean {
+  try {
+    const h = new URL(server).hostname;
+    return h === "localhost" || h === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(h);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * viewServer is the address the panel's page loads plandash from, for a server the extension
+ * reaches at server. In a remote window of desktop VS Code the extension runs on the remote
+ * machine and the page on the laptop: a loopback address of the remote machine is forwarded with
+ * asExternal (vscode.env.asExternalUri), which says where it landed on the laptop. A local window
+ * needs nothing (asExternalUri would change nothing there), nor does another host name, which
+ * the laptop resolves itself. In a browser (code-server) the page loads the address as it is:
+ * code-server's asExternalUri would send it through its /proxy/PORT/ path, where plandash's
+ * pages, which use absolute paths, do not load.
+ */
+export async function viewServer(server: string, host: Host, asExternal: (url: string) => Promise<string>): Promise<string> {
+  if (!host.remoteName || !host.desktop || !isLoopback(server)) return server;
+  return trimSlash(await asExternal(server));
+}
+
+/**
+ * mixedContent says the panel's page in desktop VS Code (a secure vscode-webview:// origin) may
+ * not load server: plain http is allowed only from a loopback address.
+ */
+export function mixedContent(server: string, desktop: boolean): boolean {
+  return desktop && server.startsWith("http:") && !isLoopback(server);
+}

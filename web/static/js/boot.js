@@ -1,8 +1,12 @@
 // The embed's boot page: the token arrives in the URL fragment (#token=…), which browsers never
 // send to a server. Trade it for a cookie and load the page; where the browser keeps no
 // third-party cookies, keep the token for this tab (token.js reads it back) and load the page
-// with it as a header instead.
+// with it as a header instead. A link followed inside such a panel has no token in its address
+// and reaches this page again (no cookie came along): it boots with the token kept for the tab.
+import { pageToken } from "./token.js";
+
 const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+const kept = m ? "" : pageToken();
 const box = document.getElementById("boot");
 
 function fail(text) {
@@ -11,10 +15,10 @@ function fail(text) {
   box.querySelector("p").textContent = text;
 }
 
-if (!m) {
+if (!m && !kept) {
   fail("This panel needs plandash's token in its address. Get a ready address with `plandash url --embed`.");
 } else {
-  const token = decodeURIComponent(m[1]);
+  const token = m ? decodeURIComponent(m[1]) : kept;
   const here = location.pathname + location.search;
   history.replaceState(null, "", here);
   const auth = { Authorization: "Bearer " + token };

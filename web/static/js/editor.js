@@ -1,6 +1,7 @@
 // The gate's plan editor: checklist rows are added, removed and reordered (buttons, Enter, or
 // dragging the handle), and tool-call plans are checked as they are typed, by the same rules
 // the server applies. Fields are posted in document order, so the rows' order is the plan's.
+import { authHeaders } from "./token.js";
 
 // startEditor binds the editor by delegation, and checks a tool-call plan once on load.
 export function startEditor() {
@@ -81,7 +82,7 @@ function validate(calls) {
     let parsed;
     try { parsed = JSON.parse(calls.value); } catch (e) { show(false, "Not valid JSON: " + e.message); return; }
     fetch("/api/v1/approvals/validate", {
-      method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+      method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json", ...authHeaders() },
       body: JSON.stringify({ type: "dag", calls: parsed }),
     }).then((r) => r.json().then((b) => show(r.ok, r.ok ? "Valid: " + parsed.length + " calls" : b.detail)))
       .catch(() => show(true, ""));

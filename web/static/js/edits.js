@@ -4,6 +4,7 @@
 // send the agent the original plan while an edit sits in the editor. The server refuses such an
 // approval too, for pages without this script.
 import { submitWith } from "./gate.js";
+import { authHeaders } from "./token.js";
 
 // The editor's fields, in the order the form posts them.
 const FIELDS = '[name="content"], select[name="priority"], select[name="status"], textarea[name="markdown"], textarea[name="calls"]';
@@ -65,7 +66,7 @@ function editDiff(form) {
     if (key === shown) return;
     if (pending) pending.abort();
     const ctl = pending = new AbortController();
-    fetch(box.dataset.diffUrl, { method: "POST", body: data, credentials: "same-origin", signal: ctl.signal })
+    fetch(box.dataset.diffUrl, { method: "POST", body: data, credentials: "same-origin", headers: authHeaders(), signal: ctl.signal })
       .then((r) => {
         if (!r.ok) throw new Error("diff: HTTP " + r.status);
         return r.text();

@@ -35,6 +35,7 @@ export function startEmbed({ socket, pending }) {
     }
   });
   document.addEventListener("click", keepInPanel);
+  document.addEventListener("submit", postWithToken);
 
   // The host hears the count once the page is ready (0 while it is not known yet), then each
   // change; a rise is also an arrival.
@@ -111,9 +112,48 @@ function keepInPanel(ev) {
   if (!a || a.target || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
   const u = new URL(a.href, location.href);
   if (u.origin !== location.origin || /^\/embed(\/|$)/.test(u.pathname)) return;
-  const panel = u.pathname === "/" ? "/embed" :
-    /^\/(sessions\/[^/]+|approvals(\/[^/]+)?)$/.test(u.pathname) && !/^\/approvals\/audit$/.test(u.pathname) ? "/embed" + u.pathname : null;
+  const panel = panelPath(u);
   if (!panel) return;
   ev.preventDefault();
   location.href = panel + u.search + u.hash;
+}
+
+// panelPath is the panel view of a page of this server (/sessions/ID: /embed/sessions/ID), or
+// null when the panel has none.
+function panelPath(u) {
+  if (/^\/embed(\/|$)/.test(u.pathname)) return u.pathname;
+  if (u.pathname === "/") return "/embed";
+  return /^\/(sessions\/[^/]+|approvals(\/[^/]+)?)$/.test(u.pathname) && !/^\/approvals\/audit$/.test(u.pathname) ? "/embed" + u.pathname : null;
+}
+
+// postWithToken sends a form of a panel that keeps no third-party cookies: posted by the browser
+// it would reach plandash without credentials. The token goes as a header instead; where the
+// answer moves on (a decision recorded), the panel loads that page's panel view, else it shows
+// the answer (a refusal and why).
+function postWithToken(ev) {
+  const form = ev.target;
+  const token = pageToken();
+  if (!token || ev.defaultPrevented || !(form instanceof HTMLFormElement)) return;
+  // Attributes, not form.action and form.method: a field named "action" shadows those.
+  const attr = (name) => (ev.submitter && ev.submitter.getAttribute("form" + name)) || form.getAttribute(name) || "";
+  if (attr("method").toLowerCase() !== "post") return;
+  const u = new URL(attr("action") || location.href, location.href);
+  if (u.origin !== location.origin) return;
+  ev.preventDefault();
+  const data = new FormData(form, ev.submitter);
+  const body = attr("enctype").toLowerCase() === "multipart/form-data" ? data : new URLSearchParams(data);
+  fetch(u, { method: "POST", body, headers: { Authorization: "Bearer " + token } })
+    .then((r) => r.text().then((html) => {
+      const next = new URL(r.url);
+      const panel = r.redirected && r.ok ? panelPath(next) : null;
+      if (panel) {
+        location.href = panel + next.search + next.hash;
+        return;
+      }
+      document.open();
+      document.write(html);
+      document.close();
+    }))
+    // Not reachable: the page stays as it is, with what was typed; the socket's state says why.
+    .catch(() => {});
 }

@@ -5,6 +5,7 @@
 // gate's seq) is dropped. The title, the favicon, notifications and the embed's host hear of
 // it through subscribe.
 import { hooks } from "./hooks.js";
+import { authHeaders } from "./token.js";
 
 const ID = "pending-count";
 
@@ -24,7 +25,7 @@ export function createPending(socket) {
   }
 
   function refresh() {
-    fetch("/api/v1/approvals/count", { credentials: "same-origin" })
+    fetch("/api/v1/approvals/count", { credentials: "same-origin", headers: authHeaders() })
       .then((r) => (r.ok ? r.json() : null))
       .then((c) => {
         const el = document.getElementById(ID);

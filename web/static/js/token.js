@@ -6,3 +6,10 @@ export function pageToken() {
   try { token = token || sessionStorage.getItem("plandash.token"); } catch { /* no storage */ }
   return token || "";
 }
+
+// authHeaders are the headers a request of this page adds to carry the token: none when the
+// page signs in with its cookie.
+export function authHeaders() {
+  const token = pageToken();
+  return token ? { Authorization: "Bearer " + token } : {};
+}

@@ -2,7 +2,7 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import type { Wait } from "../api";
-import { embedPath, inScope, inside, needsReason, notifyButtons, oldest, overviewPath, statusText } from "../scope";
+import { embedPath, inScope, inside, needsReason, notifyButtons, oldest, overviewPath, statusText, toNotify } from "../scope";
 
 function wait(over: Partial<Wait>): Wait {
   return { id: "w", kind: "plan", title: "Ship it", detail: "1. a\n2. b", fits: true, sessionId: "s", agent: "claude", agentName: "Claude Code",
@@ -53,4 +53,14 @@ test("a plan's rejection asks for a reason; approving and a question's options d
   assert.equal(needsReason(wait({}), "reject"), true);
   assert.equal(needsReason(wait({}), "approve"), false);
   assert.equal(needsReason(wait({ kind: "question" }), "opt-0"), false);
+});
+
+test("notifications: this workspace's or all waits, never with off, and a wait for the next prompt only when asked for", () => {
+  const ws = [wait({ id: "plan", cwd: "/w" }), wait({ id: "idle", kind: "input", cwd: "/w/a" }), wait({ id: "away", kind: "question", cwd: "/srv" })];
+  const ids = (mode: string, input: boolean) => toNotify(ws, ["/w"], { mode, input }).map((w) => w.id);
+  assert.deepEqual(ids("workspace", false), ["plan"]);
+  assert.deepEqual(ids("workspace", true), ["plan", "idle"]);
+  assert.deepEqual(ids("all", false), ["plan", "away"]);
+  assert.deepEqual(ids("all", true), ["plan", "idle", "away"]);
+  assert.deepEqual(ids("off", true), []);
 });

@@ -2,7 +2,7 @@
 import { strict as assert } from "node:assert";
 import * as path from "node:path";
 import { test } from "node:test";
-import { dataDir, DEFAULT_SERVER, Env, readAddr, resolveTarget } from "../target";
+import { dataDir, DEFAULT_SERVER, Env, mixedContent, readAddr, resolveTarget, viewServer } from "../target";
 
 function env(vars: Record<string, string>, files: Record<string, string> = {}): Env {
   return { getenv: (n) => vars[n], readFile: (f) => files[f] };
@@ -42,4 +42,31 @@ test("an address file that is not an http(s) URL is ignored", () => {
     assert.equal(readAddr(env({}, { "/d/addr": bad }), "/d"), "", bad);
   }
   assert.equal(readAddr(env({}, { "/d/addr": " https://h:1 \n" }), "/d"), "https://h:1");
+});
+
+test("viewServer: asExternalUri only for a loopback server in a remote window of desktop VS Code", async () => {
+  const calls: string[] = [];
+  const forward = async (u: string) => {
+    calls.push(u);
+    return "http://localhost:53122/";
+  };
+  const ssh = { remoteName: "ssh-remote", desktop: true };
+  assert.equal(await viewServer("http://127.0.0.1:7420", ssh, forward), "http://localhost:53122");
+  assert.equal(await viewServer("http://localhost:7420", { remoteName: "dev-container", desktop: true }, forward), "http://localhost:53122");
+  assert.deepEqual(calls, ["http://127.0.0.1:7420", "http://localhost:7420"]);
+  // A local window, another host, and a browser (code-server) load the address as it is.
+  assert.equal(await viewServer("http://127.0.0.1:7420", { desktop: true }, forward), "http://127.0.0.1:7420");
+  assert.equal(await viewServer("https://plandash.example.com", ssh, forward), "https://plandash.example.com");
+  assert.equal(await viewServer("http://127.0.0.1:7420", { remoteName: "localhost:8080", desktop: false }, forward), "http://127.0.0.1:7420");
+  assert.equal(calls.length, 2);
+});
+
+test("mixedContent: desktop VS Code's panel frames plain http only from a loopback address", () => {
+  assert.equal(mixedContent("http://devbox:7420", true), true);
+  assert.equal(mixedContent("http://127.0.0.1:7420", true), false);
+  assert.equal(mixedContent("http://localhost:7420", true), false);
+  assert.equal(mixedContent("https://plandash.example.com", true), false);
+  assert.equal(mixedContent("http://devbox:7420", false), false);
+  assert.equal(mixedContent("http://[::1]:7420", true), false);
+  assert.equal(mixedContent("http://127.example.com:7420", true), true);
 });
