@@ -81,7 +81,7 @@ func (s *Server) approvalData(ctx context.Context, id string) (templates.Approva
 		return p, err
 	}
 	if p.Request.SessionID != "" {
-		switch _, err := s.svc.SessionOnly(ctx, p.Request.SessionID); {
+		switch _, err := s.plans.SessionOnly(ctx, p.Request.SessionID); {
 		case err == nil:
 			p.SessionKnown = true
 		case errs.KindOf(err) != errs.NotFound:

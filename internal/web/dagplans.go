@@ -115,7 +115,7 @@ func (r *renderer) toolStatuses(ctx context.Context, sessionID string, have []pl
 		if st, ok := byID[id]; ok {
 			return st, st != ""
 		}
-		t, err := r.svc.ToolCall(ctx, sessionID, id)
+		t, err := r.plans.ToolCall(ctx, sessionID, id)
 		byID[id] = t.Status // "" when missing: asked once
 		return t.Status, err == nil && t.Status != ""
 	}

@@ -63,7 +63,7 @@ func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, true),
-		Waiting: s.waitingBySession(r.Context())[d.Session.ID], Now: s.svc.Now()}
+		Waiting: s.waitingBySession(r.Context())[d.Session.ID], Now: s.plans.Now()}
 	s.page(w, r, templates.EmbedSession(v, s.embedOrigins()))
 }
 

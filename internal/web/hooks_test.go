@@ -184,7 +184,7 @@ func TestCaptureAcknowledgedBeforeRecorded(t *testing.T) {
 	if err := <-served; err != nil && err != http.ErrServerClosed {
 		t.Fatal(err)
 	}
-	d, err := ts.srv.svc.Session(context.Background(), "claude-code:3f2a9c1e-7b4d-4e0a-9c55-1d2e3f4a5b6c")
+	d, err := ts.srv.plans.Session(context.Background(), "claude-code:3f2a9c1e-7b4d-4e0a-9c55-1d2e3f4a5b6c")
 	if err != nil || len(d.Plans) != 1 || d.Plans[0].ID != "todos" {
 		t.Fatalf("the acknowledged event was not recorded: %+v %v", d.Plans, err)
 	}

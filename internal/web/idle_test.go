@@ -20,7 +20,7 @@ func TestIdleSweep(t *testing.T) {
 	ts.ingest(t, update("busy", plan))
 	c := ts.socket(t, "topic=all")
 	ctx := context.Background()
-	from := ts.srv.svc.Idleness()
+	from := ts.srv.plans.Idleness()
 
 	clk.Add(15 * time.Minute) // quiet was last seen 35 minutes ago, busy 15
 	from = ts.srv.announceIdle(ctx, from)
@@ -33,7 +33,7 @@ func TestIdleSweep(t *testing.T) {
 	if f := next(t, c, templates.GroupID("busy")); !strings.Contains(f.HTML, `data-state="gone"`) {
 		t.Fatalf("busy's group after the idle time: %.300s", f.HTML)
 	}
-	if ids, err := ts.srv.svc.WentIdle(ctx, from, ts.srv.svc.Idleness()); err != nil || len(ids) != 1 || ids[0] != "busy" {
+	if ids, err := ts.srv.plans.WentIdle(ctx, from, ts.srv.plans.Idleness()); err != nil || len(ids) != 1 || ids[0] != "busy" {
 		t.Fatalf("WentIdle of the second window = %v, %v; want busy alone", ids, err)
 	}
 }

@@ -48,7 +48,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 	if agent := r.URL.Query().Get("agent"); agent != "" {
 		st.SetAgent(agent)
 	}
-	res, err := s.svc.Apply(r.Context(), st.Stream, items)
+	res, err := s.plans.Apply(r.Context(), st.Stream, items)
 	st.done()
 	if err != nil {
 		writeProblem(w, r, s.log, err)

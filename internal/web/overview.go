@@ -108,7 +108,7 @@ func (s *Server) needsYou(ctx context.Context) (needs []templates.Waiting, total
 // sessions came from is left out of "Heard from", which then names only agents heard from more
 // recently anyway unless fewer than MaxHeardFrom agents share those sessions.
 func (s *Server) filterOptions(ctx context.Context, f templates.OverviewFilter) (templates.FilterOptions, []templates.HeardFrom) {
-	recent, err := s.svc.Sessions(ctx, facetSessions)
+	recent, err := s.plans.Sessions(ctx, facetSessions)
 	if err != nil {
 		s.log.Warn("overview: listing recent sessions for the filters", "err", err)
 	}
@@ -168,16 +168,16 @@ func (s *Server) overviewData(ctx context.Context, f templates.OverviewFilter) (
 		return templates.Overview{}, err
 	}
 	waiting := s.waitingBySession(ctx)
-	groups, more, err := s.svc.ListSessions(ctx, sessionFilter(f, waiting), after, overviewPageSize)
+	groups, more, err := s.plans.ListSessions(ctx, sessionFilter(f, waiting), after, overviewPageSize)
 	if err != nil {
 		return templates.Overview{}, err
 	}
-	now := s.svc.Now()
+	now := s.plans.Now()
 	o := templates.Overview{Seq: seq, Now: now, Filter: f, Groups: make([]templates.Group, len(groups))}
 	o.Options, o.Heard = s.filterOptions(ctx, f)
 	o.Needs, o.NeedsTotal = s.needsYou(ctx)
 	for i, g := range groups {
-		o.Groups[i] = templates.NewGroup(g.Session, s.render.views(ctx, g.Plans, nil, true), g.Tally, waiting[g.Session.ID], now, s.svc.Idle())
+		o.Groups[i] = templates.NewGroup(g.Session, s.render.views(ctx, g.Plans, nil, true), g.Tally, waiting[g.Session.ID], now, s.plans.Idle())
 	}
 	if more && len(groups) > 0 {
 		o.Older = plans.CursorOf(groups[len(groups)-1].Session).String()

@@ -37,12 +37,12 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 
 // sessions serves GET /sessions.
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
-	list, err := s.svc.Sessions(r.Context(), 200)
+	list, err := s.plans.Sessions(r.Context(), 200)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	s.page(w, r, templates.SessionsPage(list, s.svc.Now(), 0))
+	s.page(w, r, templates.SessionsPage(list, s.plans.Now(), 0))
 }
 
 // session serves GET /sessions/{id}.
@@ -58,7 +58,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.page(w, r, templates.SessionPageView(templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, false),
-		Waiting: s.waitingBySession(r.Context())[d.Session.ID], Now: s.svc.Now(), Decisions: decisions}))
+		Waiting: s.waitingBySession(r.Context())[d.Session.ID], Now: s.plans.Now(), Decisions: decisions}))
 }
 
 // sessionDecisions are the gate's latest decisions on a session's requests, for its page.
@@ -90,7 +90,7 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 		}
 		calls = n
 	}
-	d, err := s.svc.SessionCalls(r.Context(), param(r, "id"), calls)
+	d, err := s.plans.SessionCalls(r.Context(), param(r, "id"), calls)
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -100,7 +100,7 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 
 // apiEndSession serves POST /api/v1/sessions/{id}/end.
 func (s *Server) apiEndSession(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.svc.EndSession(r.Context(), param(r, "id"))
+	sess, err := s.plans.EndSession(r.Context(), param(r, "id"))
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -157,7 +157,7 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 // (?cursor=&limit=, without plans) and the two revisions compared, each read on its own.
 func (s *Server) historyData(r *http.Request) (h templates.HistoryPage, from, to plans.Plan, err error) {
 	ctx, sid, pid := r.Context(), param(r, "id"), param(r, "plan")
-	sess, err := s.svc.SessionOnly(ctx, sid)
+	sess, err := s.plans.SessionOnly(ctx, sid)
 	if err != nil {
 		return h, from, to, err
 	}
@@ -165,7 +165,7 @@ func (s *Server) historyData(r *http.Request) (h templates.HistoryPage, from, to
 	if err != nil {
 		return h, from, to, err
 	}
-	revs, next, newest, err := s.svc.RevisionsPage(ctx, sid, pid, pr)
+	revs, next, newest, err := s.plans.RevisionsPage(ctx, sid, pid, pr)
 	if err != nil {
 		return h, from, to, err
 	}
@@ -190,11 +190,11 @@ func (s *Server) historyData(r *http.Request) (h templates.HistoryPage, from, to
 			*p.dst = n
 		}
 	}
-	fromRev, err := s.svc.RevisionAt(ctx, sid, pid, h.From)
+	fromRev, err := s.plans.RevisionAt(ctx, sid, pid, h.From)
 	if err != nil {
 		return h, from, to, err
 	}
-	toRev, err := s.svc.RevisionAt(ctx, sid, pid, h.To)
+	toRev, err := s.plans.RevisionAt(ctx, sid, pid, h.To)
 	if err != nil {
 		return h, from, to, err
 	}
@@ -213,12 +213,12 @@ func (s *Server) historyData(r *http.Request) (h templates.HistoryPage, from, to
 // before the store, so anything that changes after reaches the page live or by catch-up.
 func (s *Server) sessionDetail(ctx context.Context, id string) (plans.SessionDetail, error) {
 	seq := s.live.Seq()
-	d, err := s.svc.Session(ctx, id)
+	d, err := s.plans.Session(ctx, id)
 	d.Seq = seq
 	return d, err
 }
 
 // healthz serves GET /healthz: liveness, with the store's change number.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "seq": s.svc.Seq()})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "seq": s.plans.Seq()})
 }

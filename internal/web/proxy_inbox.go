@@ -28,7 +28,9 @@ func (s *Server) acpPermissionViews() []templates.AcpPermission {
 			}
 		}
 		if req, err := acp.DecodeRequestPermissionParams(p.Params); err == nil {
-			v.Options = req.Options
+			for _, o := range req.Options {
+				v.Options = append(v.Options, templates.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: o.Kind})
+			}
 			tc := req.ToolCall
 			if tc.Title != nil && *tc.Title != "" {
 				v.Title = *tc.Title

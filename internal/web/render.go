@@ -14,7 +14,7 @@ type renderer struct {
 	// waiting lists, by session, what waits for a person (plans at the gate, permissions).
 	waiting func(ctx context.Context) map[string][]templates.Waiting
 	live    *live.Live
-	svc     *plans.Service
+	plans   *plans.Service
 	files   *FileRoots
 	dags    dagCache
 }
@@ -49,7 +49,7 @@ func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.Too
 func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Time) ([]live.Fragment, error) {
 	// Two more plans than the group shows: the cards a page may still show after one commit
 	// pushed newer plans in front of them.
-	gs, _, err := r.svc.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans + 2}, plans.SessionCursor{}, 1)
+	gs, _, err := r.plans.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans + 2}, plans.SessionCursor{}, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Ti
 	}
 	g := gs[0]
 	shown := g.Plans[:min(len(g.Plans), templates.MaxGroupPlans)]
-	group := templates.NewGroup(g.Session, r.views(ctx, shown, nil, true), g.Tally, r.waiting(ctx)[id], now, r.svc.Idle())
+	group := templates.NewGroup(g.Session, r.views(ctx, shown, nil, true), g.Tally, r.waiting(ctx)[id], now, r.plans.Idle())
 	gid := templates.GroupID(id)
 	out := []live.Fragment{
 		{ID: gid, Parent: "sessions", View: templates.SessionGroup(group, now), Whole: true},
@@ -80,7 +80,7 @@ func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Ti
 // card, put first in the group when the page does not have it, or its removal when the plan is
 // not among those the group shows.
 func (r *renderer) overviewCard(ctx context.Context, id, planID string) ([]live.Fragment, error) {
-	gs, _, err := r.svc.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans}, plans.SessionCursor{}, 1)
+	gs, _, err := r.plans.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans}, plans.SessionCursor{}, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ const maxDirChoices = 50
 // approval.Rule.Matches), and the recent sessions with who and where they are, and their machines and directories. A failed read
 // leaves the suggestions out; the form works without them.
 func (s *Server) ruleChoices(ctx context.Context, pending []approval.Summary, decided []approval.Request) templates.RuleChoices {
-	recent, err := s.svc.Sessions(ctx, facetSessions)
+	recent, err := s.plans.Sessions(ctx, facetSessions)
 	if err != nil {
 		s.log.Warn("approvals: listing recent sessions for the rule form", "err", err)
 	}
@@ -43,7 +43,7 @@ func (s *Server) ruleChoices(ctx context.Context, pending []approval.Summary, de
 	machines, dirs := map[string]bool{}, map[string]bool{}
 	for _, sess := range recent {
 		add(sess.Agent, sess.AgentTitle)
-		if m := s.svc.Machine(sess); m != "" && !machines[m] {
+		if m := s.plans.Machine(sess); m != "" && !machines[m] {
 			machines[m] = true
 			c.Machines = append(c.Machines, templates.Choice{Value: m, Label: m})
 		}

@@ -71,7 +71,7 @@ type Deps struct {
 type Server struct {
 	cfg         Config
 	log         *slog.Logger
-	svc         *plans.Service
+	plans       *plans.Service
 	gate        *approval.Gate
 	shared      *sharedplans.Service
 	sharedTools *sharedplans.Toolset
@@ -112,10 +112,10 @@ func NewServer(d Deps) *Server {
 		d.Waits = waits.New(d.Gate, d.Perms, d.Plans, nil, waits.Config{Now: d.Plans.Now, Log: d.Log})
 	}
 	s := &Server{
-		cfg: d.Config, log: d.Log, svc: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
+		cfg: d.Config, log: d.Log, plans: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
 		perms: d.Perms, waits: d.Waits, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
 		notify: d.Notify,
-		render: &renderer{live: d.Live, svc: d.Plans, files: &FileRoots{roots: d.Files}},
+		render: &renderer{live: d.Live, plans: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
 		captures: newCaptureQueue(d.MaxBody),
 	}
@@ -189,4 +189,4 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // now is the server's clock.
-func (s *Server) now() time.Time { return s.svc.Now() }
+func (s *Server) now() time.Time { return s.plans.Now() }

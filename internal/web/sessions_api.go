@@ -16,7 +16,7 @@ func (s *Server) apiSessionsList(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	list, next, err := s.svc.SessionsPage(r.Context(), pr)
+	list, next, err := s.plans.SessionsPage(r.Context(), pr)
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -37,7 +37,7 @@ func (s *Server) apiToolCalls(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	list, next, err := s.svc.ToolCallsPage(r.Context(), param(r, "id"), pr)
+	list, next, err := s.plans.ToolCallsPage(r.Context(), param(r, "id"), pr)
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -58,7 +58,7 @@ func (s *Server) apiOverview(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	groups, next, seq, err := s.svc.ActivePage(r.Context(), pr)
+	groups, next, seq, err := s.plans.ActivePage(r.Context(), pr)
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return

@@ -141,7 +141,7 @@ func (s *Server) inboxWaitsFragments(ctx context.Context) ([]live.Fragment, erro
 	if err != nil {
 		return nil, err
 	}
-	return []live.Fragment{{ID: templates.InboxWaitsID, View: templates.InboxWaits(l.Waits, s.svc.Now())}}, nil
+	return []live.Fragment{{ID: templates.InboxWaitsID, View: templates.InboxWaits(l.Waits, s.plans.Now())}}, nil
 }
 
 // waitingView is a wait as the strip and a session's head show it.
@@ -159,12 +159,12 @@ func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([
 		return s.sharedRowFragment(ctx, c.ID)
 	case changeWaits:
 		needs, total := s.needsYou(ctx)
-		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(needs, total, s.svc.Now())}}, nil
+		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(needs, total, s.plans.Now())}}, nil
 	}
 	if c.Part != "" {
 		return s.render.overviewCard(ctx, c.ID, strings.TrimPrefix(c.Part, partPlan))
 	}
-	return s.render.overviewFragments(ctx, c.ID, s.svc.Now())
+	return s.render.overviewFragments(ctx, c.ID, s.plans.Now())
 }
 
 // overviewSnapshot is the overview's first page whole, unfiltered, and what needs a person, for a
@@ -184,45 +184,45 @@ func (s *Server) overviewSnapshot(ctx context.Context, _ string) ([]live.Fragmen
 
 // renderSession is every live part of a session's page, for a page from before a restart.
 func (s *Server) renderSession(ctx context.Context, id string) ([]live.Fragment, error) {
-	d, err := s.svc.Session(ctx, id)
+	d, err := s.plans.Session(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return s.render.sessionFragments(ctx, d, s.svc.Now()), nil
+	return s.render.sessionFragments(ctx, d, s.plans.Now()), nil
 }
 
 // renderSessionPart redoes the part of a session's page that changed: its head, one plan card,
 // one tool call row (and the diagrams that follow tool calls), or its recent activity. Its cost
 // does not grow with the session's past.
 func (s *Server) renderSessionPart(ctx context.Context, id string, c live.Change) ([]live.Fragment, error) {
-	now := s.svc.Now()
+	now := s.plans.Now()
 	switch {
 	case c.Part == "":
-		sess, err := s.svc.SessionOnly(ctx, id)
+		sess, err := s.plans.SessionOnly(ctx, id)
 		if err != nil {
 			return nil, err
 		}
 		return []live.Fragment{{ID: templates.SessionHeadID(id), View: templates.SessionHead(sess, s.waitingBySession(ctx)[id], now)}}, nil
 	case c.Part == partActivity:
-		acts, err := s.svc.RecentActivity(ctx, id)
+		acts, err := s.plans.RecentActivity(ctx, id)
 		if err != nil {
 			return nil, err
 		}
 		return []live.Fragment{{ID: templates.ActivityID(id), View: templates.ActivityList(id, acts)}}, nil
 	case strings.HasPrefix(c.Part, partPlan):
-		p, err := s.svc.Plan(ctx, id, strings.TrimPrefix(c.Part, partPlan))
+		p, err := s.plans.Plan(ctx, id, strings.TrimPrefix(c.Part, partPlan))
 		if err != nil {
 			return nil, err
 		}
 		return s.render.planFragments(ctx, []plans.Plan{p}, nil), nil
 	case c.Part == partCallCount:
-		total, err := s.svc.ToolCallCount(ctx, id)
+		total, err := s.plans.ToolCallCount(ctx, id)
 		if err != nil {
 			return nil, err
 		}
 		return []live.Fragment{{ID: templates.ToolCallsHeadID(id), View: templates.ToolCallsHead(id, total)}}, nil
 	case strings.HasPrefix(c.Part, partCall):
-		t, err := s.svc.ToolCall(ctx, id, strings.TrimPrefix(c.Part, partCall))
+		t, err := s.plans.ToolCall(ctx, id, strings.TrimPrefix(c.Part, partCall))
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +232,7 @@ func (s *Server) renderSessionPart(ctx context.Context, id string, c live.Change
 			{ID: templates.ToolCallRowID(id, t.ID), Parent: templates.ToolCallListID(id), View: templates.ToolCallRow(t)},
 		}
 		// Diagrams whose nodes follow tool calls show the new status.
-		d, err := s.svc.SessionPlans(ctx, id)
+		d, err := s.plans.SessionPlans(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -369,7 +369,7 @@ func (s *Server) sharedRowFragment(ctx context.Context, name string) ([]live.Fra
 func (s *Server) sweepIdle(ctx context.Context) {
 	tick := time.NewTicker(10 * time.Second)
 	defer tick.Stop()
-	from := s.svc.Idleness()
+	from := s.plans.Idleness()
 	for {
 		select {
 		case <-ctx.Done():
@@ -384,8 +384,8 @@ func (s *Server) sweepIdle(ctx context.Context) {
 // returns the cutoff the next sweep starts from. After a failure it is from again: the next
 // sweep covers this one's window too.
 func (s *Server) announceIdle(ctx context.Context, from time.Time) time.Time {
-	to := s.svc.Idleness()
-	ids, err := s.svc.WentIdle(ctx, from, to)
+	to := s.plans.Idleness()
+	ids, err := s.plans.WentIdle(ctx, from, to)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			s.log.Error("idle sweep", "err", err)

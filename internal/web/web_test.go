@@ -301,7 +301,7 @@ func TestIngestLimitsAndAuth(t *testing.T) {
 		})
 	}
 	// Nothing of a refused request was stored.
-	if seq := ts.srv.svc.Seq(); seq != 0 {
+	if seq := ts.srv.plans.Seq(); seq != 0 {
 		t.Fatalf("refused requests changed the store (seq %d)", seq)
 	}
 }
