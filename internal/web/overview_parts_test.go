@@ -40,7 +40,7 @@ func TestOverviewSendsTheChangedCard(t *testing.T) {
 	group := templates.GroupID("sess")
 	shows := ts.socket(t, "topic=all&shows="+group)
 	other := ts.socket(t, "topic=all")
-	parts := map[string]bool{templates.GroupHeadID("sess"): true, templates.GroupLastID("sess"): true,
+	parts := map[string]bool{templates.GroupHeadID("sess"): true, templates.GroupLastID("sess"): true, templates.GroupUsageID("sess"): true,
 		templates.GroupWaitingID("sess"): true, templates.GroupMoreID("sess"): true}
 	card := "p-sess-plan-03"
 	for doing := 2; doing < 5; doing++ {
