@@ -26,8 +26,14 @@ func (s *waitsSource) Outcome(ctx context.Context, id string) string {
 		return ""
 	}
 	r, err := s.gate.Get(ctx, reqID)
-	if err != nil || !r.Decided() {
+	switch {
+	case err != nil || !r.Decided():
 		return ""
+	case r.Decision == nil: // handed over to the agent's own dialog: its outcome is not known
+		if r.Handover != nil {
+			return r.Handover.Note
+		}
+		return r.Status.Words()
 	}
 	out := r.Status.Words()
 	switch {

@@ -252,3 +252,28 @@ func auditHas(evs []approval.AuditEvent, by string) bool {
 	}
 	return false
 }
+
+// TestHandedOverWaitEnds: a plan handed over to the agent's own dialog ends its wait, and the
+// notification that clears it says so (the request has no decision to describe).
+func TestHandedOverWaitEnds(t *testing.T) {
+	n := serveNotify(t)
+	id := n.submit(t, "Refactor the parser")
+	if _, err := n.Gate.HandOver(context.Background(), id, "terminal", "answered in the terminal — outcome not known yet"); err != nil {
+		t.Fatal(err)
+	}
+	src := &waitsSource{w: n.Waits, gate: n.Gate}
+	if got := src.Outcome(context.Background(), "plan-"+id); got != "answered in the terminal — outcome not known yet" {
+		t.Fatalf("outcome = %q", got)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case b := <-n.hooks:
+			if b.Event == "wait.ended" {
+				return
+			}
+		case <-deadline:
+			t.Fatal("no wait.ended for a plan handed over to the terminal")
+		}
+	}
+}
