@@ -1718,7 +1718,7 @@ func emptyState(o Overview) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 143, "<code>plandash install claude --gate</code>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 143, "its sessions show up by themselves; <code>plandash install claude --gate</code> adds the gate and its questions")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1740,7 +1740,7 @@ func emptyState(o Overview) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 144, "nothing to do: its sessions show up by themselves; <code>plandash install codex</code> adds the gate")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 144, "its sessions show up by themselves; <code>plandash install codex</code> adds the gate and its questions")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1762,7 +1762,7 @@ func emptyState(o Overview) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 145, "<code>plandash install gemini --gate</code>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 145, "its sessions show up by themselves; <code>plandash install gemini --gate</code> adds the gate and its questions")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1784,7 +1784,7 @@ func emptyState(o Overview) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 146, "<code>plandash install opencode</code>, then restart OpenCode")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 146, "its sessions show up by themselves; <code>plandash install opencode</code>, then restart OpenCode, adds the gate and its questions")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
