@@ -143,7 +143,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	token := cfg.Token
 	if token == "" {
-		t, err := web.LoadOrCreateToken(cfg.DataDir)
+		t, err := tokens.LoadOrCreateServerToken(cfg.DataDir)
 		if err != nil {
 			return nil, err
 		}

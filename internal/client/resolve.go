@@ -76,7 +76,7 @@ func DefaultDataDir(getenv func(string) string) string {
 	return ".plandash"
 }
 
-// TokenFile is the file in a data directory that holds the server's token (web.LoadOrCreateToken
+// TokenFile is the file in a data directory that holds the server's token (tokens.LoadOrCreateServerToken
 // writes it: the token and a newline).
 func TokenFile(dataDir string) string { return filepath.Join(dataDir, "token") }
 

@@ -2,16 +2,10 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -218,31 +212,6 @@ func (a *Auth) RequirePage(next http.Handler) http.Handler {
 
 func lockedPage(w http.ResponseWriter, why string) {
 	writeLocked(w, http.StatusUnauthorized, why)
-}
-
-// LoadOrCreateToken returns the token stored in dir, creating a random one on first use.
-func LoadOrCreateToken(dir string) (string, error) {
-	path := filepath.Join(dir, "token")
-	b, err := os.ReadFile(path)
-	if err == nil {
-		if t := strings.TrimSpace(string(b)); t != "" {
-			return t, nil
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("read token: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	raw := make([]byte, 24)
-	if _, err := rand.Read(raw); err != nil {
-		return "", err
-	}
-	t := hex.EncodeToString(raw)
-	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("store token: %w", err)
-	}
-	return t, nil
 }
 
 // Throttling wrong credentials: a client may fail maxFailures times in failWindow; after that it
