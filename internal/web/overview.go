@@ -184,3 +184,18 @@ func (s *Server) overviewData(ctx context.Context, f templates.OverviewFilter) (
 	}
 	return o, nil
 }
+
+// sharedStrip is the overview's view of the shared plans: the most recently updated, and how many
+// there are.
+func (s *Server) sharedStrip(r *http.Request) ([]templates.SharedPlan, int) {
+	sums, total, err := s.shared.Strip(r.Context(), sharedStripSize)
+	if err != nil {
+		s.log.Warn("overview: listing shared plans", "err", err)
+		return nil, 0
+	}
+	out := make([]templates.SharedPlan, len(sums))
+	for i, p := range sums {
+		out[i] = templates.SharedPlan{Name: p.Name, Title: p.Title, Author: p.Author, Status: p.Status, Revision: p.Revision, UpdatedAt: p.UpdatedAt}
+	}
+	return out, total
+}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/web/templates"
 )
 
 // sharedRequestApproval serves POST /shared/{name}/approval: submit the plan as it is at the
@@ -27,18 +26,3 @@ func (s *Server) sharedRequestApproval(w http.ResponseWriter, r *http.Request) {
 
 // sharedStripSize is how many shared plans the overview lists.
 const sharedStripSize = 8
-
-// sharedStrip is the overview's view of the shared plans: the most recently updated, and how many
-// there are.
-func (s *Server) sharedStrip(r *http.Request) ([]templates.SharedPlan, int) {
-	sums, total, err := s.shared.Strip(r.Context(), sharedStripSize)
-	if err != nil {
-		s.log.Warn("overview: listing shared plans", "err", err)
-		return nil, 0
-	}
-	out := make([]templates.SharedPlan, len(sums))
-	for i, p := range sums {
-		out[i] = templates.SharedPlan{Name: p.Name, Title: p.Title, Author: p.Author, Status: p.Status, Revision: p.Revision, UpdatedAt: p.UpdatedAt}
-	}
-	return out, total
-}
