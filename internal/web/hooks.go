@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/plandash/plandash/internal/agents/capture"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -48,13 +49,13 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	if c, ok := h.(capturer); ok && s.capturing.Load() && c.Captures(body) {
-		if !s.captures.offer(capture{agent, h, body, plans.SourceOf(r.Context())}) {
+	if c, ok := h.(capturer); ok && s.captures.Running.Load() && c.Captures(body) {
+		if !s.captures.Offer(capture.Event{Agent: agent, Handler: h, Body: body, Source: plans.SourceOf(r.Context())}) {
 			// Too much is read but not yet recorded: the hook tries again shortly (it does on a
 			// 503 with Retry-After), instead of every event's body piling up in memory here.
 			s.metrics.HookBusy.With(agent).Inc()
 			w.Header().Set("Retry-After", "1")
-			writeProblem(w, r, s.log, errs.Errorf(errs.Unavailable, "plandash is behind recording hook events (over %s queued); try again shortly", sizeText(s.captures.budget)))
+			writeProblem(w, r, s.log, errs.Errorf(errs.Unavailable, "plandash is behind recording hook events (over %s queued); try again shortly", sizeText(s.captures.Budget())))
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

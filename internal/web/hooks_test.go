@@ -158,7 +158,7 @@ func TestCaptureAcknowledgedBeforeRecorded(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- ts.srv.Serve(ctx, ln) }()
 	deadline := time.Now().Add(10 * time.Second)
-	for !ts.srv.capturing.Load() {
+	for !ts.srv.captures.Running.Load() {
 		if time.Now().After(deadline) {
 			t.Fatal("Serve never started recording")
 		}

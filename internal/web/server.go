@@ -9,9 +9,9 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/capture"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/live"
@@ -89,9 +89,8 @@ type Server struct {
 	auth        *Auth
 	streams     *streams
 	handler     http.Handler
-	stop        chan struct{} // closed when graceful shutdown begins
-	captures    *captureQueue // agents' events acknowledged, to be recorded in order
-	capturing   atomic.Bool   // recordCaptures runs (only while Serve does)
+	stop        chan struct{}  // closed when graceful shutdown begins
+	captures    *capture.Queue // agents' events acknowledged, to be recorded in order (while Serve runs)
 }
 
 // NewServer builds the server, registers its live topics and listens to the services' changes.
@@ -117,7 +116,7 @@ func NewServer(d Deps) *Server {
 		notify: d.Notify,
 		render: &renderer{live: d.Live, plans: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
-		captures: newCaptureQueue(d.MaxBody),
+		captures: capture.New(d.MaxBody, d.Log),
 	}
 	s.auth.TrustClientIPHeader(d.Config.ClientIPHeader)
 	if d.Tokens != nil {
@@ -156,9 +155,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Recording acknowledged events outlives the requests: it stops only after Shutdown, below.
 	captureCtx, stopCapture := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopCapture()
-	bg.Go(func() { s.recordCaptures(captureCtx) })
-	s.capturing.Store(true)
-	defer s.capturing.Store(false)
+	s.captures.Running.Store(true) // before Serve answers: the first events are queued, not handled in the request
+	bg.Go(func() { s.captures.Run(captureCtx) })
 	// Requests get a context of their own that ends only once shutdown has been announced, so a
 	// waiting request always knows why it was woken.
 	reqCtx, endRequests := context.WithCancel(context.WithoutCancel(ctx))
