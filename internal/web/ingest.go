@@ -2,13 +2,11 @@ package web
 
 import (
 	"bytes"
-	"container/list"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/errs"
@@ -44,12 +42,12 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.countIngest(items)
-	st := s.streams.get(r.URL.Query().Get("stream"))
+	st := s.streams.Get(r.URL.Query().Get("stream"))
 	if agent := r.URL.Query().Get("agent"); agent != "" {
 		st.SetAgent(agent)
 	}
 	res, err := s.plans.Apply(r.Context(), st.Stream, items)
-	st.done()
+	st.Done()
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -125,50 +123,3 @@ func sizeText(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
-
-// streams keeps the connection state of recent ingest streams, least recently used dropped
-// first, so correlation state stays bounded however many clients post.
-type streams struct {
-	mu    sync.Mutex
-	max   int
-	byID  map[string]*list.Element
-	order *list.List
-}
-
-type streamEntry struct {
-	id string
-	*plans.Stream
-	mu sync.Mutex // one request at a time per stream: messages must apply in order
-}
-
-func newStreams(max int) *streams {
-	return &streams{max: max, byID: map[string]*list.Element{}, order: list.New()}
-}
-
-// get returns the stream's state, locked; the caller calls done. An empty id is a one-off stream.
-func (ss *streams) get(id string) *streamEntry {
-	if id == "" {
-		e := &streamEntry{Stream: plans.NewStream()}
-		e.mu.Lock()
-		return e
-	}
-	ss.mu.Lock()
-	el, ok := ss.byID[id]
-	if ok {
-		ss.order.MoveToFront(el)
-	} else {
-		el = ss.order.PushFront(&streamEntry{id: id, Stream: plans.NewStream()})
-		ss.byID[id] = el
-		if ss.order.Len() > ss.max {
-			old := ss.order.Back()
-			ss.order.Remove(old)
-			delete(ss.byID, old.Value.(*streamEntry).id)
-		}
-	}
-	ss.mu.Unlock()
-	e := el.Value.(*streamEntry)
-	e.mu.Lock()
-	return e
-}
-
-func (e *streamEntry) done() { e.mu.Unlock() }

@@ -87,7 +87,7 @@ type Server struct {
 	render      *renderer
 	assets      *assets
 	auth        *Auth
-	streams     *streams
+	streams     *plans.Streams
 	handler     http.Handler
 	stop        chan struct{}  // closed when graceful shutdown begins
 	captures    *capture.Queue // agents' events acknowledged, to be recorded in order (while Serve runs)
@@ -115,7 +115,7 @@ func NewServer(d Deps) *Server {
 		perms: d.Perms, waits: d.Waits, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
 		notify: d.Notify,
 		render: &renderer{live: d.Live, plans: d.Plans, files: &FileRoots{roots: d.Files}},
-		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: newStreams(1024), stop: make(chan struct{}),
+		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: plans.NewStreams(1024), stop: make(chan struct{}),
 		captures: capture.New(d.MaxBody, d.Log),
 	}
 	s.auth.TrustClientIPHeader(d.Config.ClientIPHeader)
