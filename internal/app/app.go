@@ -334,14 +334,15 @@ func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate, 
 }
 
 // Serve serves on ln until ctx ends, with everything that runs beside the HTTP server (the live
-// layer, the gate's deadlines, the shared-plans watcher), then shuts down gracefully and closes
+// layer, the gate's deadlines, the shared-plans watcher, the idle sweep), then shuts down gracefully and closes
 // the database once nothing uses it.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var bg sync.WaitGroup
 	a.Notifier.SetBaseURL("http://" + ln.Addr().String())
-	for _, run := range []func(context.Context){a.Live.Run, a.Gate.Run, a.Shared.Run, a.Notifier.Run} {
+	watchIdle := func(ctx context.Context) { a.Plans.WatchIdle(ctx, 10*time.Second) }
+	for _, run := range []func(context.Context){a.Live.Run, a.Gate.Run, a.Shared.Run, a.Notifier.Run, watchIdle} {
 		bg.Go(func() { run(ctx) })
 	}
 	if a.Listener != nil {

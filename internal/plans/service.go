@@ -150,6 +150,45 @@ func (s *Service) WentIdle(ctx context.Context, after, upTo time.Time) ([]string
 // Idleness is the cutoff at now: a session last seen at or before it is idle.
 func (s *Service) Idleness() time.Time { return s.cfg.Now().Add(-s.cfg.Idle) }
 
+// WatchIdle tells the commit listeners (OnCommit), every interval until ctx ends, of the sessions
+// that went idle since the last time: idleness is not a stored change, but it changes what pages
+// show of a session (it is gone).
+func (s *Service) WatchIdle(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	from := s.Idleness()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		from = s.SweepIdle(ctx, from)
+	}
+}
+
+// SweepIdle tells the commit listeners of the sessions that went idle since the idleness cutoff
+// was from, and returns the cutoff the next sweep starts from. After a failure it is from again:
+// the next sweep covers this one's window too.
+func (s *Service) SweepIdle(ctx context.Context, from time.Time) time.Time {
+	to := s.Idleness()
+	ids, err := s.store.WentIdle(ctx, from, to)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			s.cfg.Log.Error("idle sweep", "err", err)
+		}
+		return from
+	}
+	if len(ids) > 0 {
+		s.mu.Lock()
+		for _, fn := range s.committed {
+			fn(Committed{Sessions: ids})
+		}
+		s.mu.Unlock()
+	}
+	return to
+}
+
 // ListSessions is one page of sessions with plans, newest first by start (see Store.ListSessions);
 // f's Now and Idle are the service's.
 func (s *Service) ListSessions(ctx context.Context, f SessionFilter, after SessionCursor, limit int) ([]SessionPlans, bool, error) {

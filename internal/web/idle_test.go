@@ -23,13 +23,13 @@ func TestIdleSweep(t *testing.T) {
 	from := ts.srv.plans.Idleness()
 
 	clk.Add(15 * time.Minute) // quiet was last seen 35 minutes ago, busy 15
-	from = ts.srv.announceIdle(ctx, from)
+	from = ts.srv.plans.SweepIdle(ctx, from)
 	f := next(t, c, templates.GroupID("quiet"))
 	if !strings.Contains(f.HTML, `data-state="gone"`) {
 		t.Fatalf("quiet's group after the idle time: %.300s", f.HTML)
 	}
 	clk.Add(20 * time.Minute) // now busy too; quiet went idle before this window
-	ts.srv.announceIdle(ctx, from)
+	ts.srv.plans.SweepIdle(ctx, from)
 	if f := next(t, c, templates.GroupID("busy")); !strings.Contains(f.HTML, `data-state="gone"`) {
 		t.Fatalf("busy's group after the idle time: %.300s", f.HTML)
 	}

@@ -151,7 +151,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	var bg sync.WaitGroup
 	defer bg.Wait()
-	bg.Go(func() { s.sweepIdle(ctx) })
 	// Recording acknowledged events outlives the requests: it stops only after Shutdown, below.
 	captureCtx, stopCapture := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopCapture()

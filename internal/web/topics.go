@@ -3,7 +3,6 @@ package web
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -360,40 +359,4 @@ func (s *Server) sharedRowFragment(ctx context.Context, name string) ([]live.Fra
 	}
 	p := sharedFromEntry(e)
 	return []live.Fragment{{ID: id, Parent: templates.SharedStripID, View: templates.SharedRow(p, s.now())}}, nil
-}
-
-// sweepIdle announces sessions that went idle: idleness is not a stored change, but it changes
-// what the overview shows, so it takes a sequence number like any change and a page that was
-// away catches up with it. Each sweep reads only the sessions whose last sighting the idleness
-// cutoff passed since the sweep before.
-func (s *Server) sweepIdle(ctx context.Context) {
-	tick := time.NewTicker(10 * time.Second)
-	defer tick.Stop()
-	from := s.plans.Idleness()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		from = s.announceIdle(ctx, from)
-	}
-}
-
-// announceIdle announces the sessions that went idle since the idleness cutoff was from, and
-// returns the cutoff the next sweep starts from. After a failure it is from again: the next
-// sweep covers this one's window too.
-func (s *Server) announceIdle(ctx context.Context, from time.Time) time.Time {
-	to := s.plans.Idleness()
-	ids, err := s.plans.WentIdle(ctx, from, to)
-	if err != nil {
-		if !errors.Is(err, context.Canceled) {
-			s.log.Error("idle sweep", "err", err)
-		}
-		return from
-	}
-	for _, id := range ids {
-		s.live.Announce(live.Change{Kind: changeSession, ID: id})
-	}
-	return to
 }
