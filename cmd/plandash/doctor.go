@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/codex"
+	"github.com/plandash/plandash/internal/agents/gemini"
 	"github.com/plandash/plandash/internal/agents/opencode"
 	"github.com/plandash/plandash/internal/agents/settingsfile"
 	"github.com/plandash/plandash/internal/client"
@@ -126,6 +128,12 @@ func checkHooks(agent, project string, t client.Target, getenv func(string) stri
 				out = append(out, l)
 			}
 		}
+		if len(cmds) > 0 {
+			if missing := missingEvents(agent, p); len(missing) > 0 {
+				out = append(out, hookLine{false, fmt.Sprintf("✗ the hooks in %s are from an older plandash: nothing runs on %s (questions and turn ends do not reach plandash): run `plandash install %s` again",
+					p, strings.Join(missing, ", "), agent)})
+			}
+		}
 	}
 	if len(out) == 0 {
 		fix := "`plandash install " + agent + "`"
@@ -137,6 +145,38 @@ func checkHooks(agent, project string, t client.Target, getenv func(string) stri
 		out = append(out, hookLine{true, "· no hooks installed: " + fix})
 	}
 	return out
+}
+
+// missingEvents are the events `plandash install agent` hooks that the settings file at path
+// has no plandash hook on (an install by an older plandash), for the agents whose settings name
+// hooks by event ({"hooks": {"Event": [{"hooks": [{"command": …}]}]}}).
+func missingEvents(agent, path string) []string {
+	var want []string
+	switch agent {
+	case "codex":
+		want = codex.HookEventNames()
+	case "gemini":
+		want = gemini.HookEventNames()
+	default:
+		return nil
+	}
+	f, err := settingsfile.Read("", path)
+	if err != nil || !f.Exists {
+		return nil
+	}
+	var v struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if json.Unmarshal(f.Data, &v) != nil {
+		return nil
+	}
+	var missing []string
+	for _, ev := range want {
+		if !strings.Contains(string(v.Hooks[ev]), " hook "+agent) {
+			missing = append(missing, ev)
+		}
+	}
+	return missing
 }
 
 // checkHook checks one installed hook command found in the settings file at path.

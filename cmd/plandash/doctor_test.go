@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +127,40 @@ func TestTestedVersionsMatchTheInstallScript(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("scripts/agent-clis.sh has no %s: doctor and the tests disagree on %s's version", want, v.agent)
 		}
+	}
+}
+
+// TestDoctorOlderHooks: hooks a current `plandash install codex` wrote pass; the same file as an
+// older plandash wrote it (Stop alone, before questions and turn ends) is reported with its fix.
+func TestDoctorOlderHooks(t *testing.T) {
+	env := testEnv(t)
+	bin := fakeBinary(t)
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"install", "codex", "--command", bin}, env, nil, &out, &errOut); err != nil {
+		t.Fatalf("install: %v %s", err, errOut.String())
+	}
+	path := filepath.Join(env("HOME"), ".codex", "hooks.json")
+	if got := missingEvents("codex", path); len(got) != 0 {
+		t.Fatalf("a fresh install misses %v", got)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	older, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": v.Hooks["Stop"]}})
+	if err := os.WriteFile(path, older, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	_ = run(context.Background(), []string{"doctor", "--project", t.TempDir()}, env, nil, &out, &errOut)
+	want := "codex:    ✗ the hooks in " + path + " are from an older plandash: nothing runs on PreToolUse, PostToolUse, UserPromptSubmit"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("doctor does not say %q:\n%s", want, out.String())
 	}
 }

@@ -90,6 +90,16 @@ var hookEvents = []hookEvent{
 	{EventUserPromptSubmit, ""},
 }
 
+// HookEventNames are the events `plandash install codex` hooks, for `plandash doctor` to tell
+// an install from before some of them.
+func HookEventNames() []string {
+	out := make([]string, len(hookEvents))
+	for i, e := range hookEvents {
+		out[i] = e.name
+	}
+	return out
+}
+
 // MergeHooks returns hooksJSON (the bytes of a Codex hooks.json, {"hooks":{"Stop":[…]}}) with
 // plandash's hooks for opts (or without them, when opts is nil), and whether it changed. Every
 // other key and hook is kept in order; plandash's entries are recognised by their command, so a

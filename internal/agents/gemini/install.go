@@ -110,6 +110,10 @@ func desired(opts InstallOptions) map[string]json.RawMessage {
 	return out
 }
 
+// HookEventNames are the events `plandash install gemini` hooks, for `plandash doctor` to tell
+// an install from before some of them.
+func HookEventNames() []string { return hookEvents() }
+
 // hookEvents is the order new events are added in.
 func hookEvents() []string {
 	return []string{EventSessionStart, EventBeforeAgent, EventBeforeTool, EventAfterTool, EventAfterAgent, EventNotification, EventSessionEnd}
