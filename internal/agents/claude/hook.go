@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // Poster sends one hook payload to plandash (POST /api/v1/hooks/claude) and returns the
@@ -53,7 +55,7 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	body, err := readBounded(ctx, stdin, opts.CaptureTimeout)
+	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.CaptureTimeout)
 	if err != nil {
 		log.Warn("plandash hook: no event read", "err", err)
 		return nil
@@ -103,33 +105,6 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 func askPerson(stderr io.Writer, why string) {
 	if stderr != nil {
 		fmt.Fprintf(stderr, "plandash hook claude: %s; Claude Code asks you instead\n", why)
-	}
-}
-
-// readBounded reads stdin up to MaxEventBytes, giving up after limit: Claude Code closes stdin
-// after writing the event, so anything slower is not Claude Code.
-func readBounded(ctx context.Context, r io.Reader, limit time.Duration) ([]byte, error) {
-	type result struct {
-		b   []byte
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		b, err := io.ReadAll(io.LimitReader(r, MaxEventBytes+1))
-		ch <- result{b, err}
-	}()
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case res := <-ch:
-		if res.err == nil && len(res.b) > MaxEventBytes {
-			res.err = fmt.Errorf("the event is over the %d MiB limit", MaxEventBytes>>20)
-		}
-		return res.b, res.err
-	case <-t.C:
-		return nil, fmt.Errorf("stdin was not closed within %s", limit)
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
 }
 

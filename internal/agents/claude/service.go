@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/files"
@@ -275,7 +276,7 @@ func (s *Service) closeRequest(ctx context.Context, id string, approved bool, wh
 func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
 	pr := NewPlanRequest(ev, s.cfg.PlanDirs)
 	if pr.Unreadable != "" {
-		s.cfg.Log.Warn("claude hook: plan file refused", "session", pr.SessionID, "path", truncate(pr.FilePath, 1024), "err", pr.Unreadable)
+		s.cfg.Log.Warn("claude hook: plan file refused", "session", pr.SessionID, "path", hookkit.Truncate(pr.FilePath, 1024), "err", pr.Unreadable)
 	}
 	// The prompt is remembered under the same lock as the Submit: closeStale, which finds the
 	// request through Pending, then always sees which prompt asked it, even when the turn's own

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 )
 
@@ -33,7 +34,7 @@ func (s *Service) submission(ev Event, pr PlanRequest) approval.Submission {
 func planTitle(md string) string {
 	for _, line := range strings.Split(md, "\n") {
 		if t := strings.TrimSpace(strings.TrimLeft(line, "#")); strings.HasPrefix(line, "#") && t != "" {
-			return truncate("Plan: "+t, approval.MaxTitle-10)
+			return hookkit.Truncate("Plan: "+t, approval.MaxTitle-10)
 		}
 	}
 	return "Claude Code plan"
@@ -47,12 +48,12 @@ func (s *Service) requestContext(ev Event, pr PlanRequest) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Claude Code is waiting in plan mode in `%s` on %s (session `%s`).\n\n",
-		truncate(ev.Cwd, 1024), truncate(host, 256), truncate(ev.SessionID, 256))
+		hookkit.Truncate(ev.Cwd, 1024), hookkit.Truncate(host, 256), hookkit.Truncate(ev.SessionID, 256))
 	if pr.FilePath != "" {
-		fmt.Fprintf(&b, "Plan file: `%s`\n\n", truncate(pr.FilePath, 1024))
+		fmt.Fprintf(&b, "Plan file: `%s`\n\n", hookkit.Truncate(pr.FilePath, 1024))
 	}
 	if pr.Unreadable != "" {
-		fmt.Fprintf(&b, "**The plan file could not be read:** %s\n\n", truncate(pr.Unreadable, 2048))
+		fmt.Fprintf(&b, "**The plan file could not be read:** %s\n\n", hookkit.Truncate(pr.Unreadable, 2048))
 	}
 	fmt.Fprintf(&b, "- **Approve**: Claude starts implementing. Write `mode: acceptEdits` in your comment to auto-accept edits, or `mode: default` to approve edits one by one (default here: %s).\n", s.cfg.ApproveMode)
 	b.WriteString("- **Modify**: Claude starts implementing your edited plan, as approved (a `mode:` line works as for approve). Only the plan reaches Claude, not the comment: write notes into the plan.\n")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/agents/follow"
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -154,8 +155,8 @@ func DecodeTaskFile(b []byte) (Task, bool) {
 	if id == "" || len(id) > 64 || len(w.Status) > 32 || len(w.BlockedBy) > 256 {
 		return Task{}, false
 	}
-	return Task{ID: id, Subject: truncate(w.Subject, 1024), Description: truncate(w.Description, 8<<10),
-		ActiveForm: truncate(w.ActiveForm, 1024), Status: w.Status, Owner: truncate(w.Owner, 256), BlockedBy: w.BlockedBy}, true
+	return Task{ID: id, Subject: hookkit.Truncate(w.Subject, 1024), Description: hookkit.Truncate(w.Description, 8<<10),
+		ActiveForm: hookkit.Truncate(w.ActiveForm, 1024), Status: w.Status, Owner: hookkit.Truncate(w.Owner, 256), BlockedBy: w.BlockedBy}, true
 }
 
 // applyTaskList shows a session's tasks as its list files have them.

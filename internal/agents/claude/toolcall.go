@@ -3,6 +3,8 @@ package claude
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // toolCall shows any other tool as an ACP tool call: PreToolUse announces it, PostToolUse
@@ -40,7 +42,7 @@ func (b *batch) toolCall(ev Event) {
 	default: // PostToolUseFailure
 		u["sessionUpdate"], u["status"] = "tool_call_update", "failed"
 		if ev.Error != "" {
-			u["content"] = []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": truncate(ev.Error, maxPromptText)}}}
+			u["content"] = []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": hookkit.Truncate(ev.Error, maxPromptText)}}}
 		}
 	}
 	b.update(u)
@@ -72,7 +74,7 @@ func toolTitle(name string, in map[string]json.RawMessage) string {
 	for _, k := range []string{"description", "file_path", "notebook_path", "command", "pattern", "url", "query", "prompt", "path"} {
 		if s, ok := strField(in, k); ok && strings.TrimSpace(s) != "" {
 			s = strings.Join(strings.Fields(s), " ")
-			return name + ": " + truncate(s, 120)
+			return name + ": " + hookkit.Truncate(s, 120)
 		}
 	}
 	if name == "" {

@@ -3,6 +3,8 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // Todo is one TodoWrite entry.
@@ -130,21 +132,7 @@ func bounded(v json.RawMessage, max int) json.RawMessage {
 	if len(v) <= max {
 		return v
 	}
-	preview := truncate(string(v), max/2)
+	preview := hookkit.Truncate(string(v), max/2)
 	b, _ := json.Marshal(map[string]any{"truncated": true, "bytes": len(v), "preview": preview})
 	return b
 }
-
-// truncate cuts s to at most max bytes on a rune boundary, marking the cut.
-func truncate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -10,6 +10,8 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // Bounds on reading Claude Code's transcripts (~/.claude/projects/<dir>/<session>.jsonl).
@@ -169,7 +171,7 @@ func DecodeTranscriptLine(b []byte, number int) (TranscriptLine, error) {
 		switch blk.Type {
 		case "text":
 			if s := strings.TrimSpace(blk.Text); s != "" {
-				texts = append(texts, truncate(s, maxPromptText))
+				texts = append(texts, hookkit.Truncate(s, maxPromptText))
 			}
 		case "tool_use":
 			if blk.ID == "" || len(blk.ID) > 255 || len(blk.Name) > 255 {
@@ -182,7 +184,7 @@ func DecodeTranscriptLine(b []byte, number int) (TranscriptLine, error) {
 			}
 		}
 	}
-	text := truncate(strings.Join(texts, "\n\n"), maxPromptText)
+	text := hookkit.Truncate(strings.Join(texts, "\n\n"), maxPromptText)
 	if w.Type == "user" {
 		if len(l.Results) == 0 && !w.IsMeta && !isCommandEcho(text) {
 			l.Prompt = text
@@ -224,7 +226,7 @@ func transcriptTool(blk wireBlock) TranscriptTool {
 	}
 	if blk.Name == ToolAskUserQuestion {
 		if q := firstQuestion(in); q != "" {
-			tt.Title = "Question: " + truncate(q, 200)
+			tt.Title = "Question: " + hookkit.Truncate(q, 200)
 		}
 	}
 	return tt

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -65,16 +66,16 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		b.request("session/close", map[string]any{"sessionId": b.sid}, nil)
 	case EventUserPromptSubmit:
 		b.request("session/prompt", map[string]any{"sessionId": b.sid,
-			"prompt": []any{map[string]any{"type": "text", "text": truncate(ev.Prompt, maxPromptText)}}}, nil)
+			"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(ev.Prompt, maxPromptText)}}}, nil)
 	case EventStop, EventSubagentStop:
-		text := truncate(ev.LastAssistantMessage, maxPromptText)
+		text := hookkit.Truncate(ev.LastAssistantMessage, maxPromptText)
 		if text == "" {
 			text = "Turn ended"
 		}
 		b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": b.messageID(ev),
 			"content": map[string]any{"type": "text", "text": text}})
 	case EventNotification:
-		b.update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": truncate(ev.Message, maxPromptText),
+		b.update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": hookkit.Truncate(ev.Message, maxPromptText),
 			"description": ev.NotificationType, "_meta": map[string]any{"claudeCode": map[string]any{"notificationType": ev.NotificationType, "title": ev.Title}}})
 	case EventTaskCreated:
 		b.tasks(applyTaskChange(st.Tasks, TaskChange{ID: ev.TaskID, Subject: opt(ev.TaskSubject), Description: opt(ev.TaskDescription)}))

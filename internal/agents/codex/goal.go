@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -69,14 +70,14 @@ func goalStatus(s string) string {
 
 // goal publishes the thread's goal as it stands after a goal tool's call, replacing it whole.
 func (b *batch) goal(g Goal) {
-	pd := map[string]any{"goalStatus": truncate(g.Status, 64), "tokensUsed": g.TokensUsed}
+	pd := map[string]any{"goalStatus": hookkit.Truncate(g.Status, 64), "tokensUsed": g.TokensUsed}
 	if g.TokenBudget != nil {
 		pd["tokenBudget"] = *g.TokenBudget
 	}
 	if g.TimeUsed > 0 {
 		pd["timeUsedSeconds"] = g.TimeUsed
 	}
-	entry := plans.Entry{Content: truncate(g.Objective, maxText), Priority: "high", Status: goalStatus(g.Status)}
+	entry := plans.Entry{Content: hookkit.Truncate(g.Objective, maxText), Priority: "high", Status: goalStatus(g.Status)}
 	b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{
 		"type": "items", "planId": PlanGoal, "entries": []plans.Entry{entry},
 		"_meta": map[string]any{"plandash": pd}}})

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // Poster sends one hook payload to plandash (POST /api/v1/hooks/codex) and returns the answer
@@ -62,7 +64,7 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	body, err := readBounded(ctx, stdin, opts.ReadTimeout)
+	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.ReadTimeout)
 	if err != nil {
 		log.Warn("plandash hook codex: no event read", "err", err)
 		return nil
@@ -164,33 +166,6 @@ func withFields(body []byte, ev HookEvent) ([]byte, error) {
 		m["plandash_host"] = h
 	}
 	return json.Marshal(m)
-}
-
-// readBounded reads stdin up to MaxEventBytes, giving up after limit: Codex closes stdin after
-// writing the event.
-func readBounded(ctx context.Context, r io.Reader, limit time.Duration) ([]byte, error) {
-	type result struct {
-		b   []byte
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		b, err := io.ReadAll(io.LimitReader(r, MaxEventBytes+1))
-		ch <- result{b, err}
-	}()
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case res := <-ch:
-		if res.err == nil && len(res.b) > MaxEventBytes {
-			res.err = fmt.Errorf("the event is over the %d MiB limit", MaxEventBytes>>20)
-		}
-		return res.b, res.err
-	case <-t.C:
-		return nil, fmt.Errorf("stdin was not closed within %s", limit)
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // Decision is how the Stop hook answers. The zero Decision lets the turn end: approval, an

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -57,7 +58,7 @@ func ParsePlanArgs(arguments string) (PlanArgs, bool) {
 func (a PlanArgs) Entries() []plans.Entry {
 	out := make([]plans.Entry, 0, len(a.Plan))
 	for _, s := range a.Plan {
-		out = append(out, plans.Entry{Content: truncate(s.Step, maxText), Priority: "medium", Status: wireStatus(s.Status)})
+		out = append(out, plans.Entry{Content: hookkit.Truncate(s.Step, maxText), Priority: "medium", Status: wireStatus(s.Status)})
 	}
 	return out
 }
@@ -79,7 +80,7 @@ func wireStatus(s string) string {
 			return r
 		}
 		return '_'
-	}, truncate(s, 64))
+	}, hookkit.Truncate(s, 64))
 }
 
 // ProposedPlan finds plan mode's <proposed_plan>…</proposed_plan> block in an assistant
@@ -121,7 +122,7 @@ func (b *batch) updatePlan(l Line, callID, arguments string) {
 	}
 	pd := map[string]any{"callId": callID}
 	if a.Explanation != "" {
-		pd["explanation"] = truncate(a.Explanation, maxText)
+		pd["explanation"] = hookkit.Truncate(a.Explanation, maxText)
 	}
 	meta := map[string]any{"plandash": pd}
 	b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{
@@ -137,7 +138,7 @@ func (b *batch) proposed(md string) {
 	}
 	b.t.proposed = md
 	b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{
-		"type": "markdown", "planId": PlanProposed, "content": truncate(md, maxPlanMarkdown),
+		"type": "markdown", "planId": PlanProposed, "content": hookkit.Truncate(md, maxPlanMarkdown),
 		"_meta": map[string]any{"plandash": map[string]any{"state": "proposed"}}}})
 }
 

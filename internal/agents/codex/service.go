@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 )
@@ -201,13 +202,13 @@ func (s *Service) submission(ev HookEvent) approval.Submission {
 	if ev.Plan.Kind == "items" {
 		body = approval.PlanBody{Type: approval.TypeItems, Entries: ev.Plan.Entries()}
 	} else if h := firstHeading(ev.Plan.Markdown); h != "" {
-		title = truncate("Plan: "+h, approval.MaxTitle-10)
+		title = hookkit.Truncate("Plan: "+h, approval.MaxTitle-10)
 	}
 	var c strings.Builder
 	fmt.Fprintf(&c, "Codex finished a turn with this plan in `%s` on %s (thread `%s`).\n\n",
-		truncate(ev.Cwd, 1024), truncate(cmpOr(ev.Host, s.cfg.Host), 256), truncate(ev.SessionID, 256))
+		hookkit.Truncate(ev.Cwd, 1024), hookkit.Truncate(cmpOr(ev.Host, s.cfg.Host), 256), hookkit.Truncate(ev.SessionID, 256))
 	if ev.Plan.Explanation != "" {
-		fmt.Fprintf(&c, "Codex's explanation: %s\n\n", truncate(ev.Plan.Explanation, 4096))
+		fmt.Fprintf(&c, "Codex's explanation: %s\n\n", hookkit.Truncate(ev.Plan.Explanation, 4096))
 	}
 	c.WriteString("- **Approve**: the turn ends as it is.\n")
 	c.WriteString("- **Modify**: Codex is asked, in the same turn, to revise its plan to your edit.\n")

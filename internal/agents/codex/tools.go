@@ -3,6 +3,8 @@ package codex
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // toolCall shows a tool call Codex made; its output completes it (toolResult).
@@ -73,7 +75,7 @@ func toolTitle(name string, input json.RawMessage) string {
 			s = strings.Join(argv, " ")
 		}
 		if s = strings.Join(strings.Fields(s), " "); s != "" {
-			return name + ": " + truncate(s, 120)
+			return name + ": " + hookkit.Truncate(s, 120)
 		}
 	}
 	if name == "" {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -164,7 +165,7 @@ func (b *batch) prompt(text string) {
 	}
 	b.t.prompt = text
 	b.updates = append(b.updates, pending{"session/prompt", map[string]any{
-		"prompt": []any{map[string]any{"type": "text", "text": truncate(text, maxText)}}}})
+		"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(text, maxText)}}}})
 }
 
 func (b *batch) chunk(kind, id, text string) {
@@ -172,7 +173,7 @@ func (b *batch) chunk(kind, id, text string) {
 		return
 	}
 	b.update(map[string]any{"sessionUpdate": kind, "messageId": id,
-		"content": map[string]any{"type": "text", "text": truncate(text, maxText)}})
+		"content": map[string]any{"type": "text", "text": hookkit.Truncate(text, maxText)}})
 }
 
 // raw keeps a line plandash does not interpret, bounded, as an extension update.
@@ -232,18 +233,6 @@ func lineID(l Line) string {
 	return "codex-" + hex.EncodeToString(h[:6])
 }
 
-// truncate cuts s to at most max bytes on a rune boundary, marking the cut.
-func truncate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // bounded returns v when it is at most max bytes, else a small object saying what was cut.
 func bounded(v json.RawMessage, max int) json.RawMessage {
 	if len(v) == 0 {
@@ -252,5 +241,5 @@ func bounded(v json.RawMessage, max int) json.RawMessage {
 	if len(v) <= max && json.Valid(v) {
 		return v
 	}
-	return marshal(map[string]any{"truncated": true, "bytes": len(v), "preview": truncate(string(v), max/2)})
+	return marshal(map[string]any{"truncated": true, "bytes": len(v), "preview": hookkit.Truncate(string(v), max/2)})
 }

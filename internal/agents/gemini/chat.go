@@ -10,6 +10,8 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // Bounds on reading Gemini CLI's chat files (~/.gemini/tmp/<project>/chats/session-*.jsonl).
@@ -110,10 +112,10 @@ func DecodeChatLine(b []byte, number int) (ChatLine, error) {
 	switch w.Type {
 	case "user":
 		if s := strings.TrimSpace(contentText(w.Content)); !strings.HasPrefix(s, "<session_context>") {
-			l.Prompt = truncate(s, maxPromptText)
+			l.Prompt = hookkit.Truncate(s, maxPromptText)
 		}
 	case "gemini":
-		l.Text = truncate(strings.TrimSpace(contentText(w.Content)), maxPromptText)
+		l.Text = hookkit.Truncate(strings.TrimSpace(contentText(w.Content)), maxPromptText)
 		if len(w.Model) <= 128 {
 			l.Model = w.Model
 		}
@@ -131,7 +133,7 @@ func DecodeChatLine(b []byte, number int) (ChatLine, error) {
 			if title == "" {
 				title = c.Name
 			}
-			tc := ChatTool{ID: c.ID, Name: c.Name, Title: truncate(title, 200), Status: c.Status}
+			tc := ChatTool{ID: c.ID, Name: c.Name, Title: hookkit.Truncate(title, 200), Status: c.Status}
 			if (c.Name == ToolWriteTodos || c.Name == ToolExitPlanMode) && len(c.Args) <= maxToolArgs {
 				tc.Args = json.RawMessage(c.Args)
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/files"
@@ -133,7 +134,7 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 // under Config.PlanDirs. A refusal is logged and shown instead of the plan.
 func (s *Service) readPlan(ev Event) PlanText {
 	if ev.Plan != "" {
-		return PlanText{Markdown: truncate(ev.Plan, MaxPlanFile), Path: ev.PlanPath}
+		return PlanText{Markdown: hookkit.Truncate(ev.Plan, MaxPlanFile), Path: ev.PlanPath}
 	}
 	dir := ev.PlansDir
 	if dir == "" && ev.TranscriptPath != "" {
@@ -145,7 +146,7 @@ func (s *Service) readPlan(ev Event) PlanText {
 	}
 	md, err := s.cfg.PlanDirs.Read(path, MaxPlanFile)
 	if err != nil {
-		s.cfg.Log.Warn("gemini hook: plan file refused", "session", SessionKey(ev.SessionID), "path", truncate(path, 1024), "err", err)
+		s.cfg.Log.Warn("gemini hook: plan file refused", "session", SessionKey(ev.SessionID), "path", hookkit.Truncate(path, 1024), "err", err)
 		return PlanText{Path: path, Unreadable: err.Error()}
 	}
 	return PlanText{Markdown: string(md), Path: path}
@@ -292,9 +293,9 @@ func (s *Service) submission(ev Event, plan PlanText) approval.Submission {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Gemini CLI is waiting in plan mode in `%s` on %s (session `%s`).\n\n",
-		truncate(ev.Cwd, 1024), truncate(host, 256), truncate(ev.SessionID, 256))
+		hookkit.Truncate(ev.Cwd, 1024), hookkit.Truncate(host, 256), hookkit.Truncate(ev.SessionID, 256))
 	if plan.Path != "" {
-		fmt.Fprintf(&b, "Plan file: `%s`\n\n", truncate(plan.Path, 1024))
+		fmt.Fprintf(&b, "Plan file: `%s`\n\n", hookkit.Truncate(plan.Path, 1024))
 	}
 	b.WriteString("- **Approve**: Gemini CLI leaves plan mode and starts implementing.\n")
 	b.WriteString("- **Modify**: Gemini is asked to rewrite its plan to your edited text.\n")
@@ -312,7 +313,7 @@ func (s *Service) submission(ev Event, plan PlanText) approval.Submission {
 func planTitle(md string) string {
 	for _, line := range strings.Split(md, "\n") {
 		if t := strings.TrimSpace(strings.TrimLeft(line, "#")); strings.HasPrefix(line, "#") && t != "" {
-			return truncate("Plan: "+t, approval.MaxTitle-10)
+			return hookkit.Truncate("Plan: "+t, approval.MaxTitle-10)
 		}
 	}
 	return "Gemini CLI plan"

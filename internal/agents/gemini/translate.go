@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -73,15 +74,15 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		b.request("session/close", map[string]any{"sessionId": b.sid}, nil)
 	case EventBeforeAgent:
 		b.request("session/prompt", map[string]any{"sessionId": b.sid,
-			"prompt": []any{map[string]any{"type": "text", "text": truncate(ev.Prompt, maxPromptText)}}}, nil)
+			"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(ev.Prompt, maxPromptText)}}}, nil)
 	case EventAfterAgent:
-		text := truncate(ev.PromptResponse, maxPromptText)
+		text := hookkit.Truncate(ev.PromptResponse, maxPromptText)
 		if text == "" {
 			text = "Turn ended"
 		}
 		b.message(ev, text)
 	case EventNotification:
-		b.update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": truncate(ev.Message, maxPromptText),
+		b.update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": hookkit.Truncate(ev.Message, maxPromptText),
 			"description": ev.NotificationType})
 	case EventBeforeTool, EventAfterTool:
 		if !b.planTool(ev, st) {
@@ -258,18 +259,6 @@ func bounded(v json.RawMessage, max int) json.RawMessage {
 	if len(v) <= max {
 		return v
 	}
-	out, _ := json.Marshal(map[string]any{"truncated": true, "bytes": len(v), "preview": truncate(string(v), max/2)})
+	out, _ := json.Marshal(map[string]any{"truncated": true, "bytes": len(v), "preview": hookkit.Truncate(string(v), max/2)})
 	return out
-}
-
-// truncate cuts s to at most max bytes on a rune boundary, marking the cut.
-func truncate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

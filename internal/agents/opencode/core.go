@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
@@ -219,7 +220,7 @@ func (c *core) planExit(ctx context.Context, q QuestionAsked, path string, given
 	if strings.TrimSpace(md) == "" {
 		md, file, why = c.readPlan(q.SessionID, path)
 	} else {
-		md = truncate(md, MaxPlanFile)
+		md = hookkit.Truncate(md, MaxPlanFile)
 		file = cmp.Or(file, path)
 	}
 	shown := md
@@ -262,7 +263,7 @@ func (c *core) planExit(ctx context.Context, q QuestionAsked, path string, given
 // reject (with the comment as the message).
 func (c *core) permission(ctx context.Context, p PermissionAsked) (map[string]any, bool) {
 	var md strings.Builder
-	fmt.Fprintf(&md, "OpenCode asks permission for **%s**", truncate(p.Permission, 256))
+	fmt.Fprintf(&md, "OpenCode asks permission for **%s**", hookkit.Truncate(p.Permission, 256))
 	if len(p.Patterns) > 0 {
 		md.WriteString(":\n\n")
 		for i, pat := range p.Patterns {
@@ -270,7 +271,7 @@ func (c *core) permission(ctx context.Context, p PermissionAsked) (map[string]an
 				md.WriteString("- …\n")
 				break
 			}
-			fmt.Fprintf(&md, "- `%s`\n", strings.ReplaceAll(truncate(pat, 2048), "`", "'"))
+			fmt.Fprintf(&md, "- `%s`\n", strings.ReplaceAll(hookkit.Truncate(pat, 2048), "`", "'"))
 		}
 	} else {
 		md.WriteString(".\n")
@@ -280,7 +281,7 @@ func (c *core) permission(ctx context.Context, p PermissionAsked) (map[string]an
 		"- **Reject** refuses it; your comment is sent to the agent.\n\nOpenCode's own prompt stays open meanwhile: the first answer wins.",
 		p.SessionID, strings.Join(p.Always, ", "))
 	r, ok := c.decide(ctx, approval.Submission{SessionID: SessionKey(p.SessionID), Agent: AgentTitle,
-		Title: truncate("Permission: "+p.Permission, approval.MaxTitle-10), Context: ctxText,
+		Title: hookkit.Truncate("Permission: "+p.Permission, approval.MaxTitle-10), Context: ctxText,
 		Plan:    approval.PlanBody{Type: approval.TypeMarkdown, Markdown: md.String()},
 		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject, Then: PromptDecides})
 	if !ok {

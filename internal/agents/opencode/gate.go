@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 )
 
@@ -89,7 +90,7 @@ func (c *core) readPlan(sessionID, path string) (md, file, why string) {
 		}
 		why = err.Error()
 	}
-	c.log.Warn("opencode: plan file refused", "session", sessionID, "path", truncate(path, 1024), "err", why)
+	c.log.Warn("opencode: plan file refused", "session", sessionID, "path", hookkit.Truncate(path, 1024), "err", why)
 	return "", cands[len(cands)-1], why
 }
 
@@ -97,20 +98,8 @@ func (c *core) readPlan(sessionID, path string) (md, file, why string) {
 func planTitle(md string) string {
 	for _, line := range strings.Split(md, "\n") {
 		if t := strings.TrimSpace(strings.TrimLeft(line, "#")); strings.HasPrefix(line, "#") && t != "" {
-			return truncate("Plan: "+t, approval.MaxTitle-10)
+			return hookkit.Truncate("Plan: "+t, approval.MaxTitle-10)
 		}
 	}
 	return "OpenCode plan"
-}
-
-// truncate cuts s to at most max bytes on a rune boundary, marking the cut.
-func truncate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/errs"
 )
 
@@ -132,7 +133,7 @@ func (s *HookService) Handle(ctx context.Context, body []byte) ([]byte, error) {
 		switch {
 		case ok && s.gate != nil:
 			s.rememberDir(q.SessionID, ev.Directory, ev.Host)
-			return s.holdPlanExit(ctx, q, path, PlanText{Markdown: ev.Plan, Path: truncate(ev.PlanPath, 4096)})
+			return s.holdPlanExit(ctx, q, path, PlanText{Markdown: ev.Plan, Path: hookkit.Truncate(ev.PlanPath, 4096)})
 		case !ok && s.cfg.Asker != nil:
 			s.rememberDir(q.SessionID, ev.Directory, ev.Host)
 			return s.holdQuestion(ctx, q)
