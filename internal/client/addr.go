@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 // AddrFile is the file in a data directory that holds the address the server listens on, so
@@ -18,19 +20,7 @@ func AddrFile(dataDir string) string { return filepath.Join(dataDir, "addr") }
 // WriteAddr records base (e.g. "http://127.0.0.1:7421") in dataDir, replacing the file whole so a
 // reader never sees half of it.
 func WriteAddr(dataDir, base string) error {
-	tmp, err := os.CreateTemp(dataDir, ".addr-*")
-	if err != nil {
-		return fmt.Errorf("record the address: %w", err)
-	}
-	_, err = tmp.WriteString(base + "\n")
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), AddrFile(dataDir))
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := files.WriteAtomic(files.OSOps{}, AddrFile(dataDir), []byte(base+"\n")); err != nil {
 		return fmt.Errorf("record the address: %w", err)
 	}
 	return nil

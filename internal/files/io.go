@@ -89,8 +89,13 @@ func ReadBounded(f *os.File, sizeHint, limit int64) ([]byte, error) {
 // the target, then a directory fsync. Readers see the old or the new file, never a torn one; a
 // symlink at path is replaced, not followed. The temp name is <base><digits>, as docker-agent's
 // writer makes it, so it never ends in ".json" and no listing or watcher mistakes it for a plan.
-// The messages mirror the ones docker-agent's atomic writer produces.
+// The messages mirror the ones docker-agent's atomic writer produces. The file's mode is 0600.
 func WriteAtomic(ops Ops, path string, data []byte) error {
+	return WriteAtomicMode(ops, path, data, 0o600)
+}
+
+// WriteAtomicMode is WriteAtomic with the file's mode (exactly mode: the umask does not narrow it).
+func WriteAtomicMode(ops Ops, path string, data []byte, mode fs.FileMode) error {
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	var (
 		f   *os.File
@@ -119,8 +124,8 @@ func WriteAtomic(ops Ops, path string, data []byte) error {
 	if err := f.Sync(); err != nil {
 		return fail(fmt.Errorf("can't flush tempfile %q: %w", tmp, err))
 	}
-	// The umask may have narrowed 0600 at creation; the result must be exactly 0600.
-	if err := f.Chmod(0o600); err != nil {
+	// The umask may have narrowed the mode at creation; the result must be exactly mode.
+	if err := f.Chmod(mode); err != nil {
 		return fail(fmt.Errorf("can't set filemode on tempfile %q: %w", tmp, err))
 	}
 	if err := f.Close(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/plandash/plandash/internal/files"
 )
 
 // fileMark is how far one file was applied, and what its Parser had learned.
@@ -72,17 +74,5 @@ func saveState(dir, name string, marks map[string]fileMark, max int) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+name+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after a successful rename there is nothing to remove
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), filepath.Join(dir, name))
+	return files.WriteAtomic(files.OSOps{}, filepath.Join(dir, name), b)
 }

@@ -7,11 +7,8 @@
 package settingsfile
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/plandash/plandash/internal/errs"
@@ -91,28 +88,7 @@ func Write(root, path string, data []byte) error {
 		if err := ops.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		tmp := filepath.Join(dir, ".plandash-"+randomHex()+".tmp")
-		f, err := ops.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(data)
-		if err == nil {
-			err = f.Chmod(mode)
-		}
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = ops.Rename(tmp, name)
-		}
-		if err != nil {
-			_ = ops.Remove(tmp) // the target is untouched; the temp file must not stay
-		}
-		return err
+		return files.WriteAtomicMode(ops, name, data, mode)
 	})
 }
 
@@ -174,10 +150,4 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "not a plain file"
-}
-
-func randomHex() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b) // crypto/rand does not fail on the platforms Go supports
-	return hex.EncodeToString(b)
 }
