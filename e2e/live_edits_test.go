@@ -13,6 +13,7 @@ import (
 func TestLiveEditsMatchAFreshPage(t *testing.T) {
 	a := startApp(t, t.TempDir(), "127.0.0.1:0")
 	texts := []string{"Read the code — café", "Write the fix 🚀", `Escape <b>"this"</b> & that`, "Run the tests", "Ship it"}
+	var session string
 	plan := func(id string, doing int) string {
 		es := make([]entry, len(texts))
 		for i, text := range texts {
@@ -25,12 +26,16 @@ func TestLiveEditsMatchAFreshPage(t *testing.T) {
 			}
 			es[i] = entry{fmt.Sprintf("%s (%s, step %d)", text, id, doing), "medium", st}
 		}
-		return planItems("s1", id, es...)
+		return planItems(session, id, es...)
 	}
-	for _, id := range []string{"a", "b", "c"} {
-		a.ingest(plan(id, 0))
-	}
-	for _, path := range []string{"/", "/sessions/s1"} {
+	for _, path := range []string{"/", "/sessions/s2"} {
+		session = "s1"
+		if path != "/" {
+			session = "s2"
+		}
+		for _, id := range []string{"a", "b", "c"} {
+			a.ingest(plan(id, 0))
+		}
 		p := openPage(t, a, path)
 		p.wait("the cards", exists(`[data-testid="plan-card"][data-plan-id="b"]`))
 		p.markNoReload()

@@ -258,6 +258,11 @@ func auditHas(evs []approval.AuditEvent, by string) bool {
 func TestHandedOverWaitEnds(t *testing.T) {
 	n := serveNotify(t)
 	id := n.submit(t, "Refactor the parser")
+	for b := range n.hooks { // announced first: only an announced wait has an end to send
+		if b.Event == "wait.began" {
+			break
+		}
+	}
 	if _, err := n.Gate.HandOver(context.Background(), id, "terminal", "answered in the terminal — outcome not known yet"); err != nil {
 		t.Fatal(err)
 	}
