@@ -10,6 +10,20 @@ import (
 	"github.com/plandash/plandash/internal/errs"
 )
 
+// Asker is the part of Asked an agent's adapter uses to keep its questions and the sessions
+// waiting for their next prompt: begin a wait, read it, wait for its answer, close it, list the
+// open ones.
+type Asker interface {
+	Begin(ctx context.Context, r Record) error
+	Get(ctx context.Context, id string) (Record, error)
+	Wait(ctx context.Context, id string, limit time.Duration) (Record, error)
+	Close(ctx context.Context, id, by, outcome string) (bool, error)
+	Open(ctx context.Context) ([]Record, error)
+	Now() time.Time
+}
+
+var _ Asker = (*Asked)(nil)
+
 // Record is a wait that plandash itself keeps: an agent's question, or a session waiting for
 // its next prompt. Records live in a Store (SQLite, PostgreSQL), so a question asked through one
 // instance is answered on any other and survives a restart.

@@ -15,9 +15,7 @@ import (
 // Poster sends one hook payload to plandash (POST /api/v1/hooks/claude) and returns the
 // answer body. wait is true for the plan prompt, whose answer comes only once a person decided:
 // the client must then allow a long response time.
-type Poster interface {
-	Post(ctx context.Context, body []byte, wait bool) ([]byte, error)
-}
+type Poster = hookkit.Poster
 
 // HookOptions tunes RunHook.
 type HookOptions struct {

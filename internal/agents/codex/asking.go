@@ -10,14 +10,7 @@ import (
 
 // Asker keeps the waits plandash holds itself (waits.Asked): Codex's questions, and sessions
 // waiting for the next prompt.
-type Asker interface {
-	Begin(ctx context.Context, r waits.Record) error
-	Get(ctx context.Context, id string) (waits.Record, error)
-	Wait(ctx context.Context, id string, limit time.Duration) (waits.Record, error)
-	Close(ctx context.Context, id, by, outcome string) (bool, error)
-	Open(ctx context.Context) ([]waits.Record, error)
-	Now() time.Time
-}
+type Asker = waits.Asker
 
 // TerminalDecider is who a wait is recorded as ended by when it ended in Codex's terminal.
 const TerminalDecider = "terminal"

@@ -16,9 +16,7 @@ import (
 
 // Poster sends one hook payload to plandash (POST /api/v1/hooks/codex) and returns the answer
 // body. wait is true when the answer comes only once a person decided.
-type Poster interface {
-	Post(ctx context.Context, body []byte, wait bool) ([]byte, error)
-}
+type Poster = hookkit.Poster
 
 // HookOptions tunes RunHook.
 type HookOptions struct {
@@ -95,7 +93,10 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	}
 	switch {
 	case IsQuestionEvent(ev):
-		return postQuestion(ctx, out, stdout, post, opts, log)
+		if err := hookkit.Ask(ctx, post, out, opts.GateTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "codex"); err != nil {
+			log.Warn("plandash hook codex: " + err.Error())
+		}
+		return nil
 	case ev.HookEventName != EventStop || ev.Plan.Empty():
 		// Nothing to print: tell plandash and get out of the way.
 		pctx, cancel := context.WithTimeout(ctx, opts.ReadTimeout)
@@ -112,27 +113,6 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 		answer = leaveToPerson(opts.Stderr, "plandash could not get a decision on this plan: "+err.Error())
 	} else if err := CheckAnswer(answer); err != nil {
 		answer = leaveToPerson(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
-	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn("plandash hook codex: write answer", "err", err)
-	}
-	return nil
-}
-
-// postQuestion posts request_user_input's PreToolUse event, waits for the person's answers and
-// prints them; on any failure it prints nothing, and Codex's picker asks in the terminal.
-func postQuestion(ctx context.Context, body []byte, stdout io.Writer, post Poster, opts HookOptions, log *slog.Logger) error {
-	pctx, cancel := context.WithTimeout(ctx, opts.GateTimeout)
-	defer cancel()
-	answer, err := post.Post(pctx, body, true)
-	if err == nil {
-		err = CheckQuestionAnswer(answer)
-	}
-	if err != nil {
-		if opts.Stderr != nil {
-			fmt.Fprintf(opts.Stderr, "plandash hook codex: no answer from plandash (%v); answer the question here\n", err)
-		}
-		return nil
 	}
 	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
 		log.Warn("plandash hook codex: write answer", "err", err)

@@ -9,14 +9,7 @@ import (
 
 // Asker keeps the waits plandash holds itself (waits.Asked): Gemini CLI's questions, and
 // sessions waiting for the next prompt.
-type Asker interface {
-	Begin(ctx context.Context, r waits.Record) error
-	Get(ctx context.Context, id string) (waits.Record, error)
-	Wait(ctx context.Context, id string, limit time.Duration) (waits.Record, error)
-	Close(ctx context.Context, id, by, outcome string) (bool, error)
-	Open(ctx context.Context) ([]waits.Record, error)
-	Now() time.Time
-}
+type Asker = waits.Asker
 
 // defaultQuestionDeadline is how long a question waits for an answer in plandash before Gemini
 // CLI's own dialog asks it. Gemini awaits the BeforeTool hook before it shows the dialog, so

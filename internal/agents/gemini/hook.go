@@ -16,9 +16,7 @@ import (
 // Poster sends one hook payload to plandash (POST /api/v1/hooks/gemini) and returns the answer
 // body. wait is true for exit_plan_mode's BeforeTool, whose answer comes only once a person
 // decided: the client must then allow a long response time.
-type Poster interface {
-	Post(ctx context.Context, body []byte, wait bool) ([]byte, error)
-}
+type Poster = hookkit.Poster
 
 // HookOptions tunes RunHook.
 type HookOptions struct {
@@ -75,7 +73,10 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 	}
 	body = enrich(ev, opts)
 	if IsQuestionEvent(ev) {
-		return postQuestion(ctx, body, stdout, post, opts, log)
+		if err := hookkit.Ask(ctx, post, body, opts.GateTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "gemini"); err != nil {
+			log.Warn("plandash hook gemini: " + err.Error())
+		}
+		return nil
 	}
 	gate := IsGateEvent(ev)
 	limit := opts.CaptureTimeout
@@ -97,27 +98,6 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 		if err := CheckAnswer(answer); err != nil {
 			answer = askPerson(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
 		}
-	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn("plandash hook: write answer", "err", err)
-	}
-	return nil
-}
-
-// postQuestion posts ask_user's BeforeTool event, waits for the person's answers and prints
-// them; on any failure it prints nothing, and Gemini CLI's dialog asks in the terminal.
-func postQuestion(ctx context.Context, body []byte, stdout io.Writer, post Poster, opts HookOptions, log *slog.Logger) error {
-	pctx, cancel := context.WithTimeout(ctx, opts.GateTimeout)
-	defer cancel()
-	answer, err := post.Post(pctx, body, true)
-	if err == nil {
-		err = CheckQuestionAnswer(answer)
-	}
-	if err != nil {
-		if opts.Stderr != nil {
-			fmt.Fprintf(opts.Stderr, "plandash hook gemini: no answer from plandash (%v); answer the question here\n", err)
-		}
-		return nil
 	}
 	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
 		log.Warn("plandash hook: write answer", "err", err)

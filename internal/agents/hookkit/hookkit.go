@@ -3,6 +3,7 @@
 package hookkit
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -47,4 +48,32 @@ func Truncate(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// Poster posts a hook event to the dashboard and returns the answer; wait says the event waits
+// on a person (a plan at the gate, a question), so the post may last as long as the hook allows.
+type Poster interface {
+	Post(ctx context.Context, body []byte, wait bool) ([]byte, error)
+}
+
+// Ask posts a question's event, waits up to timeout for the person's answers and prints them,
+// once check finds them of the shape the agent takes. On any failure it prints nothing, says so
+// on stderr (when set) and returns nil: the agent's own dialog asks in the terminal.
+func Ask(ctx context.Context, post Poster, body []byte, timeout time.Duration, check func([]byte) error, stdout, stderr io.Writer, agent string) error {
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	answer, err := post.Post(pctx, body, true)
+	if err == nil {
+		err = check(answer)
+	}
+	if err != nil {
+		if stderr != nil {
+			fmt.Fprintf(stderr, "plandash hook %s: no answer from plandash (%v); answer the question here\n", agent, err)
+		}
+		return nil
+	}
+	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
+		return fmt.Errorf("write the answer: %w", err)
+	}
+	return nil
 }
