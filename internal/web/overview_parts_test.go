@@ -46,25 +46,39 @@ func TestOverviewSendsTheChangedCard(t *testing.T) {
 	for doing := 2; doing < 5; doing++ {
 		clk.Add(time.Second) // "last seen" moves
 		ts.ingest(t, sixPlanUpdate("sess", 3, doing))
-		var size int
-		var gotCard, gotLast bool
+		// Frames of one change share its seq; earlier ones still on the wire (the setup's, the
+		// last change's) are left out by it.
+		var got []frame
+		var cardSeq uint64
+		gotLast := false
 		frames(t, shows, "the changed card and when the session was last seen", func(f frame) bool {
-			switch {
-			case f.ID == card:
-				if f.Parent != templates.GroupCardsID("sess") || strings.Count(f.HTML, `data-status="completed"`) != doing {
+			got = append(got, f)
+			if f.ID == card && strings.Count(f.HTML, `data-status="completed"`) == doing {
+				if f.Parent != templates.GroupCardsID("sess") {
 					t.Fatalf("card frame %+v", f)
 				}
-				gotCard = true
-			case f.ID == templates.GroupLastID("sess"):
+				cardSeq = f.Seq
+			}
+			if f.ID == templates.GroupLastID("sess") && f.Seq >= cardSeq {
 				gotLast = true
-			case doing == 2 && strings.HasPrefix(f.ID, "p-sess-"):
-				return false // the setup's last change, rendered after the socket subscribed
-			case !parts[f.ID]:
+			}
+			return cardSeq != 0 && gotLast
+		})
+		size := 0
+		for _, f := range got {
+			if f.Seq != cardSeq {
+				continue
+			}
+			switch {
+			case f.ID == group:
+				t.Fatalf("a page that shows the group was sent it whole")
+			case doing > 2 && strings.HasPrefix(f.ID, "p-sess-") && f.ID != card:
+				t.Fatalf("a card that did not change was sent again: %s (%d bytes)", f.ID, f.Size)
+			case !parts[f.ID] && !strings.HasPrefix(f.ID, "p-sess-"):
 				t.Fatalf("a page that shows the group was sent %s (%d bytes)", f.ID, f.Size)
 			}
 			size += f.Size
-			return gotCard && gotLast
-		})
+		}
 		whole := next(t, other, group)
 		if whole.Parent != "sessions" || strings.Count(whole.HTML, `data-testid="plan-card"`) != 6 {
 			t.Fatalf("the whole group: %.300s", whole.HTML)
@@ -95,5 +109,21 @@ func TestOverviewSendsTheChangedCard(t *testing.T) {
 			t.Fatal("a page that shows the group was sent it whole")
 		}
 		return added && removed
+	})
+}
+
+// TestOverviewDiagramFollowsItsToolCalls: a diagram's card on an overview that shows its group
+// changes when a tool call its node follows does, though the plan's revision does not.
+func TestOverviewDiagramFollowsItsToolCalls(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	ts.ingest(t, update("s", `{"sessionUpdate":"plan_update","plan":{"type":"_dag","planId":"flow","calls":`+dagCalls+`}}`))
+	c := ts.socket(t, "topic=all&shows="+templates.GroupID("s"))
+	ts.ingest(t, update("s", `{"sessionUpdate":"tool_call","toolCallId":"tc-1","title":"Fetch","status":"completed"}`))
+	frames(t, c, "the diagram's card with the completed node", func(f frame) bool {
+		if f.ID == templates.GroupID("s") {
+			t.Fatal("a page that shows the group was sent it whole")
+		}
+		return f.ID == "p-s-flow" && strings.Contains(f.HTML, `data-node-id="fetch"`) &&
+			strings.Contains(f.HTML, `data-status="completed"`)
 	})
 }

@@ -43,9 +43,10 @@ func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.Too
 
 // overviewFragments renders session id's group for the overview (a gone session's too, dimmed)
 // from the plans it shows and the tally of the rest, as the overview's page reads them: whole, for
-// a page that does not show it yet, and its head, waits and "more" link for a page that does (its
-// cards come on their own, overviewCard), with the removal of cards that just fell out of it. Or
-// its removal when the session has no plan left to show.
+// a page that does not show it yet, and in parts for a page that does: its head, waits and "more"
+// link, each card (the socket sends only those a page does not show already: a diagram's card
+// changes with its tool calls, not only with its revisions), and the removal of cards that just
+// fell out of it. Or its removal when the session has no plan left to show.
 func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Time) ([]live.Fragment, error) {
 	// Two more plans than the group shows: the cards a page may still show after one commit
 	// pushed newer plans in front of them.
@@ -68,6 +69,9 @@ func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Ti
 		{ID: templates.GroupWaitingID(id), Of: gid, View: templates.GroupWaiting(group, now)},
 		{ID: templates.GroupMoreID(id), Of: gid, View: templates.GroupMore(group)},
 	}
+	for _, v := range group.Plans {
+		out = append(out, live.Fragment{ID: templates.PlanID(v.Plan), Parent: templates.GroupCardsID(id), Of: gid, View: templates.PlanCard(v)})
+	}
 	for _, p := range g.Plans[len(shown):] {
 		f := live.Remove(templates.PlanID(p))
 		f.Of = gid
@@ -76,26 +80,15 @@ func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Ti
 	return out, nil
 }
 
-// overviewCard is plan planID's card in its session's group, for a page that shows the group: the
-// card, put first in the group when the page does not have it, or its removal when the plan is
-// not among those the group shows.
-func (r *renderer) overviewCard(ctx context.Context, id, planID string) ([]live.Fragment, error) {
-	gs, _, err := r.plans.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans}, plans.SessionCursor{}, 1)
-	if err != nil {
+// overviewRemoved takes a removed plan's card out of its group on a page that shows the group;
+// a plan that changed otherwise is redrawn with its session (overviewFragments).
+func (r *renderer) overviewRemoved(ctx context.Context, id, planID string) ([]live.Fragment, error) {
+	p, err := r.plans.Plan(ctx, id, planID)
+	if err != nil || !p.Removed {
 		return nil, err
 	}
-	gid := templates.GroupID(id)
-	if len(gs) == 0 {
-		return nil, nil // the group's own change removes it
-	}
-	for _, p := range gs[0].Plans {
-		if p.ID == planID {
-			v := r.views(ctx, []plans.Plan{p}, nil, true)[0]
-			return []live.Fragment{{ID: templates.PlanID(p), Parent: templates.GroupCardsID(id), Of: gid, View: templates.PlanCard(v)}}, nil
-		}
-	}
-	f := live.Remove(templates.PlanID(plans.Plan{SessionID: id, ID: planID}))
-	f.Of = gid
+	f := live.Remove(templates.PlanID(p))
+	f.Of = templates.GroupID(id)
 	return []live.Fragment{f}, nil
 }
 

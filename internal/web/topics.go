@@ -161,7 +161,7 @@ func (s *Server) renderOverview(ctx context.Context, _ string, c live.Change) ([
 		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(needs, total, s.plans.Now())}}, nil
 	}
 	if c.Part != "" {
-		return s.render.overviewCard(ctx, c.ID, strings.TrimPrefix(c.Part, partPlan))
+		return s.render.overviewRemoved(ctx, c.ID, strings.TrimPrefix(c.Part, partPlan))
 	}
 	return s.render.overviewFragments(ctx, c.ID, s.plans.Now())
 }
