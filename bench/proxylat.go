@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"slices"
 	"strings"
 	"time"
 )
@@ -68,7 +67,7 @@ func benchProxyLatency(ctx context.Context, e *env) (*table, error) {
 				if err != nil {
 					return fmt.Errorf("plandash acp: %w", err)
 				}
-				p50.ours, p99.ours = append(p50.ours, pct(lat, 50)), append(p99.ours, pct(lat, 99))
+				p50.ours, p99.ours = append(p50.ours, µs(quantile(lat, 0.50))), append(p99.ours, µs(quantile(lat, 0.99)))
 				p50.cpuOurs = append(p50.cpuOurs, cpuPer(0, cpu, len(frames)))
 				return settle(ctx)
 			}
@@ -77,7 +76,7 @@ func benchProxyLatency(ctx context.Context, e *env) (*table, error) {
 				if err != nil {
 					return fmt.Errorf("cat | cat | cat: %w", err)
 				}
-				p50.yard, p99.yard = append(p50.yard, pct(lat, 50)), append(p99.yard, pct(lat, 99))
+				p50.yard, p99.yard = append(p50.yard, µs(quantile(lat, 0.50))), append(p99.yard, µs(quantile(lat, 0.99)))
 				p50.cpuYard = append(p50.cpuYard, cpuPer(0, cpu, len(frames)))
 				return nil
 			}
@@ -201,10 +200,5 @@ func paced(cmd *exec.Cmd, frames [][]byte, rate int) ([]time.Duration, time.Dura
 	return lat, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
-// pct is the p-th percentile of ds in µs.
-func pct(ds []time.Duration, p int) float64 {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := min(len(s)-1, len(s)*p/100)
-	return float64(s[i].Nanoseconds()) / 1e3
-}
+// µs is d in microseconds.
+func µs(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
