@@ -69,7 +69,8 @@ func TestClaudeQuestion(t *testing.T) {
 		t.Errorf("the input wait = %+v", first)
 	}
 	inbox.waitLong(time.Minute, "the session waiting in the inbox", exists(`[data-testid="inbox-wait"][data-kind="input"]`))
-	x.Submit("now the docs")
+	before := len(r.srv.Requests())
+	x.SubmitUntil("now the docs", func() bool { return len(r.srv.Requests()) > before })
 	x.WaitScreen(cliWait, secondDone)
 	awaitInputWait(t, a, r.key(), secondDone)
 	x.Stop(30 * time.Second)

@@ -66,7 +66,8 @@ func TestCodexQuestion(t *testing.T) {
 		t.Errorf("the input wait = %+v", first)
 	}
 	inbox.waitLong(cliWait, "the session waiting in the inbox", exists(`[data-testid="inbox-wait"][data-kind="input"]`))
-	x.Submit("now the docs")
+	before := len(srv.Requests())
+	x.SubmitUntil("now the docs", func() bool { return len(srv.Requests()) > before })
 	x.WaitScreen(cliWait, secondDone)
 	awaitInputWait(t, a, first.SessionID, secondDone)
 	x.Stop(30 * time.Second)

@@ -71,7 +71,8 @@ func TestGeminiQuestion(t *testing.T) {
 	if first.Answerable || first.AgentName != "Gemini CLI" {
 		t.Errorf("the input wait = %+v", first)
 	}
-	x.Submit("now the docs")
+	before := len(srv.Requests())
+	x.SubmitUntil("now the docs", func() bool { return len(srv.Requests()) > before })
 	x.WaitScreen(cliWait, secondDone)
 	awaitAgentInput(t, a, "gemini-cli", secondDone)
 	x.Stop(30 * time.Second)

@@ -129,6 +129,22 @@ func (x *Tmux) Submit(prompt string) {
 	x.Keys("Enter")
 }
 
+// SubmitUntil types prompt and presses Enter, again every 10 s (three times at most) until
+// started reports the CLI took it: a TUI busy finishing its last turn (its end-of-turn hooks
+// still running) can drop an Enter.
+func (x *Tmux) SubmitUntil(prompt string, started func() bool) {
+	x.t.Helper()
+	x.Submit(prompt)
+	for range 3 {
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			if started() {
+				return
+			}
+		}
+		x.Keys("Enter")
+	}
+}
+
 // Screen returns the pane's visible text ("" once the server is gone).
 func (x *Tmux) Screen() string {
 	out, err := x.cmd("capture-pane", "-p", "-t", "agent").Output()
