@@ -77,6 +77,24 @@ func TestTwoInstancesSendEachOnce(t *testing.T) {
 		resp.Body.Close()
 		ids = append(ids, "plan-"+r.ID)
 	}
+	// Every wait announced first (a wait decided before its announcement is sent is not
+	// announced at all: that is not what this test is about).
+	announcedBy := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		announced := 0
+		for _, id := range ids {
+			announced += got["wait.began "+id]
+		}
+		mu.Unlock()
+		if announced >= len(ids) {
+			break
+		}
+		if time.Now().After(announcedBy) {
+			t.Fatalf("%d of %d waits announced within 30 s", announced, len(ids))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	// Decide half of them on the other instance: their ends are announced once, too.
 	for i, id := range ids[:3] {
 		req, _ := http.NewRequest("POST", urls[(i+1)%2]+"/api/v1/approvals/"+strings.TrimPrefix(id, "plan-")+"/decision", strings.NewReader(`{"action":"reject","comment":"not now"}`))
