@@ -240,9 +240,22 @@ func (s *Service) closeStale(ctx context.Context, ev Event, approved bool) {
 		if !approved {
 			why = "answered in the terminal — declined (" + terminalSign(ev) + ")"
 		}
+		if !approved && r.Status == approval.Elsewhere {
+			// Claude Code runs these hooks async: the PostToolUse that says the plan was
+			// approved in the terminal can arrive just after the turn's Stop. A handed-over
+			// request is declined only once that moment has passed without it (Settle refuses
+			// a request settled meanwhile).
+			id := r.ID
+			time.AfterFunc(lateEventGrace, func() { s.closeRequest(context.WithoutCancel(ctx), id, false, why) })
+			continue
+		}
 		s.closeRequest(ctx, r.ID, approved, why)
 	}
 }
+
+// lateEventGrace is how long a handed-over request waits, after an event that says its plan was
+// declined, for an async event of the same turn that says it was approved.
+const lateEventGrace = 2 * time.Second
 
 // terminalSign says what in ev showed that a plan prompt was answered no in the terminal, for
 // the decision's comment: a person reading it, or a failing test, learns which event closed it.

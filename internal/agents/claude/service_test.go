@@ -181,9 +181,20 @@ func TestServiceGateDeadlineLeavesItToTheTerminal(t *testing.T) {
 	if _, err := rig.svc.Handle(context.Background(), fixture(t, "stop.json")); err != nil {
 		t.Fatal(err)
 	}
-	got, err = rig.gate.Get(context.Background(), req.ID)
+	got, err = settled(t, rig.gate, req.ID)
 	if err != nil || got.Status != approval.Rejected || got.Decision.By != TerminalDecider || got.Decision.Expired {
 		t.Fatalf("after the turn ended: %+v %v; want declined in the terminal", got, err)
+	}
+}
+
+// settled reads request id once it is no longer handed over, waiting out lateEventGrace.
+func settled(t *testing.T, g *approval.Gate, id string) (approval.Request, error) {
+	t.Helper()
+	for end := time.Now().Add(lateEventGrace + 3*time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r, err := g.Get(context.Background(), id)
+		if err != nil || r.Status != approval.Elsewhere || time.Now().After(end) {
+			return r, err
+		}
 	}
 }
 
@@ -253,6 +264,27 @@ func TestServiceGateHookStoppedThenTerminalApproved(t *testing.T) {
 	r, err = rig.gate.Get(context.Background(), req.ID)
 	if err != nil || r.Status != approval.Approved || r.Decision.By != TerminalDecider || !strings.HasPrefix(r.Decision.Comment, "answered in the terminal — approved") {
 		t.Fatalf("after the plan went ahead: %+v %v", r, err)
+	}
+}
+
+// TestServiceGateApprovalAfterTheTurnsEnd: Claude Code's hooks are async, so the event saying the
+// plan was approved in the terminal can arrive just after the turn's Stop: the request still
+// reads approved, not declined because the turn ended.
+func TestServiceGateApprovalAfterTheTurnsEnd(t *testing.T) {
+	rig := newGateRig(t, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, done := rig.ask(t, ctx)
+	cancel()
+	wait(t, done)
+	for _, ev := range []string{"stop.json", "post_exitplanmode.json"} {
+		if _, err := rig.svc.Handle(context.Background(), fixture(t, ev)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(lateEventGrace + 500*time.Millisecond) // the Stop's own settle, had it won, is done by now
+	r, err := rig.gate.Get(context.Background(), req.ID)
+	if err != nil || r.Status != approval.Approved || r.Decision.By != TerminalDecider {
+		t.Fatalf("approved in the terminal, its event after the turn's end: %+v %v", r, err)
 	}
 }
 
