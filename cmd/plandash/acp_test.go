@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -43,7 +42,7 @@ func TestAcpServeUsesTheGivenToken(t *testing.T) {
 			defer cancel()
 			args := append([]string{"acp", "--serve", "--server", "http://" + addr, "--data", data, "--flush", "5s"}, tc.args...)
 			args = append(args, "--", "sh", "-c", "printf '%s\\n' '"+update+"'")
-			var stdout, stderr bytes.Buffer
+			var stdout, stderr syncBuffer // the agent's stderr is copied in beside plandash's own log
 			getenv := func(k string) string { return tc.env[k] }
 			if err := run(ctx, args, getenv, strings.NewReader(""), &stdout, &stderr); err != nil {
 				t.Fatalf("plandash acp: %v\n%s", err, stderr.String())

@@ -136,7 +136,8 @@ func TestRealGeminiQuestion(t *testing.T) {
 		t.Errorf("input wait %+v", in)
 	}
 	x.WaitScreen(time.Minute, "Agenttest turn over.")
-	x.Submit("go on")
+	before := len(srv.Requests())
+	x.SubmitUntil("go on", func() bool { return len(srv.Requests()) > before })
 	if r := awaitEnded(t, asked, in.ID); r.Outcome != "the session went on" {
 		t.Errorf("input wait ended %+v", r)
 	}
