@@ -10,6 +10,7 @@ import (
 
 	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/waits"
+	"github.com/plandash/plandash/internal/waits/waitstest"
 )
 
 // askArgs is a request_user_input call as a model makes it.
@@ -37,38 +38,6 @@ func questionCodex(t *testing.T, rig *hookRig) (*agenttest.Codex, *agenttest.Mod
 	return c, srv
 }
 
-// awaitOpen polls the kept waits until one of kind is open, and returns it.
-func awaitOpen(t *testing.T, a *waits.Asked, kind waits.Kind, ok func(waits.Record) bool) waits.Record {
-	t.Helper()
-	var last []waits.Record
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		open, err := a.Open(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range open {
-			if r.Kind == kind && ok(r) {
-				return r
-			}
-		}
-		last = open
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no open %s wait; open: %+v", kind, last)
-	return waits.Record{}
-}
-
-// awaitEnded waits until record id ended, and returns it.
-func awaitEnded(t *testing.T, a *waits.Asked, id string) waits.Record {
-	t.Helper()
-	r, err := a.Wait(context.Background(), id, 2*time.Minute)
-	if err != nil || r.Open() {
-		t.Fatalf("wait %s did not end: %+v %v", id, r, err)
-	}
-	return r
-}
-
 // TestRealCodexQuestion: the real interactive Codex asks with request_user_input; its PreToolUse
 // hook (this binary running RunHook against Service.Handle on a real SQLite store) holds the
 // question as an answerable wait; the answer given in plandash reaches the model in its next
@@ -82,7 +51,7 @@ func TestRealCodexQuestion(t *testing.T) {
 	x := c.Interactive()
 	x.Submit("ask me")
 
-	q := awaitOpen(t, rig.asked, waits.KindQuestion, func(waits.Record) bool { return true })
+	q := waitstest.AwaitOpen(t, rig.asked, waits.KindQuestion, nil)
 	if q.Title != "Which database?" || !q.Answerable || len(q.Questions) != 1 || len(q.Questions[0].Options) != 2 ||
 		!q.Questions[0].FreeText || q.SessionID == "" || q.Agent != AgentName {
 		t.Fatalf("question %+v", q)
@@ -95,13 +64,13 @@ func TestRealCodexQuestion(t *testing.T) {
 	if len(outs) != 1 || !strings.Contains(outs[0].Output, `{"answers":{"db":{"answers":["SQLite"]}}}`) {
 		t.Fatalf("the model got %+v", outs)
 	}
-	in := awaitOpen(t, rig.asked, waits.KindInput, func(r waits.Record) bool { return r.SessionID == q.SessionID })
+	in := waitstest.AwaitOpen(t, rig.asked, waits.KindInput, func(r waits.Record) bool { return r.SessionID == q.SessionID })
 	if in.Text != "Agenttest turn over." || in.Title != "Codex waits for your next prompt" {
 		t.Errorf("input wait %+v", in)
 	}
 	x.WaitScreen(time.Minute, "Agenttest turn over.")
 	x.Submit("go on")
-	if r := awaitEnded(t, rig.asked, in.ID); r.Outcome != "the session went on" {
+	if r := waitstest.AwaitWentOn(t, rig.asked, in); !r.Open() && r.Outcome != "the session went on" {
 		t.Errorf("input wait ended %+v", r)
 	}
 	x.WaitScreen(time.Minute, "Second turn over.")
@@ -118,7 +87,7 @@ func TestRealCodexQuestionTerminal(t *testing.T) {
 	x := c.Interactive()
 	x.Submit("ask me")
 
-	q := awaitOpen(t, rig.asked, waits.KindQuestion, func(r waits.Record) bool { return !r.Answerable })
+	q := waitstest.AwaitOpen(t, rig.asked, waits.KindQuestion, func(r waits.Record) bool { return !r.Answerable })
 	if q.Title != "Which database?" || !q.Deadline.IsZero() {
 		t.Fatalf("terminal question %+v", q)
 	}
@@ -127,7 +96,7 @@ func TestRealCodexQuestionTerminal(t *testing.T) {
 	}
 	x.WaitScreen(time.Minute, "Which database?", "2. SQLite")
 	x.Answer("enter to submit answer", time.Minute, "Down", "Enter")
-	if r := awaitEnded(t, rig.asked, q.ID); r.Outcome != "answered in the terminal: SQLite" || r.EndedBy != TerminalDecider {
+	if r := waitstest.AwaitEnded(t, rig.asked, q.ID); r.Outcome != "answered in the terminal: SQLite" || r.EndedBy != TerminalDecider {
 		t.Errorf("question ended %+v", r)
 	}
 	second := srv.WaitRequest(2*time.Minute, func(r agenttest.Request) bool { return !r.Side && len(r.FunctionCallOutputs()) > 0 })
@@ -146,7 +115,7 @@ func TestRealCodexQuestionExec(t *testing.T) {
 	c, srv := questionCodex(t, rig)
 	done := make(chan agenttest.Result, 1)
 	go func() { done <- c.Exec(3*time.Minute, "ask me") }()
-	q := awaitOpen(t, rig.asked, waits.KindQuestion, func(waits.Record) bool { return true })
+	q := waitstest.AwaitOpen(t, rig.asked, waits.KindQuestion, nil)
 	if _, _, err := rig.asked.Answer(context.Background(), q.ID, waits.Answer{Action: "opt-0", By: "ann"}); err != nil {
 		t.Fatal(err)
 	}

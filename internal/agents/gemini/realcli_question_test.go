@@ -13,6 +13,7 @@ import (
 
 	"github.com/plandash/plandash/internal/agents/agenttest"
 	"github.com/plandash/plandash/internal/waits"
+	"github.com/plandash/plandash/internal/waits/waitstest"
 )
 
 // askArgs is an ask_user call as a model makes it.
@@ -61,35 +62,6 @@ func questionRig(t *testing.T, cfg Config) (*agenttest.Gemini, *agenttest.ModelS
 	return cli, srv, asked
 }
 
-// awaitOpen polls the kept waits until one of kind that ok accepts is open, and returns it.
-func awaitOpen(t *testing.T, a *waits.Asked, kind waits.Kind, ok func(waits.Record) bool) waits.Record {
-	t.Helper()
-	var last []waits.Record
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		open, err := a.Open(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range open {
-			if r.Kind == kind && ok(r) {
-				return r
-			}
-		}
-		last = open
-	}
-	t.Fatalf("no open %s wait; open: %+v", kind, last)
-	return waits.Record{}
-}
-
-func awaitEnded(t *testing.T, a *waits.Asked, id string) waits.Record {
-	t.Helper()
-	r, err := a.Wait(context.Background(), id, 2*time.Minute)
-	if err != nil || r.Open() {
-		t.Fatalf("wait %s did not end: %+v %v", id, r, err)
-	}
-	return r
-}
-
 // askUserResponse is ask_user's result as the model's next request carries it.
 func askUserResponse(t *testing.T, srv *agenttest.ModelServer) string {
 	t.Helper()
@@ -121,7 +93,7 @@ func TestRealGeminiQuestion(t *testing.T) {
 	cli, srv, asked := questionRig(t, Config{})
 	x := cli.Interactive("-m", geminiModel)
 	x.Submit("ask me")
-	q := awaitOpen(t, asked, waits.KindQuestion, func(waits.Record) bool { return true })
+	q := waitstest.AwaitOpen(t, asked, waits.KindQuestion, nil)
 	if q.Title != "Which database?" || !q.Answerable || len(q.Questions) != 1 || len(q.Questions[0].Options) != 2 || q.Agent != AgentName {
 		t.Fatalf("question %+v", q)
 	}
@@ -131,14 +103,14 @@ func TestRealGeminiQuestion(t *testing.T) {
 	if got := askUserResponse(t, srv); !strings.Contains(got, `{\"answers\":{\"0\":\"SQLite\"}}`) {
 		t.Errorf("the model got %s", got)
 	}
-	in := awaitOpen(t, asked, waits.KindInput, func(r waits.Record) bool { return r.SessionID == q.SessionID })
+	in := waitstest.AwaitOpen(t, asked, waits.KindInput, func(r waits.Record) bool { return r.SessionID == q.SessionID })
 	if in.Text != "Agenttest turn over." || in.Title != "Gemini CLI waits for your next prompt" {
 		t.Errorf("input wait %+v", in)
 	}
 	x.WaitScreen(time.Minute, "Agenttest turn over.")
 	before := len(srv.Requests())
 	x.SubmitUntil("go on", func() bool { return len(srv.Requests()) > before })
-	if r := awaitEnded(t, asked, in.ID); r.Outcome != "the session went on" {
+	if r := waitstest.AwaitWentOn(t, asked, in); !r.Open() && r.Outcome != "the session went on" {
 		t.Errorf("input wait ended %+v", r)
 	}
 	x.WaitScreen(time.Minute, "Second turn over.")
@@ -155,13 +127,13 @@ func TestRealGeminiQuestionTerminal(t *testing.T) {
 	cli, srv, asked := questionRig(t, Config{QuestionDeadline: 2 * time.Second})
 	x := cli.Interactive("-m", geminiModel)
 	x.Submit("ask me")
-	q := awaitOpen(t, asked, waits.KindQuestion, func(r waits.Record) bool { return !r.Answerable })
+	q := waitstest.AwaitOpen(t, asked, waits.KindQuestion, func(r waits.Record) bool { return !r.Answerable })
 	if q.Title != "Which database?" || !q.Deadline.IsZero() {
 		t.Fatalf("terminal question %+v", q)
 	}
 	x.WaitScreen(time.Minute, "Which database?", "2.  SQLite")
 	x.Answer("Enter to select", time.Minute, "Down", "Enter")
-	if r := awaitEnded(t, asked, q.ID); r.Outcome != "answered in the terminal: SQLite" || r.EndedBy != TerminalDecider {
+	if r := waitstest.AwaitEnded(t, asked, q.ID); r.Outcome != "answered in the terminal: SQLite" || r.EndedBy != TerminalDecider {
 		t.Errorf("question ended %+v", r)
 	}
 	if got := askUserResponse(t, srv); !strings.Contains(got, `{\"answers\":{\"0\":\"SQLite\"}}`) {

@@ -12,6 +12,7 @@ import (
 	"github.com/plandash/plandash/internal/agents/opencode"
 	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/waits"
+	"github.com/plandash/plandash/internal/waits/waitstest"
 )
 
 // TestRealPluginQuestion: the REAL OpenCode (`opencode serve`, whose port plandash is never
@@ -37,7 +38,7 @@ func TestRealPluginQuestion(t *testing.T) {
 	s := o.Serve()
 	session := s.Prompt("build", "set up the storage")
 
-	q := awaitOpen(t, a.Asked, waits.KindQuestion)
+	q := waitstest.AwaitOpen(t, a.Asked, waits.KindQuestion, nil)
 	if q.SessionID != opencode.SessionKey(session) || q.AgentName != opencode.AgentTitle || !q.Answerable ||
 		len(q.Questions) != 1 || len(q.Questions[0].Options) != 2 {
 		t.Fatalf("kept question %+v", q)
@@ -60,26 +61,8 @@ func TestRealPluginQuestion(t *testing.T) {
 		}
 		return false
 	})
-	in := awaitOpen(t, a.Asked, waits.KindInput)
+	in := waitstest.AwaitOpen(t, a.Asked, waits.KindInput, nil)
 	if in.SessionID != opencode.SessionKey(session) || in.Title != "OpenCode waits for your next prompt" {
 		t.Errorf("input wait %+v", in)
 	}
-}
-
-// awaitOpen polls the kept waits until one of kind is open, and returns it.
-func awaitOpen(t *testing.T, asked *waits.Asked, kind waits.Kind) waits.Record {
-	t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		open, err := asked.Open(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range open {
-			if r.Kind == kind {
-				return r
-			}
-		}
-	}
-	t.Fatalf("no open %s wait", kind)
-	return waits.Record{}
 }
