@@ -8,60 +8,9 @@ import (
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/plans"
-	"github.com/plandash/plandash/web/templates"
 )
 
 // The approval inbox also holds the permission requests agents send through `plandash acp`.
-
-// acpPermissionViews turns the relayed requests into what the inbox draws.
-func (s *Server) acpPermissionViews() []templates.AcpPermission {
-	perms := s.perms.List()
-	out := make([]templates.AcpPermission, 0, len(perms))
-	for _, p := range perms {
-		v := templates.AcpPermission{Stream: p.Stream, ID: string(p.ID), SessionID: p.SessionID, Offered: p.Offered,
-			Answered: p.Answered, ResolvedBy: p.ResolvedBy, Resolved: p.Resolved, Title: "Permission requested"}
-		if p.Outcome != nil {
-			v.Outcome = p.Outcome.Outcome
-			if p.Outcome.OptionID != "" {
-				v.Outcome = p.Outcome.OptionID
-			}
-		}
-		if req, err := acp.DecodeRequestPermissionParams(p.Params); err == nil {
-			for _, o := range req.Options {
-				v.Options = append(v.Options, templates.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: o.Kind})
-			}
-			tc := req.ToolCall
-			if tc.Title != nil && *tc.Title != "" {
-				v.Title = *tc.Title
-			}
-			if tc.Kind != nil {
-				v.Kind = *tc.Kind
-			}
-			v.Plan = exitPlanText(tc.RawInput)
-			var detail []string
-			for _, raw := range []json.RawMessage{tc.RawInput, tc.Content} {
-				if len(raw) > 0 && acp.Valid(raw) {
-					detail = append(detail, plans.FormatJSON(raw).Display())
-				}
-			}
-			v.Detail = strings.Join(detail, "\n")
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-// exitPlanText is the plan a plan-mode agent asks to leave plan mode with (rawInput.plan).
-func exitPlanText(raw json.RawMessage) string {
-	var in struct {
-		Plan string `json:"plan"`
-	}
-	if json.Unmarshal(raw, &in) != nil {
-		return ""
-	}
-	return in.Plan
-}
 
 // rejecting reports whether option is one of the request's reject options: only a rejection
 // carries the person's feedback to the agent.

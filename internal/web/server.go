@@ -21,6 +21,7 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/tokens"
+	"github.com/plandash/plandash/internal/views"
 	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/web/static"
 )
@@ -84,7 +85,7 @@ type Server struct {
 	mcp         http.Handler
 	ready       func(context.Context) error
 	metrics     *metrics.Set
-	render      *renderer
+	views       *views.Pages // what each page shows, and its live topics
 	assets      *assets
 	auth        *Auth
 	streams     *plans.Streams
@@ -93,7 +94,8 @@ type Server struct {
 	captures    *capture.Queue // agents' events acknowledged, to be recorded in order (while Serve runs)
 }
 
-// NewServer builds the server, registers its live topics and listens to the services' changes.
+// NewServer builds the server and its pages (package views), which register the live topics
+// and listen to the services' changes.
 func NewServer(d Deps) *Server {
 	if d.MaxBody <= 0 {
 		d.MaxBody = 8 << 20
@@ -114,7 +116,6 @@ func NewServer(d Deps) *Server {
 		cfg: d.Config, log: d.Log, plans: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
 		perms: d.Perms, waits: d.Waits, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
 		notify: d.Notify,
-		render: &renderer{live: d.Live, plans: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: plans.NewStreams(1024), stop: make(chan struct{}),
 		captures: capture.New(d.MaxBody, d.Log),
 	}
@@ -122,7 +123,6 @@ func NewServer(d Deps) *Server {
 	if d.Tokens != nil {
 		s.auth.WithTokens(d.Tokens, d.Gate.Get)
 	}
-	s.render.waiting = s.waitingBySession
 	if d.Notify != nil {
 		s.links = d.Notify.Links(d.Answers)
 	}
@@ -131,12 +131,8 @@ func NewServer(d Deps) *Server {
 		panic(err) // the files are embedded in the binary: unreadable means a broken build
 	}
 	s.assets = a
-	s.registerTopics()
-	d.Plans.OnCommit(s.sessionsCommitted)
-	d.Gate.OnChange(s.gateChanged)
-	d.Shared.OnChange(func(name string) { s.live.Announce(live.Change{Kind: changeShared, ID: name}) })
-	d.Perms.OnChange(s.permissionsChanged)
-	d.Waits.OnChange(s.waitsChanged)
+	s.views = views.New(views.Deps{Plans: d.Plans, Gate: d.Gate, Shared: d.Shared, Perms: d.Perms, Waits: d.Waits,
+		Notify: d.Notify, Live: d.Live, Files: d.Files, Log: d.Log})
 	s.handler = s.routes()
 	return s
 }
@@ -184,6 +180,3 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stopCapture() // every request has ended: record what they acknowledged, then stop
 	return err
 }
-
-// now is the server's clock.
-func (s *Server) now() time.Time { return s.plans.Now() }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -9,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -20,13 +18,13 @@ func (s *Server) waitPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderWaitPage(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
-	seq := s.live.Seq() // before the read: a change after it reaches the page live
-	rec, err := s.waits.Kept(r.Context(), param(r, "id"))
+	v, err := s.views.Wait(r.Context(), param(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	s.pageStatus(w, r, code, templates.WaitPage(templates.WaitView{Record: rec, Now: s.now(), Seq: seq, Notice: n}))
+	v.Notice = n
+	s.pageStatus(w, r, code, templates.WaitPage(v))
 }
 
 // waitAnswerForm serves POST /waits/{id}/answer: the page's form, one field per question
@@ -66,13 +64,4 @@ func (s *Server) waitAnswerForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/waits/"+url.PathEscape(id), http.StatusSeeOther)
-}
-
-// renderWaitPanel is a kept wait's page, live: its form or its outcome.
-func (s *Server) renderWaitPanel(ctx context.Context, id string, _ live.Change) ([]live.Fragment, error) {
-	rec, err := s.waits.Kept(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return []live.Fragment{{ID: templates.WaitPanelID(id), View: templates.WaitPanel(templates.WaitView{Record: rec, Now: s.now()})}}, nil
 }

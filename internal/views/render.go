@@ -1,4 +1,4 @@
-package web
+package views
 
 import (
 	"context"
@@ -9,33 +9,23 @@ import (
 	"github.com/plandash/plandash/web/templates"
 )
 
-// renderer turns stored state into the fragments pages are made of.
-type renderer struct {
-	// waiting lists, by session, what waits for a person (plans at the gate, permissions).
-	waiting func(ctx context.Context) map[string][]templates.Waiting
-	live    *live.Live
-	plans   *plans.Service
-	files   *FileRoots
-	dags    dagCache
-}
-
-// views prepares plans for drawing: file contents under the allowed roots, dag plans laid out.
+// planViews prepares plans for drawing: file contents under the allowed roots, dag plans laid out.
 // calls are the session's tool calls when the caller has them (nil: loaded if a dag needs them);
 // inline says the plans go on a page of many, where big graphs are summarised.
-func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.ToolCall, inline bool) []templates.PlanView {
+func (p *Pages) planViews(ctx context.Context, ps []plans.Plan, calls []plans.ToolCall, inline bool) []templates.PlanView {
 	out := make([]templates.PlanView, len(ps))
 	var status func(string) (string, bool)
-	for i, p := range ps {
-		out[i] = templates.PlanView{Plan: p}
+	for i, pl := range ps {
+		out[i] = templates.PlanView{Plan: pl}
 		switch {
-		case p.Removed:
-		case p.Kind == plans.KindFile:
-			out[i].File = r.files.View(p.URI)
-		case p.Kind == plans.KindDAG:
+		case pl.Removed:
+		case pl.Kind == plans.KindFile:
+			out[i].File = fileView(p.files, pl.URI)
+		case pl.Kind == plans.KindDAG:
 			if status == nil {
-				status = r.toolStatuses(ctx, p.SessionID, calls)
+				status = p.toolStatuses(ctx, pl.SessionID, calls)
 			}
-			r.dagView(&out[i], status, inline)
+			p.dagView(&out[i], status, inline)
 		}
 	}
 	return out
@@ -47,10 +37,10 @@ func (r *renderer) views(ctx context.Context, ps []plans.Plan, calls []plans.Too
 // link, each card (the socket sends only those a page does not show already: a diagram's card
 // changes with its tool calls, not only with its revisions), and the removal of cards that just
 // fell out of it. Or its removal when the session has no plan left to show.
-func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Time) ([]live.Fragment, error) {
+func (p *Pages) overviewFragments(ctx context.Context, id string, now time.Time) ([]live.Fragment, error) {
 	// Two more plans than the group shows: the cards a page may still show after one commit
 	// pushed newer plans in front of them.
-	gs, _, err := r.plans.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans + 2}, plans.SessionCursor{}, 1)
+	gs, _, err := p.plans.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans + 2}, plans.SessionCursor{}, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +49,7 @@ func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Ti
 	}
 	g := gs[0]
 	shown := g.Plans[:min(len(g.Plans), templates.MaxGroupPlans)]
-	group := templates.NewGroup(g.Session, r.views(ctx, shown, nil, true), g.Tally, r.waiting(ctx)[id], now, r.plans.Idle())
+	group := templates.NewGroup(g.Session, p.planViews(ctx, shown, nil, true), g.Tally, p.waitingBySession(ctx)[id], now, p.plans.Idle())
 	gid := templates.GroupID(id)
 	out := []live.Fragment{
 		{ID: gid, Parent: "sessions", View: templates.SessionGroup(group, now), Whole: true},
@@ -72,8 +62,8 @@ func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Ti
 	for _, v := range group.Plans {
 		out = append(out, live.Fragment{ID: templates.PlanID(v.Plan), Parent: templates.GroupCardsID(id), Of: gid, View: templates.PlanCard(v)})
 	}
-	for _, p := range g.Plans[len(shown):] {
-		f := live.Remove(templates.PlanID(p))
+	for _, gone := range g.Plans[len(shown):] {
+		f := live.Remove(templates.PlanID(gone))
 		f.Of = gid
 		out = append(out, f)
 	}
@@ -82,32 +72,32 @@ func (r *renderer) overviewFragments(ctx context.Context, id string, now time.Ti
 
 // overviewRemoved takes a removed plan's card out of its group on a page that shows the group;
 // a plan that changed otherwise is redrawn with its session (overviewFragments).
-func (r *renderer) overviewRemoved(ctx context.Context, id, planID string) ([]live.Fragment, error) {
-	p, err := r.plans.Plan(ctx, id, planID)
-	if err != nil || !p.Removed {
+func (p *Pages) overviewRemoved(ctx context.Context, id, planID string) ([]live.Fragment, error) {
+	pl, err := p.plans.Plan(ctx, id, planID)
+	if err != nil || !pl.Removed {
 		return nil, err
 	}
-	f := live.Remove(templates.PlanID(p))
+	f := live.Remove(templates.PlanID(pl))
 	f.Of = templates.GroupID(id)
 	return []live.Fragment{f}, nil
 }
 
 // sessionFragments renders every live part of a session's page.
-func (r *renderer) sessionFragments(ctx context.Context, d plans.SessionDetail, now time.Time) []live.Fragment {
+func (p *Pages) sessionFragments(ctx context.Context, d plans.SessionDetail, now time.Time) []live.Fragment {
 	s := d.Session
 	out := []live.Fragment{
-		{ID: templates.SessionHeadID(s.ID), View: templates.SessionHead(s, r.waiting(ctx)[s.ID], now)},
+		{ID: templates.SessionHeadID(s.ID), View: templates.SessionHead(s, p.waitingBySession(ctx)[s.ID], now)},
 		{ID: templates.ToolCallsID(s.ID), View: templates.ToolCalls(s.ID, d.ToolCalls, d.ToolCallTotal)},
 		{ID: templates.ActivityID(s.ID), View: templates.ActivityList(s.ID, d.Activity)},
 	}
-	return append(out, r.planFragments(ctx, d.Plans, d.ToolCalls)...)
+	return append(out, p.planFragments(ctx, d.Plans, d.ToolCalls)...)
 }
 
 // planFragments are plan cards as a session's page shows them.
-func (r *renderer) planFragments(ctx context.Context, ps []plans.Plan, calls []plans.ToolCall) []live.Fragment {
+func (p *Pages) planFragments(ctx context.Context, ps []plans.Plan, calls []plans.ToolCall) []live.Fragment {
 	var out []live.Fragment
-	for _, p := range r.views(ctx, ps, calls, false) {
-		out = append(out, live.Fragment{ID: "w" + templates.PlanID(p.Plan), Parent: "plans", View: templates.SessionPlan(p)})
+	for _, v := range p.planViews(ctx, ps, calls, false) {
+		out = append(out, live.Fragment{ID: "w" + templates.PlanID(v.Plan), Parent: "plans", View: templates.SessionPlan(v)})
 	}
 	return out
 }
