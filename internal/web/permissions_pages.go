@@ -12,26 +12,6 @@ import (
 
 // The approval inbox also holds the permission requests agents send through `plandash acp`.
 
-// rejecting reports whether option is one of the request's reject options: only a rejection
-// carries the person's feedback to the agent.
-func (s *Server) rejecting(stream string, id json.RawMessage, option string) bool {
-	for _, p := range s.perms.List() {
-		if p.Stream != stream || string(p.ID) != string(id) {
-			continue
-		}
-		req, err := acp.DecodeRequestPermissionParams(p.Params)
-		if err != nil {
-			return false
-		}
-		for _, o := range req.Options {
-			if o.OptionID == option {
-				return strings.HasPrefix(o.Kind, "reject")
-			}
-		}
-	}
-	return false
-}
-
 // acpAnswerForm serves POST /approvals/acp/answer: a person picks one of the agent's options.
 func (s *Server) acpAnswerForm(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
@@ -40,7 +20,7 @@ func (s *Server) acpAnswerForm(w http.ResponseWriter, r *http.Request) {
 	}
 	stream, id := r.PostForm.Get("stream"), json.RawMessage(r.PostForm.Get("id"))
 	o := acp.PermissionOutcome{Outcome: "selected", OptionID: r.PostForm.Get("option")}
-	if fb := strings.TrimSpace(strings.ReplaceAll(r.PostForm.Get("feedback"), "\r\n", "\n")); fb != "" && s.rejecting(stream, id, o.OptionID) {
+	if fb := strings.TrimSpace(strings.ReplaceAll(r.PostForm.Get("feedback"), "\r\n", "\n")); fb != "" && s.perms.Rejects(stream, id, o.OptionID) {
 		if n := len([]rune(fb)); n > approval.MaxComment {
 			s.errorPage(w, r, errs.Errorf(errs.TooLarge, "the feedback is %d characters; the limit is %d", n, approval.MaxComment))
 			return
