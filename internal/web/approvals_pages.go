@@ -7,22 +7,11 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/a-h/templ"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
-
-// pageStatus renders a page with a status other than 200: a refused form shown again.
-func (s *Server) pageStatus(w http.ResponseWriter, r *http.Request, code int, c templ.Component) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
-	if err := c.Render(r.Context(), w); err != nil {
-		s.log.Error("render page", "path", r.URL.Path, "err", err)
-	}
-}
 
 // approvalsInbox serves GET /approvals.
 func (s *Server) approvalsInbox(w http.ResponseWriter, r *http.Request) {

@@ -14,10 +14,12 @@ import (
 
 // waitPage serves GET /waits/{id}: an agent's question with its form, or how it ended.
 func (s *Server) waitPage(w http.ResponseWriter, r *http.Request) {
-	s.renderWaitPage(w, r, http.StatusOK, templates.Notice{})
+	s.waitPageWith(w, r, http.StatusOK, templates.Notice{})
 }
 
-func (s *Server) renderWaitPage(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
+// waitPageWith answers with a wait's page under status code, with a notice: a refused answer
+// shown again.
+func (s *Server) waitPageWith(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
 	v, err := s.views.Wait(r.Context(), param(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
@@ -54,10 +56,10 @@ func (s *Server) waitAnswerForm(w http.ResponseWriter, r *http.Request) {
 	var ee *waits.EndedError
 	switch {
 	case errors.As(err, &ee):
-		s.renderWaitPage(w, r, http.StatusConflict, templates.Notice{Kind: "conflict", Text: "Already answered: " + ee.Outcome})
+		s.waitPageWith(w, r, http.StatusConflict, templates.Notice{Kind: "conflict", Text: "Already answered: " + ee.Outcome})
 		return
 	case err != nil && errs.KindOf(err) != errs.Internal:
-		s.renderWaitPage(w, r, status(err), templates.Notice{Kind: "error", Text: err.Error()})
+		s.waitPageWith(w, r, status(err), templates.Notice{Kind: "error", Text: err.Error()})
 		return
 	case err != nil:
 		s.errorPage(w, r, err)
