@@ -1,6 +1,7 @@
 // Package web is plandash's HTTP side: pages, the JSON API, ingest, the live socket, auth, CSRF
 // and headers. It speaks HTTP for the application's services, which it is handed (Deps); it opens
-// no store and holds no domain logic.
+// no store and holds no domain logic. What each page shows, and the live topics that redraw it,
+// come from package views.
 package web
 
 import (
