@@ -164,6 +164,8 @@ func (p *Pages) inboxWaitsFragments(ctx context.Context) ([]live.Fragment, error
 	return []live.Fragment{{ID: templates.InboxWaitsID, View: templates.InboxWaits(l.Waits, p.plans.Now())}}, nil
 }
 
+// renderInbox redoes the inbox's part a change touches: the rules, the relayed permission
+// requests, the list of waits, or one request's row (moved to the decisions once decided).
 func (p *Pages) renderInbox(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
 	now := p.gate.Now()
 	switch c.Kind {
@@ -191,6 +193,7 @@ func (p *Pages) renderInbox(ctx context.Context, _ string, c live.Change) ([]liv
 	}, nil
 }
 
+// renderApprovalPanel is a request's page, live: its panel as the request stands now.
 func (p *Pages) renderApprovalPanel(ctx context.Context, id string, _ live.Change) ([]live.Fragment, error) {
 	r, err := p.gate.Get(ctx, id)
 	if err != nil {
@@ -201,26 +204,6 @@ func (p *Pages) renderApprovalPanel(ctx context.Context, id string, _ live.Chang
 
 func panelFragment(r approval.Request, now time.Time) live.Fragment {
 	return live.Fragment{ID: templates.ApprovalPanelID(r.ID), View: templates.ApprovalPanel(templates.ApprovalPage{Request: r, Now: now})}
-}
-
-// renderPendingCount is the navigation's count of what waits for a person (the one list), with
-// the title of the wait that just began for the notification.
-func (p *Pages) renderPendingCount(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
-	l, err := p.waits.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	latest := ""
-	if strings.HasPrefix(c.ID, beganPrefix) && len(l.Waits) > 0 {
-		newest := l.Waits[0]
-		for _, w := range l.Waits {
-			if !w.Since.Before(newest.Since) {
-				newest = w
-			}
-		}
-		latest = newest.Title
-	}
-	return []live.Fragment{{ID: templates.PendingCountID, View: templates.PendingCount(l.Waiting(), latest, l.Seq)}}, nil
 }
 
 // auditShown is how many of the gate's audit events the audit page lists.

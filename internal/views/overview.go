@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/live"
@@ -156,6 +157,8 @@ func (p *Pages) SharedStrip(ctx context.Context) ([]templates.SharedPlan, int) {
 	return out, total
 }
 
+// renderOverview redoes what a change touches on the overview: a session's group (or one card
+// leaving it), a shared plan's row in the strip, or what needs a person.
 func (p *Pages) renderOverview(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
 	switch c.Kind {
 	case changeShared:
@@ -196,4 +199,55 @@ func (p *Pages) sharedRowFragment(ctx context.Context, name string) ([]live.Frag
 		return []live.Fragment{live.Remove(id)}, nil
 	}
 	return []live.Fragment{{ID: id, Parent: templates.SharedStripID, View: templates.SharedRow(sharedFromEntry(e), p.now())}}, nil
+}
+
+// overviewFragments renders session id's group for the overview (a gone session's too, dimmed)
+// from the plans it shows and the tally of the rest, as the overview's page reads them: whole, for
+// a page that does not show it yet, and in parts for a page that does: its head, waits and "more"
+// link, each card (the socket sends only those a page does not show already: a diagram's card
+// changes with its tool calls, not only with its revisions), and the removal of cards that just
+// fell out of it. Or its removal when the session has no plan left to show.
+func (p *Pages) overviewFragments(ctx context.Context, id string, now time.Time) ([]live.Fragment, error) {
+	// Two more plans than the group shows: the cards a page may still show after one commit
+	// pushed newer plans in front of them.
+	gs, _, err := p.plans.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans + 2}, plans.SessionCursor{}, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(gs) == 0 {
+		return []live.Fragment{live.Remove(templates.GroupID(id))}, nil
+	}
+	g := gs[0]
+	shown := g.Plans[:min(len(g.Plans), templates.MaxGroupPlans)]
+	group := templates.NewGroup(g.Session, p.planViews(ctx, shown, nil, true), g.Tally, p.waitingBySession(ctx)[id], now, p.plans.Idle())
+	gid := templates.GroupID(id)
+	out := []live.Fragment{
+		{ID: gid, Parent: "sessions", View: templates.SessionGroup(group, now), Whole: true},
+		{ID: templates.GroupHeadID(id), Of: gid, View: templates.GroupHeadMain(group)},
+		{ID: templates.GroupLastID(id), Of: gid, View: templates.GroupLast(group, now)},
+		{ID: templates.GroupUsageID(id), Of: gid, View: templates.GroupUsage(group)},
+		{ID: templates.GroupWaitingID(id), Of: gid, View: templates.GroupWaiting(group, now)},
+		{ID: templates.GroupMoreID(id), Of: gid, View: templates.GroupMore(group)},
+	}
+	for _, v := range group.Plans {
+		out = append(out, live.Fragment{ID: templates.PlanID(v.Plan), Parent: templates.GroupCardsID(id), Of: gid, View: templates.PlanCard(v)})
+	}
+	for _, gone := range g.Plans[len(shown):] {
+		f := live.Remove(templates.PlanID(gone))
+		f.Of = gid
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// overviewRemoved takes a removed plan's card out of its group on a page that shows the group;
+// a plan that changed otherwise is redrawn with its session (overviewFragments).
+func (p *Pages) overviewRemoved(ctx context.Context, id, planID string) ([]live.Fragment, error) {
+	pl, err := p.plans.Plan(ctx, id, planID)
+	if err != nil || !pl.Removed {
+		return nil, err
+	}
+	f := live.Remove(templates.PlanID(pl))
+	f.Of = templates.GroupID(id)
+	return []live.Fragment{f}, nil
 }

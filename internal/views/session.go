@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/dag"
@@ -211,4 +212,15 @@ func (p *Pages) renderSessionPart(ctx context.Context, id string, c live.Change)
 		return append(out, p.planFragments(ctx, dags, []plans.ToolCall{t})...), nil
 	}
 	return nil, fmt.Errorf("no part %q of a session", c.Part)
+}
+
+// sessionFragments renders every live part of a session's page.
+func (p *Pages) sessionFragments(ctx context.Context, d plans.SessionDetail, now time.Time) []live.Fragment {
+	s := d.Session
+	out := []live.Fragment{
+		{ID: templates.SessionHeadID(s.ID), View: templates.SessionHead(s, p.waitingBySession(ctx)[s.ID], now)},
+		{ID: templates.ToolCallsID(s.ID), View: templates.ToolCalls(s.ID, d.ToolCalls, d.ToolCallTotal)},
+		{ID: templates.ActivityID(s.ID), View: templates.ActivityList(s.ID, d.Activity)},
+	}
+	return append(out, p.planFragments(ctx, d.Plans, d.ToolCalls)...)
 }

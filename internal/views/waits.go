@@ -3,6 +3,7 @@ package views
 import (
 	"cmp"
 	"context"
+	"strings"
 
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/waits"
@@ -56,4 +57,24 @@ func (p *Pages) Wait(ctx context.Context, id string) (templates.WaitView, error)
 		return templates.WaitView{}, err
 	}
 	return templates.WaitView{Record: rec, Now: p.now(), Seq: seq}, nil
+}
+
+// renderPendingCount is the navigation's count of what waits for a person (the one list), with
+// the title of the wait that just began for the notification.
+func (p *Pages) renderPendingCount(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
+	l, err := p.waits.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	latest := ""
+	if strings.HasPrefix(c.ID, beganPrefix) && len(l.Waits) > 0 {
+		newest := l.Waits[0]
+		for _, w := range l.Waits {
+			if !w.Since.Before(newest.Since) {
+				newest = w
+			}
+		}
+		latest = newest.Title
+	}
+	return []live.Fragment{{ID: templates.PendingCountID, View: templates.PendingCount(l.Waiting(), latest, l.Seq)}}, nil
 }
