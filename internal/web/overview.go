@@ -10,16 +10,11 @@ import (
 	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
-	"github.com/plandash/plandash/internal/views"
 	"github.com/plandash/plandash/web/templates"
 )
 
-// Bounds of the overview: one page of sessions, however many are stored, and of what its query
-// may ask for.
-const (
-	overviewPageSize = views.OverviewPageSize
-	maxFilterText    = 200 // runes of a search or filter value
-)
+// maxFilterText bounds the overview's search and filter values, in runes.
+const maxFilterText = 200
 
 // overview serves GET /: a page of sessions, filtered by its query.
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
