@@ -1,0 +1,70 @@
+// Package registry is the one list of the agents plandash connects to. `plandash hook`,
+// `plandash install`, `plandash doctor`, the usage text, the hook route (/api/v1/hooks/NAME) and
+// the application's followers all iterate All, so none of them names an agent.
+//
+// Adding an agent is:
+//
+//   - its package, internal/agents/NAME, with its events decoded into plans updates, its tests
+//     (fuzz targets for every decoder of the agent's input), and a func Agent() agentkit.Agent
+//     that gives:
+//   - Name (the word in commands and the hook route) and Title (what people call it);
+//   - CLI and Tested, the command doctor asks `--version` and the version the real-CLI tests run,
+//     pinned as NAME_VERSION=… in scripts/agent-clis.sh;
+//   - Hook, what `plandash hook NAME` runs (nil without command hooks), and Install, writing and
+//     removing plandash's hooks or plugin, with Flags, the install flags it honours (the rest are
+//     refused for it);
+//   - Settings, the files doctor reads for plandash's hook commands (or Plugins, the files whose
+//     presence means a plugin is installed), HookEvents when its settings name hooks by event,
+//     and Fix, what doctor suggests when nothing is installed;
+//   - Sessions, where it keeps its own session files (read by `serve` without an install),
+//     PlanDir, its plan directory under the home, and Build, its hook handler and followers;
+//   - one line in All below;
+//   - a row in the README's agent table and a section in docs/agents.md with its title in the
+//     table at the top.
+//
+// TestEveryAgentEverywhere (cmd/plandash) fails while any of these is missing.
+//
+// Cursor is not listed: it is connected through `plandash acp -- agent acp`, whose Cursor
+// extensions (cursor/update_todos, cursor/create_plan) internal/acp decodes; it has no hooks to
+// install or run.
+package registry
+
+import (
+	"github.com/plandash/plandash/internal/agents/agentkit"
+	"github.com/plandash/plandash/internal/agents/claude"
+	"github.com/plandash/plandash/internal/agents/codex"
+	"github.com/plandash/plandash/internal/agents/gemini"
+	"github.com/plandash/plandash/internal/agents/opencode"
+)
+
+// All is every agent, in the order commands and docs list them.
+func All() []agentkit.Agent {
+	return []agentkit.Agent{
+		claude.Agent(),
+		codex.Agent(),
+		gemini.Agent(),
+		opencode.Agent(),
+	}
+}
+
+// Lookup is the agent called name.
+func Lookup(name string) (agentkit.Agent, bool) {
+	for _, a := range All() {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return agentkit.Agent{}, false
+}
+
+// Names are the agents' names, in All's order; with hooks, only the agents that have command
+// hooks (`plandash hook NAME`).
+func Names(hooks bool) []string {
+	var names []string
+	for _, a := range All() {
+		if !hooks || a.Hook != nil {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
