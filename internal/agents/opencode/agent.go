@@ -26,7 +26,6 @@ func Agent() agentkit.Agent {
 	}
 }
 
-
 // install writes (or removes) plandash's plugin, with the server and the token file baked in.
 func install(o agentkit.InstallOptions) (fmt.Stringer, error) {
 	dir := PluginDir(o.Project, o.Getenv)
