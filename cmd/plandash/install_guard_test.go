@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/agents/agentkit"
+	"github.com/plandash/plandash/internal/agents/registry"
 )
 
 // installTargets is the file each agent's project install writes, under the project.
@@ -34,10 +37,13 @@ func installBounded(t *testing.T, env func(string) string, fifo string, args ...
 		err error
 	}
 	done := make(chan result, 1)
-	bin := fakeBinary(t) // what the hooks run: this test's own binary is temporary
+	args = append([]string{"install"}, args...)
+	if a, ok := registry.Lookup(args[1]); ok && a.Honours(agentkit.FlagCommand) {
+		args = append(args, "--command", fakeBinary(t)) // what the hooks run: this test's own binary is temporary
+	}
 	go func() {
 		var out, errOut bytes.Buffer
-		err := run(context.Background(), append(append([]string{"install"}, args...), "--command", bin), env, nil, &out, &errOut)
+		err := run(context.Background(), args, env, nil, &out, &errOut)
 		done <- result{out.String(), err}
 	}()
 	select {

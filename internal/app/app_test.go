@@ -35,7 +35,7 @@ func TestAppServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, err := Open(context.Background(), Config{Config: web.Config{Log: slog.New(slog.DiscardHandler)},
-		DataDir: data, Token: "tok", PlansDir: filepath.Join(data, "plans"), CodexSessions: codexDir})
+		DataDir: data, Token: "tok", PlansDir: filepath.Join(data, "plans"), Discover: map[string]string{"codex": codexDir}})
 	if err != nil {
 		t.Fatal(err)
 	}

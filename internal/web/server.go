@@ -60,7 +60,7 @@ type Deps struct {
 	Answers notify.Answerer
 	Live    *live.Live
 	Files   *files.Roots          // file plans show content under these; nil shows none
-	Hooks   map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini, opencode
+	Hooks   map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: the registry's agents (internal/agents/registry)
 	MCP     http.Handler          // MCP over streamable HTTP, served at /mcp
 	Metrics *metrics.Set          // what GET /metrics shows; nil counts into a set of its own
 

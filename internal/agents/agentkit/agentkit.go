@@ -47,6 +47,9 @@ type Agent struct {
 	// Flags are the install flags the agent honours beyond the ones every agent takes
 	// (--uninstall, --server, --data, --user): FlagProject, FlagGate, … install refuses the others.
 	Flags []string
+	// GateAlways says install always puts in the gate (Codex's Stop hook, OpenCode's plugin):
+	// --gate is taken and changes nothing.
+	GateAlways bool
 
 	// Settings are the files doctor reads for plandash's hook commands: the user's (under home)
 	// and the project's (under project, an absolute directory). Nil for an agent without

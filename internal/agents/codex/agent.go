@@ -16,8 +16,9 @@ func Agent() agentkit.Agent {
 		Hook: func(ctx context.Context, env agentkit.HookEnv) error {
 			return RunHook(ctx, env.Stdin, env.Stdout, env.Post, HookOptions{Host: env.Host, Stderr: env.Stderr})
 		},
-		Install: install,
-		Flags:   []string{agentkit.FlagProject, agentkit.FlagGate, agentkit.FlagCommand},
+		Install:    install,
+		Flags:      []string{agentkit.FlagProject, agentkit.FlagGate, agentkit.FlagCommand},
+		GateAlways: true,
 		Settings: func(home, project string, getenv func(string) string) []string {
 			return []string{filepath.Join(configDir(home, getenv), "hooks.json"), filepath.Join(project, ".codex", "hooks.json")}
 		},

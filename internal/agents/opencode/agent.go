@@ -9,12 +9,14 @@ import (
 )
 
 // Agent is OpenCode as the registry lists it. It has no command hooks: install writes a plugin
-// that posts its events to the hook route itself.
+// that posts its events to the hook route itself, and holds plan_exit at the gate always, so
+// --gate changes nothing for it.
 func Agent() agentkit.Agent {
 	return agentkit.Agent{
 		Name: "opencode", Title: "OpenCode", CLI: "opencode", Tested: "1.18.33",
-		Install: install,
-		Flags:   []string{agentkit.FlagProject},
+		Install:    install,
+		Flags:      []string{agentkit.FlagProject, agentkit.FlagGate},
+		GateAlways: true,
 		Plugins: func(project string, getenv func(string) string) []string {
 			return []string{filepath.Join(PluginDir("", getenv), PluginFile), filepath.Join(PluginDir(project, getenv), PluginFile)}
 		},
