@@ -98,7 +98,7 @@ func checkHooks(a agentkit.Agent, project string, t client.Target, getenv func(s
 			}
 		}
 		if len(out) == 0 {
-			out = append(out, hookLine{true, "· not connected: " + a.Fix})
+			out = append(out, hookLine{true, "· not connected: `" + a.Connect + "`"})
 		}
 		return out
 	}
@@ -128,7 +128,11 @@ func checkHooks(a agentkit.Agent, project string, t client.Target, getenv func(s
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, hookLine{true, "· no hooks installed: " + a.Fix})
+		fix := "`" + a.Connect + "`"
+		if a.Sessions != nil {
+			fix += " for the gate (its sessions show without it)"
+		}
+		out = append(out, hookLine{true, "· no hooks installed: " + fix})
 	}
 	return out
 }

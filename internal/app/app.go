@@ -35,6 +35,7 @@ import (
 	"github.com/plandash/plandash/internal/tokens"
 	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/internal/web"
+	"github.com/plandash/plandash/web/templates"
 )
 
 // Config is everything the application is told at start-up.
@@ -238,6 +239,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
 		Notify: a.Notifier, Answers: waitsAnswerer{w: a.Waits, user: cfg.User},
 		Hooks:   hooks,
+		Connect: connectRows(),
 		MCP:     mcpHTTP,
 		Metrics: m,
 	})
@@ -266,6 +268,15 @@ func prune(ctx context.Context, svc *plans.Service, now func() time.Time, log *s
 		case <-tick.C:
 		}
 	}
+}
+
+// connectRows are the registry's agents as the empty overview shows them.
+func connectRows() []templates.ConnectAgent {
+	var rows []templates.ConnectAgent
+	for _, ag := range registry.All() {
+		rows = append(rows, templates.ConnectAgent{Title: ag.Title, Command: ag.Connect, Discovered: ag.Sessions != nil, Restart: ag.Plugins != nil})
+	}
+	return rows
 }
 
 // buildAgents builds every agent of the registry on the application's services: the hook

@@ -9,13 +9,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/cascadia"
+	"golang.org/x/net/html"
+
 	"github.com/plandash/plandash/internal/agents/registry"
 	"github.com/plandash/plandash/internal/web"
 )
 
 // TestEveryAgentHasAHookRoute: the application builds every agent of the registry, so each has
 // its hook route (an event that does not decode is refused as invalid, not as an unknown agent),
-// and a name that is no agent's is refused with the list of those there are.
+// and a name that is no agent's is refused with the list of those there are. The empty overview
+// tells a newcomer how to connect each of them.
 func TestEveryAgentHasAHookRoute(t *testing.T) {
 	data := t.TempDir()
 	a, err := Open(context.Background(), Config{Config: web.Config{Log: slog.New(slog.DiscardHandler)},
@@ -47,6 +51,25 @@ func TestEveryAgentHasAHookRoute(t *testing.T) {
 			t.Errorf("the refusal of an unknown agent does not name %s: %s", name, body)
 		}
 	}
+	req := httptest.NewRequest("GET", "/", nil)
+	req.Host = "127.0.0.1"
+	req.Header.Set("Authorization", "Bearer tok")
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, req)
+	doc, err := html.Parse(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, row := range cascadia.MustCompile(`[data-testid=connect-agent]`).MatchAll(doc) {
+		rows[textOf(cascadia.Query(row, cascadia.MustCompile("dt")))] = textOf(cascadia.Query(row, cascadia.MustCompile("dd")))
+	}
+	for _, ag := range registry.All() {
+		if !strings.Contains(rows[ag.Title], ag.Connect) {
+			t.Errorf("the empty overview's row for %s is %q, want it to name %q", ag.Title, rows[ag.Title], ag.Connect)
+		}
+	}
+
 	// The name comes from the request: the answer quotes it bounded.
 	if code, body := post(strings.Repeat("x", 5000)); code != http.StatusNotFound || len(body) > 1000 {
 		t.Errorf("an unknown agent's name of 5000 bytes: %d, %d bytes of answer", code, len(body))

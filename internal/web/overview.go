@@ -34,6 +34,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o.Ingest = "http://" + r.Host + "/api/v1/ingest"
+	o.Connect = s.connect
 	o.Shared, o.SharedTotal = s.views.SharedStrip(r.Context())
 	s.page(w, r, templates.OverviewPage(o))
 }

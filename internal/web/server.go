@@ -25,6 +25,7 @@ import (
 	"github.com/plandash/plandash/internal/views"
 	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/web/static"
+	"github.com/plandash/plandash/web/templates"
 )
 
 // Config is how the HTTP side behaves.
@@ -61,8 +62,10 @@ type Deps struct {
 	Live    *live.Live
 	Files   *files.Roots          // file plans show content under these; nil shows none
 	Hooks   map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: the registry's agents (internal/agents/registry)
-	MCP     http.Handler          // MCP over streamable HTTP, served at /mcp
-	Metrics *metrics.Set          // what GET /metrics shows; nil counts into a set of its own
+	// Connect are the agents the empty overview tells a newcomer how to connect.
+	Connect []templates.ConnectAgent
+	MCP     http.Handler // MCP over streamable HTTP, served at /mcp
+	Metrics *metrics.Set // what GET /metrics shows; nil counts into a set of its own
 
 	// Ready is GET /readyz's probe: nil error when the database answers and is migrated. When
 	// nil, the probe is a read through the gate.
@@ -83,6 +86,7 @@ type Server struct {
 	links       notify.Links
 	live        *live.Live
 	hooks       map[string]AgentHooks
+	connect     []templates.ConnectAgent
 	mcp         http.Handler
 	ready       func(context.Context) error
 	metrics     *metrics.Set
@@ -115,7 +119,7 @@ func NewServer(d Deps) *Server {
 	}
 	s := &Server{
 		cfg: d.Config, log: d.Log, plans: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
-		perms: d.Perms, waits: d.Waits, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
+		perms: d.Perms, waits: d.Waits, live: d.Live, hooks: d.Hooks, connect: d.Connect, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
 		notify: d.Notify,
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: plans.NewStreams(1024), stop: make(chan struct{}),
 		captures: capture.New(d.MaxBody, d.Log),

@@ -62,8 +62,9 @@ type Agent struct {
 	// Plugins are the files whose presence means plandash is installed, for an agent connected
 	// by a plugin rather than by hook commands; nil otherwise.
 	Plugins func(project string, getenv func(string) string) []string
-	// Fix is what doctor suggests when nothing is installed: "`plandash install NAME --gate`".
-	Fix string
+	// Connect is the command that connects the agent fully ("plandash install claude --gate"):
+	// doctor suggests it when nothing is installed, and the empty overview shows it.
+	Connect string
 
 	// Sessions is where the agent keeps its own session files by default, which `plandash
 	// serve` reads without any install; nil or "" when there is nothing to read.

@@ -26,7 +26,7 @@ func Agent() agentkit.Agent {
 			return []string{filepath.Join(home, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.json"),
 				filepath.Join(project, ".claude", "settings.local.json")}
 		},
-		Fix:      "`plandash install claude --gate`",
+		Connect:  "plandash install claude --gate",
 		Sessions: projectsDir,
 		PlanDir:  ".claude/plans",
 		Build:    build,

@@ -23,7 +23,7 @@ func Agent() agentkit.Agent {
 			return []string{filepath.Join(configDir(home, getenv), "hooks.json"), filepath.Join(project, ".codex", "hooks.json")}
 		},
 		HookEvents: HookEventNames,
-		Fix:        "`plandash install codex` for the gate (its sessions show without it)",
+		Connect:    "plandash install codex",
 		Sessions:   sessionsDir,
 		Build:      build,
 	}

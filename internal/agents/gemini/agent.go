@@ -21,7 +21,7 @@ func Agent() agentkit.Agent {
 			return []string{filepath.Join(home, ".gemini", "settings.json"), filepath.Join(project, ".gemini", "settings.json")}
 		},
 		HookEvents: HookEventNames,
-		Fix:        "`plandash install gemini --gate`",
+		Connect:    "plandash install gemini --gate",
 		Sessions:   func(getenv func(string) string) string { return agentkit.HomeDir(getenv, ".gemini", "tmp") },
 		// Gemini CLI keeps each session's plans in ~/.gemini/tmp/<project>/<session>/plans.
 		PlanDir: ".gemini/tmp",

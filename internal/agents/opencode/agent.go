@@ -20,7 +20,7 @@ func Agent() agentkit.Agent {
 		Plugins: func(project string, getenv func(string) string) []string {
 			return []string{filepath.Join(PluginDir("", getenv), PluginFile), filepath.Join(PluginDir(project, getenv), PluginFile)}
 		},
-		Fix:      "`plandash install opencode`",
+		Connect:  "plandash install opencode",
 		Sessions: databasePath,
 		// OpenCode keeps plans of projects without git in its data directory.
 		PlanDir: ".local/share/opencode/plans",

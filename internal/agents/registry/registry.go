@@ -15,7 +15,7 @@
 //     refused for it);
 //   - Settings, the files doctor reads for plandash's hook commands (or Plugins, the files whose
 //     presence means a plugin is installed), HookEvents when its settings name hooks by event,
-//     and Fix, what doctor suggests when nothing is installed;
+//     and Connect, the command that connects it fully (doctor and the empty overview show it);
 //   - Sessions, where it keeps its own session files (read by `serve` without an install),
 //     PlanDir, its plan directory under the home, and Build, its hook handler and followers;
 //   - one line in All below;

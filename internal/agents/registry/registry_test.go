@@ -3,6 +3,7 @@ package registry
 import (
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/plandash/plandash/internal/agents/agentkit"
@@ -30,8 +31,8 @@ func TestAgentsAreWhole(t *testing.T) {
 			t.Errorf("agent %q is listed twice", a.Name)
 		}
 		seen[a.Name] = true
-		if a.Title == "" || a.Fix == "" {
-			t.Errorf("%s: no Title or no Fix", a.Name)
+		if a.Title == "" || !strings.HasPrefix(a.Connect, "plandash install "+a.Name) {
+			t.Errorf("%s: no Title, or Connect (%q) is not its install", a.Name, a.Connect)
 		}
 		if (a.CLI == "") != (a.Tested == "") {
 			t.Errorf("%s: CLI %q with tested version %q: give both or neither", a.Name, a.CLI, a.Tested)
