@@ -99,7 +99,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
 	fs.StringVar(&f.clientIPHeader, "client-ip-header", "", "take the client's address (for throttling wrong tokens, and logs) from this header, set by a trusted reverse proxy: X-Real-IP or X-Forwarded-For")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
-	fs.BoolVar(&f.discover, "discover", !isDemo, "show the sessions agents keep in their own files (Claude Code's transcripts, Codex's rollouts, Gemini CLI's chats, OpenCode's database), read-only, without any install")
+	fs.BoolVar(&f.discover, "discover", !isDemo, "show the sessions agents keep in their own files ("+discoveredTitles()+"), read-only, without any install")
 	fs.IntVar(&f.discoverDays, "discover-days", 7, "with --discover, first read the agents' session files of this many recent days")
 	fs.Var(&f.hosts, "host", "a host name the server answers to besides loopback names and IP addresses, e.g. plandash.example.com behind a proxy (repeatable; other names are refused against DNS rebinding)")
 	fs.DurationVar(&f.retentionAge, "retention-age", 0, "drop plan revisions older than this, e.g. 720h (the current state of every plan is always kept; 0 keeps all)")
@@ -330,6 +330,18 @@ func discoverDirs(on bool, codexSessions string, getenv func(string) string) map
 	}
 	dirs["codex"] = codexSessions
 	return dirs
+}
+
+// discoveredTitles lists the agents whose own session files discovery reads: "Claude Code, Codex
+// CLI, …".
+func discoveredTitles() string {
+	var titles []string
+	for _, a := range registry.All() {
+		if a.Sessions != nil {
+			titles = append(titles, a.Title)
+		}
+	}
+	return strings.Join(titles, ", ")
 }
 
 // codexSessions is --codex-sessions' default: where Codex CLI writes its rollout files
