@@ -51,7 +51,7 @@ type Agent struct {
 	// --gate is taken and changes nothing.
 	GateAlways bool
 
-	// Settings are the files doctor reads for plandash's hook commands: the user's (under home)
+	// Settings are the JSON files doctor reads for plandash's hook commands: the user's (under home)
 	// and the project's (under project, an absolute directory). Nil for an agent without
 	// command hooks.
 	Settings func(home, project string, getenv func(string) string) []string
