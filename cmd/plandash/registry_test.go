@@ -144,7 +144,16 @@ func TestInstallRefusesFlagsTheAgentDoesNotTake(t *testing.T) {
 		}
 	}
 	if refused == 0 {
-		t.Skip("every agent takes every flag")
+		t.Error("every agent takes every flag: the refusal is not tested")
+	}
+	// --shared names a project's file: without --project it is refused, not ignored.
+	home := t.TempDir()
+	env := func(k string) string { return map[string]string{"HOME": home}[k] }
+	if _, _, err := runOut(t, env, "", "install", "claude", "--shared", "--command", fakeBinary(t)); err == nil || !strings.Contains(err.Error(), "give --project DIR too") {
+		t.Errorf("install claude --shared without --project: %v", err)
+	}
+	if got := filesUnder(t, home); len(got) != 0 {
+		t.Errorf("install claude --shared without --project wrote %v", got)
 	}
 }
 
