@@ -98,7 +98,7 @@ func checkHooks(a agentkit.Agent, project string, t client.Target, getenv func(s
 			}
 		}
 		if len(out) == 0 {
-			out = append(out, hookLine{true, "· not connected: `" + a.Connect + "`"})
+			out = append(out, hookLine{true, "· not connected: " + connectHint(a)})
 		}
 		return out
 	}
@@ -128,13 +128,17 @@ func checkHooks(a agentkit.Agent, project string, t client.Target, getenv func(s
 		}
 	}
 	if len(out) == 0 {
-		fix := "`" + a.Connect + "`"
-		if a.Sessions != nil {
-			fix += " for the gate (its sessions show without it)"
-		}
-		out = append(out, hookLine{true, "· no hooks installed: " + fix})
+		out = append(out, hookLine{true, "· no hooks installed: " + connectHint(a)})
 	}
 	return out
+}
+
+// connectHint is doctor's suggestion for an agent with nothing installed.
+func connectHint(a agentkit.Agent) string {
+	if a.Sessions != nil {
+		return "`" + a.Connect + "` for the gate (its sessions show without it)"
+	}
+	return "`" + a.Connect + "`"
 }
 
 // missingEvents are the events `plandash install agent` hooks that the settings file at path
