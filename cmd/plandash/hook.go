@@ -93,7 +93,13 @@ func installCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	}
 	var refused []string
 	fs.Visit(func(f *flag.Flag) {
-		if !a.Honours(f.Name) {
+		switch {
+		case a.Honours(f.Name):
+		case f.Name == agentkit.FlagCommand && a.Hook == nil:
+			// Said, not refused: the VS Code extension passes the binary it is set up with
+			// for every agent, and a plugin runs no plandash command to name.
+			fmt.Fprintf(stderr, "plandash install %s: --command is not used: %s runs no plandash hook command\n", name, a.Title)
+		default:
 			refused = append(refused, "--"+f.Name)
 		}
 	})

@@ -14,13 +14,15 @@ import (
 
 // TestEveryAgentEverywhere: every agent of the registry is in every place that names agents —
 // the usage text, `plandash hook` (when it has command hooks), `plandash install` into a project
-// and out again, `plandash doctor` before and after, the README's agent table and the table of
-// docs/agents.md (with the version tested) — so an agent added to the registry and forgotten in
+// and out again, `plandash doctor` before and after, the README's agent table, the table of
+// docs/agents.md (with its install flags and the version tested) and the VS Code extension's
+// "Install Hooks" list — so an agent added to the registry and forgotten in
 // one of them fails here. The hook route and scripts/agent-clis.sh are checked by
 // TestEveryAgentHasAHookRoute (internal/app) and TestTestedVersionsMatchTheInstallScript.
 func TestEveryAgentEverywhere(t *testing.T) {
 	readme := readRepoFile(t, "README.md")
 	agentsDoc := readRepoFile(t, filepath.Join("docs", "agents.md"))
+	extension := readRepoFile(t, filepath.Join("editors", "vscode", "src", "commands.ts"))
 	help := usage()
 	for _, a := range registry.All() {
 		t.Run(a.Name, func(t *testing.T) {
@@ -47,6 +49,10 @@ func TestEveryAgentEverywhere(t *testing.T) {
 						t.Errorf("docs/agents.md's row for %s lists --%s: %v; install takes it: %v", a.Name, flag, listed, want)
 					}
 				}
+			}
+			// The VS Code extension's "Install Hooks" offers the agent by its title.
+			if entry := `{ label: "` + a.Title + `", id: "` + a.Name + `" }`; !strings.Contains(extension, entry) {
+				t.Errorf("editors/vscode/src/commands.ts's AGENTS has no %s", entry)
 			}
 			checkHookCommand(t, a)
 			checkInstallAndDoctor(t, a)
@@ -119,7 +125,8 @@ func checkInstallAndDoctor(t *testing.T, a agentkit.Agent) {
 	}
 }
 
-// Install refuses, for each agent, the flags it does not take, naming them and what it takes.
+// Install refuses, for each agent, the flags it does not take, naming them and what it takes;
+// only --command, for an agent without hook commands, is noted instead.
 func TestInstallRefusesFlagsTheAgentDoesNotTake(t *testing.T) {
 	optional := map[string][]string{
 		agentkit.FlagProject: {"--project", "."}, agentkit.FlagGate: {"--gate"}, agentkit.FlagAllTools: {"--all-tools"},
@@ -135,6 +142,14 @@ func TestInstallRefusesFlagsTheAgentDoesNotTake(t *testing.T) {
 			home := t.TempDir()
 			env := func(k string) string { return map[string]string{"HOME": home}[k] }
 			_, stderr, err := runOut(t, env, "", append([]string{"install", a.Name}, args...)...)
+			if flag == agentkit.FlagCommand && a.Hook == nil {
+				// What runs no plandash command says --command is not used, and installs: the
+				// VS Code extension passes it for every agent.
+				if err != nil || !strings.Contains(stderr, "--command is not used") {
+					t.Errorf("install %s %v: %v %q; want it installed with a note", a.Name, args, err, stderr)
+				}
+				continue
+			}
 			if !errors.Is(err, errUsage) || !strings.Contains(stderr, "--"+flag+": not taken for "+a.Title) {
 				t.Errorf("install %s %v: %v %q; want a usage error naming --%s", a.Name, args, err, stderr, flag)
 			}

@@ -10,7 +10,8 @@
 //     what is listed below;
 //  3. one line in All below;
 //  4. a row in the README's agent table and in the table at the top of docs/agents.md (with
-//     its install flags and tested version), and its section there.
+//     its install flags and tested version), its section there, and its entry in the VS Code
+//     extension's list of agents to install (editors/vscode/src/commands.ts, AGENTS).
 //
 // An Agent gives:
 //
