@@ -1,0 +1,178 @@
+package settingsfile
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Hooks is what one agent's install puts in a settings file's "hooks" object, in the shape
+// Claude Code, Codex and Gemini CLI share: matcher groups by event, each holding hook objects,
+// {"hooks":{"Stop":[{"matcher":"…","hooks":[{"type":"command","command":"plandash hook …"}]}]}}.
+type Hooks struct {
+	// Agent is the word after `plandash hook` in plandash's commands: it tells plandash's hooks
+	// from the user's (see IsOurs).
+	Agent string
+	// Events are the events plandash may hook, in the order new ones are added to the file.
+	Events []string
+	// Groups are plandash's matcher groups by event. An event without any (every event, to
+	// uninstall) is left with none of plandash's hooks.
+	Groups map[string][]json.RawMessage
+}
+
+// Changes says which events a merge changed.
+type Changes struct {
+	Added   []string // events plandash's hooks were added to
+	Updated []string // events whose plandash hooks were replaced
+	Removed []string // events plandash's hooks were removed from
+}
+
+// Changed reports whether anything changed.
+func (c Changes) Changed() bool { return len(c.Added)+len(c.Updated)+len(c.Removed) > 0 }
+
+// MergeHooks returns the settings file at path (its bytes b, read by ParseFile's rules) with
+// plandash's hooks set to h, and what changed. Every other key, event, group and hook is kept
+// in its place and as written; plandash's own hooks are recognised by their command, so a
+// second run changes nothing, and when nothing changes b is returned as it was. Otherwise the
+// file is written as Indent formats it. plandash's groups go after the user's on each event; a
+// group of the user's that also holds a plandash hook loses only that hook; an event, or the
+// "hooks" object, left empty by removing plandash's hooks goes too.
+func MergeHooks(path string, b []byte, h Hooks) ([]byte, Changes, error) {
+	var ch Changes
+	top, err := ParseFile(path, b)
+	if err != nil {
+		return nil, ch, err
+	}
+	var hooks Object
+	if raw, ok := top.Get("hooks"); ok && !IsNull(raw) {
+		if hooks, err = ParseObject(raw); err != nil {
+			return nil, ch, fmt.Errorf(`%s: "hooks" is not an object; it was left untouched`, path)
+		}
+	}
+	// Every event already there (plandash's hooks are removed from events it no longer
+	// hooks), then the new ones.
+	var events []string
+	seen := map[string]bool{}
+	for _, m := range hooks {
+		if !seen[m.Key] {
+			events, seen[m.Key] = append(events, m.Key), true
+		}
+	}
+	for _, ev := range h.Events {
+		if !seen[ev] && len(h.Groups[ev]) > 0 {
+			events, seen[ev] = append(events, ev), true
+		}
+	}
+	for _, ev := range events {
+		want := h.Groups[ev]
+		var groups []json.RawMessage
+		if raw, ok := hooks.Get(ev); ok && !IsNull(raw) {
+			if groups, err = ParseArray(raw); err != nil {
+				if len(want) == 0 {
+					continue // not plandash's to judge
+				}
+				return nil, ch, fmt.Errorf("%s: hooks.%s is not an array; it was left untouched", path, ev)
+			}
+		}
+		var ours []json.RawMessage
+		for _, g := range groups {
+			if groupHasOurs(g, h.Agent) {
+				ours = append(ours, g)
+			}
+		}
+		if sameValues(ours, want) {
+			continue
+		}
+		switch {
+		case len(want) > 0 && len(ours) == 0:
+			ch.Added = append(ch.Added, ev)
+		case len(want) > 0:
+			ch.Updated = append(ch.Updated, ev)
+		default:
+			ch.Removed = append(ch.Removed, ev)
+		}
+		kept := append(stripOurs(groups, h.Agent), want...)
+		if len(kept) == 0 {
+			hooks.Del(ev)
+		} else {
+			hooks.Set(ev, MarshalArray(kept))
+		}
+	}
+	if !ch.Changed() {
+		return b, ch, nil
+	}
+	if len(hooks) == 0 {
+		top.Del("hooks")
+	} else {
+		top.Set("hooks", hooks.Marshal())
+	}
+	return Indent(top.Marshal()), ch, nil
+}
+
+// sameValues reports whether a and b hold the same JSON values, in order, space aside.
+func sameValues(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if Compact(a[i]) != Compact(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// groupHooks reads a matcher group and its hooks array; ok is false for anything else.
+func groupHooks(g json.RawMessage) (o Object, hooks []json.RawMessage, ok bool) {
+	o, err := ParseObject(g)
+	if err != nil {
+		return nil, nil, false
+	}
+	raw, ok := o.Get("hooks")
+	if !ok {
+		return nil, nil, false
+	}
+	hooks, err = ParseArray(raw)
+	return o, hooks, err == nil
+}
+
+// GroupHooks returns the hook objects of a matcher group; none for anything that is not a group.
+func GroupHooks(g json.RawMessage) []json.RawMessage {
+	_, hs, _ := groupHooks(g)
+	return hs
+}
+
+func groupHasOurs(g json.RawMessage, agent string) bool {
+	for _, hk := range GroupHooks(g) {
+		if IsOurs(hk, agent) {
+			return true
+		}
+	}
+	return false
+}
+
+// stripOurs removes plandash's hooks from every group; a group left with no hooks goes too.
+// Groups without plandash's hooks are kept byte for byte.
+func stripOurs(groups []json.RawMessage, agent string) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(groups))
+	for _, g := range groups {
+		o, hs, ok := groupHooks(g)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		keep := make([]json.RawMessage, 0, len(hs))
+		for _, hk := range hs {
+			if !IsOurs(hk, agent) {
+				keep = append(keep, hk)
+			}
+		}
+		switch {
+		case len(keep) == len(hs):
+			out = append(out, g)
+		case len(keep) > 0:
+			o.Set("hooks", MarshalArray(keep))
+			out = append(out, o.Marshal())
+		}
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package settingsfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzMergeHooks installs and uninstalls an agent's hooks in any settings file. For every file
+// MergeHooks accepts: the output is a valid JSON object, installing again changes nothing (not
+// a byte), every key and hook of the user's is still there, and uninstalling leaves no plandash
+// hook. For a file as the agents write it (see Indent) that holds none of plandash's hooks,
+// uninstalling gives it back byte for byte, unless it held what removal cannot tell from
+// plandash's own: a duplicate "hooks" or event key, or an empty or null "hooks" or event.
+func FuzzMergeHooks(f *testing.F) {
+	for _, s := range []string{userFile, ``, `{}`, `{"hooks":null}`, `{"hooks":{}}`, `{"a":1,"a":2}`, `{"hooks":{"Stop":[]}}`,
+		`{"hooks":{"Stop":[1,{"hooks":"x"},{"hooks":[{"command":"plandash hook x"}]}]}}`,
+		`{"hooks":{"PreTool":[{"matcher":"*","hooks":[{"type":"command","command":"y"},{"command":"/p/plandash hook x --data d"}]}]}}`,
+		`{"hooks":{"Stop":[{"hooks":[{"command":"z"}]}],"Stop":[{"hooks":[]}]},"hooks":{}}`,
+		`{"x":"\u003c\ud800","hooks":{"Other":{"a":[]},"Start":[{"hooks":[{"command":"plandash hook y"}]}]}}`} {
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, twoServers bool) {
+		h := testHooks("http://h:1")
+		out, ch, err := MergeHooks("/s.json", in, h)
+		if err != nil {
+			return
+		}
+		if !ch.Changed() && !bytes.Equal(out, in) {
+			t.Fatalf("nothing changed but the bytes did:\n%q\n%q", in, out)
+		}
+		o, err := ParseObject(out)
+		if err != nil {
+			t.Fatalf("the output is no object: %v\n%s", err, out)
+		}
+		if got := ours(t, out); got != 4 {
+			t.Fatalf("%d plandash hooks installed, want 4:\n%s", got, out)
+		}
+		again, ch2, err := MergeHooks("/s.json", out, h)
+		if err != nil || ch2.Changed() || !bytes.Equal(again, out) {
+			t.Fatalf("second install: %+v %v\n%s", ch2, err, again)
+		}
+		if twoServers {
+			// Another install over the first one changes plandash's hooks only.
+			out, _, err = MergeHooks("/s.json", out, testHooks("http://h:2"))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		keptUsers(t, in, out, o)
+		clean, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
+		if err != nil {
+			t.Fatalf("uninstall: %v\n%s", err, out)
+		}
+		if ours(t, clean) != 0 {
+			t.Fatalf("plandash hooks left:\n%s", clean)
+		}
+		if len(clean) > 0 {
+			c, err := ParseObject(clean)
+			if err != nil {
+				t.Fatalf("uninstall made no object: %v\n%s", err, clean)
+			}
+			keptUsers(t, in, clean, c)
+		}
+
+		// Byte for byte: the same file as the agents write it, when plandash added nothing else.
+		top, err := ParseFile("/s.json", in)
+		if err != nil || len(top) == 0 || !restorable(top) {
+			return
+		}
+		canon := Indent(top.Marshal())
+		out, _, err = MergeHooks("/s.json", canon, h)
+		if err != nil {
+			t.Fatalf("the indented file is refused: %v\n%s", err, canon)
+		}
+		back, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
+		if err != nil || !bytes.Equal(back, canon) {
+			t.Fatalf("install then uninstall did not give the file back (%v):\n%s\n→\n%s\n→\n%s", err, canon, out, back)
+		}
+	})
+}
+
+// restorable reports whether an uninstall can give the file back byte for byte: it holds none
+// of plandash's hooks and nothing plandash removes as its own (see FuzzMergeHooks).
+func restorable(top Object) bool {
+	if count(top, "hooks") > 1 {
+		return false
+	}
+	raw, ok := top.Get("hooks")
+	if !ok {
+		return true
+	}
+	hooks, err := ParseObject(raw)
+	if err != nil || len(hooks) == 0 {
+		return false
+	}
+	for _, m := range hooks {
+		if count(hooks, m.Key) > 1 {
+			return false
+		}
+		a, err := ParseArray(m.Value)
+		if err != nil {
+			if IsNull(m.Value) {
+				return false
+			}
+			continue
+		}
+		if len(a) == 0 {
+			return false
+		}
+		for _, g := range a {
+			if groupHasOurs(g, "x") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func count(o Object, key string) int {
+	n := 0
+	for _, m := range o {
+		if m.Key == key {
+			n++
+		}
+	}
+	return n
+}
+
+// ours counts plandash's hooks in a settings file, read as the agents read it (last key wins).
+func ours(t *testing.T, b []byte) int {
+	n := 0
+	for _, hk := range allHooks(b) {
+		if IsOurs(hk, "x") {
+			n++
+		}
+	}
+	return n
+}
+
+// allHooks lists the hook objects of a settings file's groups, read as the agents read it: of
+// duplicate keys the last (Go's encoding/json would merge duplicate objects).
+func allHooks(b []byte) []json.RawMessage {
+	top, err := ParseFile("/s.json", b)
+	if err != nil {
+		return nil
+	}
+	raw, _ := top.Get("hooks")
+	hooks, _ := ParseObject(raw)
+	var out []json.RawMessage
+	last := map[string]int{}
+	for i, m := range hooks {
+		last[m.Key] = i
+	}
+	for i, m := range hooks {
+		if last[m.Key] != i {
+			continue // an earlier duplicate
+		}
+		groups, _ := ParseArray(m.Value)
+		for _, g := range groups {
+			out = append(out, GroupHooks(g)...)
+		}
+	}
+	return out
+}
+
+// keptUsers fails unless out (parsed: o) keeps every top-level key of in but "hooks" with its
+// value, and every hook of the user's.
+func keptUsers(t *testing.T, in, out []byte, o Object) {
+	t.Helper()
+	top, err := ParseFile("/s.json", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range top {
+		if m.Key == "hooks" {
+			continue
+		}
+		v, ok := o.Get(m.Key)
+		if want, _ := top.Get(m.Key); !ok || Compact(v) != Compact(want) {
+			t.Fatalf("key %q lost or changed: %s → %s", m.Key, want, v)
+		}
+	}
+	users := map[string]int{}
+	for _, hk := range allHooks(in) {
+		if !IsOurs(hk, "x") {
+			users[Compact(hk)]++
+		}
+	}
+	for _, hk := range allHooks(out) {
+		users[Compact(hk)]--
+	}
+	for hk, n := range users {
+		if n > 0 {
+			t.Fatalf("the user's hook %s was lost:\n%s\n→\n%s", hk, in, out)
+		}
+	}
+}
