@@ -9,15 +9,18 @@ import (
 // FuzzMergeHooks installs and uninstalls an agent's hooks in any settings file. For every file
 // MergeHooks accepts: the output is a valid JSON object, installing again changes nothing (not
 // a byte), every key and hook of the user's is still there, and uninstalling leaves no plandash
-// hook. For a file as the agents write it (see Indent) that holds none of plandash's hooks,
-// uninstalling gives it back byte for byte, unless it held what removal cannot tell from
-// plandash's own: a duplicate "hooks" or event key, or an empty or null "hooks" or event.
+// hook. For a file that holds none of plandash's hooks, in any layout, uninstalling gives it
+// back byte for byte, unless it held what removal cannot tell from plandash's own: a duplicate
+// "hooks" or event key, or an empty or null "hooks" or event, or no key at all.
 func FuzzMergeHooks(f *testing.F) {
 	for _, s := range []string{userFile, ``, `{}`, `{"hooks":null}`, `{"hooks":{}}`, `{"a":1,"a":2}`, `{"hooks":{"Stop":[]}}`,
 		`{"hooks":{"Stop":[1,{"hooks":"x"},{"hooks":[{"command":"plandash hook x"}]}]}}`,
 		`{"hooks":{"PreTool":[{"matcher":"*","hooks":[{"type":"command","command":"y"},{"command":"/p/plandash hook x --data d"}]}]}}`,
 		`{"hooks":{"Stop":[{"hooks":[{"command":"z"}]}],"Stop":[{"hooks":[]}]},"hooks":{}}`,
-		`{"x":"\u003c\ud800","hooks":{"Other":{"a":[]},"Start":[{"hooks":[{"command":"plandash hook y"}]}]}}`} {
+		`{"x":"\u003c\ud800","hooks":{"Other":{"a":[]},"Start":[{"hooks":[{"command":"plandash hook y"}]}]}}`,
+		"\n\t{\r\n\t\"a\" : 1 ,\r\n\t\"hooks\" :\t{ \"Stop\" : [ { \"hooks\" : [ ] } ] }\r\n}\r\n\n",
+		"{\n    \"a\": [1,\n        2],\n    \"hooks\": {\n        \"Stop\": [\n            {\"hooks\": [{\"command\": \"say\"}]}\n        ]\n    }\n}",
+		`{"a":1, "hooks":{"PreTool":[{"hooks":[{"command":"say"}]}], "Other":[]}}`} {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, in []byte, twoServers bool) {
@@ -63,19 +66,12 @@ func FuzzMergeHooks(f *testing.F) {
 			keptUsers(t, in, clean, c)
 		}
 
-		// Byte for byte: the same file as the agents write it, when plandash added nothing else.
-		top, err := ParseFile("/s.json", in)
-		if err != nil || len(top) == 0 || !restorable(top) {
+		// Byte for byte, whatever the layout, when plandash added nothing else.
+		if top, err := ParseFile("/s.json", in); err != nil || len(top) == 0 || !restorable(top) {
 			return
 		}
-		canon := Indent(top.Marshal())
-		out, _, err = MergeHooks("/s.json", canon, h)
-		if err != nil {
-			t.Fatalf("the indented file is refused: %v\n%s", err, canon)
-		}
-		back, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
-		if err != nil || !bytes.Equal(back, canon) {
-			t.Fatalf("install then uninstall did not give the file back (%v):\n%s\n→\n%s\n→\n%s", err, canon, out, back)
+		if !bytes.Equal(clean, in) {
+			t.Fatalf("install then uninstall did not give the file back:\n%q\n→\n%q\n→\n%q", in, out, clean)
 		}
 	})
 }
