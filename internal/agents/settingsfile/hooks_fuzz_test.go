@@ -23,57 +23,55 @@ func FuzzMergeHooks(f *testing.F) {
 		`{"a":1, "hooks":{"PreTool":[{"hooks":[{"command":"say"}]}], "Other":[]}}`} {
 		f.Add([]byte(s), true)
 	}
-	f.Fuzz(func(t *testing.T, in []byte, twoServers bool) {
-		h := testHooks("http://h:1")
-		out, ch, err := MergeHooks("/s.json", in, h)
-		if err != nil {
-			return
-		}
-		if !ch.Changed() && !bytes.Equal(out, in) {
-			t.Fatalf("nothing changed but the bytes did:\n%q\n%q", in, out)
-		}
-		o, err := ParseObject(out)
-		if err != nil {
-			t.Fatalf("the output is no object: %v\n%s", err, out)
-		}
-		if got := ours(t, out); got != 4 {
-			t.Fatalf("%d plandash hooks installed, want 4:\n%s", got, out)
-		}
-		again, ch2, err := MergeHooks("/s.json", out, h)
-		if err != nil || ch2.Changed() || !bytes.Equal(again, out) {
-			t.Fatalf("second install: %+v %v\n%s", ch2, err, again)
-		}
-		if twoServers {
-			// Another install over the first one changes plandash's hooks only.
-			out, _, err = MergeHooks("/s.json", out, testHooks("http://h:2"))
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		keptUsers(t, in, out, o)
-		clean, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
-		if err != nil {
-			t.Fatalf("uninstall: %v\n%s", err, out)
-		}
-		if ours(t, clean) != 0 {
-			t.Fatalf("plandash hooks left:\n%s", clean)
-		}
-		if len(clean) > 0 {
-			c, err := ParseObject(clean)
-			if err != nil {
-				t.Fatalf("uninstall made no object: %v\n%s", err, clean)
-			}
-			keptUsers(t, in, clean, c)
-		}
+	f.Fuzz(checkMerge)
+}
 
-		// Byte for byte, whatever the layout, when plandash added nothing else.
-		if top, err := ParseFile("/s.json", in); err != nil || len(top) == 0 || !restorable(top) {
-			return
+// checkMerge holds FuzzMergeHooks's properties for one file.
+func checkMerge(t *testing.T, in []byte, twoServers bool) {
+	h := testHooks("http://h:1")
+	out, ch, err := MergeHooks("/s.json", in, h)
+	if err != nil {
+		return
+	}
+	if !ch.Changed() && !bytes.Equal(out, in) {
+		t.Fatalf("nothing changed but the bytes did:\n%q\n%q", in, out)
+	}
+	if _, err := ParseObject(out); err != nil {
+		t.Fatalf("the output is no object: %v\n%s", err, out)
+	}
+	if got := ours(t, out); got != 4 {
+		t.Fatalf("%d plandash hooks installed, want 4:\n%s", got, out)
+	}
+	again, ch2, err := MergeHooks("/s.json", out, h)
+	if err != nil || ch2.Changed() || !bytes.Equal(again, out) {
+		t.Fatalf("second install: %+v %v\n%s", ch2, err, again)
+	}
+	if twoServers {
+		// Another install over the first one changes plandash's hooks only.
+		out, _, err = MergeHooks("/s.json", out, testHooks("http://h:2"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !bytes.Equal(clean, in) {
-			t.Fatalf("install then uninstall did not give the file back:\n%q\n→\n%q\n→\n%q", in, out, clean)
-		}
-	})
+	}
+	keptUsers(t, in, out)
+	clean, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
+	if err != nil {
+		t.Fatalf("uninstall: %v\n%s", err, out)
+	}
+	if ours(t, clean) != 0 {
+		t.Fatalf("plandash hooks left:\n%s", clean)
+	}
+	if len(clean) > 0 {
+		keptUsers(t, in, clean)
+	}
+
+	// Byte for byte, whatever the layout, when plandash added nothing else.
+	if top, err := ParseFile("/s.json", in); err != nil || len(top) == 0 || !restorable(top) {
+		return
+	}
+	if !bytes.Equal(clean, in) {
+		t.Fatalf("install then uninstall did not give the file back:\n%q\n→\n%q\n→\n%q", in, out, clean)
+	}
 }
 
 // restorable reports whether an uninstall can give the file back byte for byte: it holds none
@@ -160,13 +158,17 @@ func allHooks(b []byte) []json.RawMessage {
 	return out
 }
 
-// keptUsers fails unless out (parsed: o) keeps every top-level key of in but "hooks" with its
-// value, and every hook of the user's.
-func keptUsers(t *testing.T, in, out []byte, o Object) {
+// keptUsers fails unless out is an object that keeps every top-level key of in but "hooks"
+// with its value, and every hook of the user's.
+func keptUsers(t *testing.T, in, out []byte) {
 	t.Helper()
 	top, err := ParseFile("/s.json", in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	o, err := ParseObject(out)
+	if err != nil {
+		t.Fatalf("not an object: %v\n%s", err, out)
 	}
 	for _, m := range top {
 		if m.Key == "hooks" {
