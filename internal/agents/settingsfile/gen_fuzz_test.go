@@ -9,18 +9,24 @@ import (
 // FuzzMergeHooksGenerated holds FuzzMergeHooks's properties for settings files written from
 // the fuzzer's bytes in every layout (indent unit, CRLF, space around ':' and ',', one line),
 // with keys needing escapes, duplicate keys, and "hooks" objects holding the user's groups on
-// plandash's events and others: random bytes alone rarely make a valid settings file.
+// plandash's events and others, in groups or (flat) listed straight under each event: random
+// bytes alone rarely make a valid settings file.
 func FuzzMergeHooksGenerated(f *testing.F) {
 	for _, s := range []string{"", "\x00", "\x01\x02\x03\x04\x05\x06\x07\x08", "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xf7\xf6\xf5\xf4", "hooks and more hooks, stop start"} {
-		f.Add([]byte(s), false)
+		f.Add([]byte(s), false, false)
+		f.Add([]byte(s), true, true)
 	}
-	f.Fuzz(func(t *testing.T, seed []byte, twoServers bool) {
-		g := &gen{b: seed}
+	f.Fuzz(func(t *testing.T, seed []byte, twoServers, flat bool) {
+		g := &gen{b: seed, flat: flat}
 		in := g.file()
 		if _, err := ParseFile("/s.json", []byte(in)); err != nil {
 			t.Fatalf("the generator wrote an invalid file: %v\n%q", err, in)
 		}
-		checkMerge(t, []byte(in), twoServers)
+		c := groupCase
+		if flat {
+			c = flatCase
+		}
+		c.check(t, []byte(in), twoServers)
 	})
 }
 
@@ -31,6 +37,7 @@ type gen struct {
 	nl, unit   string
 	colon, sep string
 	oneLine    bool
+	flat       bool // hook entries straight under each event, their command under "bash"
 }
 
 func (g *gen) next(n int) int {
@@ -114,9 +121,16 @@ func (g *gen) hooks() string {
 	var ms []string
 	for n := g.next(5); n > 0; n-- {
 		ev := []string{`"Stop"`, `"Start"`, `"PreTool"`, `"Other"`, `"Stop"`}[g.next(5)]
+		if g.flat {
+			ev = []string{`"sessionStart"`, `"preToolUse"`, `"other"`, `"preToolUse"`}[g.next(4)]
+		}
 		var groups []string
 		for k := g.next(4); k > 0; k-- {
-			groups = append(groups, g.group())
+			if g.flat {
+				groups = append(groups, g.hook(3))
+			} else {
+				groups = append(groups, g.group())
+			}
 		}
 		v := g.wrap("[", "]", groups, 2)
 		if g.next(12) == 0 {
@@ -130,15 +144,24 @@ func (g *gen) hooks() string {
 func (g *gen) group() string {
 	var hs []string
 	for n := g.next(3) + 1; n > 0; n-- {
-		cmd := []string{`"say done"`, `"prettier --write"`, `"echo plandash hook x"`, `"'/opt/my tools/plandash' hook x"`, `"plandash hook y"`, `"a\u0020b"`}[g.next(6)]
-		if g.next(8) == 0 && cmd == `"say done"` {
-			cmd = `"plandash hook x --server old"`
-		}
-		hs = append(hs, g.object([]string{g.member(`"type"`, `"command"`), g.member(`"command"`, cmd)}, 4))
+		hs = append(hs, g.hook(5))
 	}
 	ms := []string{g.member(`"hooks"`, g.wrap("[", "]", hs, 4))}
 	if g.next(2) == 0 {
 		ms = append([]string{g.member(`"matcher"`, `"Bash|Write"`)}, ms...)
 	}
 	return g.object(ms, 3)
+}
+
+// hook is a hook object at depth d: mostly the user's, now and then one of plandash's.
+func (g *gen) hook(d int) string {
+	cmd := []string{`"say done"`, `"prettier --write"`, `"echo plandash hook x"`, `"'/opt/my tools/plandash' hook x"`, `"plandash hook y"`, `"a\u0020b"`}[g.next(6)]
+	if g.next(8) == 0 && cmd == `"say done"` {
+		cmd = `"plandash hook x --server old"`
+	}
+	key := `"command"`
+	if g.flat && g.next(4) > 0 {
+		key = `"bash"`
+	}
+	return g.object([]string{g.member(`"type"`, `"command"`), g.member(key, cmd)}, d)
 }

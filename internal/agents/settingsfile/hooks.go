@@ -15,9 +15,43 @@ type Hooks struct {
 	Agent string
 	// Events are the events plandash may hook, in the order new ones are added to the file.
 	Events []string
-	// Groups are plandash's matcher groups by event. An event without any (every event, to
-	// uninstall) is left with none of plandash's hooks.
+	// Groups are plandash's matcher groups by event (with Flat, its hook entries). An event
+	// without any (every event, to uninstall) is left with none of plandash's hooks.
 	Groups map[string][]json.RawMessage
+	// Flat says each event lists hook entries themselves, without matcher groups: GitHub
+	// Copilot CLI's {"hooks":{"preToolUse":[{"type":"command","bash":"…"}]}}, Crush's.
+	Flat bool
+	// CommandKey is the hook member holding the command line; "command" when empty ("bash"
+	// for Copilot CLI).
+	CommandKey string
+}
+
+// ours reports whether one element of an event's list is, or holds, plandash's hook.
+func (h Hooks) ours(e json.RawMessage) bool {
+	if h.Flat {
+		return h.isOurs(e)
+	}
+	for _, hk := range GroupHooks(e) {
+		if h.isOurs(hk) {
+			return true
+		}
+	}
+	return false
+}
+
+// isOurs reports whether a hook object's command runs `plandash hook AGENT`.
+func (h Hooks) isOurs(hook json.RawMessage) bool {
+	key := h.CommandKey
+	if key == "" {
+		key = "command"
+	}
+	o, err := ParseObject(hook)
+	if err != nil {
+		return false
+	}
+	raw, _ := o.Get(key)
+	var cmd string
+	return json.Unmarshal(raw, &cmd) == nil && IsOurCommand(cmd, h.Agent)
 }
 
 // Changes says which events a merge changed.
@@ -78,7 +112,7 @@ func MergeHooks(path string, b []byte, h Hooks) ([]byte, Changes, error) {
 		}
 		var ours []json.RawMessage
 		for _, g := range groups.elems {
-			if groupHasOurs(g.v, h.Agent) {
+			if h.ours(g.v) {
 				ours = append(ours, g.v)
 			}
 		}
@@ -93,7 +127,7 @@ func MergeHooks(path string, b []byte, h Hooks) ([]byte, Changes, error) {
 		default:
 			ch.Removed = append(ch.Removed, ev)
 		}
-		kept := stripOurs(groups, h.Agent)
+		kept := h.strip(groups)
 		for _, g := range want {
 			kept.elems = append(kept.elems, elem{v: g, fresh: true})
 		}
@@ -182,38 +216,35 @@ func GroupHooks(g json.RawMessage) []json.RawMessage {
 	return out
 }
 
-func groupHasOurs(g json.RawMessage, agent string) bool {
-	for _, hk := range GroupHooks(g) {
-		if IsOurs(hk, agent) {
-			return true
+// strip removes plandash's hooks: its entries, or its hooks from every group, where a group
+// left with no hooks goes too. What holds none of plandash's hooks is kept byte for byte.
+func (h Hooks) strip(list array) array {
+	out := array{tail: list.tail}
+	for _, e := range list.elems {
+		if h.Flat {
+			if !h.isOurs(e.v) {
+				out.elems = append(out.elems, e)
+			}
+			continue
 		}
-	}
-	return false
-}
-
-// stripOurs removes plandash's hooks from every group; a group left with no hooks goes too.
-// Groups without plandash's hooks are kept byte for byte.
-func stripOurs(groups array, agent string) array {
-	out := array{tail: groups.tail}
-	for _, g := range groups.elems {
-		o, hs, ok := groupHooks(g.v)
+		o, hs, ok := groupHooks(e.v)
 		if !ok {
-			out.elems = append(out.elems, g)
+			out.elems = append(out.elems, e)
 			continue
 		}
 		keep := array{tail: hs.tail}
 		for _, hk := range hs.elems {
-			if !IsOurs(hk.v, agent) {
+			if !h.isOurs(hk.v) {
 				keep.elems = append(keep.elems, hk)
 			}
 		}
 		switch {
 		case len(keep.elems) == len(hs.elems):
-			out.elems = append(out.elems, g)
+			out.elems = append(out.elems, e)
 		case len(keep.elems) > 0:
 			o.setKeep("hooks", keep.marshal())
-			g.v = o.Marshal()
-			out.elems = append(out.elems, g)
+			e.v = o.Marshal()
+			out.elems = append(out.elems, e)
 		}
 	}
 	return out

@@ -23,13 +23,35 @@ func FuzzMergeHooks(f *testing.F) {
 		`{"a":1, "hooks":{"PreTool":[{"hooks":[{"command":"say"}]}], "Other":[]}}`} {
 		f.Add([]byte(s), true)
 	}
-	f.Fuzz(checkMerge)
+	f.Fuzz(func(t *testing.T, in []byte, twoServers bool) { groupCase.check(t, in, twoServers) })
 }
 
-// checkMerge holds FuzzMergeHooks's properties for one file.
-func checkMerge(t *testing.T, in []byte, twoServers bool) {
-	h := testHooks("http://h:1")
-	out, ch, err := MergeHooks("/s.json", in, h)
+// FuzzMergeFlatHooks holds FuzzMergeHooks's properties for files that list hook entries under
+// each event, without matcher groups (Hooks.Flat).
+func FuzzMergeFlatHooks(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./audit.sh"}]}}`,
+		`{"hooks":{"preToolUse":[{"bash":"plandash hook x"},{"command":"plandash hook x"},1,null],"other":{}}}`,
+		"{\r\n\t\"version\": 1\r\n}", `{"hooks":{"sessionStart":[{"bash":"say"}],"sessionStart":[]}}`} {
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, twoServers bool) { flatCase.check(t, in, twoServers) })
+}
+
+// mergeCase is one shape of hooks the fuzz targets install: two installs (to other servers)
+// and how many hooks of plandash's one puts in the file.
+type mergeCase struct {
+	install, other Hooks
+	n              int
+}
+
+var (
+	groupCase = mergeCase{testHooks("http://h:1"), testHooks("http://h:2"), 4}
+	flatCase  = mergeCase{testFlatHooks("http://h:1"), testFlatHooks("http://h:2"), 3}
+)
+
+// check holds FuzzMergeHooks's properties for one file.
+func (c mergeCase) check(t *testing.T, in []byte, twoServers bool) {
+	out, ch, err := MergeHooks("/s.json", in, c.install)
 	if err != nil {
 		return
 	}
@@ -39,34 +61,35 @@ func checkMerge(t *testing.T, in []byte, twoServers bool) {
 	if _, err := ParseObject(out); err != nil {
 		t.Fatalf("the output is no object: %v\n%s", err, out)
 	}
-	if got := ours(t, out); got != 4 {
-		t.Fatalf("%d plandash hooks installed, want 4:\n%s", got, out)
+	if got := c.ours(out); got != c.n {
+		t.Fatalf("%d plandash hooks installed, want %d:\n%s", got, c.n, out)
 	}
-	again, ch2, err := MergeHooks("/s.json", out, h)
+	again, ch2, err := MergeHooks("/s.json", out, c.install)
 	if err != nil || ch2.Changed() || !bytes.Equal(again, out) {
 		t.Fatalf("second install: %+v %v\n%s", ch2, err, again)
 	}
 	if twoServers {
 		// Another install over the first one changes plandash's hooks only.
-		out, _, err = MergeHooks("/s.json", out, testHooks("http://h:2"))
-		if err != nil {
+		if out, _, err = MergeHooks("/s.json", out, c.other); err != nil {
 			t.Fatal(err)
 		}
 	}
-	keptUsers(t, in, out)
-	clean, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
+	c.keptUsers(t, in, out)
+	uninstall := c.install
+	uninstall.Groups = nil
+	clean, _, err := MergeHooks("/s.json", out, uninstall)
 	if err != nil {
 		t.Fatalf("uninstall: %v\n%s", err, out)
 	}
-	if ours(t, clean) != 0 {
+	if c.ours(clean) != 0 {
 		t.Fatalf("plandash hooks left:\n%s", clean)
 	}
 	if len(clean) > 0 {
-		keptUsers(t, in, clean)
+		c.keptUsers(t, in, clean)
 	}
 
 	// Byte for byte, whatever the layout, when plandash added nothing else.
-	if top, err := ParseFile("/s.json", in); err != nil || len(top) == 0 || !restorable(top) {
+	if top, err := ParseFile("/s.json", in); err != nil || len(top) == 0 || !c.restorable(top) {
 		return
 	}
 	if !bytes.Equal(clean, in) {
@@ -76,7 +99,7 @@ func checkMerge(t *testing.T, in []byte, twoServers bool) {
 
 // restorable reports whether an uninstall can give the file back byte for byte: it holds none
 // of plandash's hooks and nothing plandash removes as its own (see FuzzMergeHooks).
-func restorable(top Object) bool {
+func (c mergeCase) restorable(top Object) bool {
 	if count(top, "hooks") > 1 {
 		return false
 	}
@@ -102,8 +125,8 @@ func restorable(top Object) bool {
 		if len(a) == 0 {
 			return false
 		}
-		for _, g := range a {
-			if groupHasOurs(g, "x") {
+		for _, e := range a {
+			if c.install.ours(e) {
 				return false
 			}
 		}
@@ -122,19 +145,19 @@ func count(o Object, key string) int {
 }
 
 // ours counts plandash's hooks in a settings file, read as the agents read it (last key wins).
-func ours(t *testing.T, b []byte) int {
+func (c mergeCase) ours(b []byte) int {
 	n := 0
-	for _, hk := range allHooks(b) {
-		if IsOurs(hk, "x") {
+	for _, hk := range c.allHooks(b) {
+		if c.install.isOurs(hk) {
 			n++
 		}
 	}
 	return n
 }
 
-// allHooks lists the hook objects of a settings file's groups, read as the agents read it: of
-// duplicate keys the last (Go's encoding/json would merge duplicate objects).
-func allHooks(b []byte) []json.RawMessage {
+// allHooks lists the hook objects of a settings file, in groups or not, read as the agents
+// read it: of duplicate keys the last (Go's encoding/json would merge duplicate objects).
+func (c mergeCase) allHooks(b []byte) []json.RawMessage {
 	top, err := ParseFile("/s.json", b)
 	if err != nil {
 		return nil
@@ -150,9 +173,13 @@ func allHooks(b []byte) []json.RawMessage {
 		if last[m.Key] != i {
 			continue // an earlier duplicate
 		}
-		groups, _ := ParseArray(m.Value)
-		for _, g := range groups {
-			out = append(out, GroupHooks(g)...)
+		list, _ := ParseArray(m.Value)
+		for _, e := range list {
+			if c.install.Flat {
+				out = append(out, e)
+			} else {
+				out = append(out, GroupHooks(e)...)
+			}
 		}
 	}
 	return out
@@ -160,7 +187,7 @@ func allHooks(b []byte) []json.RawMessage {
 
 // keptUsers fails unless out is an object that keeps every top-level key of in but "hooks"
 // with its value, and every hook of the user's.
-func keptUsers(t *testing.T, in, out []byte) {
+func (c mergeCase) keptUsers(t *testing.T, in, out []byte) {
 	t.Helper()
 	top, err := ParseFile("/s.json", in)
 	if err != nil {
@@ -180,12 +207,12 @@ func keptUsers(t *testing.T, in, out []byte) {
 		}
 	}
 	users := map[string]int{}
-	for _, hk := range allHooks(in) {
-		if !IsOurs(hk, "x") {
+	for _, hk := range c.allHooks(in) {
+		if !c.install.isOurs(hk) {
 			users[Compact(hk)]++
 		}
 	}
-	for _, hk := range allHooks(out) {
+	for _, hk := range c.allHooks(out) {
 		users[Compact(hk)]--
 	}
 	for hk, n := range users {

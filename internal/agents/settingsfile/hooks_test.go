@@ -169,3 +169,35 @@ func TestMergeHooksLayout(t *testing.T) {
 		}
 	}
 }
+
+// testFlatHooks is an install of agent "x" in a file that lists hook entries under each event,
+// their command under "bash", as GitHub Copilot CLI's.
+func testFlatHooks(server string) Hooks {
+	cmd := HookCommand("plandash", "x", Flag{"--server", server})
+	entry := func(timeout int) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"type": "command", "bash": cmd, "timeoutSec": timeout})
+		return b
+	}
+	return Hooks{Agent: "x", Flat: true, CommandKey: "bash", Events: []string{"sessionStart", "preToolUse"},
+		Groups: map[string][]json.RawMessage{"sessionStart": {entry(10)}, "preToolUse": {entry(10), entry(86400)}}}
+}
+
+func TestMergeFlatHooks(t *testing.T) {
+	in := "{\n  \"version\": 1,\n  \"hooks\": {\n    \"preToolUse\": [\n      {\"type\": \"command\", \"bash\": \"./audit.sh\"},\n      {\"type\": \"command\", \"command\": \"plandash hook x\"}\n    ]\n  }\n}\n"
+	out, ch, err := MergeHooks("/h.json", []byte(in), testFlatHooks("s"))
+	if err != nil || !reflect.DeepEqual(ch, Changes{Added: []string{"preToolUse", "sessionStart"}}) {
+		t.Fatalf("%+v %v", ch, err)
+	}
+	want := "    \"preToolUse\": [\n      {\"type\": \"command\", \"bash\": \"./audit.sh\"},\n      {\"type\": \"command\", \"command\": \"plandash hook x\"},\n      {\n        \"bash\": \"plandash hook x --server s\",\n"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("entries not after the user's, laid out as theirs:\n%s", out)
+	}
+	if again, ch, err := MergeHooks("/h.json", out, testFlatHooks("s")); err != nil || ch.Changed() || string(again) != string(out) {
+		t.Errorf("second install: %+v %v", ch, err)
+	}
+	// The entry under "command" is not plandash's: this agent's command is under "bash".
+	back, ch, err := MergeHooks("/h.json", out, Hooks{Agent: "x", Flat: true, CommandKey: "bash"})
+	if err != nil || !reflect.DeepEqual(ch.Removed, []string{"preToolUse", "sessionStart"}) || string(back) != in {
+		t.Errorf("uninstall: %+v %v\n%s", ch, err, back)
+	}
+}
