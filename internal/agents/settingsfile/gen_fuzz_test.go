@@ -1,12 +1,14 @@
 package settingsfile
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// FuzzMergeHooksGenerated holds FuzzMergeHooks's properties for settings files written from
+// FuzzMergeHooksGenerated holds FuzzMergeHooks's properties (and: a file with CRLF lines gets
+// no LF-only ones) for settings files written from
 // the fuzzer's bytes in every layout (indent unit, CRLF, space around ':' and ',', one line),
 // with keys needing escapes, duplicate keys, and "hooks" objects holding the user's groups on
 // plandash's events and others, in groups or (flat) listed straight under each event: random
@@ -27,6 +29,10 @@ func FuzzMergeHooksGenerated(f *testing.F) {
 			c = flatCase
 		}
 		c.check(t, []byte(in), twoServers)
+		if out, _, err := MergeHooks("/s.json", []byte(in), c.install); err == nil && g.nl == "\r\n" && strings.Contains(in, "\n") &&
+			bytes.Count(out, []byte("\n")) != bytes.Count(out, []byte("\r\n")) {
+			t.Fatalf("lines ending in LF added to a file with CRLF:\n%q\n→\n%q", in, out)
+		}
 	})
 }
 
@@ -64,7 +70,7 @@ func (g *gen) file() string {
 			ms = append(ms, g.member(g.key(), g.value(1)))
 		}
 	}
-	lead := []string{"", " ", "\n", g.nl + "\t"}[g.next(4)]
+	lead := []string{"", " ", g.nl, g.nl + "\t"}[g.next(4)]
 	trail := []string{"", g.nl, " ", g.nl + g.nl}[g.next(4)]
 	return lead + g.object(ms, 0) + trail
 }

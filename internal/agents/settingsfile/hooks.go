@@ -151,8 +151,12 @@ func MergeHooks(path string, b []byte, h Hooks) ([]byte, Changes, error) {
 	default:
 		top.Set("hooks", hooks.Marshal())
 	}
-	if !top.read() {
-		return Indent(top.Marshal()), ch, nil // a new file, or one that held {}
+	if !top.read() { // a new file, or one that held {}
+		out := Indent(top.Marshal())
+		if bytes.Contains(b, []byte("\r\n")) {
+			out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+		}
+		return out, ch, nil
 	}
 	start := bytes.IndexByte(b, '{')
 	end := bytes.LastIndexByte(b, '}')

@@ -146,7 +146,7 @@ func TestMergeHooksLayout(t *testing.T) {
 			"\n        \"Start\": [\n            {\n                \"hooks\": [\n                    {\n                        \"command\":"},
 		{"tabs", "{\n\t\"model\": \"x\"\n}\n", "\t\"model\": \"x\",\n\t\"hooks\": {\n\t\t\"Start\": [\n\t\t\t{\n"},
 		{"one line", `{"a":1, "b": 2}`, `{"a":1, "b": 2, "hooks": {"Start":[{"hooks":[{"command":`},
-		{"CRLF", "{\r\n  \"a\": 1\r\n}\r\n", "{\r\n  \"a\": 1,\r\n  \"hooks\": {\n    \"Start\": ["},
+		{"CRLF", "{\r\n  \"a\": 1\r\n}\r\n", "{\r\n  \"a\": 1,\r\n  \"hooks\": {\r\n    \"Start\": [\r\n      {\r\n"},
 		{"a one-line event", "{\n  \"hooks\": {\"Stop\": [{\"hooks\": []}]}\n}", `{"Stop": [{"hooks": []},{"hooks":[{"command":`},
 	}
 	for _, tt := range tests {
@@ -154,6 +154,9 @@ func TestMergeHooksLayout(t *testing.T) {
 			out, _, err := MergeHooks("/s.json", []byte(tt.in), testHooks("s"))
 			if err != nil || !strings.Contains(string(out), tt.has) || !json.Valid(out) {
 				t.Fatalf("%v\n%s", err, out)
+			}
+			if crlf := strings.Contains(tt.in, "\r\n"); crlf && strings.Count(string(out), "\n") != strings.Count(string(out), "\r\n") {
+				t.Errorf("lines ending in LF added to a file with CRLF:\n%q", out)
 			}
 			back, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
 			if err != nil || string(back) != tt.in {

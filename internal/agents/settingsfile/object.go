@@ -199,7 +199,7 @@ func (o Object) Marshal() json.RawMessage {
 
 // layout indents a new value v to sit after pre (the space before its key or element) in a
 // container that ends with tail: one indent deeper than the line the container closes on, in
-// the unit the file uses. In a container on one line v stays as it is.
+// the unit and line ending the file uses. In a container on one line v stays as it is.
 func layout(v, pre, tail []byte) []byte {
 	nl := bytes.LastIndexByte(pre, '\n')
 	if nl < 0 {
@@ -216,6 +216,11 @@ func layout(v, pre, tail []byte) []byte {
 	var buf bytes.Buffer
 	if json.Indent(&buf, v, string(indent), string(unit)) != nil {
 		return v
+	}
+	if nl > 0 && pre[nl-1] == '\r' {
+		// A file with CRLF lines gets them in what plandash adds too (a JSON string holds no
+		// raw newline, so every '\n' here is one Indent wrote).
+		return bytes.ReplaceAll(buf.Bytes(), []byte("\n"), []byte("\r\n"))
 	}
 	return buf.Bytes()
 }
