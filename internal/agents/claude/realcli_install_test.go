@@ -16,8 +16,8 @@ import (
 // .claude/settings.json laid out with four spaces and CRLF that already holds the user's own
 // Stop hook, keeping that layout; Uninstall gives the file back byte for byte. Installed again,
 // the real Claude Code CLI reads the merged file and runs both the user's hook and plandash's
-// (here a script named plandash that records what it is given); uninstalled after the run, the
-// file is the user's again, byte for byte.
+// SessionStart and UserPromptSubmit hooks (here a script named plandash that records what it
+// is given); uninstalled after the run, the file is the user's again, byte for byte.
 func TestRealClaudeInstallKeepsUserSettings(t *testing.T) {
 	needRealCLI(t)
 	dir := t.TempDir()
@@ -74,8 +74,9 @@ func TestRealClaudeInstallKeepsUserSettings(t *testing.T) {
 	if b, err := os.ReadFile(userRec); err != nil || !strings.Contains(string(b), `"hook_event_name":"Stop"`) {
 		t.Errorf("the user's own Stop hook did not run: %v %s", err, b)
 	}
-	// plandash's capture hooks are async: give the last ones a moment.
-	want := []string{EventSessionStart, EventUserPromptSubmit, EventStop}
+	// plandash's capture hooks are async, and `claude -p` may exit before its last one (Stop)
+	// has run: the two that start before the model is asked must have run.
+	want := []string{EventSessionStart, EventUserPromptSubmit}
 	deadline := time.Now().Add(30 * time.Second)
 	var got []byte
 	for {
