@@ -3,6 +3,9 @@ package agenttest
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -83,6 +86,51 @@ func (d *Droid) Exec(timeout time.Duration, prompt string, args ...string) Resul
 func (d *Droid) Interactive(args ...string) *Tmux {
 	d.t.Helper()
 	x := StartTmux(d.t, d.Dir, d.Env, append(append([]string(nil), d.Argv...), args...)...)
+	// The TUI runs the agent in a child (`droid exec --input-format stream-jsonrpc`) that
+	// outlives a hung-up TUI for a while, writing into HOME: the whole process group goes
+	// before the temp dir is removed. (Cleanups run last-registered first, so this one runs
+	// before StartTmux's.)
+	d.t.Cleanup(func() { killGroup(x.pid, 10*time.Second) })
 	x.WaitScreen(2*time.Minute, "? for help")
 	return x
+}
+
+// killGroup kills process group pgid and waits up to timeout until none of its processes is
+// left.
+func killGroup(pgid int, timeout time.Duration) {
+	if pgid <= 0 {
+		return
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if !groupAlive(pgid) {
+			return
+		}
+	}
+}
+
+// groupAlive reports whether a live process (not a zombie) of group pgid is left, from /proc;
+// without /proc it asks the kernel.
+func groupAlive(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return syscall.Kill(-pgid, 0) == nil
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		// After the command name: state, ppid, pgrp.
+		f := strings.Fields(s[i+1:])
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
 }

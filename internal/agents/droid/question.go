@@ -19,10 +19,10 @@ func IsQuestionEvent(ev Event) bool {
 
 // Questions reads AskUser's questionnaire, Droid's plain-text form:
 //
-//	1. [question] Which library should we use? (multi)
-//	[topic] Library
-//	[option] Library ABC
-//	[option] Library XYZ
+//  1. [question] Which library should we use? (multi)
+//     [topic] Library
+//     [option] Library ABC
+//     [option] Library XYZ
 //
 // "(multi)" at the end of the question allows several options. Droid always offers a free-text
 // answer besides the options. Lines of other shapes are skipped; what is kept is bounded
