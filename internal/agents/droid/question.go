@@ -55,12 +55,12 @@ func Questions(input json.RawMessage) ([]waits.Question, error) {
 		switch strings.ToLower(strings.TrimPrefix(tag, "[")) {
 		case "question":
 			flush()
-			if rest == "" {
-				continue
-			}
 			q := waits.Question{FreeText: true}
 			if t, ok := strings.CutSuffix(rest, "(multi)"); ok {
 				q.Multi, rest = true, strings.TrimSpace(t)
+			}
+			if rest == "" {
+				continue
 			}
 			q.Question = rest
 			cur = &q
