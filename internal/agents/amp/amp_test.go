@@ -125,7 +125,8 @@ func TestGate(t *testing.T) {
 	}
 }
 
-// TestGateOnlyPlans: a turn that wrote no todo list, or did not finish, is not held.
+// TestGateOnlyPlans: a turn that wrote no todo list, did not finish, or comes from a plugin
+// installed without the gate, is not held.
 func TestGateOnlyPlans(t *testing.T) {
 	svc := NewService(agenttest.Plans(t), agenttest.Gate(t), Config{})
 	evs := documented(t)
@@ -134,6 +135,7 @@ func TestGateOnlyPlans(t *testing.T) {
 	for _, seq := range [][][]byte{
 		{evs[1], evs[4]}, // no todo_write in the turn
 		{evs[1], evs[3], []byte(strings.Replace(string(evs[4]), `"done"`, `"cancelled"`, 1))},
+		{evs[1], evs[3], []byte(strings.Replace(string(evs[4]), `"gate":true`, `"gate":false`, 1))}, // installed without --gate
 	} {
 		for _, b := range seq {
 			if out, err := svc.Handle(ctx, b); err != nil || out != nil {
@@ -159,16 +161,19 @@ func TestDecodeErrors(t *testing.T) {
 
 func TestInstallPlugin(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "plugins")
-	rep, err := Install(dir, PluginOptions{Server: "http://h:1", TokenFile: "/t"})
+	rep, err := Install(dir, PluginOptions{Server: "http://h:1", TokenFile: "/t", Gate: true})
 	if err != nil || rep.Action != "created" {
 		t.Fatalf("install: %+v %v", rep, err)
 	}
 	b, _ := os.ReadFile(rep.Path)
-	if !strings.HasPrefix(string(b), PluginMarker) || !strings.Contains(string(b), `= {"server":"http://h:1","tokenFile":"/t"} // plandash:config`) {
+	if !strings.HasPrefix(string(b), PluginMarker) || !strings.Contains(string(b), `= {"server":"http://h:1","tokenFile":"/t","gate":true} // plandash:config`) {
 		t.Errorf("plugin:\n%s", b)
 	}
-	if rep, err := Install(dir, PluginOptions{Server: "http://h:1", TokenFile: "/t"}); err != nil || rep.Changed {
+	if rep, err := Install(dir, PluginOptions{Server: "http://h:1", TokenFile: "/t", Gate: true}); err != nil || rep.Changed {
 		t.Errorf("second install: %+v %v", rep, err)
+	}
+	if rep, err := Install(dir, PluginOptions{Server: "http://h:1", TokenFile: "/t"}); err != nil || rep.Action != "updated" {
+		t.Errorf("install without the gate: %+v %v", rep, err)
 	}
 	if rep, err := Uninstall(dir, ""); err != nil || rep.Action != "removed" {
 		t.Errorf("uninstall: %+v %v", rep, err)

@@ -63,7 +63,9 @@ type Event struct {
 	Status    string // tool.result: done, error, cancelled; agent.end likewise
 	Cwd       string
 	Host      string
-	Raw       json.RawMessage
+	// Gate is set on agent.end by a plugin installed with the gate: the turn may be held.
+	Gate bool
+	Raw  json.RawMessage
 }
 
 // DecodeError says why a payload is not an Amp event.
@@ -110,6 +112,7 @@ func Decode(b []byte) (Event, error) {
 	if ev.MessageID == "" && json.Unmarshal(m["id"], &n) == nil {
 		ev.MessageID = n.String() // Amp's message ids may be numbers
 	}
+	_ = json.Unmarshal(m["gate"], &ev.Gate)
 	if v := bytes.TrimSpace(m["input"]); len(v) > 0 && !bytes.Equal(v, []byte("null")) {
 		ev.Input = v
 	}

@@ -24,7 +24,7 @@ const PluginMarker = "// plandash-amp-plugin"
 const PluginFile = "plandash.ts"
 
 // configLine is the plugin's line that Install fills in.
-const configLine = "const CONFIG: { server?: string; tokenFile?: string } = {} // plandash:config"
+const configLine = "const CONFIG: { server?: string; tokenFile?: string; gate?: boolean } = {} // plandash:config"
 
 // PluginOptions is what Install bakes into the plugin.
 type PluginOptions struct {
@@ -33,6 +33,9 @@ type PluginOptions struct {
 	Server string `json:"server,omitempty"`
 	// TokenFile is read for the bearer token when $PLANDASH_TOKEN is not set.
 	TokenFile string `json:"tokenFile,omitempty"`
+	// Gate makes the plugin ask plandash to hold the end of a turn that wrote a todo list
+	// until the plan is decided; without it the turn's end is only recorded.
+	Gate bool `json:"gate,omitempty"`
 	// Root confines the plugin file to a directory, for a project install: neither ".." nor a
 	// symlink may lead out of it. Empty for the user's own plugins directory. Not baked in.
 	Root string `json:"-"`
@@ -41,7 +44,7 @@ type PluginOptions struct {
 // Plugin is the plugin's source with opts baked in.
 func Plugin(opts PluginOptions) []byte {
 	cfg, _ := json.Marshal(opts) // two strings: this cannot fail
-	line := "const CONFIG: { server?: string; tokenFile?: string } = " + string(cfg) + " // plandash:config"
+	line := "const CONFIG: { server?: string; tokenFile?: string; gate?: boolean } = " + string(cfg) + " // plandash:config"
 	return []byte(strings.Replace(pluginSource, configLine, line, 1))
 }
 

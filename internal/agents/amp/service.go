@@ -77,12 +77,13 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}, turnPlan: map[string][]Todo{}}
 }
 
-// IsGateEvent reports whether ev may be held: the end of a turn.
-func IsGateEvent(ev Event) bool { return ev.Name == EventAgentEnd }
+// IsGateEvent reports whether ev may be held: the end of a turn, posted by a plugin installed
+// with the gate.
+func IsGateEvent(ev Event) bool { return ev.Name == EventAgentEnd && ev.Gate }
 
 // Handle takes one posted event (the body of POST /api/v1/hooks/amp) and returns the plugin's
-// answer: empty for every event but agent.end of a turn that wrote a todo list while a gate is
-// set, for which it waits until the person decides, the deadline passes or ctx ends, and then
+// answer: empty for every event but agent.end of a turn that wrote a todo list, from a plugin
+// installed with the gate while the Service has one, for which it waits until the person decides, the deadline passes or ctx ends, and then
 // returns empty (the turn ends) or a follow-up message (Continue) that sends the plan back.
 // An error means the payload was unusable or the store failed; the turn then ends as usual.
 func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 
-const CONFIG: { server?: string; tokenFile?: string } = {} // plandash:config (server, tokenFile), filled in at install time
+const CONFIG: { server?: string; tokenFile?: string; gate?: boolean } = {} // plandash:config (server, tokenFile, gate), filled in at install time
 
 export const description = 'Shows your Amp todo lists and turns in plandash, and holds a plan for approval there.'
 
@@ -84,7 +84,9 @@ export default function (amp: any) {
 	amp.on('agent.end', async (event: any) => {
 		// The only answer plandash gives is a follow-up message (a plan sent back with feedback);
 		// anything else ends the turn as Amp would.
-		const answer = await post({ event: 'agent.end', thread: event.thread, id: event.id, status: event.status }, true)
+		// Without the gate (plandash install amp, no --gate) plandash answers at once.
+		const gate = CONFIG.gate === true
+		const answer = await post({ event: 'agent.end', thread: event.thread, id: event.id, status: event.status, gate }, gate)
 		if (answer && answer.action === 'continue' && typeof answer.userMessage === 'string' && answer.userMessage) {
 			return { action: 'continue', userMessage: answer.userMessage }
 		}
