@@ -50,6 +50,9 @@ const userFile = `{
 `
 
 func TestMergeHooks(t *testing.T) {
+	if top, err := ParseFile("/s.json", []byte(userFile)); err != nil || !restorable(top) {
+		t.Fatalf("userFile is no file the fuzz targets give back byte for byte: %v", err)
+	}
 	h := testHooks("http://h:1")
 	out, ch, err := MergeHooks("/s.json", []byte(userFile), h)
 	if err != nil {
