@@ -2,7 +2,7 @@
 # Installs the coding agents' real CLIs from npm into a cache directory (never globally, never
 # inside the repository) and prints where each runnable binary is, one "name=path" line each.
 #
-#   scripts/agent-clis.sh                 # all four agents
+#   scripts/agent-clis.sh                 # every agent the tests run
 #   scripts/agent-clis.sh claude codex    # only these
 #   scripts/agent-clis.sh --installed-only claude
 #                                         # never install: exit 3 when claude is not there yet
@@ -124,10 +124,10 @@ if [[ ${1:-} == --installed-only ]]; then
 	shift
 fi
 agents=("$@")
-((${#agents[@]})) || agents=(claude codex gemini opencode)
+((${#agents[@]})) || agents=(claude codex gemini opencode droid amp)
 for a in "${agents[@]}"; do
 	case $a in
 	claude | codex | gemini | opencode | droid | amp) "$a" ;;
-	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini or opencode)" >&2; exit 2 ;;
+	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, droid or amp)" >&2; exit 2 ;;
 	esac
 done

@@ -25,6 +25,7 @@ func TestServeDiscoverFlags(t *testing.T) {
 		"codex":    "/home/dev/.codex/sessions",
 		"gemini":   "/home/dev/.gemini/tmp",
 		"opencode": "/home/dev/.local/share/opencode/opencode.db",
+		"droid":    "/home/dev/.factory/sessions",
 	}
 	if got := discoverDirs(true, codexSessions(env, false), env); !maps.Equal(got, want) {
 		t.Errorf("discoverDirs = %v, want %v", got, want)

@@ -14,6 +14,8 @@ const AGENTS = [
   { label: "Codex CLI", id: "codex" },
   { label: "Gemini CLI", id: "gemini" },
   { label: "OpenCode", id: "opencode" },
+  { label: "Droid", id: "droid" },
+  { label: "Amp", id: "amp" },
 ];
 
 /**

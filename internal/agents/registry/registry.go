@@ -40,8 +40,10 @@ package registry
 
 import (
 	"github.com/plandash/plandash/internal/agents/agentkit"
+	"github.com/plandash/plandash/internal/agents/amp"
 	"github.com/plandash/plandash/internal/agents/claude"
 	"github.com/plandash/plandash/internal/agents/codex"
+	"github.com/plandash/plandash/internal/agents/droid"
 	"github.com/plandash/plandash/internal/agents/gemini"
 	"github.com/plandash/plandash/internal/agents/opencode"
 )
@@ -53,6 +55,8 @@ func All() []agentkit.Agent {
 		codex.Agent(),
 		gemini.Agent(),
 		opencode.Agent(),
+		droid.Agent(),
+		amp.Agent(),
 	}
 }
 
