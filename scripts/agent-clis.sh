@@ -21,6 +21,7 @@ CLAUDE_VERSION=2.1.328  # verified in shared/spec/agents.md §11
 CODEX_VERSION=0.169.0   # verified in shared/spec/agents.md §11
 GEMINI_VERSION=0.61.0   # newest on npm when pinned
 OPENCODE_VERSION=1.18.33 # newest on npm when pinned
+COPILOT_VERSION=1.0.102  # GitHub Copilot CLI: newest on npm when pinned
 
 cache=${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}
 
@@ -97,6 +98,14 @@ opencode() {
 	found opencode "$p/node_modules/opencode-$os-$arch/bin/opencode"
 }
 
+# GitHub Copilot CLI: the platform package carries a native binary, which unpacks its JS
+# runtime into $XDG_CACHE_HOME/copilot/pkg on first run.
+copilot() {
+	local p=$cache/copilot@$COPILOT_VERSION
+	install "$p" "@github/copilot@$COPILOT_VERSION"
+	found copilot "$p/node_modules/@github/copilot-$os-$arch/copilot"
+}
+
 installed_only=0
 if [[ ${1:-} == --installed-only ]]; then
 	installed_only=1
@@ -107,6 +116,7 @@ agents=("$@")
 for a in "${agents[@]}"; do
 	case $a in
 	claude | codex | gemini | opencode) "$a" ;;
+	copilot) copilot ;;
 	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini or opencode)" >&2; exit 2 ;;
 	esac
 done
