@@ -148,6 +148,7 @@ func Decode(b []byte) (Event, error) {
 	if raw, ok := m["plandash_todos"]; ok {
 		var tl TodoList
 		if json.Unmarshal(raw, &tl) == nil {
+			tl.bound()
 			ev.Todos = &tl
 		}
 	}

@@ -42,6 +42,24 @@ type TodoList struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
+// bound cuts a list that came from outside to what ReadTodos would have read.
+func (l *TodoList) bound() {
+	if len(l.Todos) > MaxTodos {
+		l.Todos, l.Truncated = l.Todos[:MaxTodos], true
+	}
+	for i := range l.Todos {
+		t := &l.Todos[i]
+		t.ID, t.Title = hookkit.Truncate(t.ID, maxTodoTitle), hookkit.Truncate(t.Title, maxTodoTitle)
+		t.Description, t.Status = hookkit.Truncate(t.Description, maxTodoDesc), hookkit.Truncate(t.Status, 64)
+		if len(t.DependsOn) > MaxTodos {
+			t.DependsOn = t.DependsOn[:MaxTodos]
+		}
+		for j := range t.DependsOn {
+			t.DependsOn[j] = hookkit.Truncate(t.DependsOn[j], maxTodoTitle)
+		}
+	}
+}
+
 // todosQuery matches an sql call that may have changed the todo list.
 var todosQuery = regexp.MustCompile(`(?i)\b(todos|todo_deps)\b`)
 
@@ -55,7 +73,7 @@ func TouchesTodos(args json.RawMessage) bool {
 // events.jsonl under $COPILOT_HOME/session-state/<id> (~/.copilot when COPILOT_HOME is unset).
 // It returns "" for an id that is not one plain path element.
 func SessionDir(copilotHome, sessionID string) string {
-	if copilotHome == "" || sessionID == "" || !filepath.IsLocal(sessionID) || strings.ContainsAny(sessionID, `/\`) {
+	if copilotHome == "" || sessionID == "" || sessionID == "." || !filepath.IsLocal(sessionID) || strings.ContainsAny(sessionID, `/\`) {
 		return ""
 	}
 	return filepath.Join(copilotHome, "session-state", sessionID)
