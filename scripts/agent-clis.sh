@@ -22,6 +22,7 @@ CODEX_VERSION=0.169.0   # verified in shared/spec/agents.md §11
 GEMINI_VERSION=0.61.0   # newest on npm when pinned
 OPENCODE_VERSION=1.18.33 # newest on npm when pinned
 COPILOT_VERSION=1.0.102  # GitHub Copilot CLI: newest on npm when pinned
+CRUSH_VERSION=0.96.1     # Crush: newest on npm when pinned
 
 cache=${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}
 
@@ -106,6 +107,27 @@ copilot() {
 	found copilot "$p/node_modules/@github/copilot-$os-$arch/copilot"
 }
 
+# Crush: the npm package holds no binary; its install.js downloads the release archive from
+# GitHub and checks its sha256. It runs here (lifecycle scripts are skipped above) whenever the
+# binary is missing, so a failed download is tried again next time.
+crush() {
+	local p=$cache/crush@$CRUSH_VERSION
+	install "$p" "@charmland/crush@$CRUSH_VERSION"
+	local pkg=$p/node_modules/@charmland/crush
+	if [[ ! -e $pkg/bin/crush ]]; then
+		if ((installed_only)); then
+			echo "agent-clis: crush's binary was never downloaded into $pkg/bin" >&2
+			exit 3
+		fi
+		if ! (cd "$pkg" && node install.js) >"$p/download.log" 2>&1; then
+			echo "agent-clis: crush's install.js could not download its binary from GitHub releases:" >&2
+			cat "$p/download.log" >&2
+			exit 1
+		fi
+	fi
+	found crush "$pkg/bin/crush"
+}
+
 installed_only=0
 if [[ ${1:-} == --installed-only ]]; then
 	installed_only=1
@@ -117,6 +139,7 @@ for a in "${agents[@]}"; do
 	case $a in
 	claude | codex | gemini | opencode) "$a" ;;
 	copilot) copilot ;;
+	crush) crush ;;
 	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini or opencode)" >&2; exit 2 ;;
 	esac
 done
