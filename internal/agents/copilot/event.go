@@ -36,6 +36,10 @@ const (
 // `plandash hook copilot` knows which event it was run for.
 const EnvEvent = "PLANDASH_COPILOT_EVENT"
 
+// EnvNoGate, set to 1 on the preToolUse entry of an install without the gate, makes `plandash
+// hook copilot` send exit_plan_mode's plan as a capture that nobody holds.
+const EnvNoGate = "PLANDASH_COPILOT_NO_GATE"
+
 // Tool names whose calls carry plans.
 const (
 	// ToolSQL is the tool the model writes its todo list with: rows of the "todos" table in
@@ -84,6 +88,7 @@ type Event struct {
 	ResultType, ResultText string
 	ErrorMessage           string // errorOccurred
 
+	NoGate   bool   // plandash_no_gate: the plan is only recorded (EnvNoGate)
 	Host     string // plandash_host
 	Todos    *TodoList
 	Plan     string // plandash_plan: plan.md, for exit_plan_mode
@@ -132,6 +137,7 @@ func Decode(b []byte) (Event, error) {
 		PlanPath: str("plandash_plan_path"), Raw: bytes.Clone(t),
 	}
 	_ = json.Unmarshal(m["timestamp"], &ev.Timestamp)
+	_ = json.Unmarshal(m["plandash_no_gate"], &ev.NoGate)
 	var res struct {
 		ResultType       string `json:"resultType"`
 		TextResultForLlm string `json:"textResultForLlm"`

@@ -9,9 +9,10 @@ import (
 )
 
 // IsGateEvent reports whether ev is the plan approval plandash can hold: preToolUse for
-// exit_plan_mode. The hook runs before Copilot CLI shows its own "Plan Ready for Review" menu.
+// exit_plan_mode, unless the hook said it only records plans (EnvNoGate). The hook runs before
+// Copilot CLI shows its own "Plan Ready for Review" menu.
 func IsGateEvent(ev Event) bool {
-	return ev.HookEventName == EventPreToolUse && ev.ToolName == ToolExitPlanMode
+	return ev.HookEventName == EventPreToolUse && ev.ToolName == ToolExitPlanMode && !ev.NoGate
 }
 
 // Decision is how exit_plan_mode's preToolUse hook is answered. A zero Decision lets the call

@@ -19,6 +19,9 @@ type HookOptions struct {
 	// Event is the hook's event name, from $PLANDASH_COPILOT_EVENT (EnvEvent), which
 	// plandash's install sets on each hook entry. When empty it is guessed from the payload.
 	Event string
+	// NoGate, from $PLANDASH_COPILOT_NO_GATE=1 (EnvNoGate), sends exit_plan_mode's plan as a
+	// capture nobody holds: an install without --gate.
+	NoGate bool
 	// Host is added to the payload as plandash_host. Nothing is added when empty.
 	Host string
 	// CopilotHome is Copilot CLI's directory: $COPILOT_HOME, else ~/.copilot. The session's
@@ -42,8 +45,9 @@ type HookOptions struct {
 // the agent's machine can read (the todo list after an sql call that touched it, plan.md for
 // exit_plan_mode), posts it, and for exit_plan_mode's preToolUse prints the decision: nothing to
 // let Copilot CLI's menu ask how to build, a deny carrying the person's feedback otherwise.
-// preToolUse of other tools is not posted: only exit_plan_mode is held, and every tool call
-// runs the hook.
+// For ask_user's preToolUse it prints the person's answer, or nothing (the dialog asks).
+// preToolUse of other tools is not posted: only these two are held, and every tool call runs
+// the hook.
 // It never fails the agent. Anything that goes wrong prints nothing and returns nil: a capture
 // is lost, and a plan without a decision goes on to Copilot CLI's own menu, so the person at
 // the terminal decides (the reason is written to Stderr).
@@ -71,10 +75,17 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post hookki
 	if opts.Event != "" {
 		ev.HookEventName = opts.Event
 	}
-	if ev.HookEventName == EventPreToolUse && ev.ToolName != ToolExitPlanMode {
+	ev.NoGate = ev.NoGate || opts.NoGate
+	if ev.HookEventName == EventPreToolUse && ev.ToolName != ToolExitPlanMode && ev.ToolName != ToolAskUser {
 		return nil
 	}
 	body = enrich(ctx, ev, opts, log)
+	if IsQuestionEvent(ev) {
+		if err := hookkit.Ask(ctx, post, body, opts.GateTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "copilot"); err != nil {
+			log.Warn("plandash hook copilot: " + err.Error())
+		}
+		return nil
+	}
 	gate := IsGateEvent(ev)
 	limit := opts.CaptureTimeout
 	if gate {
@@ -114,6 +125,9 @@ func toTerminal(stderr io.Writer, why string) {
 // after an sql call that touched it, and plan.md for exit_plan_mode.
 func enrich(ctx context.Context, ev Event, opts HookOptions, log *slog.Logger) []byte {
 	add := map[string]any{"plandash_event": ev.HookEventName}
+	if ev.NoGate {
+		add["plandash_no_gate"] = true
+	}
 	if opts.Host != "" && ev.Host == "" {
 		add["plandash_host"] = opts.Host
 	}

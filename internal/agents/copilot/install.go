@@ -14,11 +14,13 @@ type InstallOptions struct {
 	Command string
 	// Server and Data are passed on as --server and --data when set.
 	Server, Data string
-	// Gate makes exit_plan_mode's preToolUse hook wait for a decision in plandash (its
-	// timeoutSec is then GateTimeout); without it the hook only records the plan.
+	// Gate makes exit_plan_mode's preToolUse hook wait for a decision in plandash; without it
+	// the hook only records the plan (EnvNoGate).
 	Gate bool
-	// GateTimeout is that hook's timeoutSec, in seconds; 86 400 (a day) when zero. Copilot
-	// CLI's default of 30 s is too short for a person who is away.
+	// GateTimeout is the preToolUse hook's timeoutSec, in seconds; 86 400 (a day) when zero.
+	// It is long with or without Gate, since ask_user's questions wait on it too (until the
+	// server's question deadline, minutes); Copilot CLI's default of 30 s is too short for a
+	// person who is away.
 	GateTimeout int
 	// Root confines the file written to a directory, for a project install: neither ".." nor a
 	// symlink may lead out of it. Empty for the user's own settings.
@@ -76,16 +78,19 @@ func entries(opts InstallOptions) map[string][]json.RawMessage {
 	}
 	out := map[string][]json.RawMessage{}
 	for _, ev := range HookEventNames() {
-		timeout := captureTimeout
-		if ev == EventPreToolUse && opts.Gate {
+		timeout, env := captureTimeout, map[string]string{EnvEvent: ev}
+		if ev == EventPreToolUse {
 			timeout = long
+			if !opts.Gate {
+				env[EnvNoGate] = "1"
+			}
 		}
 		b, _ := json.Marshal(struct {
 			Type       string            `json:"type"`
 			Bash       string            `json:"bash"`
 			TimeoutSec int               `json:"timeoutSec"`
 			Env        map[string]string `json:"env"`
-		}{"command", cmd, timeout, map[string]string{EnvEvent: ev}})
+		}{"command", cmd, timeout, env})
 		out[ev] = []json.RawMessage{b}
 	}
 	return out

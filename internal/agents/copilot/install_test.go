@@ -58,7 +58,7 @@ func TestInstall(t *testing.T) {
 	if rep, err := Install(fresh, InstallOptions{}); err != nil || !rep.Created || !strings.Contains(rep.String(), "created") {
 		t.Errorf("a new file: %+v %v", rep, err)
 	}
-	if b, _ := os.ReadFile(fresh); !strings.Contains(string(b), `"timeoutSec": 10`) || strings.Contains(string(b), "86400") {
-		t.Errorf("without the gate every hook is a short capture:\n%s", b)
+	if b, _ := os.ReadFile(fresh); !strings.Contains(string(b), `"timeoutSec": 10`) || !strings.Contains(string(b), `"PLANDASH_COPILOT_NO_GATE": "1"`) {
+		t.Errorf("without the gate, captures are short and preToolUse only records plans:\n%s", b)
 	}
 }

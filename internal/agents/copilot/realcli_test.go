@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv(envHookURL); url != "" {
 		home, _ := os.UserHomeDir()
 		err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{url}, HookOptions{
-			Event: os.Getenv(EnvEvent), Host: "agent-box", CopilotHome: filepath.Join(home, ".copilot"), Stderr: os.Stderr})
+			Event: os.Getenv(EnvEvent), NoGate: os.Getenv(EnvNoGate) == "1", Host: "agent-box", CopilotHome: filepath.Join(home, ".copilot"), Stderr: os.Stderr})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

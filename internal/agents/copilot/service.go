@@ -40,6 +40,12 @@ type Config struct {
 	Deadline time.Duration
 	// Log receives what went wrong without failing the hook; slog.Default when nil.
 	Log *slog.Logger
+	// Asker keeps Copilot CLI's questions (ask_user) and sessions waiting for their next
+	// prompt; nil: neither is listed, and questions are left to the terminal.
+	Asker Asker
+	// QuestionDeadline is how long a question waits for an answer in plandash before Copilot
+	// CLI's dialog asks it in the terminal; 10 minutes when zero.
+	QuestionDeadline time.Duration
 }
 
 // TerminalDecider is who decisions that close a request answered elsewhere are recorded under.
@@ -74,13 +80,18 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	if cfg.QuestionDeadline <= 0 {
+		cfg.QuestionDeadline = defaultQuestionDeadline
+	}
 	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}}
 }
 
 // Handle takes one hook payload (the body of POST /api/v1/hooks/copilot) and returns the
 // hook's answer: empty for every event but preToolUse of exit_plan_mode, for which it waits
 // until the person decides, the deadline passes or ctx ends, and then returns empty (Copilot
-// CLI's menu asks how to build) or a deny carrying the person's feedback.
+// CLI's menu asks how to build) or a deny carrying the person's feedback, and preToolUse of
+// ask_user, for which it waits likewise for the person's answer (QuestionAnswer) or returns
+// empty (the dialog asks).
 // An error means the payload was unusable or the store failed; the hook then prints nothing.
 func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	ev, err := Decode(body)
@@ -92,6 +103,12 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	}
 	if err := s.record(ctx, ev); err != nil {
 		return nil, err
+	}
+	if s.cfg.Asker != nil {
+		s.note(ctx, ev)
+		if IsQuestionEvent(ev) {
+			return s.ask(ctx, ev)
+		}
 	}
 	if s.gate == nil {
 		return nil, nil
@@ -106,10 +123,10 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 }
 
 // Captures reports whether body is an event that needs no answer (everything but a plan at the
-// gate): the server may acknowledge it before it is recorded.
+// gate or a question): the server may acknowledge it before it is recorded.
 func (s *Service) Captures(body []byte) bool {
 	ev, err := Decode(body)
-	return err == nil && ev.SessionID != "" && !IsGateEvent(ev)
+	return err == nil && ev.SessionID != "" && !IsGateEvent(ev) && !IsQuestionEvent(ev)
 }
 
 // record translates ev and applies it.
