@@ -30,7 +30,9 @@ func runDiscoverer(t *testing.T, svc *Service, p *plans.Service, dir string, con
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- svc.NewDiscoverer(dir, DiscoverOptions{StateDir: t.TempDir(), Rescan: 200 * time.Millisecond}).Run(ctx) }()
+	go func() {
+		done <- svc.NewDiscoverer(dir, DiscoverOptions{StateDir: t.TempDir(), Rescan: 200 * time.Millisecond}).Run(ctx)
+	}()
 	defer func() { cancel(); <-done }()
 	var d plans.SessionDetail
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
