@@ -161,13 +161,16 @@ func TestInstall(t *testing.T) {
 			t.Errorf("lacks %s:\n%s", want, b)
 		}
 	}
+	if !Installed(b) {
+		t.Error("Installed does not see the hook")
+	}
 	if rep, _ := Install(path, InstallOptions{Command: "/opt/plandash", Server: "http://h:1"}); rep.Changed {
 		t.Error("a second install changed the file")
 	}
 	if rep, err := Uninstall(path, ""); err != nil || !rep.Changed {
 		t.Fatalf("uninstall %+v %v", rep, err)
 	}
-	if b, _ := os.ReadFile(path); string(b) != user {
+	if b, _ := os.ReadFile(path); string(b) != user || Installed(b) {
 		t.Errorf("uninstall did not give the file back:\n%s", b)
 	}
 	if got := ConfigPath("/h", "/x", ""); got != "/x/crush/crush.json" {

@@ -108,3 +108,26 @@ func rewrite(root, path string, want map[string][]json.RawMessage) (Report, erro
 	rep.Changed, rep.Created = true, !f.Exists
 	return rep, settingsfile.Write(root, path, out)
 }
+
+// Installed reports whether the configuration file b runs `plandash hook crush` on PreToolUse,
+// for `plandash doctor`.
+func Installed(b []byte) bool {
+	top, err := settingsfile.ParseObject(b)
+	if err != nil {
+		return false
+	}
+	raw, _ := top.Get("hooks")
+	hooks, _ := settingsfile.ParseObject(raw)
+	for _, m := range hooks {
+		es, _ := settingsfile.ParseArray(m.Value)
+		for _, e := range es {
+			var h struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(e, &h) == nil && settingsfile.IsOurCommand(h.Command, "crush") {
+				return true
+			}
+		}
+	}
+	return false
+}
