@@ -124,7 +124,7 @@ func TestRunHook(t *testing.T) {
 // TestServiceQuestion answers a captured question through a real waits.Asked.
 func TestServiceQuestion(t *testing.T) {
 	asked := waits.NewAsked(newDB(t).Waits(), nil, nil)
-	svc := NewService(newPlans(t), Config{Host: "h", Asker: asked})
+	svc := NewService(newPlans(t), nil, Config{Host: "h", Asker: asked})
 	body := captured(t, "question")
 	if svc.Captures(body) || !svc.Captures(captured(t, "todos")) {
 		t.Fatal("Captures")

@@ -1,8 +1,10 @@
 package crush
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -16,8 +18,8 @@ type HookOptions struct {
 	Host string
 	// CaptureTimeout bounds reading stdin and posting an event nobody waits on; 5s when zero.
 	CaptureTimeout time.Duration
-	// QuestionTimeout bounds the wait for a person's answers; 12h when zero (the server's
-	// question deadline, minutes, comes first). Keep it under the hook's timeout in crush.json.
+	// QuestionTimeout bounds the wait for a person's answers or decision; 12h when zero (the
+	// server's deadlines, minutes, come first). Keep it under the hook's timeout in crush.json.
 	QuestionTimeout time.Duration
 	// Log notes why nothing was printed; discarded when nil.
 	Log *slog.Logger
@@ -27,8 +29,9 @@ type HookOptions struct {
 }
 
 // RunHook is the core of `plandash hook crush`: it reads one PreToolUse event from stdin and
-// posts it; for a question call it prints the person's answers (a deny carrying them), or
-// nothing, which Crush reads as "no opinion": its own dialog asks.
+// posts it; for a question call it prints the person's answers (a deny carrying them), for a
+// call Crush asks permission for (hooked with install --gate) the person's allow or deny, or
+// nothing, which Crush reads as "no opinion": its own dialog or prompt asks.
 // It never fails the agent: anything that goes wrong prints nothing and returns nil.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post hookkit.Poster, opts HookOptions) error {
 	if opts.CaptureTimeout <= 0 {
@@ -66,10 +69,28 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post hookki
 		}
 		return nil
 	}
-	pctx, cancel := context.WithTimeout(ctx, opts.CaptureTimeout)
+	held := IsPermissionEvent(ev)
+	limit := opts.CaptureTimeout
+	if held {
+		limit = opts.QuestionTimeout
+	}
+	pctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if _, err := post.Post(pctx, body, false); err != nil {
+	answer, err := post.Post(pctx, body, held)
+	if err == nil && held {
+		err = CheckPermissionAnswer(answer)
+	}
+	switch {
+	case err != nil && held:
+		if opts.Stderr != nil {
+			fmt.Fprintf(opts.Stderr, "plandash hook crush: no decision from plandash (%v); Crush's prompt asks you\n", err)
+		}
+	case err != nil:
 		log.Warn("plandash hook crush: post failed; Crush goes on", "tool", ev.ToolName, "err", err)
+	case held:
+		if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
+			log.Warn("plandash hook crush: write answer", "err", err)
+		}
 	}
 	return nil
 }

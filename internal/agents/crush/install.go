@@ -17,6 +17,11 @@ type InstallOptions struct {
 	// 30 s is too short for a question a person answers later; a hook that times out is "no
 	// opinion" to Crush, so its dialog then asks.
 	Timeout int
+	// Gate adds a second PreToolUse entry, for the calls Crush asks permission for
+	// (PermissionTools): each waits at plandash's gate first; an approval skips Crush's own
+	// prompt, a rejection blocks the call. Leave it off for Crush's --yolo mode, which asks
+	// nothing.
+	Gate bool
 	// Root confines the file written to a directory, for a project install (its crush.json or
 	// .crush.json): neither ".." nor a symlink may lead out of it. Empty for the user's own.
 	Root string
@@ -74,7 +79,17 @@ func entries(opts InstallOptions) map[string][]json.RawMessage {
 		Command string `json:"command"`
 		Timeout int    `json:"timeout"`
 	}{"plandash", Matcher, cmd, timeout})
-	return map[string][]json.RawMessage{EventPreToolUse: {b}}
+	out := []json.RawMessage{b}
+	if opts.Gate {
+		g, _ := json.Marshal(struct {
+			Name    string `json:"name"`
+			Matcher string `json:"matcher"`
+			Command string `json:"command"`
+			Timeout int    `json:"timeout"`
+		}{"plandash gate", PermissionMatcher, cmd, timeout})
+		out = append(out, g)
+	}
+	return map[string][]json.RawMessage{EventPreToolUse: out}
 }
 
 // Install merges plandash's PreToolUse hook into the Crush configuration file at path (created

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/agents/agenttest"
+	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/internal/waits/waitstest"
@@ -59,7 +60,7 @@ func (p httpPoster) Post(ctx context.Context, body []byte, _ bool) ([]byte, erro
 // rig is a real HTTP server around a Service (real plans.Service and waits.Asked on SQLite)
 // and Crush with plandash's hook as Install writes it, the command being a script named
 // plandash that runs this test binary as the hook.
-func rig(t *testing.T, cfg Config) (*agenttest.Crush, *agenttest.ModelServer, *plans.Service, *waits.Asked) {
+func rig(t *testing.T, cfg Config, g Gate) (*agenttest.Crush, *agenttest.ModelServer, *plans.Service, *waits.Asked) {
 	t.Helper()
 	if testing.Short() && os.Getenv(agenttest.EnvAgentTests) != "1" {
 		t.Skip("agent CLI tests are slow; skipped with -short")
@@ -67,7 +68,7 @@ func rig(t *testing.T, cfg Config) (*agenttest.Crush, *agenttest.ModelServer, *p
 	asked := waits.NewAsked(agenttest.SQLite(t).Waits(), nil, nil)
 	cfg.Host, cfg.Asker = "server", asked
 	p := newPlans(t)
-	svc := NewService(p, cfg)
+	svc := NewService(p, g, cfg)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -89,7 +90,7 @@ func rig(t *testing.T, cfg Config) (*agenttest.Crush, *agenttest.ModelServer, *p
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err := Install(c.Config, InstallOptions{Command: bin, Timeout: 300}); err != nil || !rep.Changed {
+	if rep, err := Install(c.Config, InstallOptions{Command: bin, Timeout: 300, Gate: g != nil}); err != nil || !rep.Changed {
 		t.Fatalf("install: %+v %v", rep, err)
 	}
 	return c, srv, p, asked
@@ -100,7 +101,7 @@ func rig(t *testing.T, cfg Config) (*agenttest.Crush, *agenttest.ModelServer, *p
 // hook plandash's Install wrote runs RunHook, and the list shows in a real plans.Service, the
 // second call replacing the first.
 func TestRealCrushTodos(t *testing.T) {
-	c, srv, p, _ := rig(t, Config{})
+	c, srv, p, _ := rig(t, Config{}, nil)
 	todo := func(content, status, active string) map[string]any {
 		return map[string]any{"content": content, "status": status, "active_form": active}
 	}
@@ -136,7 +137,7 @@ func TestRealCrushTodos(t *testing.T) {
 // answerable wait and no dialog shows; the answer given in plandash reaches the model as the
 // call's result.
 func TestRealCrushQuestion(t *testing.T) {
-	c, srv, _, asked := rig(t, Config{})
+	c, srv, _, asked := rig(t, Config{}, nil)
 	srv.Script(agenttest.Turn{ToolUse: &agenttest.ToolUse{Name: ToolQuestion, Input: map[string]any{"questions": []any{
 		map[string]any{"type": "single_choice", "question": "Which database?", "description": "Where the data lives.",
 			"choices": []any{map[string]any{"id": "pg", "label": "PostgreSQL"}, map[string]any{"id": "lite", "label": "SQLite"}}}}}}},
@@ -157,4 +158,53 @@ func TestRealCrushQuestion(t *testing.T) {
 		t.Errorf("the model got %+v", res)
 	}
 	x.WaitScreen(time.Minute, "Agenttest turn over.")
+}
+
+// TestRealCrushPermission: with install --gate, the REAL interactive Crush's bash calls wait at
+// plandash's gate before its own permission prompt: a rejection blocks the call and its reason
+// reaches the model; an approval runs it with no prompt shown.
+func TestRealCrushPermission(t *testing.T) {
+	for _, action := range []approval.Action{approval.Reject, approval.Approve} {
+		t.Run(string(action), func(t *testing.T) {
+			g := agenttest.Gate(t)
+			created := make(chan approval.Request, 4)
+			g.OnChange(func(c approval.Change) {
+				if c.Request != nil && !c.Request.Decided() {
+					created <- *c.Request
+				}
+			})
+			c, srv, _, _ := rig(t, Config{}, g)
+			srv.Script(agenttest.Turn{ToolUse: &agenttest.ToolUse{Name: "bash", Input: map[string]any{
+				"command": "echo hello-from-crush > out.txt", "description": "Write a file"}}},
+				agenttest.Turn{Text: "Agenttest turn over."})
+			x := c.Interactive()
+			defer x.Stop(10 * time.Second)
+			x.Submit("write the file")
+			var req approval.Request
+			select {
+			case req = <-created:
+			case <-time.After(2 * time.Minute):
+				t.Fatalf("no request reached the gate; screen:\n%s", x.Screen())
+			}
+			if !strings.Contains(req.Title, "echo hello-from-crush") || !strings.Contains(req.Plan.Markdown, `"command"`) {
+				t.Fatalf("request %+v", req)
+			}
+			if _, err := g.Decide(context.Background(), req.ID, approval.DecisionInput{Action: action, By: "ann", Comment: "Not in this repo"}); err != nil {
+				t.Fatal(err)
+			}
+			r := srv.WaitRequest(2*time.Minute, func(r agenttest.Request) bool { return len(r.ToolResults()) > 0 })
+			res := r.ToolResults()[0]
+			_, statErr := os.Stat(filepath.Join(c.Dir, "out.txt"))
+			switch action {
+			case approval.Reject:
+				if !res.IsError || !strings.Contains(res.Content, "Not in this repo") || statErr == nil {
+					t.Errorf("rejected call: result %+v, file written %v", res, statErr == nil)
+				}
+			default:
+				if res.IsError || statErr != nil {
+					t.Errorf("approved call: result %+v, file: %v; screen:\n%s", res, statErr, x.Screen())
+				}
+			}
+		})
+	}
 }

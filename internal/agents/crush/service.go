@@ -33,6 +33,10 @@ type Config struct {
 	// QuestionDeadline is how long a question waits for an answer in plandash before Crush's
 	// own dialog asks it; 10 minutes when zero. Keep it under the hook's timeout in crush.json.
 	QuestionDeadline time.Duration
+	// PermissionDeadline is how long a held tool call (install --gate) waits at the gate before
+	// Crush's own permission prompt asks; 10 minutes when zero: the terminal cannot answer
+	// while the hook holds the call.
+	PermissionDeadline time.Duration
 }
 
 // TerminalDecider is who closes a wait answered elsewhere.
@@ -43,17 +47,19 @@ const TerminalDecider = "terminal"
 const maxSeen = 4096
 
 // Service handles Crush hook events against the real domain: it records them as ACP updates,
-// and holds questions until a person answers them in plandash. It is safe for concurrent use.
+// holds questions until a person answers them in plandash, and holds the calls Crush asks
+// permission for at the gate (with install --gate). It is safe for concurrent use.
 type Service struct {
 	plans Applier
+	gate  Gate // nil: no call is held
 	cfg   Config
 
 	mu   sync.Mutex
 	seen map[string]bool
 }
 
-// NewService makes a Service.
-func NewService(p Applier, cfg Config) *Service {
+// NewService makes a Service. gate may be nil to hold no tool call.
+func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.Host == "" {
 		cfg.Host, _ = os.Hostname()
 	}
@@ -63,12 +69,17 @@ func NewService(p Applier, cfg Config) *Service {
 	if cfg.QuestionDeadline <= 0 {
 		cfg.QuestionDeadline = 10 * time.Minute
 	}
-	return &Service{plans: p, cfg: cfg, seen: map[string]bool{}}
+	if cfg.PermissionDeadline <= 0 {
+		cfg.PermissionDeadline = 10 * time.Minute
+	}
+	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}}
 }
 
 // Handle takes one hook payload (the body of POST /api/v1/hooks/crush) and returns the hook's
 // answer: empty for every event but a question call, for which it waits for the person's
-// answers (QuestionAnswer) or returns empty (Crush's dialog asks).
+// answers (QuestionAnswer) or returns empty (Crush's dialog asks), and a call Crush asks
+// permission for, which waits at the gate for an allow or a deny (PermissionAnswer), or empty
+// (Crush's prompt asks).
 // An error means the payload was unusable or the store failed; the hook then prints nothing.
 func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	ev, err := Decode(body)
@@ -81,17 +92,20 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	if err := s.record(ctx, ev); err != nil {
 		return nil, err
 	}
-	if s.cfg.Asker == nil || !IsQuestionEvent(ev) {
-		return nil, nil
+	switch {
+	case s.cfg.Asker != nil && IsQuestionEvent(ev):
+		return s.ask(ctx, ev)
+	case s.gate != nil && IsPermissionEvent(ev):
+		return s.holdPermission(ctx, ev)
 	}
-	return s.ask(ctx, ev)
+	return nil, nil
 }
 
-// Captures reports whether body is an event that needs no answer (everything but a question):
-// the server may acknowledge it before it is recorded.
+// Captures reports whether body is an event that needs no answer (everything but a question or
+// a call held for permission): the server may acknowledge it before it is recorded.
 func (s *Service) Captures(body []byte) bool {
 	ev, err := Decode(body)
-	return err == nil && ev.SessionID != "" && !IsQuestionEvent(ev)
+	return err == nil && ev.SessionID != "" && !IsQuestionEvent(ev) && !IsPermissionEvent(ev)
 }
 
 // record translates ev and applies it.
