@@ -17,19 +17,20 @@ import (
 const MaxEventBytes = 16 << 20
 
 // Hook event names, as Copilot CLI 1.0.102 keys them in settings.json's "hooks". The payload
-// itself does not name its event: plandash's install passes it in the hook's environment
-// (EnvEvent), and Decode guesses it from the payload's fields when that is missing.
+// itself does not name its event (but for permissionRequest's "hookName"): plandash's install
+// passes it in the hook's environment (EnvEvent), and Decode guesses it from the payload's
+// fields when that is missing.
 const (
-	EventSessionStart   = "sessionStart"
-	EventSessionEnd     = "sessionEnd"
-	EventUserPrompt     = "userPromptSubmitted"
-	EventPreToolUse     = "preToolUse"
-	EventPostToolUse    = "postToolUse"
-	EventAgentStop      = "agentStop"
-	EventErrorOccurred  = "errorOccurred"
-	EventSubagentStop   = "subagentStop"
-	EventNotification   = "notification"
-	EventPermissionRequ = "permissionRequest"
+	EventSessionStart      = "sessionStart"
+	EventSessionEnd        = "sessionEnd"
+	EventUserPrompt        = "userPromptSubmitted"
+	EventPreToolUse        = "preToolUse"
+	EventPostToolUse       = "postToolUse"
+	EventAgentStop         = "agentStop"
+	EventErrorOccurred     = "errorOccurred"
+	EventSubagentStop      = "subagentStop"
+	EventNotification      = "notification"
+	EventPermissionRequest = "permissionRequest"
 )
 
 // EnvEvent is the environment variable plandash's hook entries set to their event's name, so
@@ -81,8 +82,8 @@ type Event struct {
 	StopReason     string // agentStop
 	TranscriptPath string
 	ToolName       string
-	// ToolArgs is the call's arguments as an object. Copilot CLI 1.0.102 sends an object; its
-	// documentation shows a JSON string, which is read too.
+	// ToolArgs is the call's arguments as an object (permissionRequest's toolInput). Copilot
+	// CLI 1.0.102 sends an object; its documentation shows a JSON string, which is read too.
 	ToolArgs json.RawMessage
 	// ResultType and ResultText are postToolUse's toolResult: success, failure or denied.
 	ResultType, ResultText string
@@ -138,6 +139,9 @@ func Decode(b []byte) (Event, error) {
 	}
 	_ = json.Unmarshal(m["timestamp"], &ev.Timestamp)
 	_ = json.Unmarshal(m["plandash_no_gate"], &ev.NoGate)
+	if ev.ToolArgs == nil {
+		ev.ToolArgs = toolArgs(m["toolInput"]) // permissionRequest's name for it
+	}
 	var res struct {
 		ResultType       string `json:"resultType"`
 		TextResultForLlm string `json:"textResultForLlm"`
@@ -188,7 +192,13 @@ func toolArgs(raw json.RawMessage) json.RawMessage {
 // has (Copilot CLI 1.0.102's payloads, testdata/captured).
 func guessEvent(m map[string]json.RawMessage) string {
 	has := func(k string) bool { _, ok := m[k]; return ok }
+	var name string
+	if json.Unmarshal(m["hookName"], &name) == nil && name != "" {
+		return name
+	}
 	switch {
+	case has("permissionSuggestions"):
+		return EventPermissionRequest
 	case has("toolResult"):
 		return EventPostToolUse
 	case has("toolName"):

@@ -9,7 +9,7 @@ import (
 // TestDecodeCaptured reads the payloads the real Copilot CLI 1.0.102 sent (testdata/captured):
 // each event's name is guessed right from its fields, toolArgs arrives as an object.
 func TestDecodeCaptured(t *testing.T) {
-	for _, run := range []string{"todos", "plan"} {
+	for _, run := range []string{"todos", "plan", "perm"} {
 		names, bodies := captured(t, run)
 		for i, b := range bodies {
 			ev, err := Decode(b)

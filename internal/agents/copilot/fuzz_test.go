@@ -11,7 +11,8 @@ import (
 func FuzzDecodeTranslate(f *testing.F) {
 	_, todos := captured(f, "todos")
 	_, plan := captured(f, "plan")
-	for _, b := range append(todos, plan...) {
+	_, perm := captured(f, "perm")
+	for _, b := range append(append(todos, plan...), perm...) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"sessionId":"s","plandash_event":"postToolUse","toolName":"sql","plandash_todos":{"todos":[{"id":"a","title":"t","status":"weird"}]}}`))
@@ -19,6 +20,8 @@ func FuzzDecodeTranslate(f *testing.F) {
 	f.Add([]byte(`{"sessionId":"s","error":{"message":"boom"}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_ = CheckAnswer(b)
+		_ = CheckPermissionAnswer(b)
+		_ = CheckQuestionAnswer(b)
 		ev, err := Decode(b)
 		if err != nil {
 			return

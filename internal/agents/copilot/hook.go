@@ -79,10 +79,31 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post hookki
 	if ev.HookEventName == EventPreToolUse && ev.ToolName != ToolExitPlanMode && ev.ToolName != ToolAskUser {
 		return nil
 	}
+	if ev.HookEventName == EventPermissionRequest && ev.NoGate {
+		return nil // the prompt asks; nothing to record that postToolUse will not say
+	}
 	body = enrich(ctx, ev, opts, log)
 	if IsQuestionEvent(ev) {
 		if err := hookkit.Ask(ctx, post, body, opts.GateTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "copilot"); err != nil {
 			log.Warn("plandash hook copilot: " + err.Error())
+		}
+		return nil
+	}
+	if IsPermissionEvent(ev) {
+		pctx, cancel := context.WithTimeout(ctx, opts.GateTimeout)
+		defer cancel()
+		answer, err := post.Post(pctx, body, true)
+		if err == nil {
+			err = CheckPermissionAnswer(answer)
+		}
+		if err != nil {
+			if opts.Stderr != nil {
+				fmt.Fprintf(opts.Stderr, "plandash hook copilot: no decision from plandash (%v); Copilot CLI's prompt asks you\n", err)
+			}
+			return nil
+		}
+		if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
+			log.Warn("plandash hook copilot: write answer", "err", err)
 		}
 		return nil
 	}

@@ -14,8 +14,10 @@ type InstallOptions struct {
 	Command string
 	// Server and Data are passed on as --server and --data when set.
 	Server, Data string
-	// Gate makes exit_plan_mode's preToolUse hook wait for a decision in plandash; without it
-	// the hook only records the plan (EnvNoGate).
+	// Gate makes exit_plan_mode's preToolUse hook wait for a decision in plandash, and the
+	// permissionRequest hook hold Copilot's permission requests (shell commands, writes…) at
+	// the gate before its own prompt; without it plans are only recorded and permissions left
+	// to the prompt (EnvNoGate).
 	Gate bool
 	// GateTimeout is the preToolUse hook's timeoutSec, in seconds; 86 400 (a day) when zero.
 	// It is long with or without Gate, since ask_user's questions wait on it too (until the
@@ -63,7 +65,8 @@ const captureTimeout = 10
 // HookEventNames are the events `plandash install copilot` hooks, in the order they are added,
 // for `plandash doctor` to tell an install from before some of them.
 func HookEventNames() []string {
-	return []string{EventSessionStart, EventUserPrompt, EventPreToolUse, EventPostToolUse, EventAgentStop, EventErrorOccurred, EventSessionEnd}
+	return []string{EventSessionStart, EventUserPrompt, EventPreToolUse, EventPermissionRequest, EventPostToolUse, EventAgentStop,
+		EventErrorOccurred, EventSessionEnd}
 }
 
 // entries is plandash's hook entry per event for opts. Copilot CLI hooks have no matcher, so
@@ -79,7 +82,7 @@ func entries(opts InstallOptions) map[string][]json.RawMessage {
 	out := map[string][]json.RawMessage{}
 	for _, ev := range HookEventNames() {
 		timeout, env := captureTimeout, map[string]string{EnvEvent: ev}
-		if ev == EventPreToolUse {
+		if ev == EventPreToolUse || ev == EventPermissionRequest {
 			timeout = long
 			if !opts.Gate {
 				env[EnvNoGate] = "1"

@@ -46,6 +46,10 @@ type Config struct {
 	// QuestionDeadline is how long a question waits for an answer in plandash before Copilot
 	// CLI's dialog asks it in the terminal; 10 minutes when zero.
 	QuestionDeadline time.Duration
+	// PermissionDeadline is how long a permission request (install --gate) waits at the gate
+	// before Copilot CLI's own prompt asks; 10 minutes when zero: the terminal cannot answer
+	// while the hook holds it.
+	PermissionDeadline time.Duration
 }
 
 // TerminalDecider is who decisions that close a request answered elsewhere are recorded under.
@@ -83,6 +87,9 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.QuestionDeadline <= 0 {
 		cfg.QuestionDeadline = defaultQuestionDeadline
 	}
+	if cfg.PermissionDeadline <= 0 {
+		cfg.PermissionDeadline = defaultQuestionDeadline
+	}
 	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}}
 }
 
@@ -91,7 +98,8 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 // until the person decides, the deadline passes or ctx ends, and then returns empty (Copilot
 // CLI's menu asks how to build) or a deny carrying the person's feedback, and preToolUse of
 // ask_user, for which it waits likewise for the person's answer (QuestionAnswer) or returns
-// empty (the dialog asks).
+// empty (the dialog asks), and permissionRequest (install --gate), which waits at the gate for
+// an allow or a deny (PermissionAnswer), or returns empty (Copilot's prompt asks).
 // An error means the payload was unusable or the store failed; the hook then prints nothing.
 func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	ev, err := Decode(body)
@@ -116,17 +124,20 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 	if endsTurn(ev) {
 		s.closeStale(ctx, ev)
 	}
-	if !IsGateEvent(ev) {
-		return nil, nil
+	switch {
+	case IsGateEvent(ev):
+		return s.hold(ctx, ev)
+	case IsPermissionEvent(ev):
+		return s.holdPermission(ctx, ev)
 	}
-	return s.hold(ctx, ev)
+	return nil, nil
 }
 
 // Captures reports whether body is an event that needs no answer (everything but a plan at the
 // gate or a question): the server may acknowledge it before it is recorded.
 func (s *Service) Captures(body []byte) bool {
 	ev, err := Decode(body)
-	return err == nil && ev.SessionID != "" && !IsGateEvent(ev) && !IsQuestionEvent(ev)
+	return err == nil && ev.SessionID != "" && !IsGateEvent(ev) && !IsQuestionEvent(ev) && !IsPermissionEvent(ev)
 }
 
 // record translates ev and applies it.
