@@ -1,6 +1,7 @@
 package settingsfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -31,18 +32,20 @@ func (c Changes) Changed() bool { return len(c.Added)+len(c.Updated)+len(c.Remov
 
 // MergeHooks returns the settings file at path (its bytes b, read by ParseFile's rules) with
 // plandash's hooks set to h, and what changed. Every other key, event, group and hook is kept
-// in its place and as written; plandash's own hooks are recognised by their command, so a
-// second run changes nothing, and when nothing changes b is returned as it was. Otherwise the
-// file is written as Indent formats it. plandash's groups go after the user's on each event; a
-// group of the user's that also holds a plandash hook loses only that hook; an event, or the
-// "hooks" object, left empty by removing plandash's hooks goes too.
+// in its place, byte for byte with the space around it; plandash's own hooks are recognised by
+// their command, so a second run changes nothing, and when nothing changes b is returned as
+// it was. What plandash adds takes the layout of what is around it (a new file is written as
+// Indent formats it), so removing it again gives the file back as it was. plandash's groups go
+// after the user's on each event; a group of the user's that also holds a plandash hook loses
+// only that hook; an event, or the "hooks" object, left empty by removing plandash's hooks
+// goes too.
 func MergeHooks(path string, b []byte, h Hooks) ([]byte, Changes, error) {
 	var ch Changes
 	top, err := ParseFile(path, b)
 	if err != nil {
 		return nil, ch, err
 	}
-	var hooks Object
+	hooks := Object{}
 	if raw, ok := top.Get("hooks"); ok && !IsNull(raw) {
 		if hooks, err = ParseObject(raw); err != nil {
 			return nil, ch, fmt.Errorf(`%s: "hooks" is not an object; it was left untouched`, path)
@@ -64,9 +67,9 @@ func MergeHooks(path string, b []byte, h Hooks) ([]byte, Changes, error) {
 	}
 	for _, ev := range events {
 		want := h.Groups[ev]
-		var groups []json.RawMessage
+		var groups array
 		if raw, ok := hooks.Get(ev); ok && !IsNull(raw) {
-			if groups, err = ParseArray(raw); err != nil {
+			if groups, err = parseArray(raw); err != nil {
 				if len(want) == 0 {
 					continue // not plandash's to judge
 				}
@@ -74,9 +77,9 @@ func MergeHooks(path string, b []byte, h Hooks) ([]byte, Changes, error) {
 			}
 		}
 		var ours []json.RawMessage
-		for _, g := range groups {
-			if groupHasOurs(g, h.Agent) {
-				ours = append(ours, g)
+		for _, g := range groups.elems {
+			if groupHasOurs(g.v, h.Agent) {
+				ours = append(ours, g.v)
 			}
 		}
 		if sameValues(ours, want) {
@@ -90,22 +93,56 @@ func MergeHooks(path string, b []byte, h Hooks) ([]byte, Changes, error) {
 		default:
 			ch.Removed = append(ch.Removed, ev)
 		}
-		kept := append(stripOurs(groups, h.Agent), want...)
-		if len(kept) == 0 {
+		kept := stripOurs(groups, h.Agent)
+		for _, g := range want {
+			kept.elems = append(kept.elems, elem{v: g, fresh: true})
+		}
+		switch {
+		case len(kept.elems) == 0:
 			hooks.Del(ev)
-		} else {
-			hooks.Set(ev, MarshalArray(kept))
+		case kept.read():
+			hooks.setKeep(ev, kept.marshal())
+		default: // a new event, or one with nothing left as read: laid out where it goes
+			hooks.Set(ev, kept.marshal())
 		}
 	}
 	if !ch.Changed() {
 		return b, ch, nil
 	}
-	if len(hooks) == 0 {
+	switch {
+	case len(hooks) == 0:
 		top.Del("hooks")
-	} else {
+	case hooks.read():
+		top.setKeep("hooks", hooks.Marshal())
+	default:
 		top.Set("hooks", hooks.Marshal())
 	}
-	return Indent(top.Marshal()), ch, nil
+	if !top.read() {
+		return Indent(top.Marshal()), ch, nil // a new file, or one that held {}
+	}
+	start := bytes.IndexByte(b, '{')
+	end := bytes.LastIndexByte(b, '}')
+	return append(append(append([]byte{}, b[:start]...), top.Marshal()...), b[end+1:]...), ch, nil
+}
+
+// read reports whether any of a's elements was read by parseArray, so marshal keeps a layout.
+func (a array) read() bool {
+	for _, e := range a.elems {
+		if e.src {
+			return true
+		}
+	}
+	return false
+}
+
+// read reports whether any of o's members was read by ParseObject, so Marshal keeps a layout.
+func (o Object) read() bool {
+	for _, m := range o {
+		if m.src {
+			return true
+		}
+	}
+	return false
 }
 
 // sameValues reports whether a and b hold the same JSON values, in order, space aside.
@@ -122,23 +159,27 @@ func sameValues(a, b []json.RawMessage) bool {
 }
 
 // groupHooks reads a matcher group and its hooks array; ok is false for anything else.
-func groupHooks(g json.RawMessage) (o Object, hooks []json.RawMessage, ok bool) {
+func groupHooks(g json.RawMessage) (o Object, hooks array, ok bool) {
 	o, err := ParseObject(g)
 	if err != nil {
-		return nil, nil, false
+		return nil, array{}, false
 	}
 	raw, ok := o.Get("hooks")
 	if !ok {
-		return nil, nil, false
+		return nil, array{}, false
 	}
-	hooks, err = ParseArray(raw)
+	hooks, err = parseArray(raw)
 	return o, hooks, err == nil
 }
 
 // GroupHooks returns the hook objects of a matcher group; none for anything that is not a group.
 func GroupHooks(g json.RawMessage) []json.RawMessage {
 	_, hs, _ := groupHooks(g)
-	return hs
+	out := make([]json.RawMessage, len(hs.elems))
+	for i, e := range hs.elems {
+		out[i] = e.v
+	}
+	return out
 }
 
 func groupHasOurs(g json.RawMessage, agent string) bool {
@@ -152,26 +193,27 @@ func groupHasOurs(g json.RawMessage, agent string) bool {
 
 // stripOurs removes plandash's hooks from every group; a group left with no hooks goes too.
 // Groups without plandash's hooks are kept byte for byte.
-func stripOurs(groups []json.RawMessage, agent string) []json.RawMessage {
-	out := make([]json.RawMessage, 0, len(groups))
-	for _, g := range groups {
-		o, hs, ok := groupHooks(g)
+func stripOurs(groups array, agent string) array {
+	out := array{tail: groups.tail}
+	for _, g := range groups.elems {
+		o, hs, ok := groupHooks(g.v)
 		if !ok {
-			out = append(out, g)
+			out.elems = append(out.elems, g)
 			continue
 		}
-		keep := make([]json.RawMessage, 0, len(hs))
-		for _, hk := range hs {
-			if !IsOurs(hk, agent) {
-				keep = append(keep, hk)
+		keep := array{tail: hs.tail}
+		for _, hk := range hs.elems {
+			if !IsOurs(hk.v, agent) {
+				keep.elems = append(keep.elems, hk)
 			}
 		}
 		switch {
-		case len(keep) == len(hs):
-			out = append(out, g)
-		case len(keep) > 0:
-			o.Set("hooks", MarshalArray(keep))
-			out = append(out, o.Marshal())
+		case len(keep.elems) == len(hs.elems):
+			out.elems = append(out.elems, g)
+		case len(keep.elems) > 0:
+			o.setKeep("hooks", keep.marshal())
+			g.v = o.Marshal()
+			out.elems = append(out.elems, g)
 		}
 	}
 	return out

@@ -9,75 +9,69 @@ import (
 // FuzzMergeHooks installs and uninstalls an agent's hooks in any settings file. For every file
 // MergeHooks accepts: the output is a valid JSON object, installing again changes nothing (not
 // a byte), every key and hook of the user's is still there, and uninstalling leaves no plandash
-// hook. For a file as the agents write it (see Indent) that holds none of plandash's hooks,
-// uninstalling gives it back byte for byte, unless it held what removal cannot tell from
-// plandash's own: a duplicate "hooks" or event key, or an empty or null "hooks" or event.
+// hook. For a file that holds none of plandash's hooks, in any layout, uninstalling gives it
+// back byte for byte, unless it held what removal cannot tell from plandash's own: a duplicate
+// "hooks" or event key, or an empty or null "hooks" or event, or no key at all.
 func FuzzMergeHooks(f *testing.F) {
 	for _, s := range []string{userFile, ``, `{}`, `{"hooks":null}`, `{"hooks":{}}`, `{"a":1,"a":2}`, `{"hooks":{"Stop":[]}}`,
 		`{"hooks":{"Stop":[1,{"hooks":"x"},{"hooks":[{"command":"plandash hook x"}]}]}}`,
 		`{"hooks":{"PreTool":[{"matcher":"*","hooks":[{"type":"command","command":"y"},{"command":"/p/plandash hook x --data d"}]}]}}`,
 		`{"hooks":{"Stop":[{"hooks":[{"command":"z"}]}],"Stop":[{"hooks":[]}]},"hooks":{}}`,
-		`{"x":"\u003c\ud800","hooks":{"Other":{"a":[]},"Start":[{"hooks":[{"command":"plandash hook y"}]}]}}`} {
+		`{"x":"\u003c\ud800","hooks":{"Other":{"a":[]},"Start":[{"hooks":[{"command":"plandash hook y"}]}]}}`,
+		"\n\t{\r\n\t\"a\" : 1 ,\r\n\t\"hooks\" :\t{ \"Stop\" : [ { \"hooks\" : [ ] } ] }\r\n}\r\n\n",
+		"{\n    \"a\": [1,\n        2],\n    \"hooks\": {\n        \"Stop\": [\n            {\"hooks\": [{\"command\": \"say\"}]}\n        ]\n    }\n}",
+		`{"a":1, "hooks":{"PreTool":[{"hooks":[{"command":"say"}]}], "Other":[]}}`} {
 		f.Add([]byte(s), true)
 	}
-	f.Fuzz(func(t *testing.T, in []byte, twoServers bool) {
-		h := testHooks("http://h:1")
-		out, ch, err := MergeHooks("/s.json", in, h)
-		if err != nil {
-			return
-		}
-		if !ch.Changed() && !bytes.Equal(out, in) {
-			t.Fatalf("nothing changed but the bytes did:\n%q\n%q", in, out)
-		}
-		o, err := ParseObject(out)
-		if err != nil {
-			t.Fatalf("the output is no object: %v\n%s", err, out)
-		}
-		if got := ours(t, out); got != 4 {
-			t.Fatalf("%d plandash hooks installed, want 4:\n%s", got, out)
-		}
-		again, ch2, err := MergeHooks("/s.json", out, h)
-		if err != nil || ch2.Changed() || !bytes.Equal(again, out) {
-			t.Fatalf("second install: %+v %v\n%s", ch2, err, again)
-		}
-		if twoServers {
-			// Another install over the first one changes plandash's hooks only.
-			out, _, err = MergeHooks("/s.json", out, testHooks("http://h:2"))
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		keptUsers(t, in, out, o)
-		clean, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
-		if err != nil {
-			t.Fatalf("uninstall: %v\n%s", err, out)
-		}
-		if ours(t, clean) != 0 {
-			t.Fatalf("plandash hooks left:\n%s", clean)
-		}
-		if len(clean) > 0 {
-			c, err := ParseObject(clean)
-			if err != nil {
-				t.Fatalf("uninstall made no object: %v\n%s", err, clean)
-			}
-			keptUsers(t, in, clean, c)
-		}
+	f.Fuzz(checkMerge)
+}
 
-		// Byte for byte: the same file as the agents write it, when plandash added nothing else.
-		top, err := ParseFile("/s.json", in)
-		if err != nil || len(top) == 0 || !restorable(top) {
-			return
-		}
-		canon := Indent(top.Marshal())
-		out, _, err = MergeHooks("/s.json", canon, h)
+// checkMerge holds FuzzMergeHooks's properties for one file.
+func checkMerge(t *testing.T, in []byte, twoServers bool) {
+	h := testHooks("http://h:1")
+	out, ch, err := MergeHooks("/s.json", in, h)
+	if err != nil {
+		return
+	}
+	if !ch.Changed() && !bytes.Equal(out, in) {
+		t.Fatalf("nothing changed but the bytes did:\n%q\n%q", in, out)
+	}
+	if _, err := ParseObject(out); err != nil {
+		t.Fatalf("the output is no object: %v\n%s", err, out)
+	}
+	if got := ours(t, out); got != 4 {
+		t.Fatalf("%d plandash hooks installed, want 4:\n%s", got, out)
+	}
+	again, ch2, err := MergeHooks("/s.json", out, h)
+	if err != nil || ch2.Changed() || !bytes.Equal(again, out) {
+		t.Fatalf("second install: %+v %v\n%s", ch2, err, again)
+	}
+	if twoServers {
+		// Another install over the first one changes plandash's hooks only.
+		out, _, err = MergeHooks("/s.json", out, testHooks("http://h:2"))
 		if err != nil {
-			t.Fatalf("the indented file is refused: %v\n%s", err, canon)
+			t.Fatal(err)
 		}
-		back, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
-		if err != nil || !bytes.Equal(back, canon) {
-			t.Fatalf("install then uninstall did not give the file back (%v):\n%s\n→\n%s\n→\n%s", err, canon, out, back)
-		}
-	})
+	}
+	keptUsers(t, in, out)
+	clean, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
+	if err != nil {
+		t.Fatalf("uninstall: %v\n%s", err, out)
+	}
+	if ours(t, clean) != 0 {
+		t.Fatalf("plandash hooks left:\n%s", clean)
+	}
+	if len(clean) > 0 {
+		keptUsers(t, in, clean)
+	}
+
+	// Byte for byte, whatever the layout, when plandash added nothing else.
+	if top, err := ParseFile("/s.json", in); err != nil || len(top) == 0 || !restorable(top) {
+		return
+	}
+	if !bytes.Equal(clean, in) {
+		t.Fatalf("install then uninstall did not give the file back:\n%q\n→\n%q\n→\n%q", in, out, clean)
+	}
 }
 
 // restorable reports whether an uninstall can give the file back byte for byte: it holds none
@@ -164,13 +158,17 @@ func allHooks(b []byte) []json.RawMessage {
 	return out
 }
 
-// keptUsers fails unless out (parsed: o) keeps every top-level key of in but "hooks" with its
-// value, and every hook of the user's.
-func keptUsers(t *testing.T, in, out []byte, o Object) {
+// keptUsers fails unless out is an object that keeps every top-level key of in but "hooks"
+// with its value, and every hook of the user's.
+func keptUsers(t *testing.T, in, out []byte) {
 	t.Helper()
 	top, err := ParseFile("/s.json", in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	o, err := ParseObject(out)
+	if err != nil {
+		t.Fatalf("not an object: %v\n%s", err, out)
 	}
 	for _, m := range top {
 		if m.Key == "hooks" {

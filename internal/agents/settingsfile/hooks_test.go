@@ -136,3 +136,36 @@ func TestMergeHooksRefuses(t *testing.T) {
 		t.Errorf("uninstall from no file: %q %+v %v", same, ch, err)
 	}
 }
+
+// TestMergeHooksLayout: what plandash adds takes the layout of the file (four spaces, tabs,
+// one line, CRLF), the user's bytes around it stay as they were, and uninstalling gives the
+// file back byte for byte.
+func TestMergeHooksLayout(t *testing.T) {
+	tests := []struct{ name, in, has string }{
+		{"four spaces", "{\n    \"a\": [1,\n        2],\n    \"hooks\": {\n        \"Stop\": [\n            {\"hooks\": [{\"command\": \"say\"}]}\n        ]\n    }\n}",
+			"\n        \"Start\": [\n            {\n                \"hooks\": [\n                    {\n                        \"command\":"},
+		{"tabs", "{\n\t\"model\": \"x\"\n}\n", "\t\"model\": \"x\",\n\t\"hooks\": {\n\t\t\"Start\": [\n\t\t\t{\n"},
+		{"one line", `{"a":1, "b": 2}`, `{"a":1, "b": 2, "hooks": {"Start":[{"hooks":[{"command":`},
+		{"CRLF", "{\r\n  \"a\": 1\r\n}\r\n", "{\r\n  \"a\": 1,\r\n  \"hooks\": {\n    \"Start\": ["},
+		{"a one-line event", "{\n  \"hooks\": {\"Stop\": [{\"hooks\": []}]}\n}", `{"Stop": [{"hooks": []},{"hooks":[{"command":`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := MergeHooks("/s.json", []byte(tt.in), testHooks("s"))
+			if err != nil || !strings.Contains(string(out), tt.has) || !json.Valid(out) {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			back, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
+			if err != nil || string(back) != tt.in {
+				t.Errorf("uninstall: %v\n%q\nwant\n%q", err, back, tt.in)
+			}
+		})
+	}
+	// A new file, or one that held only {}, is written as Indent formats it.
+	for _, in := range []string{"", "{}", " { }\n"} {
+		out, _, err := MergeHooks("/s.json", []byte(in), testHooks("s"))
+		if err != nil || !strings.HasPrefix(string(out), "{\n  \"hooks\": {\n    \"Start\": [\n      {\n") {
+			t.Errorf("%q: %v\n%s", in, err, out)
+		}
+	}
+}
