@@ -1,6 +1,7 @@
 package settingsfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -23,17 +24,18 @@ type FlatHooks struct {
 }
 
 // MergeFlatHooks is MergeHooks for FlatHooks: the settings file at path (its bytes b, read by
-// ParseFile's rules) with plandash's entries set to h, and what changed. Every other key,
-// event and entry is kept in its place and as written; plandash's entries are recognised by
-// their command and go after the user's; an event, or the "hooks" object, left empty by
-// removing plandash's entries goes too. When nothing changes b is returned as it was.
+// ParseFile's rules) with plandash's entries set to h, and what changed. Every other key, event
+// and entry is kept in its place and as written, in the file's own layout; plandash's entries
+// are recognised by their command and go after the user's, laid out like them; an event, or the
+// "hooks" object, left empty by removing plandash's entries goes too. When nothing changes b is
+// returned as it was.
 func MergeFlatHooks(path string, b []byte, h FlatHooks) ([]byte, Changes, error) {
 	var ch Changes
 	top, err := ParseFile(path, b)
 	if err != nil {
 		return nil, ch, err
 	}
-	var hooks Object
+	hooks := Object{}
 	if raw, ok := top.Get("hooks"); ok && !IsNull(raw) {
 		if hooks, err = ParseObject(raw); err != nil {
 			return nil, ch, fmt.Errorf(`%s: "hooks" is not an object; it was left untouched`, path)
@@ -53,21 +55,22 @@ func MergeFlatHooks(path string, b []byte, h FlatHooks) ([]byte, Changes, error)
 	}
 	for _, ev := range events {
 		want := h.Entries[ev]
-		var entries []json.RawMessage
+		var entries array
 		if raw, ok := hooks.Get(ev); ok && !IsNull(raw) {
-			if entries, err = ParseArray(raw); err != nil {
+			if entries, err = parseArray(raw); err != nil {
 				if len(want) == 0 {
 					continue // not plandash's to judge
 				}
 				return nil, ch, fmt.Errorf("%s: hooks.%s is not an array; it was left untouched", path, ev)
 			}
 		}
-		var ours, kept []json.RawMessage
-		for _, e := range entries {
-			if isOurEntry(e, h.CommandKey, h.Agent) {
-				ours = append(ours, e)
+		var ours []json.RawMessage
+		kept := array{tail: entries.tail}
+		for _, e := range entries.elems {
+			if isOurEntry(e.v, h.CommandKey, h.Agent) {
+				ours = append(ours, e.v)
 			} else {
-				kept = append(kept, e)
+				kept.elems = append(kept.elems, e)
 			}
 		}
 		if sameValues(ours, want) {
@@ -81,22 +84,35 @@ func MergeFlatHooks(path string, b []byte, h FlatHooks) ([]byte, Changes, error)
 		default:
 			ch.Removed = append(ch.Removed, ev)
 		}
-		kept = append(kept, want...)
-		if len(kept) == 0 {
+		for _, e := range want {
+			kept.elems = append(kept.elems, elem{v: e, fresh: true})
+		}
+		switch {
+		case len(kept.elems) == 0:
 			hooks.Del(ev)
-		} else {
-			hooks.Set(ev, MarshalArray(kept))
+		case kept.read():
+			hooks.setKeep(ev, kept.marshal())
+		default: // a new event, or one with nothing left as read: laid out where it goes
+			hooks.Set(ev, kept.marshal())
 		}
 	}
 	if !ch.Changed() {
 		return b, ch, nil
 	}
-	if len(hooks) == 0 {
+	switch {
+	case len(hooks) == 0:
 		top.Del("hooks")
-	} else {
+	case hooks.read():
+		top.setKeep("hooks", hooks.Marshal())
+	default:
 		top.Set("hooks", hooks.Marshal())
 	}
-	return Indent(top.Marshal()), ch, nil
+	if !top.read() {
+		return Indent(top.Marshal()), ch, nil // a new file, or one that held {}
+	}
+	start := bytes.IndexByte(b, '{')
+	end := bytes.LastIndexByte(b, '}')
+	return append(append(append([]byte{}, b[:start]...), top.Marshal()...), b[end+1:]...), ch, nil
 }
 
 // isOurEntry reports whether a hook entry's command (under key) runs `plandash hook AGENT`.

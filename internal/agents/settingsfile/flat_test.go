@@ -64,12 +64,14 @@ func TestMergeFlatHooks(t *testing.T) {
 }
 
 // FuzzMergeFlatHooks: for every file MergeFlatHooks accepts, the output is an object, a second
-// install changes no byte, plandash's entries are there once and gone after uninstall, and for
-// a file as the agents write it without plandash's entries, install then uninstall gives it
-// back byte for byte (unless it held a duplicate or empty "hooks" or event).
+// install changes no byte, plandash's entries are there once and gone after uninstall, and a
+// file without plandash's entries, in whatever layout, comes back byte for byte from install
+// then uninstall (unless it held a duplicate or empty "hooks" or event).
 func FuzzMergeFlatHooks(f *testing.F) {
 	for _, s := range []string{``, `{}`, `{"hooks":null}`, `{"hooks":{}}`, `{"a":1,"a":2}`, `{"hooks":{"preToolUse":[]}}`,
-		`{"hooks":{"preToolUse":[1,{"bash":"plandash hook x"},{"bash":"y"}]}}`, `{"hooks":{"agentStop":{"a":1}}}`} {
+		`{"hooks":{"preToolUse":[1,{"bash":"plandash hook x"},{"bash":"y"}]}}`, `{"hooks":{"agentStop":{"a":1}}}`,
+		"{\r\n\t\"hooks\" : {\r\n\t\t\"preToolUse\" : [ {\"bash\" : \"./a.sh\"} ]\r\n\t},\r\n\t\"x\":1\r\n}\r\n",
+		`  {"banner":"never", "hooks": {"agentStop": [{"bash": "./n.sh"}]}}  `} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -99,14 +101,35 @@ func FuzzMergeFlatHooks(f *testing.F) {
 		if err != nil || len(top) == 0 || !restorable(top) || flatOurs(t, in) != 0 {
 			return
 		}
-		canon := Indent(top.Marshal())
-		out, _, err = MergeFlatHooks("/s.json", canon, h)
+		back, _, err := MergeFlatHooks("/s.json", out, FlatHooks{Agent: "x", CommandKey: "bash"})
+		if err != nil || !bytes.Equal(back, in) {
+			t.Fatalf("install then uninstall did not give the file back (%v):\n%q\n→\n%q\n→\n%q", err, in, out, back)
+		}
+	})
+}
+
+// FuzzMergeFlatHooksGenerated holds FuzzMergeFlatHooks's round trip for settings files written
+// from the fuzzer's bytes in every layout (see FuzzMergeHooksGenerated).
+func FuzzMergeFlatHooksGenerated(f *testing.F) {
+	for _, s := range []string{"", "\x00", "\x01\x02\x03\x04\x05\x06\x07\x08", "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xf7\xf6\xf5\xf4"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, seed []byte) {
+		in := []byte((&gen{b: seed}).file())
+		out, _, err := MergeFlatHooks("/s.json", in, flatHooks("http://h:1"))
 		if err != nil {
-			t.Fatalf("the indented file is refused: %v", err)
+			return
+		}
+		if n := flatOurs(t, out); n != 2 {
+			t.Fatalf("%d plandash entries, want 2:\n%s", n, out)
+		}
+		top, err := ParseFile("/s.json", in)
+		if err != nil || len(top) == 0 || !restorable(top) {
+			return
 		}
 		back, _, err := MergeFlatHooks("/s.json", out, FlatHooks{Agent: "x", CommandKey: "bash"})
-		if err != nil || !bytes.Equal(back, canon) {
-			t.Fatalf("install then uninstall did not give the file back (%v):\n%s\n→\n%s", err, canon, back)
+		if err != nil || !bytes.Equal(back, in) {
+			t.Fatalf("install then uninstall did not give the file back (%v):\n%q\n→\n%q\n→\n%q", err, in, out, back)
 		}
 	})
 }
