@@ -22,7 +22,7 @@ CODEX_VERSION=0.169.0   # verified in shared/spec/agents.md §11
 GEMINI_VERSION=0.61.0   # newest on npm when pinned
 OPENCODE_VERSION=1.18.33 # newest on npm when pinned
 COPILOT_VERSION=1.0.102  # GitHub Copilot CLI: newest on npm when pinned
-CRUSH_VERSION=0.96.1     # Crush: newest on npm when pinned
+CRUSH_VERSION=0.96.1     # Crush: newest on npm when pinned; its real-CLI tests ran v0.90.0 built from source (internal/agents/crush/testdata/README.md)
 
 cache=${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}
 
