@@ -1,7 +1,9 @@
 package copilot
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -72,5 +74,39 @@ func TestApplyCaptured(t *testing.T) {
 	}
 	if len(d.Plans) != 1 || len(d.Plans[0].Entries) != 2 || d.Plans[0].Entries[0].Status != "in_progress" {
 		t.Errorf("plans: %+v", d.Plans)
+	}
+}
+
+// TestToolCallsByTitle: a finished tool call shows by its title; its result (the project's
+// code) is neither sent by the hook nor kept by the server.
+func TestToolCallsByTitle(t *testing.T) {
+	ctx := context.Background()
+	body := []byte(`{"sessionId":"s1","cwd":"/p","toolName":"bash","toolArgs":{"command":"npm test"},"toolResult":{"resultType":"failure","textResultForLlm":"SECRET=hunter2"}}`)
+	var p poster
+	if err := RunHook(ctx, bytes.NewReader(body), &bytes.Buffer{}, &p, HookOptions{Event: EventPostToolUse}); err != nil || len(p.got) != 1 {
+		t.Fatalf("posted %d: %v", len(p.got), err)
+	}
+	if strings.Contains(string(p.got[0]), "hunter2") {
+		t.Errorf("the hook sent the tool's result: %s", p.got[0])
+	}
+	plans := newPlans(t)
+	svc := NewService(plans, nil, Config{})
+	if _, err := svc.Handle(ctx, body); err != nil {
+		t.Fatal(err)
+	}
+	acts, err := plans.RecentActivity(ctx, SessionKey("s1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, a := range acts {
+		if strings.Contains(string(a.Raw)+a.Text, "hunter2") {
+			t.Errorf("the result was kept: %+v", a)
+		}
+		titles = append(titles, a.Kind+":"+a.Text+string(a.Raw))
+	}
+	calls, err := plans.ToolCalls(ctx, SessionKey("s1"))
+	if err != nil || len(calls) != 1 || calls[0].Title != "bash: npm test" || calls[0].Status != "failed" || strings.Contains(fmt.Sprint(calls[0]), "hunter2") {
+		t.Errorf("tool calls %+v %v (activity %q)", calls, err, titles)
 	}
 }

@@ -143,7 +143,8 @@ func toTerminal(stderr io.Writer, why string) {
 }
 
 // enrich adds the event's name and what only the agent's machine knows: its name, the todo list
-// after an sql call that touched it, and plan.md for exit_plan_mode.
+// after an sql call that touched it, and plan.md for exit_plan_mode; it drops tool results,
+// which plandash does not show.
 func enrich(ctx context.Context, ev Event, opts HookOptions, log *slog.Logger) []byte {
 	add := map[string]any{"plandash_event": ev.HookEventName}
 	if ev.NoGate {
@@ -175,6 +176,11 @@ func enrich(ctx context.Context, ev Event, opts HookOptions, log *slog.Logger) [
 	var m map[string]json.RawMessage
 	if json.Unmarshal(ev.Raw, &m) != nil {
 		return ev.Raw // Decode accepted it as an object: cannot happen
+	}
+	if ev.HookEventName == EventPostToolUse && ev.ToolName != ToolAskUser {
+		// The dashboard shows a tool call by its title: its result (the project's code, a
+		// command's output) stays on this machine. ask_user's answer is kept: it is shown.
+		m["toolResult"], _ = json.Marshal(map[string]string{"resultType": ev.ResultType})
 	}
 	for k, v := range add {
 		m[k], _ = json.Marshal(v)

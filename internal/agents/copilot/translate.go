@@ -74,7 +74,11 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		b.update(map[string]any{"sessionUpdate": "notice", "severity": "error",
 			"title": hookkit.Truncate("Copilot CLI error: "+ev.ErrorMessage, maxPromptText)})
 	case EventPreToolUse, EventPostToolUse:
-		if !b.planTool(ev) {
+		switch {
+		case b.planTool(ev):
+		case ev.HookEventName == EventPostToolUse:
+			b.toolCall(ev)
+		default:
 			b.raw(ev)
 		}
 	default:
@@ -119,6 +123,25 @@ func (b *batch) planTool(ev Event) bool {
 		return false
 	}
 	return true
+}
+
+// toolCall shows a finished tool call by its title only: the tool and what it worked on (the
+// command, the path), never its result, which holds the project's code.
+func (b *batch) toolCall(ev Event) {
+	title := ev.ToolName
+	if cmd := argString(ev.ToolArgs, "command"); cmd != "" {
+		title += ": " + cmd
+	} else if p := argString(ev.ToolArgs, "path"); p != "" {
+		title += " " + p
+	}
+	status := "completed"
+	if ev.ResultType != "" && ev.ResultType != "success" {
+		status = "failed"
+	}
+	h := sha256.Sum256(ev.Raw)
+	b.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "copilot-" + hex.EncodeToString(h[:8]),
+		"title": hookkit.Truncate(title, 256), "kind": "other", "status": status,
+		"_meta": map[string]any{"copilot": map[string]any{"toolName": hookkit.Truncate(ev.ToolName, 128), "resultType": hookkit.Truncate(ev.ResultType, 64)}}})
 }
 
 // exitOutcome reads exit_plan_mode's result type.

@@ -32,8 +32,8 @@ type State struct {
 }
 
 // Translate turns one hook event into ACP JSON-RPC messages that plans.Service.Apply applies
-// unchanged, in one batch on a fresh stream: the todo list of a todos call, any other call
-// kept raw and bounded in the session's activity.
+// unchanged, in one batch on a fresh stream: the session, and the todo list of a todos call (a
+// todos call without a list is kept raw and bounded in the session's activity).
 func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	if ev.SessionID == "" {
 		return nil, ErrNoSession
@@ -49,7 +49,11 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	}
 	todos, ok := Todos(ev.ToolInput)
 	switch {
-	case ev.ToolName != ToolTodos || !ok:
+	case ev.ToolName != ToolTodos:
+		// A question shows as a wait of its own (Service.ask), a call held for permission as
+		// its request at the gate; Crush reports no call's end, so none shows as a tool call,
+		// and its input (an edit's new text is the project's code) is not kept.
+	case !ok:
 		b.update(map[string]any{"sessionUpdate": "_crush_hook", "hookEventName": ev.Event, "toolName": ev.ToolName,
 			"event": bounded(ev.Raw, maxRawEvent)})
 	case len(todos) == 0:
