@@ -2,6 +2,7 @@ package crush
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 
 	"github.com/plandash/plandash/internal/agents/settingsfile"
@@ -145,4 +146,14 @@ func Installed(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// ProjectConfigPath is the project's own Crush configuration for a project install: its
+// .crush.json when there is one, else its crush.json (Crush reads both from the project root).
+func ProjectConfigPath(project string) string {
+	hidden := filepath.Join(project, ".crush.json")
+	if st, err := os.Lstat(hidden); err == nil && st.Mode().IsRegular() {
+		return hidden
+	}
+	return filepath.Join(project, "crush.json")
 }

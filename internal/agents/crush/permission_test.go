@@ -64,3 +64,23 @@ func TestInstallGate(t *testing.T) {
 		t.Errorf("the gate entry stayed:\n%s", b)
 	}
 }
+
+// TestProjectInstall writes the project's own crush.json, confined to the project, and prefers
+// a .crush.json already there.
+func TestProjectInstall(t *testing.T) {
+	project := t.TempDir()
+	path := ProjectConfigPath(project)
+	if filepath.Base(path) != "crush.json" {
+		t.Fatalf("path %s", path)
+	}
+	if rep, err := Install(path, InstallOptions{Root: project}); err != nil || !rep.Created {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	_ = os.WriteFile(filepath.Join(project, ".crush.json"), []byte("{}"), 0o644)
+	if got := ProjectConfigPath(project); filepath.Base(got) != ".crush.json" {
+		t.Errorf("path %s", got)
+	}
+	if _, err := Install(filepath.Join(t.TempDir(), "crush.json"), InstallOptions{Root: project}); err == nil {
+		t.Error("a file outside the project was written")
+	}
+}
