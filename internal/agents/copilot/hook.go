@@ -79,8 +79,10 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post hookki
 	if ev.HookEventName == EventPreToolUse && ev.ToolName != ToolExitPlanMode && ev.ToolName != ToolAskUser {
 		return nil
 	}
-	if ev.HookEventName == EventPermissionRequest && ev.NoGate {
-		return nil // the prompt asks; nothing to record that postToolUse will not say
+	if ev.HookEventName == EventPermissionRequest && (ev.NoGate || inSessionFolder(ev, opts.CopilotHome)) {
+		// The prompt asks (or, for the session's own files such as plan.md, Copilot lets it
+		// through unasked); nothing to record that postToolUse will not say.
+		return nil
 	}
 	body = enrich(ctx, ev, opts, log)
 	if IsQuestionEvent(ev) {
@@ -190,4 +192,21 @@ func enrich(ctx context.Context, ev Event, opts HookOptions, log *slog.Logger) [
 		return ev.Raw
 	}
 	return out
+}
+
+// inSessionFolder reports whether a permission request is for a file in Copilot CLI's own
+// session folder (plan.md, written in plan mode): Copilot asks its permissionRequest hook about
+// those too, but never the person, so plandash does not hold them.
+func inSessionFolder(ev Event, copilotHome string) bool {
+	dir := SessionDir(copilotHome, ev.SessionID)
+	if dir == "" {
+		return false
+	}
+	for _, k := range []string{"file_path", "path"} {
+		if p := argString(ev.ToolArgs, k); p != "" && filepath.IsAbs(p) {
+			rel, err := filepath.Rel(dir, filepath.Clean(p))
+			return err == nil && filepath.IsLocal(rel)
+		}
+	}
+	return false
 }

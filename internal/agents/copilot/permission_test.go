@@ -29,6 +29,7 @@ func TestPermissionAnswers(t *testing.T) {
 	for _, tt := range []struct {
 		name        string
 		noGate      bool
+		plan        bool // a request to write the session's plan.md
 		p           poster
 		posted      bool
 		out, stderr string
@@ -37,11 +38,18 @@ func TestPermissionAnswers(t *testing.T) {
 		{name: "server down: the prompt asks", p: poster{err: errors.New("refused")}, posted: true, stderr: "prompt asks you"},
 		{name: "foreign answer", p: poster{answer: []byte(`{"behavior":"ask"}`)}, posted: true, stderr: "neither an allow"},
 		{name: "no gate: not posted", noGate: true},
+		{name: "the session's own plan.md: not held", p: poster{answer: []byte(`{"behavior":"allow"}`)}, plan: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, stderr bytes.Buffer
 			p := tt.p
-			if err := RunHook(context.Background(), bytes.NewReader(perm[1]), &out, &p, HookOptions{NoGate: tt.noGate, Stderr: &stderr}); err != nil {
+			in := perm[1]
+			if tt.plan {
+				ev, _ := Decode(in)
+				in = []byte(strings.Replace(string(in), `"toolInput":{"command":"echo hi > out.txt"}`,
+					`"toolInput":{"file_path":"/h/session-state/`+ev.SessionID+`/plan.md","diff":"+x"}`, 1))
+			}
+			if err := RunHook(context.Background(), bytes.NewReader(in), &out, &p, HookOptions{NoGate: tt.noGate, Stderr: &stderr, CopilotHome: "/h"}); err != nil {
 				t.Fatal(err)
 			}
 			if (len(p.got) == 1) != tt.posted || (tt.posted && !p.wait[0]) {
