@@ -25,6 +25,8 @@ OPENCODE_VERSION=1.18.33 # newest on npm when pinned
 DROID_VERSION=0.225.2
 # amp: @ampcode/cli (what @sourcegraph/amp 0.0.1790142911-g7618fb depends on, exactly)
 AMP_VERSION=0.0.1790142911-g7618fb
+COPILOT_VERSION=1.0.102  # GitHub Copilot CLI: newest on npm when pinned
+CRUSH_VERSION=0.96.1     # Crush: newest on npm when pinned; its real-CLI tests ran v0.90.0 built from source (internal/agents/crush/testdata/README.md)
 
 cache=${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}
 
@@ -118,16 +120,46 @@ amp() {
 	found amp "$p/node_modules/@ampcode/cli-$os-$arch/amp"
 }
 
+# GitHub Copilot CLI: the platform package carries a native binary, which unpacks its JS
+# runtime into $XDG_CACHE_HOME/copilot/pkg on first run.
+copilot() {
+	local p=$cache/copilot@$COPILOT_VERSION
+	install "$p" "@github/copilot@$COPILOT_VERSION"
+	found copilot "$p/node_modules/@github/copilot-$os-$arch/copilot"
+}
+
+# Crush: the npm package holds no binary; its install.js downloads the release archive from
+# GitHub and checks its sha256. It runs here (lifecycle scripts are skipped above) whenever the
+# binary is missing, so a failed download is tried again next time.
+crush() {
+	local p=$cache/crush@$CRUSH_VERSION
+	install "$p" "@charmland/crush@$CRUSH_VERSION"
+	local pkg=$p/node_modules/@charmland/crush
+	if [[ ! -e $pkg/bin/crush ]]; then
+		if ((installed_only)); then
+			echo "agent-clis: crush's binary was never downloaded into $pkg/bin" >&2
+			exit 3
+		fi
+		if ! (cd "$pkg" && node install.js) >"$p/download.log" 2>&1; then
+			# Exit 4: not available on this machine (no route to GitHub); its tests skip, saying so.
+			echo "agent-clis: crush's install.js could not download its binary from GitHub releases (set PLANDASH_CRUSH to a crush binary):" >&2
+			cat "$p/download.log" >&2
+			exit 4
+		fi
+	fi
+	found crush "$pkg/bin/crush"
+}
+
 installed_only=0
 if [[ ${1:-} == --installed-only ]]; then
 	installed_only=1
 	shift
 fi
 agents=("$@")
-((${#agents[@]})) || agents=(claude codex gemini opencode droid amp)
+((${#agents[@]})) || agents=(claude codex gemini opencode droid amp copilot)
 for a in "${agents[@]}"; do
 	case $a in
-	claude | codex | gemini | opencode | droid | amp) "$a" ;;
-	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, droid or amp)" >&2; exit 2 ;;
+	claude | codex | gemini | opencode | droid | amp | copilot | crush) "$a" ;;
+	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, droid, amp, copilot or crush)" >&2; exit 2 ;;
 	esac
 done
