@@ -21,6 +21,9 @@ CLAUDE_VERSION=2.1.328  # verified in shared/spec/agents.md §11
 CODEX_VERSION=0.169.0   # verified in shared/spec/agents.md §11
 GEMINI_VERSION=0.61.0   # newest on npm when pinned
 OPENCODE_VERSION=1.18.33 # newest on npm when pinned
+# pi and cline (branch picline):
+PI_VERSION=0.73.1     # newest on npm when pinned
+CLINE_VERSION=3.0.65  # newest on npm when pinned
 
 cache=${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}
 
@@ -97,6 +100,21 @@ opencode() {
 	found opencode "$p/node_modules/opencode-$os-$arch/bin/opencode"
 }
 
+# pi: a JS entry point, run with node (the package needs node >= 20.6).
+pi() {
+	local p=$cache/pi-coding-agent@$PI_VERSION
+	install "$p" "@mariozechner/pi-coding-agent@$PI_VERSION"
+	found pi "$p/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"
+}
+
+# cline: the platform package carries the compiled binary (Bun embedded); the npm wrapper only
+# finds and runs it.
+cline() {
+	local p=$cache/cline@$CLINE_VERSION
+	install "$p" "cline@$CLINE_VERSION"
+	found cline "$p/node_modules/@cline/cli-$os-$arch/bin/cline"
+}
+
 installed_only=0
 if [[ ${1:-} == --installed-only ]]; then
 	installed_only=1
@@ -107,6 +125,7 @@ agents=("$@")
 for a in "${agents[@]}"; do
 	case $a in
 	claude | codex | gemini | opencode) "$a" ;;
+	pi | cline) "$a" ;;
 	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini or opencode)" >&2; exit 2 ;;
 	esac
 done
