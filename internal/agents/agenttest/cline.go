@@ -57,17 +57,21 @@ func (c *Cline) Run(timeout time.Duration, prompt string, args ...string) Result
 	return runCLI(c.t, timeout, c.Dir, c.Env, argv)
 }
 
+// clinePromo is the text of the promotion Cline's terminal UI opens over its prompt at start.
+const clinePromo = "Press Enter to open"
+
 // Interactive starts Cline's terminal UI (-i) with args under tmux, closes the promotion it
-// opens with, and waits until it is ready for a prompt.
+// opens with (drawn a moment after the prompt, and eating whatever is typed meanwhile), and
+// waits until it is ready for a prompt.
 func (c *Cline) Interactive(args ...string) *Tmux {
 	c.t.Helper()
 	argv := append(append([]string(nil), c.Argv...), "-i", "-P", ClineProvider, "-m", ClineModel)
 	x := StartTmux(c.t, c.Dir, c.Env, append(argv, args...)...)
-	screen := x.WaitScreenFunc(time.Minute, func(s string) bool {
-		return strings.Contains(s, "Press Enter to open") || strings.Contains(s, "What can I do for you?")
+	x.WaitScreenFunc(time.Minute, func(s string) bool {
+		return strings.Contains(s, clinePromo) || strings.Contains(s, "What can I do for you?")
 	})
-	if strings.Contains(screen, "Press Enter to open") {
-		x.Keys("Escape")
+	if _, err := x.waitScreen(15*time.Second, func(s string) bool { return strings.Contains(s, clinePromo) }); err == nil {
+		x.Answer(clinePromo, 30*time.Second, "Escape")
 	}
 	x.WaitScreen(30*time.Second, "What can I do for you?")
 	return x

@@ -108,6 +108,9 @@ type Event struct {
 	// Mode is "plan" or "act": the mode of the session's last prompt, read by the hook from
 	// Cline's messages file (the payload does not say it).
 	Mode string `json:"plandash_mode,omitempty"`
+	// Plan is the plan switch_to_act_mode would implement, read by the hook from Cline's
+	// messages file.
+	Plan string `json:"plandash_plan,omitempty"`
 	// Interactive says whether the session runs in Cline's terminal UI, read by the hook from
 	// the session's file; nil when not known.
 	Interactive *bool `json:"plandash_interactive,omitempty"`

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/agents/hookkit"
@@ -123,8 +123,17 @@ func enrich(ev Event, opts HookOptions) []byte {
 	if opts.Host != "" && ev.Host == "" {
 		add["plandash_host"] = opts.Host
 	}
+	if IsGateEvent(ev) && opts.DataDir != "" && ev.Plan == "" {
+		if plan := LastPlan(opts.DataDir, ev.SessionID()); plan != "" {
+			add["plandash_plan"] = plan
+		}
+	}
 	if ev.HookName == HookTaskComplete && opts.DataDir != "" {
-		if m := SessionMode(opts.DataDir, ev.SessionID(), ev.Time(), modeWait); m != "" && ev.Mode == "" {
+		text := ""
+		if ev.Turn != nil {
+			text = ev.Turn.OutputText
+		}
+		if m := SessionMode(opts.DataDir, ev.SessionID(), text, modeWait); m != "" && ev.Mode == "" {
 			add["plandash_mode"] = m
 		}
 		if i, ok := Interactive(opts.DataDir, ev.SessionID()); ok && ev.Interactive == nil {
@@ -191,18 +200,65 @@ const modeWait = 3 * time.Second
 // into the session's messages file (<DataDir>/sessions/<id>/<id>.messages.json, each prompt
 // wrapped in <user_input mode="…">); "" when it cannot be told. Only the file's last 256 KiB
 // are read, a FIFO or other non-regular file is never opened for reading, and an id that would
-// leave the sessions directory is refused. When the file was last written before since, it is
-// read again, every 100ms for up to wait, until it is newer.
-func SessionMode(dataDir, sessionID string, since time.Time, wait time.Duration) string {
-	if sessionID == "" || !filepath.IsLocal(sessionID) || filepath.Base(sessionID) != sessionID {
+// leave the sessions directory is refused. Cline may not have written the turn yet: until the
+// tail holds the turn's answer (answer, as JSON), it is read again every 100ms, for up to wait.
+func SessionMode(dataDir, sessionID, answer string, wait time.Duration) string {
+	path, ok := messagesPath(dataDir, sessionID)
+	if !ok {
 		return ""
 	}
-	path := filepath.Join(dataDir, "sessions", sessionID, sessionID+".messages.json")
+	var want []byte
+	if answer != "" {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // Cline writes with JSON.stringify, which leaves <, > and & alone
+		_ = enc.Encode(answer)
+		want = bytes.TrimSpace(b.Bytes())
+	}
 	for end := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
-		st, err := os.Stat(path)
-		if err == nil && !st.ModTime().Before(since) || time.Now().After(end) {
-			break
+		tail := readTail(path, modeTail)
+		if len(want) == 0 || bytes.Contains(tail, want) || time.Now().After(end) {
+			return LastMode(tail)
 		}
+	}
+}
+
+// messagesPath is the session's messages file; ok is false for an id that would leave the
+// sessions directory.
+func messagesPath(dataDir, sessionID string) (string, bool) {
+	if sessionID == "" || !filepath.IsLocal(sessionID) || filepath.Base(sessionID) != sessionID {
+		return "", false
+	}
+	return filepath.Join(dataDir, "sessions", sessionID, sessionID+".messages.json"), true
+}
+
+// readTail reads at most n bytes from the end of the regular file at path; nil when it cannot.
+func readTail(path string, n int64) []byte {
+	f, err := files.OpenNoHang(files.OSOps{}, path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	buf := make([]byte, min(st.Size(), n))
+	k, _ := f.ReadAt(buf, max(st.Size()-n, 0))
+	return buf[:k]
+}
+
+// maxMessagesFile bounds the messages file LastPlan parses whole.
+const maxMessagesFile = 8 << 20
+
+// LastPlan is the text of the last assistant message before the session's last prompt, from
+// Cline's messages file: the plan a plan-mode turn presented, which the person's "go ahead"
+// then approves and switch_to_act_mode would implement. "" when it cannot be told (no file, a
+// file over 8 MiB, no such message).
+func LastPlan(dataDir, sessionID string) string {
+	path, ok := messagesPath(dataDir, sessionID)
+	if !ok {
+		return ""
 	}
 	f, err := files.OpenNoHang(files.OSOps{}, path)
 	if err != nil {
@@ -210,32 +266,92 @@ func SessionMode(dataDir, sessionID string, since time.Time, wait time.Duration)
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxMessagesFile {
 		return ""
 	}
-	off := max(st.Size()-modeTail, 0)
-	buf := make([]byte, min(st.Size(), modeTail))
-	n, _ := f.ReadAt(buf, off)
-	return LastMode(buf[:n])
+	b, err := files.ReadBounded(f, st.Size(), maxMessagesFile)
+	if err != nil {
+		return ""
+	}
+	return PlanFromMessages(b)
 }
 
-// LastMode finds the mode of the last <user_input mode="…"> in b, a piece of a messages file
-// (JSON, so the quotes are escaped there), whose mode is plan or act: the file also keeps the
-// system prompt, which explains the tag with mode="...".
+// PlanFromMessages finds, in a messages file's JSON, the text of the last assistant message
+// before the last user message; "" when there is none.
+func PlanFromMessages(b []byte) string {
+	var file struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(b, &file) != nil {
+		return ""
+	}
+	ms := file.Messages
+	last := -1
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].Role == "user" && !toolResultsOnly(ms[i].Content) {
+			last = i
+			break
+		}
+	}
+	for i := last - 1; i >= 0; i-- {
+		if ms[i].Role != "assistant" {
+			continue
+		}
+		var parts []string
+		for _, c := range ms[i].Content {
+			if c.Type == "text" && strings.TrimSpace(c.Text) != "" {
+				parts = append(parts, c.Text)
+			}
+		}
+		if len(parts) > 0 {
+			return hookkit.Truncate(strings.Join(parts, "\n"), maxPlan)
+		}
+	}
+	return ""
+}
+
+// toolResultsOnly reports whether a user message only carries tool results (no prompt).
+func toolResultsOnly(content []struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}) bool {
+	for _, c := range content {
+		if c.Type == "text" {
+			return false
+		}
+	}
+	return len(content) > 0
+}
+
+// LastMode finds the mode of the session's last turn in b, a piece of a messages file (JSON, so
+// the quotes are escaped there): the mode of the last <user_input mode="…"> that says plan or
+// act (the file also keeps the system prompt, which explains the tag with mode="..."), except
+// that a plan-mode turn that called switch_to_act_mode after it ended in act mode.
 func LastMode(b []byte) string {
 	const tag = `<user_input mode=\"`
-	for {
-		i := bytes.LastIndex(b, []byte(tag))
+	for rest := b; ; {
+		i := bytes.LastIndex(rest, []byte(tag))
 		if i < 0 {
 			return ""
 		}
-		rest := b[i+len(tag):]
-		if end := bytes.Index(rest, []byte(`\"`)); end > 0 && end <= 16 {
-			switch m := string(rest[:end]); m {
-			case "plan", "act":
+		after := rest[i+len(tag):]
+		if end := bytes.Index(after, []byte(`\"`)); end > 0 && end <= 16 {
+			switch m := string(after[:end]); m {
+			case "act":
+				return m
+			case "plan":
+				if bytes.Contains(after, []byte(`"name": "`+ToolSwitchToAct+`"`)) || bytes.Contains(after, []byte(`"name":"`+ToolSwitchToAct+`"`)) {
+					return "act"
+				}
 				return m
 			}
 		}
-		b = b[:i]
+		rest = rest[:i]
 	}
 }

@@ -103,8 +103,16 @@ func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
 		return nil, errs.Errorf(errs.Invalid, "%v", err)
 	}
 	st := State{}
-	if IsGateEvent(ev) && s.gate != nil {
-		st.PlanState, st.Plan = "proposed", s.lastPlan(ctx, ev)
+	switch {
+	case IsGateEvent(ev) && s.gate != nil:
+		st.PlanState, st.Plan = "proposed", hookkit.Truncate(ev.Plan, maxPlan)
+		if strings.TrimSpace(st.Plan) == "" {
+			st.Plan = s.lastPlan(ctx, ev)
+		}
+	case ev.HookName == HookTaskComplete && ev.Mode == "plan" && ev.Turn != nil:
+		// Cline runs this hook detached: it may arrive after the plan was already held at the
+		// gate (and decided), which it must not reset to "presented".
+		st.SkipPlan = s.lastPlan(ctx, ev) == hookkit.Truncate(ev.Turn.OutputText, maxPlan)
 	}
 	if err := s.record(ctx, ev, st); err != nil {
 		return nil, err

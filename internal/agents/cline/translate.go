@@ -31,6 +31,8 @@ type State struct {
 	// Plan is the plan switch_to_act_mode asks to implement: the session's last plan-mode
 	// answer, as plandash kept it.
 	Plan string
+	// SkipPlan leaves a plan-mode turn's plan out: plandash already has it.
+	SkipPlan bool
 }
 
 // Translate turns one hook event into ACP JSON-RPC messages (the NDJSON lines POST
@@ -75,7 +77,7 @@ func Translate(ev Event, st State) []json.RawMessage {
 		if ev.Turn != nil {
 			text = ev.Turn.OutputText
 		}
-		if ev.Mode == "plan" && strings.TrimSpace(text) != "" {
+		if ev.Mode == "plan" && !st.SkipPlan && strings.TrimSpace(text) != "" {
 			b.plan(hookkit.Truncate(text, maxPlan), "presented")
 		}
 		if strings.TrimSpace(text) == "" {
