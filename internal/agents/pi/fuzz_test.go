@@ -51,3 +51,35 @@ func FuzzDecode(f *testing.F) {
 		_, _ = s.Handle(context.Background(), body)
 	})
 }
+
+// FuzzDecodeSessionLine: any line of a session file either fails with an error naming the line,
+// or decodes into bounded parts.
+func FuzzDecodeSessionLine(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"session","version":3,"id":"0199","timestamp":"2026-11-28T07:32:11.599Z","cwd":"/p"}`,
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-11-28T07:32:12Z","message":{"role":"user","content":[{"type":"text","text":"do it"}]}}`,
+		`{"type":"message","id":"b2","message":{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"toolCall","id":"t1","name":"submit_plan","arguments":{"plan":"# P"}}],"model":"m","usage":{"input":1,"output":2,"totalTokens":3}}}`,
+		`{"type":"message","id":"c3","message":{"role":"toolResult","toolCallId":"t1","toolName":"todo_write","isError":false,"details":{"todos":[{"content":"a","status":"pending"}]}}}`,
+		`{"type":"message","message":{"role":"user","content":"plain"}}`,
+		`{"type":"model_change"}`, `{}`, `[1]`, "\x00",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := DecodeSessionLine(b, 7)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "pi session line 7") {
+				t.Fatalf("error does not name the line: %v", err)
+			}
+			return
+		}
+		if len(l.Prompt) > maxText+4 || len(l.Text) > maxText+4 || len(l.SessionID) > 260 || len(l.Cwd) > 4100 {
+			t.Fatalf("unbounded line: %+v", l)
+		}
+		for _, c := range l.Calls {
+			if len(c.Title) > maxToolTitle+4 || len(c.Plan) > maxPlan+4 {
+				t.Fatalf("unbounded call: %+v", c)
+			}
+		}
+	})
+}

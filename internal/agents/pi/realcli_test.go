@@ -21,6 +21,7 @@ import (
 // rig is a real HTTP server around a Service on a real gate, plans service and waits on
 // SQLite, and the real Pi with plandash's extension installed (by Install) posting to it.
 type rig struct {
+	svc   *Service
 	cli   *agenttest.Pi
 	srv   *agenttest.ModelServer
 	plans *plans.Service
@@ -35,6 +36,7 @@ func newRig(t *testing.T) rig {
 	}
 	r := rig{plans: agenttest.Plans(t), gate: agenttest.Gate(t), asked: waits.NewAsked(agenttest.SQLite(t).Waits(), nil, nil)}
 	svc := NewService(r.plans, r.gate, Config{Host: "server", Asker: r.asked})
+	r.svc = svc
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(req.Body, MaxEventBytes+1))
 		if err != nil {

@@ -58,20 +58,30 @@ func Translate(ev Event, announce bool, host, planState string) []json.RawMessag
 		}
 		b.message(text)
 	case EventTodos:
-		if len(ev.Todos) == 0 {
-			b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
-			break
-		}
-		b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(ev.Todos)}})
+		b.todos(ev.Todos)
 	case EventPlan:
-		md := hookkit.Truncate(ev.Plan, maxPlan)
-		if strings.TrimSpace(md) == "" {
-			md = "_Pi submitted an empty plan._"
-		}
-		b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode, "content": md,
-			"_meta": map[string]any{"plandash": map[string]any{"state": planState}}}})
+		b.markdownPlan(ev.Plan, planState)
 	}
 	return b.out
+}
+
+// todos sets the session's todo list (removed when empty).
+func (b *batch) todos(todos []Todo) {
+	if len(todos) == 0 {
+		b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+		return
+	}
+	b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
+}
+
+// markdownPlan sets the session's submitted plan, in state.
+func (b *batch) markdownPlan(plan, state string) {
+	md := hookkit.Truncate(plan, maxPlan)
+	if strings.TrimSpace(md) == "" {
+		md = "_Pi submitted an empty plan._"
+	}
+	b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode, "content": md,
+		"_meta": map[string]any{"plandash": map[string]any{"state": state}}}})
 }
 
 // TodoEntries maps todo_write entries onto ACP plan entries, bounded. A status Pi's model made
