@@ -1,8 +1,13 @@
 package agenttest
 
 import (
+	"bytes"
+	"net"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -39,7 +44,13 @@ func NewCline(t testing.TB, srv *ModelServer) *Cline {
 	argv := Command(t, "cline")
 	root := t.TempDir()
 	c := &Cline{Argv: argv, Home: filepath.Join(root, "home"), Dir: mkdirReal(t, filepath.Join(root, "project")), t: t}
-	c.Env = append(baseEnv(t, c.Home), "TERM=xterm-256color")
+	// The ClinePass notice would open over the prompt in the terminal UI. The terminal UI
+	// starts a detached "hub" daemon on a fixed port, shared by every Cline of the user and
+	// outliving it: each test's Cline gets a port of its own, and its daemon is stopped when
+	// the test ends.
+	port := freePort(t)
+	c.Env = append(baseEnv(t, c.Home), "TERM=xterm-256color", "CLINE_DISABLE_CLINE_PASS_NOTICE=1", "CLINE_HUB_PORT="+port)
+	t.Cleanup(func() { stopClineHub(port) })
 	res := runCLI(t, time.Minute, c.Dir, c.Env, append(append([]string(nil), argv...),
 		"auth", ClineProvider, "-k", ClineKey, "-m", ClineModel, "-b", srv.URL+"/v1"))
 	if res.Err != nil {
@@ -60,19 +71,56 @@ func (c *Cline) Run(timeout time.Duration, prompt string, args ...string) Result
 // clinePromo is the text of the promotion Cline's terminal UI opens over its prompt at start.
 const clinePromo = "Press Enter to open"
 
-// Interactive starts Cline's terminal UI (-i) with args under tmux, closes the promotion it
-// opens with (drawn a moment after the prompt, and eating whatever is typed meanwhile), and
-// waits until it is ready for a prompt.
+// Interactive starts Cline's terminal UI (-i) with args under tmux, closes the promotion it may
+// open with (CLINE_DISABLE_CLINE_PASS_NOTICE should keep it away; it eats whatever is typed
+// while it shows), and waits until it is ready for a prompt.
 func (c *Cline) Interactive(args ...string) *Tmux {
 	c.t.Helper()
 	argv := append(append([]string(nil), c.Argv...), "-i", "-P", ClineProvider, "-m", ClineModel)
 	x := StartTmux(c.t, c.Dir, c.Env, append(argv, args...)...)
-	x.WaitScreenFunc(time.Minute, func(s string) bool {
+	screen := x.WaitScreenFunc(time.Minute, func(s string) bool {
 		return strings.Contains(s, clinePromo) || strings.Contains(s, "What can I do for you?")
 	})
-	if _, err := x.waitScreen(15*time.Second, func(s string) bool { return strings.Contains(s, clinePromo) }); err == nil {
+	if strings.Contains(screen, clinePromo) {
 		x.Answer(clinePromo, 30*time.Second, "Escape")
 	}
 	x.WaitScreen(30*time.Second, "What can I do for you?")
 	return x
+}
+
+// freePort is a loopback port nothing listens on now.
+func freePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// stopClineHub stops the hub daemon a test's Cline started on port: the one process whose
+// command line is `cline --cline-hub-daemon … --port PORT`.
+func stopClineHub(port string) {
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := bytes.Split(bytes.TrimRight(cmd, "\x00"), []byte{0})
+		daemon, onPort := false, false
+		for i, a := range args {
+			daemon = daemon || string(a) == "--cline-hub-daemon"
+			onPort = onPort || string(a) == "--port" && i+1 < len(args) && string(args[i+1]) == port
+		}
+		if daemon && onPort {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+			reap(pid, 5*time.Second)
+		}
+	}
 }
