@@ -22,6 +22,9 @@ import (
 // so the bound is generous, but a runaway payload is refused, not buffered.
 const MaxEventBytes = 16 << 20
 
+// MaxID bounds a payload's session id and hook name: Cline's are short generated ids.
+const MaxID = 256
+
 // Hook names as the payload's hookName says them, and the hook file each comes from.
 const (
 	HookTaskStart    = "agent_start"      // TaskStart
@@ -167,6 +170,8 @@ func Decode(body []byte) (Event, error) {
 		return Event{}, fmt.Errorf("cline hook payload: no hookName")
 	case ev.SessionID() == "":
 		return Event{}, fmt.Errorf("cline hook payload %q: no taskId or sessionContext.rootSessionId", ev.HookName)
+	case len(ev.SessionID()) > MaxID || len(ev.HookName) > MaxID:
+		return Event{}, fmt.Errorf("cline hook payload: hookName or session id over %d bytes", MaxID)
 	}
 	ev.Raw = json.RawMessage(body)
 	return ev, nil

@@ -17,6 +17,9 @@ import (
 // event is far smaller; a larger one is refused, not buffered.
 const MaxEventBytes = 1 << 20
 
+// MaxID bounds an event's sessionId, callId and type: Pi's are UUIDs and short names.
+const MaxID = 256
+
 // Event types the extension posts.
 const (
 	EventSessionStart    = "session_start"
@@ -95,6 +98,8 @@ func Decode(body []byte) (Event, error) {
 		return Event{}, fmt.Errorf("pi event: no type")
 	case ev.SessionID == "":
 		return Event{}, fmt.Errorf("pi event %q: no sessionId", ev.Type)
+	case len(ev.SessionID) > MaxID || len(ev.CallID) > MaxID || len(ev.Type) > MaxID:
+		return Event{}, fmt.Errorf("pi event: sessionId, callId or type over %d bytes", MaxID)
 	}
 	return ev, nil
 }
