@@ -21,6 +21,10 @@ CLAUDE_VERSION=2.1.328  # verified in shared/spec/agents.md §11
 CODEX_VERSION=0.169.0   # verified in shared/spec/agents.md §11
 GEMINI_VERSION=0.61.0   # newest on npm when pinned
 OPENCODE_VERSION=1.18.33 # newest on npm when pinned
+# droid: the native binary's own package (see droid() below)
+DROID_VERSION=0.225.2
+# amp: @ampcode/cli (what @sourcegraph/amp 0.0.1790142911-g7618fb depends on, exactly)
+AMP_VERSION=0.0.1790142911-g7618fb
 # pi and cline (branch picline):
 PI_VERSION=0.73.1     # newest on npm when pinned
 CLINE_VERSION=3.0.65  # newest on npm when pinned
@@ -100,6 +104,23 @@ opencode() {
 	found opencode "$p/node_modules/opencode-$os-$arch/bin/opencode"
 }
 
+# droid: @factory/cli 0.225.1 lists its platform packages at 0.225.1 as optional
+# dependencies, but the registry holds them only at 0.225.2 (checked 2026-11-28), so npm
+# installs the wrapper without a binary. The platform package is installed directly instead:
+# it is the whole CLI, a self-contained executable.
+droid() {
+	local p=$cache/droid@$DROID_VERSION
+	install "$p" "@factory/cli-$os-$arch@$DROID_VERSION"
+	found droid "$p/node_modules/@factory/cli-$os-$arch/bin/droid"
+}
+
+# amp: the wrapper finds its platform package's binary; the binary itself is run here.
+amp() {
+	local p=$cache/amp@$AMP_VERSION
+	install "$p" "@ampcode/cli@$AMP_VERSION"
+	found amp "$p/node_modules/@ampcode/cli-$os-$arch/amp"
+}
+
 # pi: a JS entry point, run with node (the package needs node >= 20.6).
 pi() {
 	local p=$cache/pi-coding-agent@$PI_VERSION
@@ -124,7 +145,7 @@ agents=("$@")
 ((${#agents[@]})) || agents=(claude codex gemini opencode)
 for a in "${agents[@]}"; do
 	case $a in
-	claude | codex | gemini | opencode) "$a" ;;
+	claude | codex | gemini | opencode | droid | amp) "$a" ;;
 	pi | cline) "$a" ;;
 	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini or opencode)" >&2; exit 2 ;;
 	esac

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/plandash/plandash/internal/agents/registry"
 )
 
 // mdLink finds markdown links and images outside code: [text](target) and ![alt](target).
@@ -113,7 +115,7 @@ func TestDocumentedFlagsExist(t *testing.T) {
 	known := map[string]bool{}
 	commands := [][]string{{"serve"}, {"demo"}, {"ingest"}, {"url"}, {"acp"}, {"mcp"}, {"approval", "request"},
 		{"dag", "check"}, {"plans", "write"}, {"tokens", "create"}, {"doctor"}}
-	for _, agent := range []string{"claude", "codex", "gemini", "opencode"} {
+	for _, agent := range registry.Names(false) {
 		commands = append(commands, []string{"install", agent}, []string{"hook", agent})
 	}
 	for _, c := range commands {

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 )
 
 // FuzzDecode feeds Decode arbitrary payloads: it never panics, what it accepts marshals back
@@ -69,31 +71,32 @@ func FuzzDecode(f *testing.F) {
 }
 
 // userHooks lists the hook objects of a settings file that are not plandash's, compacted, and
-// how many of plandash's there are. It reads the file as encoding/json does (last key wins).
+// how many of plandash's there are. It reads the file as Claude Code does: of duplicate keys,
+// the last (encoding/json would merge duplicate objects).
 func userHooks(t *testing.T, settings []byte) (map[string]int, int) {
 	t.Helper()
-	var s struct {
-		Hooks map[string]json.RawMessage `json:"hooks"`
-	}
 	users, ours := map[string]int{}, 0
-	if json.Unmarshal(settings, &s) != nil {
+	top, err := settingsfile.ParseFile("settings.json", settings)
+	if err != nil {
 		return users, 0
 	}
-	for _, raw := range s.Hooks {
-		groups, ok := parseArray(raw)
-		if !ok {
-			continue
+	raw, _ := top.Get("hooks")
+	hooks, _ := settingsfile.ParseObject(raw)
+	last := map[string]int{}
+	for i, m := range hooks {
+		last[m.Key] = i
+	}
+	for i, m := range hooks {
+		if last[m.Key] != i {
+			continue // an earlier duplicate
 		}
+		groups, _ := settingsfile.ParseArray(m.Value)
 		for _, g := range groups {
-			_, hs, ok := groupHooks(g)
-			if !ok {
-				continue
-			}
-			for _, h := range hs {
-				if isOurs(h) {
+			for _, h := range settingsfile.GroupHooks(g) {
+				if settingsfile.IsOurs(h, "claude") {
 					ours++
 				} else {
-					users[compact(h)]++
+					users[settingsfile.Compact(h)]++
 				}
 			}
 		}
@@ -103,10 +106,11 @@ func userHooks(t *testing.T, settings []byte) (map[string]int, int) {
 
 // FuzzMerge installs and removes plandash's hooks in arbitrary settings files: the output is
 // always valid JSON, keeps every hook and top-level key of the user's, a second install
-// changes nothing, and removal leaves no plandash hook behind.
+// changes nothing, and removal leaves no plandash hook behind. A file without hooks, in any
+// layout, comes back byte for byte from an install and an uninstall.
 func FuzzMerge(f *testing.F) {
 	for _, s := range []string{userSettings, ``, `{}`, `{"hooks":null}`, `{"hooks":{"Stop":[1,{"hooks":"x"},{"hooks":[{"command":"plandash hook claude"}]}]}}`,
-		`{"a":1,"a":2}`, `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"x"},{"command":"/p/plandash hook claude --data d"}]}]}}`} {
+		`{"a":1,"a":2}`, `{"model":"x","env":{"A":"<b>"}}`, "{\n    \"model\": \"x\",\n    \"env\": {\"A\": \"<b>\"}\n}\n", `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"x"},{"command":"/p/plandash hook claude --data d"}]}]}}`} {
 		f.Add([]byte(s), true, false)
 	}
 	f.Fuzz(func(t *testing.T, in []byte, gate, all bool) {
@@ -132,7 +136,7 @@ func FuzzMerge(f *testing.F) {
 			var a, b map[string]json.RawMessage
 			if json.Unmarshal(in, &a) == nil && json.Unmarshal(out, &b) == nil {
 				for k, v := range a {
-					if k != "hooks" && compact(b[k]) != compact(v) {
+					if k != "hooks" && settingsfile.Compact(b[k]) != settingsfile.Compact(v) {
 						t.Fatalf("key %q changed: %s → %s", k, v, b[k])
 					}
 				}
@@ -152,6 +156,13 @@ func FuzzMerge(f *testing.F) {
 		for h, k := range before {
 			if left[h] < k {
 				t.Fatalf("remove lost user hook %s", h)
+			}
+		}
+		if top, err := settingsfile.ParseFile("settings.json", in); err == nil && len(top) > 0 {
+			if _, has := top.Get("hooks"); !has {
+				if !bytes.Equal(clean, in) {
+					t.Fatalf("install then uninstall changed the file:\n%s\n→\n%s", in, clean)
+				}
 			}
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 	"github.com/plandash/plandash/internal/files"
 )
 
@@ -88,7 +89,7 @@ func WithPlan(input json.RawMessage, plan string) json.RawMessage {
 	if strings.TrimSpace(plan) == "" {
 		return input
 	}
-	o, err := parseObject(input)
+	o, err := settingsfile.ParseObject(input)
 	if err != nil {
 		o = nil
 	}
@@ -96,8 +97,8 @@ func WithPlan(input json.RawMessage, plan string) json.RawMessage {
 	if err != nil {
 		return input // a Go string always marshals: cannot happen
 	}
-	o.set("plan", v)
-	return o.marshal()
+	o.Set("plan", v)
+	return o.Marshal()
 }
 
 // Answer is the PermissionRequest hook's output for d, exactly as Claude Code reads it

@@ -1,11 +1,8 @@
 package claude
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/plandash/plandash/internal/agents/settingsfile"
@@ -77,158 +74,77 @@ func hookEvents() []string {
 		EventPermissionRequest, EventTaskCreated, EventTaskCompleted, EventNotification, EventStop, EventSessionEnd}
 }
 
-// desired is plandash's one matcher group per event for opts.
-func desired(opts InstallOptions) map[string]json.RawMessage {
+// desired is plandash's matcher groups per event for opts: one, or for PreToolUse with the
+// gate two.
+func desired(opts InstallOptions) map[string][]json.RawMessage {
 	cmd := hookCommand(opts)
 	group := func(matcher string, hook map[string]any) json.RawMessage {
-		var o object
+		o := settingsfile.Object{}
 		if matcher != "" {
 			m, _ := json.Marshal(matcher)
-			o = append(o, member{"matcher", m})
+			o.Set("matcher", m)
 		}
 		h, _ := json.Marshal(hook) // map keys sort, so the same options give the same bytes
-		o = append(o, member{"hooks", marshalArray([]json.RawMessage{h})})
-		return o.marshal()
+		o.Set("hooks", settingsfile.MarshalArray([]json.RawMessage{h}))
+		return o.Marshal()
 	}
 	capture := map[string]any{"type": "command", "command": cmd, "async": true, "timeout": captureTimeout}
 	tools := planTools
 	if opts.AllTools {
 		tools = "*"
 	}
-	out := map[string]json.RawMessage{}
+	out := map[string][]json.RawMessage{}
 	for _, ev := range []string{EventSessionStart, EventUserPromptSubmit, EventTaskCreated, EventTaskCompleted, EventNotification, EventStop, EventSessionEnd} {
-		out[ev] = group("", capture)
+		out[ev] = []json.RawMessage{group("", capture)}
 	}
-	out[EventPreToolUse] = group(tools, capture)
-	out[EventPostToolUse] = group(tools, capture)
+	out[EventPreToolUse] = []json.RawMessage{group(tools, capture)}
+	out[EventPostToolUse] = []json.RawMessage{group(tools, capture)}
 	if opts.AllTools {
-		out[EventPostToolUseFailure] = group("*", capture)
+		out[EventPostToolUseFailure] = []json.RawMessage{group("*", capture)}
 	}
 	if opts.Gate {
 		timeout := opts.GateTimeout
 		if timeout <= 0 {
 			timeout = 86400
 		}
-		out[EventPermissionRequest] = group(ToolExitPlanMode, map[string]any{"type": "command", "command": cmd, "timeout": timeout})
+		out[EventPermissionRequest] = []json.RawMessage{group(ToolExitPlanMode, map[string]any{"type": "command", "command": cmd, "timeout": timeout})}
 		// Questions wait for the person's answer in plandash: a hook that is not async, in a
 		// group of its own beside the async capture of the plan tools.
-		out[EventPreToolUse] = marshalArray([]json.RawMessage{out[EventPreToolUse],
-			group(ToolAskUserQuestion, map[string]any{"type": "command", "command": cmd, "timeout": timeout})})
+		out[EventPreToolUse] = append(out[EventPreToolUse],
+			group(ToolAskUserQuestion, map[string]any{"type": "command", "command": cmd, "timeout": timeout}))
 	}
 	return out
 }
 
 // hookCommand is the command line the hooks run.
 func hookCommand(opts InstallOptions) string {
-	bin := opts.Command
-	if bin == "" {
-		bin = "plandash"
-	}
-	args := []string{shellQuote(bin), "hook", "claude"}
-	if opts.Server != "" {
-		args = append(args, "--server", shellQuote(opts.Server))
-	}
-	if opts.Data != "" {
-		args = append(args, "--data", shellQuote(opts.Data))
-	}
-	if opts.Token != "" {
-		args = append(args, "--token", shellQuote(opts.Token))
-	}
-	return strings.Join(args, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// isOurs reports whether a hook object runs `plandash hook claude` (under any path or name the
-// executable was installed as).
-func isOurs(hook json.RawMessage) bool {
-	var h struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(hook, &h) != nil {
-		return false
-	}
-	bin, rest := firstWord(strings.TrimSpace(h.Command))
-	f := strings.Fields(rest)
-	if len(f) < 2 || f[0] != "hook" || f[1] != "claude" {
-		return false
-	}
-	return strings.Contains(filepath.Base(bin), "plandash")
-}
-
-// firstWord splits off a command's first shell word, which may be quoted (a path with spaces,
-// as hookCommand writes it).
-func firstWord(cmd string) (word, rest string) {
-	if cmd == "" || (cmd[0] != '\'' && cmd[0] != '"') {
-		w, r, _ := strings.Cut(cmd, " ")
-		return w, r
-	}
-	var b strings.Builder
-	for cmd != "" && (cmd[0] == '\'' || cmd[0] == '"') {
-		q := cmd[0]
-		end := strings.IndexByte(cmd[1:], q)
-		if end < 0 {
-			return cmd, ""
-		}
-		b.WriteString(cmd[1 : end+1])
-		cmd = cmd[end+2:]
-		if strings.HasPrefix(cmd, `\'`) { // the '\'' of shellQuote
-			b.WriteByte('\'')
-			cmd = cmd[2:]
-		}
-	}
-	if cmd != "" && cmd[0] != ' ' {
-		return b.String() + cmd, ""
-	}
-	return b.String(), cmd
+	return settingsfile.HookCommand(opts.Command, "claude", settingsfile.Flag{Name: "--server", Value: opts.Server},
+		settingsfile.Flag{Name: "--data", Value: opts.Data}, settingsfile.Flag{Name: "--token", Value: opts.Token})
 }
 
 // Install merges plandash's hooks into the Claude Code settings file at path (created when
 // missing). Everything else in the file is kept, in order; running it again changes nothing.
-// A file that is not valid JSON is refused and left untouched, as is one that is not a small,
+// A file that is not plain JSON is refused and left untouched, as is one that is not a small,
 // writable regular file (see settingsfile). The write is atomic.
 func Install(path string, opts InstallOptions) (Report, error) {
-	return rewrite(opts.Root, path, func(b []byte) ([]byte, Report, error) { return MergeHooks(b, opts) })
+	return rewrite(opts.Root, path, desired(opts))
 }
 
 // Uninstall removes exactly plandash's hooks from the settings file at path, confined to root
 // when it is set (see InstallOptions.Root).
 func Uninstall(path, root string) (Report, error) {
-	return rewrite(root, path, RemoveHooks)
+	return rewrite(root, path, nil)
 }
 
-func rewrite(root, path string, change func([]byte) ([]byte, Report, error)) (Report, error) {
+func rewrite(root, path string, want map[string][]json.RawMessage) (Report, error) {
 	f, err := settingsfile.Read(root, path)
 	if err != nil {
 		return Report{Path: path}, err
 	}
-	out, rep, err := change(f.Data)
+	out, rep, err := merge(path, f.Data, want)
 	rep.Path, rep.Created = path, !f.Exists && rep.Changed
-	if err != nil {
-		if strings.Contains(err.Error(), "settings.json") {
-			err = errors.New(strings.Replace(err.Error(), "settings.json", path, 1))
-		}
+	if err != nil || !rep.Changed {
 		return rep, err
 	}
-	if !rep.Changed {
-		return rep, nil
-	}
 	return rep, settingsfile.Write(root, path, out)
-}
-
-// indent formats the settings file as Claude Code writes it: two spaces, a final newline.
-func indent(b []byte) []byte {
-	var buf bytes.Buffer
-	if json.Indent(&buf, b, "", "  ") != nil {
-		return b
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes()
 }

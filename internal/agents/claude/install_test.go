@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 )
 
 // userSettings is a settings.json with the user's own keys and hooks, some on the same events.
@@ -184,24 +186,6 @@ func TestUninstallKeepsMixedGroups(t *testing.T) {
 	}
 }
 
-func TestIsOurs(t *testing.T) {
-	for cmd, want := range map[string]bool{
-		"plandash hook claude":                              true,
-		"/usr/local/bin/plandash hook claude --server x":    true,
-		"'/opt/my tools/plandash' hook claude":              true,
-		"'/opt/it'\\''s/plandash' hook claude":              true,
-		"'/opt/tools/plandash' hook claude --data '/a b'":   true,
-		"plandash hook codex":                               false,
-		"echo plandash hook claude":                         false,
-		"curl -s http://localhost:7420/api/v1/hooks/claude": false,
-	} {
-		h, _ := json.Marshal(map[string]string{"type": "command", "command": cmd})
-		if got := isOurs(h); got != want {
-			t.Errorf("%q: got %v", cmd, got)
-		}
-	}
-}
-
 // TestHookCommand: every option reaches the command line, quoted for the shell, and the
 // command stays recognisable as plandash's, so a later install with another token replaces it.
 func TestHookCommand(t *testing.T) {
@@ -223,7 +207,7 @@ func TestHookCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !isOurs(hook) {
+		if !settingsfile.IsOurs(hook, "claude") {
 			t.Errorf("%s is not recognised as plandash's", got)
 		}
 	}

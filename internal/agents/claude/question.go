@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 	"github.com/plandash/plandash/internal/waits"
 )
 
@@ -66,7 +67,7 @@ func QuestionAnswer(input json.RawMessage, answers map[string][]string) []byte {
 	if len(answers) == 0 {
 		return nil
 	}
-	o, err := parseObject(input)
+	o, err := settingsfile.ParseObject(input)
 	if err != nil {
 		return nil
 	}
@@ -78,9 +79,9 @@ func QuestionAnswer(input json.RawMessage, answers map[string][]string) []byte {
 	if err != nil {
 		return nil
 	}
-	o.set("answers", a)
+	o.Set("answers", a)
 	b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName": EventPreToolUse, "permissionDecision": "allow", "updatedInput": o.marshal()}})
+		"hookEventName": EventPreToolUse, "permissionDecision": "allow", "updatedInput": o.Marshal()}})
 	if err != nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 )
 
 // FuzzRollout feeds arbitrary rollout bytes through DecodeAll and a Translator: it never
@@ -78,7 +79,7 @@ func ourHooks(t *testing.T, b []byte) int {
 	n := 0
 	for _, g := range v.Hooks.Stop {
 		for _, h := range g.Hooks {
-			if isOurs(h) {
+			if settingsfile.IsOurs(h, "codex") {
 				n++
 			}
 		}
@@ -107,11 +108,13 @@ func FuzzHookEvent(f *testing.F) {
 }
 
 // FuzzMergeHooks: merging never panics; on success the result is valid JSON holding exactly one
-// plandash hook, merging again changes nothing, and removing leaves none.
+// plandash hook, merging again changes nothing, and removing leaves none. A file without hooks,
+// in any layout, comes back byte for byte from an install and an uninstall.
 func FuzzMergeHooks(f *testing.F) {
 	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}`))
 	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"command":"plandash hook codex"},{"command":"y"}]}]},"a":[1]}`))
 	f.Add([]byte(`{"hooks":null}`))
+	f.Add([]byte(`{"model":"gpt-5","x":{"<":[1, 2]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		opts := &InstallOptions{}
 		out, _, err := MergeHooks(b, opts)
@@ -127,6 +130,13 @@ func FuzzMergeHooks(f *testing.F) {
 		gone, _, err := MergeHooks(out, nil)
 		if err != nil || len(bytes.TrimSpace(gone)) > 0 && ourHooks(t, gone) != 0 {
 			t.Fatalf("uninstall: %v\n%s", err, gone)
+		}
+		if top, err := settingsfile.ParseFile("hooks.json", b); err == nil && len(top) > 0 {
+			if _, has := top.Get("hooks"); !has {
+				if !bytes.Equal(gone, b) {
+					t.Fatalf("install then uninstall changed the file:\n%s\n→\n%s", b, gone)
+				}
+			}
 		}
 	})
 }

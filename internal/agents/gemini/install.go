@@ -119,35 +119,17 @@ func hookEvents() []string {
 	return []string{EventSessionStart, EventBeforeAgent, EventBeforeTool, EventAfterTool, EventAfterAgent, EventNotification, EventSessionEnd}
 }
 
+// hookCommand is the command line the hooks run.
 func hookCommand(opts InstallOptions) string {
-	bin := opts.Command
-	if bin == "" {
-		bin = "plandash"
-	}
-	args := []string{shellQuote(bin), "hook", "gemini"}
-	if opts.Server != "" {
-		args = append(args, "--server", shellQuote(opts.Server))
-	}
-	if opts.Data != "" {
-		args = append(args, "--data", shellQuote(opts.Data))
-	}
-	return strings.Join(args, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return settingsfile.HookCommand(opts.Command, "gemini",
+		settingsfile.Flag{Name: "--server", Value: opts.Server}, settingsfile.Flag{Name: "--data", Value: opts.Data})
 }
 
 // Install merges plandash's hooks into the Gemini CLI settings file at settingsPath (created
 // when missing) and, with Gate, writes the policy file; without Gate it removes plandash's
 // policy file. Everything else in the settings is kept, in order; running it again changes
-// nothing. A file that is not plain JSON (Gemini also accepts comments) is refused and left
-// untouched, as is one that is not a small, writable regular file (see settingsfile); in a
+// nothing. A file that is not plain JSON (Gemini also accepts comments, which a rewrite would
+// lose) is refused, saying where, and left untouched, as is one that is not a small, writable regular file (see settingsfile); in a
 // project the policy file must stay in the project too (a policies directory linked to the
 // user's would allow exit_plan_mode everywhere). Writes are atomic.
 func Install(settingsPath string, opts InstallOptions) (Report, error) {
@@ -223,14 +205,10 @@ func rewrite(root, path string, want map[string]json.RawMessage) (Report, error)
 	if err != nil {
 		return rep, err
 	}
-	created := !f.Exists
-	out, changed, err := MergeHooks(f.Data, want)
-	if err != nil {
-		return rep, fmt.Errorf("%s: %w; the file was left untouched", path, err)
+	out, changed, err := merge(path, f.Data, want)
+	if err != nil || !changed {
+		return rep, err
 	}
-	if !changed {
-		return rep, nil
-	}
-	rep.Changed, rep.Created = true, created
+	rep.Changed, rep.Created = true, !f.Exists
 	return rep, settingsfile.Write(root, path, out)
 }

@@ -96,3 +96,20 @@ func TestInstallRefusesBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestUninstallKeepsMixedGroups: a group where the user put their own hook beside plandash's
+// keeps the user's hook (the whole group used to go), and comments are refused saying where.
+func TestUninstallKeepsMixedGroups(t *testing.T) {
+	in := `{"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":"say done"},{"type":"command","command":"plandash hook gemini"}]}]}}`
+	out, changed, err := MergeHooks([]byte(in), nil)
+	if err != nil || !changed || strings.Contains(string(out), "plandash") || !strings.Contains(string(out), "say done") {
+		t.Errorf("%v %v\n%s", changed, err, out)
+	}
+	path := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(path, []byte("{\n  // my theme\n  \"theme\": \"dark\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(path, InstallOptions{}); err == nil || !strings.Contains(err.Error(), path+" has a comment at line 2, column 3") {
+		t.Errorf("a comment: %v", err)
+	}
+}

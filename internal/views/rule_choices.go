@@ -1,4 +1,4 @@
-package web
+package views
 
 import (
 	"cmp"
@@ -18,10 +18,10 @@ const maxDirChoices = 50
 // gate's listed requests, once each by canonical id (the id is what a rule matches on, see
 // approval.Rule.Matches), and the recent sessions with who and where they are, and their machines and directories. A failed read
 // leaves the suggestions out; the form works without them.
-func (s *Server) ruleChoices(ctx context.Context, pending []approval.Summary, decided []approval.Request) templates.RuleChoices {
-	recent, err := s.plans.Sessions(ctx, facetSessions)
+func (p *Pages) ruleChoices(ctx context.Context, pending []approval.Summary, decided []approval.Request) templates.RuleChoices {
+	recent, err := p.plans.Sessions(ctx, facetSessions)
 	if err != nil {
-		s.log.Warn("approvals: listing recent sessions for the rule form", "err", err)
+		p.log.Warn("approvals: listing recent sessions for the rule form", "err", err)
 	}
 	agents := map[string]string{} // canonical id → display name
 	add := func(name, title string) {
@@ -43,7 +43,7 @@ func (s *Server) ruleChoices(ctx context.Context, pending []approval.Summary, de
 	machines, dirs := map[string]bool{}, map[string]bool{}
 	for _, sess := range recent {
 		add(sess.Agent, sess.AgentTitle)
-		if m := s.plans.Machine(sess); m != "" && !machines[m] {
+		if m := p.plans.Machine(sess); m != "" && !machines[m] {
 			machines[m] = true
 			c.Machines = append(c.Machines, templates.Choice{Value: m, Label: m})
 		}

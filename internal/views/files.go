@@ -1,4 +1,4 @@
-package web
+package views
 
 import (
 	"errors"
@@ -15,15 +15,10 @@ import (
 // maxFileShown bounds how much of a file plan is read and shown.
 const maxFileShown = 1 << 20
 
-// FileRoots reads file plans, but only files under the configured roots: a plan's URI comes
-// from an agent, and the page must never become a way to read arbitrary files. nil roots show
+// fileView is what a file plan may show for uri: only a file under roots, as a plan's URI comes
+// from an agent and the page must never become a way to read arbitrary files. nil roots show
 // nothing.
-type FileRoots struct {
-	roots *files.Roots
-}
-
-// View returns what a file plan may show for uri.
-func (f *FileRoots) View(uri string) *templates.FileView {
+func fileView(roots *files.Roots, uri string) *templates.FileView {
 	v := &templates.FileView{}
 	path, err := filePath(uri)
 	if err != nil {
@@ -31,11 +26,11 @@ func (f *FileRoots) View(uri string) *templates.FileView {
 		return v
 	}
 	v.Path = path
-	if f.roots == nil {
+	if roots == nil {
 		v.Err = "Content not shown: start plandash with --allow-root DIR to show plan files under DIR."
 		return v
 	}
-	b, err := f.roots.Read(path, maxFileShown)
+	b, err := roots.Read(path, maxFileShown)
 	switch {
 	case errors.Is(err, files.ErrNotRegular):
 		v.Err = "Content not shown: not a regular file."

@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// healthz serves GET /healthz: liveness, with the store's change number.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "seq": s.plans.Seq()})
+}
+
 // readyTimeout bounds the probe: a database that takes longer is as good as down to a load
 // balancer choosing where to send a request.
 const readyTimeout = 2 * time.Second

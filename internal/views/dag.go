@@ -1,4 +1,4 @@
-package web
+package views
 
 import (
 	"context"
@@ -59,8 +59,8 @@ func (c *dagCache) get(p plans.Plan) (dagview.View, error) {
 
 // dagView fills a dag plan's drawing, with node statuses following the ACP tool calls named by
 // each call's _toolCallId.
-func (r *renderer) dagView(pv *templates.PlanView, status func(toolCallID string) (string, bool), inline bool) {
-	v, err := r.dags.get(pv.Plan)
+func (p *Pages) dagView(pv *templates.PlanView, status func(toolCallID string) (string, bool), inline bool) {
+	v, err := p.dags.get(pv.Plan)
 	if err != nil {
 		pv.DAGErr = err.Error()
 		return
@@ -97,16 +97,9 @@ func toolStatus(s string) dag.Status {
 	return dag.StatusPending
 }
 
-// dagCSS is the diagram stylesheet, its colours tied to the page's theme (served as
-// /static/dag.css with the other static files).
-func dagCSS() []byte {
-	return append([]byte(":root { --dag-bg: var(--panel); --dag-border: var(--border); --dag-node-fill: var(--panel); "+
-		"--dag-node-stroke: var(--border); --dag-text: var(--text); }\n"), dagview.CSS...)
-}
-
 // toolStatuses answers the status of a session's tool calls by id: from the calls the caller
 // already has, else one lookup per call a plan names (never the session's whole past).
-func (r *renderer) toolStatuses(ctx context.Context, sessionID string, have []plans.ToolCall) func(id string) (string, bool) {
+func (p *Pages) toolStatuses(ctx context.Context, sessionID string, have []plans.ToolCall) func(id string) (string, bool) {
 	byID := make(map[string]string, len(have))
 	for _, t := range have {
 		byID[t.ID] = t.Status
@@ -115,7 +108,7 @@ func (r *renderer) toolStatuses(ctx context.Context, sessionID string, have []pl
 		if st, ok := byID[id]; ok {
 			return st, st != ""
 		}
-		t, err := r.plans.ToolCall(ctx, sessionID, id)
+		t, err := p.plans.ToolCall(ctx, sessionID, id)
 		byID[id] = t.Status // "" when missing: asked once
 		return t.Status, err == nil && t.Status != ""
 	}
