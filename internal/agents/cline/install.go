@@ -98,11 +98,12 @@ func Install(dir string, opts InstallOptions) (Report, error) {
 		case old.Exists && bytes.Equal(old.Data, want) && old.Mode&0o100 != 0:
 			rep.Kept = append(rep.Kept, name+HookExt)
 			continue
-		case old.Exists && !isOurs(old.Data):
-			return rep, errs.Errorf(errs.Conflict, "%s exists and is not plandash's hook; move it away first (nothing was changed)", path)
 		}
 		if err := old.CheckWritable(path); err != nil {
 			return rep, err
+		}
+		if old.Exists && !isOurs(old.Data) {
+			return rep, errs.Errorf(errs.Conflict, "%s exists and is not plandash's hook; move it away first (nothing was changed)", path)
 		}
 		todo = append(todo, name+HookExt)
 	}

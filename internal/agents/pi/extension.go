@@ -95,6 +95,11 @@ func Install(dir string, opts Options) (Report, error) {
 	case old.Exists && bytes.Equal(old.Data, want):
 		rep.Action = "unchanged"
 		return rep, nil
+	}
+	if err := old.CheckWritable(path); err != nil {
+		return rep, err
+	}
+	switch {
 	case old.Exists && !bytes.HasPrefix(old.Data, []byte(ExtensionMarker)):
 		return rep, fmt.Errorf("%s exists and is not plandash's extension; move it away first", path)
 	case old.Exists:
