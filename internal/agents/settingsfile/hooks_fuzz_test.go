@@ -26,9 +26,9 @@ func FuzzMergeHooks(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, twoServers bool) { groupCase.check(t, in, twoServers) })
 }
 
-// FuzzMergeFlatHooks holds FuzzMergeHooks's properties for files that list hook entries under
+// FuzzMergeHooksFlat holds FuzzMergeHooks's properties for files that list hook entries under
 // each event, without matcher groups (Hooks.Flat).
-func FuzzMergeFlatHooks(f *testing.F) {
+func FuzzMergeHooksFlat(f *testing.F) {
 	for _, s := range []string{``, `{}`, `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./audit.sh"}]}}`,
 		`{"hooks":{"preToolUse":[{"bash":"plandash hook x"},{"command":"plandash hook x"},1,null],"other":{}}}`,
 		"{\r\n\t\"version\": 1\r\n}", `{"hooks":{"sessionStart":[{"bash":"say"}],"sessionStart":[]}}`} {
@@ -133,6 +133,9 @@ func (c mergeCase) restorable(top Object) bool {
 	}
 	return true
 }
+
+// restorable is groupCase.restorable, kept by that name for the tests that use it.
+func restorable(top Object) bool { return groupCase.restorable(top) }
 
 func count(o Object, key string) int {
 	n := 0

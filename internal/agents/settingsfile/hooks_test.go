@@ -50,6 +50,9 @@ const userFile = `{
 `
 
 func TestMergeHooks(t *testing.T) {
+	if top, err := ParseFile("/s.json", []byte(userFile)); err != nil || !restorable(top) {
+		t.Fatalf("userFile is no file the fuzz targets give back byte for byte: %v", err)
+	}
 	h := testHooks("http://h:1")
 	out, ch, err := MergeHooks("/s.json", []byte(userFile), h)
 	if err != nil {
@@ -185,7 +188,7 @@ func testFlatHooks(server string) Hooks {
 		Groups: map[string][]json.RawMessage{"sessionStart": {entry(10)}, "preToolUse": {entry(10), entry(86400)}}}
 }
 
-func TestMergeFlatHooks(t *testing.T) {
+func TestMergeHooksFlat(t *testing.T) {
 	in := "{\n  \"version\": 1,\n  \"hooks\": {\n    \"preToolUse\": [\n      {\"type\": \"command\", \"bash\": \"./audit.sh\"},\n      {\"type\": \"command\", \"command\": \"plandash hook x\"}\n    ]\n  }\n}\n"
 	out, ch, err := MergeHooks("/h.json", []byte(in), testFlatHooks("s"))
 	if err != nil || !reflect.DeepEqual(ch, Changes{Added: []string{"preToolUse", "sessionStart"}}) {
