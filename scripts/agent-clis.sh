@@ -27,6 +27,8 @@ DROID_VERSION=0.225.2
 AMP_VERSION=0.0.1790142911-g7618fb
 COPILOT_VERSION=1.0.102  # GitHub Copilot CLI: newest on npm when pinned
 CRUSH_VERSION=0.96.1     # Crush: newest on npm when pinned; its real-CLI tests ran v0.90.0 built from source (internal/agents/crush/testdata/README.md)
+PI_VERSION=0.73.1     # newest on npm when pinned
+CLINE_VERSION=3.0.65  # newest on npm when pinned
 
 cache=${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}
 
@@ -150,16 +152,31 @@ crush() {
 	found crush "$pkg/bin/crush"
 }
 
+# pi: a JS entry point, run with node (the package needs node >= 20.6).
+pi() {
+	local p=$cache/pi-coding-agent@$PI_VERSION
+	install "$p" "@mariozechner/pi-coding-agent@$PI_VERSION"
+	found pi "$p/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"
+}
+
+# cline: the platform package carries the compiled binary (Bun embedded); the npm wrapper only
+# finds and runs it.
+cline() {
+	local p=$cache/cline@$CLINE_VERSION
+	install "$p" "cline@$CLINE_VERSION"
+	found cline "$p/node_modules/@cline/cli-$os-$arch/bin/cline"
+}
+
 installed_only=0
 if [[ ${1:-} == --installed-only ]]; then
 	installed_only=1
 	shift
 fi
 agents=("$@")
-((${#agents[@]})) || agents=(claude codex gemini opencode droid amp copilot)
+((${#agents[@]})) || agents=(claude codex gemini opencode droid amp copilot pi cline)
 for a in "${agents[@]}"; do
 	case $a in
-	claude | codex | gemini | opencode | droid | amp | copilot | crush) "$a" ;;
-	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, droid, amp, copilot or crush)" >&2; exit 2 ;;
+	claude | codex | gemini | opencode | droid | amp | copilot | crush | pi | cline) "$a" ;;
+	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, droid, amp, copilot, crush, pi or cline)" >&2; exit 2 ;;
 	esac
 done

@@ -26,6 +26,8 @@ func TestServeDiscoverFlags(t *testing.T) {
 		"gemini":   "/home/dev/.gemini/tmp",
 		"opencode": "/home/dev/.local/share/opencode/opencode.db",
 		"droid":    "/home/dev/.factory/sessions",
+		"copilot":  "/home/dev/.copilot/session-state",
+		"pi":       "/home/dev/.pi/agent/sessions",
 	}
 	if got := discoverDirs(true, codexSessions(env, false), env); !maps.Equal(got, want) {
 		t.Errorf("discoverDirs = %v, want %v", got, want)

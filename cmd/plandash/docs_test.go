@@ -98,8 +98,8 @@ var foreignFlags = map[string]bool{
 	"skip-auth-strip-headers": true, "upstream": true,
 	// curl, docker compose, claude mcp add, opencode, docker-agent
 	"data-binary": true, "header": true, "build": true, "transport": true, "port": true, "data-dir": true,
-	// the agents' own CLIs: droid exec
-	"output-format": true, "use-spec": true,
+	// the agents' own CLIs: droid, copilot, cline, crush, qwen
+	"output-format": true, "use-spec": true, "plan": true, "acp": true, "yolo": true,
 	// CSS custom properties of the embed protocol
 	"bg": true, "panel": true, "text": true, "muted": true, "border": true, "accent": true,
 }

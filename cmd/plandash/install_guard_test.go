@@ -26,6 +26,9 @@ func installTargets(t *testing.T) map[string]string {
 	t.Helper()
 	targets := map[string]string{}
 	for _, a := range registry.All() {
+		if !a.Honours(agentkit.FlagProject) {
+			continue // installed for the user only; settingsfile's own tests guard the user's files
+		}
 		home, project := t.TempDir(), t.TempDir()
 		env := func(k string) string { return map[string]string{"HOME": home}[k] }
 		if _, err := installBounded(t, env, "", a.Name, "--project", project); err != nil {

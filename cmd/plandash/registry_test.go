@@ -79,12 +79,17 @@ func checkHookCommand(t *testing.T, a agentkit.Agent) {
 	}
 }
 
-// checkInstallAndDoctor installs the agent into a project with every flag it honours, has
-// doctor find what was written, and takes it away again, leaving the project as it was.
+// checkInstallAndDoctor installs the agent into a project (or, for an agent installed only for
+// the user, into the test's home) with every flag it honours, has doctor find what was written,
+// and takes it away again, leaving the directory as it was.
 func checkInstallAndDoctor(t *testing.T, a agentkit.Agent) {
 	t.Helper()
 	env := testEnv(t)
 	project := t.TempDir()
+	dir, where := project, []string{"--project", project}
+	if !a.Honours(agentkit.FlagProject) {
+		dir, where = env("HOME"), nil
+	}
 	doctor := func() string {
 		out, _, _ := runOut(t, env, "", "doctor", "--project", project)
 		return out
@@ -93,7 +98,7 @@ func checkInstallAndDoctor(t *testing.T, a agentkit.Agent) {
 	if out := doctor(); !strings.Contains(out, "\n"+prefix) {
 		t.Errorf("doctor has no line for %s before the install:\n%s", a.Name, out)
 	}
-	args := []string{"install", a.Name, "--project", project}
+	args := append([]string{"install", a.Name}, where...)
 	if a.Honours(agentkit.FlagGate) {
 		args = append(args, "--gate")
 	}
@@ -103,24 +108,24 @@ func checkInstallAndDoctor(t *testing.T, a agentkit.Agent) {
 	if out, stderr, err := runOut(t, env, "", args...); err != nil {
 		t.Fatalf("%v: %v\n%s%s", args, err, out, stderr)
 	}
-	written := filesUnder(t, project)
+	written := filesUnder(t, dir)
 	if len(written) == 0 {
-		t.Fatalf("%v wrote nothing in the project", args)
+		t.Fatalf("%v wrote nothing in %s", args, dir)
 	}
 	out := doctor()
 	found := false
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, prefix) && strings.Contains(line, "✓") && strings.Contains(line, project) {
+		if strings.HasPrefix(line, prefix) && strings.Contains(line, "✓") && strings.Contains(line, dir) {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("doctor does not find %s's install in the project (%v):\n%s", a.Name, written, out)
+		t.Errorf("doctor does not find %s's install in %s (%v):\n%s", a.Name, dir, written, out)
 	}
-	if _, stderr, err := runOut(t, env, "", "install", a.Name, "--project", project, "--uninstall"); err != nil {
+	if _, stderr, err := runOut(t, env, "", append(append([]string{"install", a.Name}, where...), "--uninstall")...); err != nil {
 		t.Fatalf("uninstall %s: %v %s", a.Name, err, stderr)
 	}
-	if out := doctor(); strings.Contains(out, project) {
+	if out := doctor(); strings.Contains(out, dir) {
 		t.Errorf("doctor still finds %s's install after --uninstall:\n%s", a.Name, out)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/files"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/waits"
@@ -59,8 +60,9 @@ type Agent struct {
 	// missed; nil skips that check. Only for settings that name hooks by event
 	// ({"hooks": {"Event": [{"hooks": [{"command": …}]}]}}).
 	HookEvents func() []string
-	// Plugins are the files whose presence means plandash is installed, for an agent connected
-	// by a plugin rather than by hook commands; nil otherwise.
+	// Plugins are the files whose presence means plandash is installed, for an agent whose
+	// install writes files of its own (a plugin, Cline's hook scripts) rather than hook commands
+	// in a JSON settings file; nil otherwise.
 	Plugins func(project string, getenv func(string) string) []string
 	// Connect is the command that connects the agent fully ("plandash install claude --gate"):
 	// doctor suggests it when nothing is installed, and the empty overview shows it.
@@ -182,4 +184,18 @@ func HomeDir(getenv func(string) string, elem ...string) string {
 		return ""
 	}
 	return filepath.Join(append([]string{home}, elem...)...)
+}
+
+// TokenFile is the dashboard's token file for a plugin to read when it posts: the one in --data
+// (made absolute: the plugin runs elsewhere), else in the local dashboard's data directory.
+func (o InstallOptions) TokenFile() (string, error) {
+	t := client.Resolve(o.Getenv, client.Flags{DataDir: o.Data})
+	if o.Data != "" {
+		abs, err := filepath.Abs(o.Data)
+		if err != nil {
+			return "", err
+		}
+		t.DataDir = abs
+	}
+	return client.TokenFile(t.DataDir), nil
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/plandash/plandash/internal/agents/agentkit"
-	"github.com/plandash/plandash/internal/client"
 )
 
 // Agent is Amp as the registry lists it. It has no command hooks: install writes a plugin that
@@ -31,13 +30,9 @@ func install(o agentkit.InstallOptions) (fmt.Stringer, error) {
 	if o.Uninstall {
 		return Uninstall(dir, o.Project)
 	}
-	t := client.Resolve(o.Getenv, client.Flags{DataDir: o.Data})
-	if o.Data != "" {
-		abs, err := filepath.Abs(o.Data)
-		if err != nil {
-			return nil, err
-		}
-		t.DataDir = abs
+	tokenFile, err := o.TokenFile()
+	if err != nil {
+		return nil, err
 	}
-	return Install(dir, PluginOptions{Server: o.Server, TokenFile: client.TokenFile(t.DataDir), Gate: o.Gate, Root: o.Project})
+	return Install(dir, PluginOptions{Server: o.Server, TokenFile: tokenFile, Gate: o.Gate, Root: o.Project})
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/plandash/plandash/internal/agents/agentkit"
-	"github.com/plandash/plandash/internal/client"
 )
 
 // Agent is OpenCode as the registry lists it. It has no command hooks: install writes a plugin
@@ -34,15 +33,11 @@ func install(o agentkit.InstallOptions) (fmt.Stringer, error) {
 	if o.Uninstall {
 		return UninstallPlugin(dir, o.Project)
 	}
-	t := client.Resolve(o.Getenv, client.Flags{DataDir: o.Data})
-	if o.Data != "" {
-		abs, err := filepath.Abs(o.Data)
-		if err != nil {
-			return nil, err
-		}
-		t.DataDir = abs
+	tokenFile, err := o.TokenFile()
+	if err != nil {
+		return nil, err
 	}
-	return InstallPlugin(dir, PluginOptions{Server: o.Server, TokenFile: client.TokenFile(t.DataDir), Root: o.Project})
+	return InstallPlugin(dir, PluginOptions{Server: o.Server, TokenFile: tokenFile, Root: o.Project})
 }
 
 // databasePath is OpenCode's database: $XDG_DATA_HOME/opencode/opencode.db, else under

@@ -42,10 +42,14 @@ import (
 	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/amp"
 	"github.com/plandash/plandash/internal/agents/claude"
+	"github.com/plandash/plandash/internal/agents/cline"
 	"github.com/plandash/plandash/internal/agents/codex"
+	"github.com/plandash/plandash/internal/agents/copilot"
+	"github.com/plandash/plandash/internal/agents/crush"
 	"github.com/plandash/plandash/internal/agents/droid"
 	"github.com/plandash/plandash/internal/agents/gemini"
 	"github.com/plandash/plandash/internal/agents/opencode"
+	"github.com/plandash/plandash/internal/agents/pi"
 )
 
 // All is every agent, in the order commands and docs list them.
@@ -55,7 +59,11 @@ func All() []agentkit.Agent {
 		codex.Agent(),
 		gemini.Agent(),
 		opencode.Agent(),
+		copilot.Agent(),
 		droid.Agent(),
+		pi.Agent(),
+		cline.Agent(),
+		crush.Agent(),
 		amp.Agent(),
 	}
 }
