@@ -30,22 +30,7 @@ type InstallOptions struct {
 }
 
 // Report says what Install or Uninstall changed.
-type Report struct {
-	Path    string
-	Created bool // the settings file did not exist
-	Changed bool // the settings file was written
-}
-
-// String says it in a sentence, for the command's output.
-func (r Report) String() string {
-	switch {
-	case r.Created:
-		return r.Path + " created"
-	case r.Changed:
-		return r.Path + " updated"
-	}
-	return r.Path + " already up to date"
-}
+type Report = settingsfile.Report
 
 // SettingsPath is the user settings file Copilot CLI reads its user-level hooks from:
 // $COPILOT_HOME/settings.json, ~/.copilot/settings.json when COPILOT_HOME is unset. (Hooks in a
@@ -115,21 +100,7 @@ func Uninstall(settingsPath, root string) (Report, error) {
 }
 
 func rewrite(root, path string, want map[string][]json.RawMessage) (Report, error) {
-	rep := Report{Path: path}
-	f, err := settingsfile.Read(root, path)
-	if err != nil {
-		return rep, err
-	}
-	out, ch, err := settingsfile.MergeFlatHooks(path, f.Data, settingsfile.FlatHooks{Agent: "copilot", CommandKey: "bash",
-		Events: HookEventNames(), Entries: want})
-	if err != nil {
-		return rep, err
-	}
-	if !ch.Changed() {
-		return rep, nil
-	}
-	rep.Changed, rep.Created = true, !f.Exists
-	return rep, settingsfile.Write(root, path, out)
+	return settingsfile.RewriteHooks(root, path, settingsfile.Hooks{Agent: "copilot", Events: HookEventNames(), Groups: want, Flat: true, CommandKey: "bash"})
 }
 
 // Installed reports which of HookEventNames the settings file b runs `plandash hook copilot`

@@ -29,22 +29,7 @@ type InstallOptions struct {
 }
 
 // Report says what Install or Uninstall changed.
-type Report struct {
-	Path    string
-	Created bool // the file did not exist
-	Changed bool // the file was written
-}
-
-// String says it in a sentence, for the command's output.
-func (r Report) String() string {
-	switch {
-	case r.Created:
-		return r.Path + " created"
-	case r.Changed:
-		return r.Path + " updated"
-	}
-	return r.Path + " already up to date"
-}
+type Report = settingsfile.Report
 
 // ConfigPath is Crush's global configuration file, where the user's hooks go:
 // $CRUSH_GLOBAL_CONFIG/crush.json, else $XDG_CONFIG_HOME/crush/crush.json, else
@@ -108,21 +93,7 @@ func Uninstall(path, root string) (Report, error) {
 }
 
 func rewrite(root, path string, want map[string][]json.RawMessage) (Report, error) {
-	rep := Report{Path: path}
-	f, err := settingsfile.Read(root, path)
-	if err != nil {
-		return rep, err
-	}
-	out, ch, err := settingsfile.MergeFlatHooks(path, f.Data, settingsfile.FlatHooks{Agent: "crush", CommandKey: "command",
-		Events: HookEventNames(), Entries: want})
-	if err != nil {
-		return rep, err
-	}
-	if !ch.Changed() {
-		return rep, nil
-	}
-	rep.Changed, rep.Created = true, !f.Exists
-	return rep, settingsfile.Write(root, path, out)
+	return settingsfile.RewriteHooks(root, path, settingsfile.Hooks{Agent: "crush", Events: HookEventNames(), Groups: want, Flat: true, CommandKey: "command"})
 }
 
 // Installed reports whether the configuration file b runs `plandash hook crush` on PreToolUse,

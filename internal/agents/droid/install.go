@@ -25,22 +25,7 @@ type InstallOptions struct {
 }
 
 // Report says what Install or Uninstall changed.
-type Report struct {
-	Path    string
-	Created bool // the settings file did not exist
-	Changed bool // the settings file was written
-}
-
-// String says it in a sentence, for the command's output.
-func (r Report) String() string {
-	switch {
-	case r.Created:
-		return r.Path + " created"
-	case r.Changed:
-		return r.Path + " updated"
-	}
-	return r.Path + " already up to date"
-}
+type Report = settingsfile.Report
 
 // captureTimeout is the capture hooks' timeout in seconds: Droid waits for every hook, so a
 // stuck one must not hold the agent long (the hook itself gives up after 5 s).
@@ -102,15 +87,5 @@ func Uninstall(settingsPath, root string) (Report, error) {
 }
 
 func rewrite(root, path string, want map[string][]json.RawMessage) (Report, error) {
-	rep := Report{Path: path}
-	f, err := settingsfile.Read(root, path)
-	if err != nil {
-		return rep, err
-	}
-	out, ch, err := settingsfile.MergeHooks(path, f.Data, settingsfile.Hooks{Agent: AgentName, Events: HookEventNames(), Groups: want})
-	if err != nil || !ch.Changed() {
-		return rep, err
-	}
-	rep.Changed, rep.Created = true, !f.Exists
-	return rep, settingsfile.Write(root, path, out)
+	return settingsfile.RewriteHooks(root, path, settingsfile.Hooks{Agent: AgentName, Events: HookEventNames(), Groups: want})
 }

@@ -253,3 +253,37 @@ func (h Hooks) strip(list array) array {
 	}
 	return out
 }
+
+// Report says what an install or uninstall changed in one settings file.
+type Report struct {
+	Path    string
+	Created bool // the file did not exist
+	Changed bool // the file was written
+}
+
+// String says it in a sentence, for the command's output.
+func (r Report) String() string {
+	switch {
+	case r.Created:
+		return r.Path + " created"
+	case r.Changed:
+		return r.Path + " updated"
+	}
+	return r.Path + " already up to date"
+}
+
+// RewriteHooks reads the settings file at path (inside root when root is set; see Read), merges
+// h into it (MergeHooks) and writes it back atomically when that changed anything.
+func RewriteHooks(root, path string, h Hooks) (Report, error) {
+	rep := Report{Path: path}
+	f, err := Read(root, path)
+	if err != nil {
+		return rep, err
+	}
+	out, ch, err := MergeHooks(path, f.Data, h)
+	if err != nil || !ch.Changed() {
+		return rep, err
+	}
+	rep.Changed, rep.Created = true, !f.Exists
+	return rep, Write(root, path, out)
+}
