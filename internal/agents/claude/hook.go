@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -43,67 +42,34 @@ type HookOptions struct {
 // plan prompt, no decision is "ask": Claude Code shows its own plan dialog (a PermissionRequest
 // hook has no explicit ask; printing nothing is it), and Stderr is told why.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
-	if opts.CaptureTimeout <= 0 {
-		opts.CaptureTimeout = 5 * time.Second
-	}
-	if opts.GateTimeout <= 0 {
-		opts.GateTimeout = 12 * time.Hour
-	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.CaptureTimeout)
-	if err != nil {
-		log.Warn("plandash hook: no event read", "err", err)
-		return nil
-	}
-	ev, err := Decode(body)
-	if err != nil {
-		log.Warn("plandash hook: not a hook event", "err", err)
-		return nil
-	}
-	if opts.Host != "" && ev.Host == "" {
-		body = withHost(body, opts.Host)
-	}
-	gate := Waits(ev) // a plan at the gate or a question: the answer is printed
-	limit := opts.CaptureTimeout
-	if gate {
-		limit = opts.GateTimeout
-	}
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	answer, err := post.Post(pctx, body, gate)
-	if err != nil {
-		log.Warn("plandash hook: post failed; the terminal decides", "event", ev.HookEventName, "err", err)
-		if gate {
-			askPerson(opts.Stderr, "plandash could not get a decision on this plan: "+err.Error())
-		}
-		return nil
-	}
-	if !gate {
-		return nil
-	}
-	check := CheckAnswer
-	if IsQuestionEvent(ev) {
-		check = CheckQuestionAnswer
-	}
-	if err := check(answer); err != nil {
-		log.Warn("plandash hook: unusable answer; the terminal decides", "err", err)
-		askPerson(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
-		return nil
-	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn("plandash hook: write answer", "err", err)
-	}
+	hookkit.Run(ctx, stdin, stdout, post, hookkit.Spec{
+		Agent: "claude", MaxEvent: MaxEventBytes,
+		CaptureTimeout: opts.CaptureTimeout, GateTimeout: opts.GateTimeout, Log: opts.Log, Stderr: opts.Stderr,
+		Prepare: func(_ context.Context, body []byte, _ *slog.Logger) (hookkit.Post, error) {
+			ev, err := Decode(body)
+			if err != nil {
+				return hookkit.Post{}, err
+			}
+			if opts.Host != "" && ev.Host == "" {
+				body = withHost(body, opts.Host)
+			}
+			p := hookkit.Post{Kind: hookkit.Capture, Body: body, Name: ev.HookEventName}
+			if Waits(ev) { // a plan at the gate or a question: the answer is printed
+				p.Kind, p.Check, p.Fallback = hookkit.Wait, CheckAnswer, askPerson
+				if IsQuestionEvent(ev) {
+					p.Check = CheckQuestionAnswer
+				}
+			}
+			return p, nil
+		},
+	})
 	return nil
 }
 
-// askPerson says on stderr why Claude Code's own dialog decides this plan.
-func askPerson(stderr io.Writer, why string) {
-	if stderr != nil {
-		fmt.Fprintf(stderr, "plandash hook claude: %s; Claude Code asks you instead\n", why)
-	}
+// askPerson is the gate's answer when plandash reached no decision: nothing, so Claude Code's
+// own dialog decides, and why.
+func askPerson(m hookkit.Miss) ([]byte, string) {
+	return nil, m.Reason("plan") + "; Claude Code asks you instead"
 }
 
 // withHost adds plandash_host as the payload's first member. body is a JSON object (Decode
