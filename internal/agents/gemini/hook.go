@@ -1,10 +1,7 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -51,72 +48,38 @@ type HookOptions struct {
 // nothing would approve the plan with nobody asked, so the hook stops the turn and leaves the
 // plan to the person at the terminal (see Undecided), and says why on Stderr.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
-	if opts.CaptureTimeout <= 0 {
-		opts.CaptureTimeout = 5 * time.Second
-	}
-	if opts.GateTimeout <= 0 {
-		opts.GateTimeout = 12 * time.Hour
-	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.CaptureTimeout)
-	if err != nil {
-		log.Warn("plandash hook: no event read", "err", err)
-		return nil
-	}
-	ev, err := Decode(body)
-	if err != nil {
-		log.Warn("plandash hook: not a hook event", "err", err)
-		return nil
-	}
-	body = enrich(ev, opts)
-	if IsQuestionEvent(ev) {
-		if err := hookkit.Ask(ctx, post, body, opts.GateTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "gemini"); err != nil {
-			log.Warn("plandash hook gemini: " + err.Error())
-		}
-		return nil
-	}
-	gate := IsGateEvent(ev)
-	limit := opts.CaptureTimeout
-	if gate {
-		limit = opts.GateTimeout
-	}
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	answer, err := post.Post(pctx, body, gate)
-	switch {
-	case err != nil && !gate:
-		log.Warn("plandash hook: post failed; Gemini CLI goes on", "event", ev.HookEventName, "err", err)
-		return nil
-	case !gate:
-		return nil
-	case err != nil:
-		answer = askPerson(opts.Stderr, "plandash could not get a decision on this plan: "+err.Error())
-	default:
-		if err := CheckAnswer(answer); err != nil {
-			answer = askPerson(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
-		}
-	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn("plandash hook: write answer", "err", err)
-	}
+	hookkit.Run(ctx, stdin, stdout, post, hookkit.Spec{
+		Agent: "gemini", MaxEvent: MaxEventBytes,
+		CaptureTimeout: opts.CaptureTimeout, GateTimeout: opts.GateTimeout, Log: opts.Log, Stderr: opts.Stderr,
+		Prepare: func(_ context.Context, body []byte, _ *slog.Logger) (hookkit.Post, error) {
+			ev, err := Decode(body)
+			if err != nil {
+				return hookkit.Post{}, err
+			}
+			p := hookkit.Post{Kind: hookkit.Capture, Body: enrich(ev, opts), Name: ev.HookEventName}
+			switch {
+			case IsQuestionEvent(ev):
+				p.Kind, p.Check = hookkit.Wait, CheckQuestionAnswer
+			case IsGateEvent(ev):
+				p.Kind, p.Check, p.Fallback = hookkit.Wait, CheckAnswer, askPerson
+			}
+			return p, nil
+		},
+	})
 	return nil
 }
 
-// askPerson says why on stderr and returns the answer that leaves the plan to the person.
-func askPerson(stderr io.Writer, why string) []byte {
-	if stderr != nil {
-		fmt.Fprintf(stderr, "plandash hook gemini: %s; the plan is left to you\n", why)
-	}
-	return Undecided(why + ". Nobody approved this plan in plandash: Gemini CLI stays in plan mode; review the plan and tell it how to go on.")
+// askPerson is the gate's answer when plandash reached no decision: the one that leaves the plan
+// to the person, and why.
+func askPerson(m hookkit.Miss) ([]byte, string) {
+	why := m.Reason("plan")
+	return Undecided(why + ". Nobody approved this plan in plandash: Gemini CLI stays in plan mode; review the plan and tell it how to go on."), why + "; the plan is left to you"
 }
 
 // enrich adds what only the agent's machine knows: its name, and for exit_plan_mode the plans
 // directory and the plan file read from it.
 func enrich(ev Event, opts HookOptions) []byte {
-	add := map[string]string{}
+	add := map[string]any{}
 	if opts.Host != "" && ev.Host == "" {
 		add["plandash_host"] = opts.Host
 	}
@@ -128,19 +91,5 @@ func enrich(ev Event, opts HookOptions) []byte {
 			}
 		}
 	}
-	if len(add) == 0 {
-		return ev.Raw
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(ev.Raw, &m) != nil {
-		return ev.Raw // Decode accepted it as an object: cannot happen
-	}
-	for k, v := range add {
-		m[k], _ = json.Marshal(v)
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return ev.Raw
-	}
-	return out
+	return hookkit.AddFields(ev.Raw, add)
 }
