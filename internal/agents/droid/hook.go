@@ -1,10 +1,7 @@
 package droid
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -42,66 +39,32 @@ type HookOptions struct {
 // gets no decision (server down, failing or slow, an answer of the wrong shape) is never let
 // through: the hook answers "ask", so Droid shows its own dialog, and says why on Stderr.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
-	if opts.CaptureTimeout <= 0 {
-		opts.CaptureTimeout = 5 * time.Second
-	}
-	if opts.GateTimeout <= 0 {
-		opts.GateTimeout = 12 * time.Hour
-	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.CaptureTimeout)
-	if err != nil {
-		log.Warn("plandash hook droid: no event read", "err", err)
-		return nil
-	}
-	ev, err := Decode(body)
-	if err != nil {
-		log.Warn("plandash hook droid: not a hook event", "err", err)
-		return nil
-	}
-	body = withHost(ev, opts.Host)
-	if IsQuestionEvent(ev) {
-		if err := hookkit.Ask(ctx, post, body, opts.GateTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "droid"); err != nil {
-			log.Warn("plandash hook droid: " + err.Error())
-		}
-		return nil
-	}
-	gate := IsGateEvent(ev)
-	limit := opts.CaptureTimeout
-	if gate {
-		limit = opts.GateTimeout
-	}
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	answer, err := post.Post(pctx, body, gate)
-	switch {
-	case err != nil && !gate:
-		log.Warn("plandash hook droid: post failed; Droid goes on", "event", hookkit.Truncate(ev.HookEventName, 64), "err", err)
-		return nil
-	case !gate:
-		return nil
-	case err != nil:
-		answer = askPerson(opts.Stderr, "plandash could not get a decision on this spec: "+err.Error())
-	default:
-		if err := CheckAnswer(answer); err != nil {
-			answer = askPerson(opts.Stderr, "plandash's answer on this spec was unusable: "+err.Error())
-		}
-	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn("plandash hook droid: write answer", "err", err)
-	}
+	hookkit.Run(ctx, stdin, stdout, post, hookkit.Spec{
+		Agent: "droid", MaxEvent: MaxEventBytes,
+		CaptureTimeout: opts.CaptureTimeout, GateTimeout: opts.GateTimeout, Log: opts.Log, Stderr: opts.Stderr,
+		Prepare: func(_ context.Context, body []byte, _ *slog.Logger) (hookkit.Post, error) {
+			ev, err := Decode(body)
+			if err != nil {
+				return hookkit.Post{}, err
+			}
+			p := hookkit.Post{Kind: hookkit.Capture, Body: withHost(ev, opts.Host), Name: ev.HookEventName}
+			switch {
+			case IsQuestionEvent(ev):
+				p.Kind, p.Check = hookkit.Wait, CheckQuestionAnswer
+			case IsGateEvent(ev):
+				p.Kind, p.Check, p.Fallback = hookkit.Wait, CheckAnswer, askPerson
+			}
+			return p, nil
+		},
+	})
 	return nil
 }
 
-// askPerson says why on stderr and returns the answer that leaves the spec to the person.
-func askPerson(stderr io.Writer, why string) []byte {
-	if stderr != nil {
-		fmt.Fprintf(stderr, "plandash hook droid: %s; the spec is left to you\n", why)
-	}
-	return Undecided(hookkit.Truncate(why, 2048))
+// askPerson is the gate's answer when plandash reached no decision: "ask", which leaves the spec
+// to the person in Droid's own dialog, and why.
+func askPerson(m hookkit.Miss) ([]byte, string) {
+	why := m.Reason("spec")
+	return Undecided(hookkit.Truncate(why, 2048)), why + "; the spec is left to you"
 }
 
 // withHost adds plandash_host to the payload when the hook knows the machine and Droid did not
@@ -110,14 +73,5 @@ func withHost(ev Event, host string) []byte {
 	if host == "" || ev.Host != "" {
 		return ev.Raw
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(ev.Raw, &m) != nil {
-		return ev.Raw // Decode accepted it as an object: cannot happen
-	}
-	m["plandash_host"], _ = json.Marshal(host)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return ev.Raw
-	}
-	return out
+	return hookkit.AddFields(ev.Raw, map[string]any{"plandash_host": host})
 }
