@@ -52,25 +52,25 @@ type HookOptions struct {
 // (UserPromptSubmit, PostToolUse, SessionStart) are posted without waiting. It never fails the
 // agent.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
-	if opts.ReadTimeout <= 0 {
-		opts.ReadTimeout = 5 * time.Second
-	}
-	if opts.GateTimeout <= 0 {
-		opts.GateTimeout = 12 * time.Hour
-	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.ReadTimeout)
-	if err != nil {
-		log.Warn("plandash hook codex: no event read", "err", err)
-		return nil
-	}
+	hookkit.Run(ctx, stdin, stdout, post, hookkit.Spec{
+		Agent: "codex", MaxEvent: MaxEventBytes,
+		CaptureTimeout: opts.ReadTimeout, GateTimeout: opts.GateTimeout, Log: opts.Log, Stderr: opts.Stderr,
+		Prepare: func(_ context.Context, body []byte, log *slog.Logger) (hookkit.Post, error) {
+			return prepare(body, opts.Host, log)
+		},
+	})
+	return nil
+}
+
+// prepare decodes a Codex hook event, adds the host and, for Stop, the plan the turn produced,
+// and says whether the hook waits: for a question's answers, or for the decision on a plan.
+func prepare(body []byte, host string, log *slog.Logger) (hookkit.Post, error) {
 	ev, err := DecodeHookEvent(body)
-	if err != nil || ev.SessionID == "" {
-		log.Warn("plandash hook codex: not a Codex hook event; nothing to do", "event", ev.HookEventName, "err", err)
-		return nil
+	if err == nil && ev.SessionID == "" {
+		err = errors.New("no session_id: not a Codex hook event")
+	}
+	if err != nil {
+		return hookkit.Post{}, err
 	}
 	if ev.HookEventName == EventStop && ev.Plan == nil {
 		if md, ok := ProposedPlan(ev.LastAssistantMessage); ok {
@@ -85,39 +85,19 @@ func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster
 			}
 		}
 	}
-	ev.Host = cmpOr(ev.Host, opts.Host)
+	ev.Host = cmpOr(ev.Host, host)
 	out, err := withFields(body, ev)
 	if err != nil {
-		log.Warn("plandash hook codex: event not re-encoded", "err", err)
-		return nil
+		return hookkit.Post{}, fmt.Errorf("event not re-encoded: %w", err)
 	}
+	p := hookkit.Post{Kind: hookkit.Capture, Body: out, Name: ev.HookEventName}
 	switch {
 	case IsQuestionEvent(ev):
-		if err := hookkit.Ask(ctx, post, out, opts.GateTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "codex"); err != nil {
-			log.Warn("plandash hook codex: " + err.Error())
-		}
-		return nil
-	case ev.HookEventName != EventStop || ev.Plan.Empty():
-		// Nothing to print: tell plandash and get out of the way.
-		pctx, cancel := context.WithTimeout(ctx, opts.ReadTimeout)
-		defer cancel()
-		if _, err := post.Post(pctx, out, false); err != nil {
-			log.Warn("plandash hook codex: post failed", "event", ev.HookEventName, "err", err)
-		}
-		return nil
+		p.Kind, p.Check = hookkit.Wait, CheckQuestionAnswer
+	case ev.HookEventName == EventStop && !ev.Plan.Empty():
+		p.Kind, p.Check, p.Fallback = hookkit.Wait, CheckAnswer, leaveToPerson
 	}
-	pctx, cancel := context.WithTimeout(ctx, opts.GateTimeout)
-	defer cancel()
-	answer, err := post.Post(pctx, out, true)
-	if err != nil {
-		answer = leaveToPerson(opts.Stderr, "plandash could not get a decision on this plan: "+err.Error())
-	} else if err := CheckAnswer(answer); err != nil {
-		answer = leaveToPerson(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
-	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn("plandash hook codex: write answer", "err", err)
-	}
-	return nil
+	return p, nil
 }
 
 func cmpOr(a, b string) string {
@@ -173,13 +153,11 @@ func Answer(d Decision) []byte {
 	return b
 }
 
-// leaveToPerson says why on stderr and returns the Stop hook's output that ends the turn with
-// the plan left to the person.
-func leaveToPerson(stderr io.Writer, why string) []byte {
-	if stderr != nil {
-		fmt.Fprintf(stderr, "plandash hook codex: %s; the plan is left to you\n", why)
-	}
-	return Undecided(why)
+// leaveToPerson is the Stop hook's output when plandash reached no decision, which ends the turn
+// with the plan left to the person, and why.
+func leaveToPerson(m hookkit.Miss) ([]byte, string) {
+	why := m.Reason("plan")
+	return Undecided(why), why + "; the plan is left to you"
 }
 
 // Undecided is the Stop hook's output when plandash reached no decision: the turn ends (Codex
