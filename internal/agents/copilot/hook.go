@@ -1,9 +1,7 @@
 package copilot
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -53,95 +51,53 @@ type HookOptions struct {
 // the terminal decides (the reason is written to Stderr).
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post hookkit.Poster, opts HookOptions) error {
 	if opts.CaptureTimeout <= 0 {
-		opts.CaptureTimeout = 5 * time.Second
+		opts.CaptureTimeout = hookkit.DefaultCaptureTimeout // enrich bounds the todo list's read by it
 	}
-	if opts.GateTimeout <= 0 {
-		opts.GateTimeout = 12 * time.Hour
-	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.CaptureTimeout)
-	if err != nil {
-		log.Warn("plandash hook copilot: no event read", "err", err)
-		return nil
-	}
-	ev, err := Decode(body)
-	if err != nil {
-		log.Warn("plandash hook copilot: not a hook event", "err", err)
-		return nil
-	}
-	if opts.Event != "" {
-		ev.HookEventName = opts.Event
-	}
-	ev.NoGate = ev.NoGate || opts.NoGate
-	if ev.HookEventName == EventPreToolUse && ev.ToolName != ToolExitPlanMode && ev.ToolName != ToolAskUser {
-		return nil
-	}
-	if ev.HookEventName == EventPermissionRequest && (ev.NoGate || inSessionFolder(ev, opts.CopilotHome)) {
-		// The prompt asks (or, for the session's own files such as plan.md, Copilot lets it
-		// through unasked); nothing to record that postToolUse will not say.
-		return nil
-	}
-	body = enrich(ctx, ev, opts, log)
-	if IsQuestionEvent(ev) {
-		if err := hookkit.Ask(ctx, post, body, opts.GateTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "copilot"); err != nil {
-			log.Warn("plandash hook copilot: " + err.Error())
-		}
-		return nil
-	}
-	if IsPermissionEvent(ev) {
-		pctx, cancel := context.WithTimeout(ctx, opts.GateTimeout)
-		defer cancel()
-		answer, err := post.Post(pctx, body, true)
-		if err == nil {
-			err = CheckPermissionAnswer(answer)
-		}
-		if err != nil {
-			if opts.Stderr != nil {
-				fmt.Fprintf(opts.Stderr, "plandash hook copilot: no decision from plandash (%v); Copilot CLI's prompt asks you\n", err)
+	hookkit.Run(ctx, stdin, stdout, post, hookkit.Spec{
+		Agent: "copilot", MaxEvent: MaxEventBytes,
+		CaptureTimeout: opts.CaptureTimeout, GateTimeout: opts.GateTimeout, Log: opts.Log, Stderr: opts.Stderr,
+		Prepare: func(ctx context.Context, body []byte, log *slog.Logger) (hookkit.Post, error) {
+			ev, err := Decode(body)
+			if err != nil {
+				return hookkit.Post{}, err
 			}
-			return nil
-		}
-		if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-			log.Warn("plandash hook copilot: write answer", "err", err)
-		}
-		return nil
-	}
-	gate := IsGateEvent(ev)
-	limit := opts.CaptureTimeout
-	if gate {
-		limit = opts.GateTimeout
-	}
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	answer, err := post.Post(pctx, body, gate)
-	switch {
-	case err != nil && !gate:
-		log.Warn("plandash hook copilot: post failed; Copilot CLI goes on", "event", ev.HookEventName, "err", err)
-		return nil
-	case !gate:
-		return nil
-	case err != nil:
-		toTerminal(opts.Stderr, "plandash could not get a decision on this plan: "+err.Error())
-		return nil
-	}
-	if err := CheckAnswer(answer); err != nil {
-		toTerminal(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
-		return nil
-	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn("plandash hook copilot: write answer", "err", err)
-	}
+			if opts.Event != "" {
+				ev.HookEventName = opts.Event
+			}
+			ev.NoGate = ev.NoGate || opts.NoGate
+			if ev.HookEventName == EventPreToolUse && ev.ToolName != ToolExitPlanMode && ev.ToolName != ToolAskUser {
+				return hookkit.Post{Kind: hookkit.Skip}, nil
+			}
+			if ev.HookEventName == EventPermissionRequest && (ev.NoGate || inSessionFolder(ev, opts.CopilotHome)) {
+				// The prompt asks (or, for the session's own files such as plan.md, Copilot lets
+				// it through unasked); nothing to record that postToolUse will not say.
+				return hookkit.Post{Kind: hookkit.Skip}, nil
+			}
+			p := hookkit.Post{Kind: hookkit.Capture, Body: enrich(ctx, ev, opts, log), Name: ev.HookEventName}
+			switch {
+			case IsQuestionEvent(ev):
+				p.Kind, p.Check = hookkit.Wait, CheckQuestionAnswer
+			case IsPermissionEvent(ev):
+				p.Kind, p.Check, p.Fallback = hookkit.Wait, CheckPermissionAnswer, promptAsks
+			case IsGateEvent(ev):
+				p.Kind, p.Check, p.Fallback = hookkit.Wait, CheckAnswer, menuAsks
+			}
+			return p, nil
+		},
+	})
 	return nil
 }
 
-// toTerminal says on stderr why Copilot CLI's own menu asks.
-func toTerminal(stderr io.Writer, why string) {
-	if stderr != nil {
-		fmt.Fprintf(stderr, "plandash hook copilot: %s; Copilot CLI's menu asks you instead\n", why)
-	}
+// promptAsks is a permission's answer when plandash reached no decision: nothing, so Copilot
+// CLI's own prompt asks, and why.
+func promptAsks(m hookkit.Miss) ([]byte, string) {
+	return nil, fmt.Sprintf("no decision from plandash (%v); Copilot CLI's prompt asks you", m.Err)
+}
+
+// menuAsks is the plan's answer when plandash reached no decision: nothing, so Copilot CLI's own
+// menu asks, and why.
+func menuAsks(m hookkit.Miss) ([]byte, string) {
+	return nil, m.Reason("plan") + "; Copilot CLI's menu asks you instead"
 }
 
 // enrich adds the event's name and what only the agent's machine knows: its name, the todo list
@@ -175,23 +131,12 @@ func enrich(ctx context.Context, ev Event, opts HookOptions, log *slog.Logger) [
 			log.Warn("plandash hook copilot: read plan.md", "err", err)
 		}
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(ev.Raw, &m) != nil {
-		return ev.Raw // Decode accepted it as an object: cannot happen
-	}
 	if ev.HookEventName == EventPostToolUse && ev.ToolName != ToolAskUser {
 		// The dashboard shows a tool call by its title: its result (the project's code, a
 		// command's output) stays on this machine. ask_user's answer is kept: it is shown.
-		m["toolResult"], _ = json.Marshal(map[string]string{"resultType": ev.ResultType})
+		add["toolResult"] = map[string]string{"resultType": ev.ResultType}
 	}
-	for k, v := range add {
-		m[k], _ = json.Marshal(v)
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return ev.Raw
-	}
-	return out
+	return hookkit.AddFields(ev.Raw, add)
 }
 
 // inSessionFolder reports whether a permission request is for a file in Copilot CLI's own
