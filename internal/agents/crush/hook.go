@@ -1,9 +1,7 @@
 package crush
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,63 +32,32 @@ type HookOptions struct {
 // nothing, which Crush reads as "no opinion": its own dialog or prompt asks.
 // It never fails the agent: anything that goes wrong prints nothing and returns nil.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post hookkit.Poster, opts HookOptions) error {
-	if opts.CaptureTimeout <= 0 {
-		opts.CaptureTimeout = 5 * time.Second
-	}
-	if opts.QuestionTimeout <= 0 {
-		opts.QuestionTimeout = 12 * time.Hour
-	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.CaptureTimeout)
-	if err != nil {
-		log.Warn("plandash hook crush: no event read", "err", err)
-		return nil
-	}
-	ev, err := Decode(body)
-	if err != nil {
-		log.Warn("plandash hook crush: not a hook event", "err", err)
-		return nil
-	}
-	if opts.Host != "" && ev.Host == "" {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(ev.Raw, &m) == nil {
-			m["plandash_host"], _ = json.Marshal(opts.Host)
-			if b, err := json.Marshal(m); err == nil {
-				body = b
+	hookkit.Run(ctx, stdin, stdout, post, hookkit.Spec{
+		Agent: "crush", MaxEvent: MaxEventBytes,
+		CaptureTimeout: opts.CaptureTimeout, GateTimeout: opts.QuestionTimeout, Log: opts.Log, Stderr: opts.Stderr,
+		Prepare: func(_ context.Context, body []byte, _ *slog.Logger) (hookkit.Post, error) {
+			ev, err := Decode(body)
+			if err != nil {
+				return hookkit.Post{}, err
 			}
-		}
-	}
-	if IsQuestionEvent(ev) {
-		if err := hookkit.Ask(ctx, post, body, opts.QuestionTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "crush"); err != nil {
-			log.Warn("plandash hook crush: " + err.Error())
-		}
-		return nil
-	}
-	held := IsPermissionEvent(ev)
-	limit := opts.CaptureTimeout
-	if held {
-		limit = opts.QuestionTimeout
-	}
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	answer, err := post.Post(pctx, body, held)
-	if err == nil && held {
-		err = CheckPermissionAnswer(answer)
-	}
-	switch {
-	case err != nil && held:
-		if opts.Stderr != nil {
-			fmt.Fprintf(opts.Stderr, "plandash hook crush: no decision from plandash (%v); Crush's prompt asks you\n", err)
-		}
-	case err != nil:
-		log.Warn("plandash hook crush: post failed; Crush goes on", "tool", ev.ToolName, "err", err)
-	case held:
-		if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-			log.Warn("plandash hook crush: write answer", "err", err)
-		}
-	}
+			if opts.Host != "" && ev.Host == "" {
+				body = hookkit.AddFields(ev.Raw, map[string]any{"plandash_host": opts.Host})
+			}
+			p := hookkit.Post{Kind: hookkit.Capture, Body: body, Name: ev.ToolName}
+			switch {
+			case IsQuestionEvent(ev):
+				p.Kind, p.Check = hookkit.Wait, CheckQuestionAnswer
+			case IsPermissionEvent(ev):
+				p.Kind, p.Check, p.Fallback = hookkit.Wait, CheckPermissionAnswer, promptAsks
+			}
+			return p, nil
+		},
+	})
 	return nil
+}
+
+// promptAsks is a held call's answer when plandash reached no decision: nothing, so Crush's own
+// prompt asks, and why.
+func promptAsks(m hookkit.Miss) ([]byte, string) {
+	return nil, fmt.Sprintf("no decision from plandash (%v); Crush's prompt asks you", m.Err)
 }
