@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -60,60 +59,32 @@ func DataDir(getenv func(string) string) string {
 // the hook prints a cancel, so Cline stays in plan mode and the person at the terminal decides,
 // and says why on Stderr.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, opts HookOptions) error {
-	if opts.CaptureTimeout <= 0 {
-		opts.CaptureTimeout = 5 * time.Second
-	}
 	if opts.GateTimeout <= 0 || opts.GateTimeout >= HookLimit {
 		opts.GateTimeout = HookLimit - 10*time.Second
 	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.CaptureTimeout)
-	if err != nil {
-		log.Warn("plandash hook cline: no event read", "err", err)
-		return nil
-	}
-	ev, err := Decode(body)
-	if err != nil {
-		log.Warn("plandash hook cline: not a hook event", "err", err)
-		return nil
-	}
-	body = enrich(ev, opts)
-	gate := IsGateEvent(ev)
-	limit := opts.CaptureTimeout
-	if gate {
-		limit = opts.GateTimeout
-	}
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	answer, err := post.Post(pctx, body, gate)
-	switch {
-	case err != nil && !gate:
-		log.Warn("plandash hook cline: post failed; Cline goes on", "event", ev.HookName, "err", err)
-		return nil
-	case !gate:
-		return nil
-	case err != nil:
-		answer = stayInPlan(opts.Stderr, "plandash could not get a decision on this plan: "+err.Error())
-	default:
-		if err := CheckAnswer(answer); err != nil {
-			answer = stayInPlan(opts.Stderr, "plandash's answer on this plan was unusable: "+err.Error())
-		}
-	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn("plandash hook cline: write answer", "err", err)
-	}
+	hookkit.Run(ctx, stdin, stdout, post, hookkit.Spec{
+		Agent: "cline", MaxEvent: MaxEventBytes,
+		CaptureTimeout: opts.CaptureTimeout, GateTimeout: opts.GateTimeout, Log: opts.Log, Stderr: opts.Stderr,
+		Prepare: func(_ context.Context, body []byte, _ *slog.Logger) (hookkit.Post, error) {
+			ev, err := Decode(body)
+			if err != nil {
+				return hookkit.Post{}, err
+			}
+			p := hookkit.Post{Kind: hookkit.Capture, Body: enrich(ev, opts), Name: ev.HookName}
+			if IsGateEvent(ev) {
+				p.Kind, p.Check, p.Fallback = hookkit.Wait, CheckAnswer, stayInPlan
+			}
+			return p, nil
+		},
+	})
 	return nil
 }
 
-// stayInPlan says why on stderr and returns the answer that keeps Cline in plan mode.
-func stayInPlan(stderr io.Writer, why string) []byte {
-	if stderr != nil {
-		fmt.Fprintf(stderr, "plandash hook cline: %s; Cline stays in plan mode\n", why)
-	}
-	return Answer(Decision{Cancel: true, Reason: why + ". Nobody approved this plan in plandash: Cline stays in plan mode."})
+// stayInPlan is the gate's answer when plandash reached no decision: a cancel that keeps Cline
+// in plan mode, and why.
+func stayInPlan(m hookkit.Miss) ([]byte, string) {
+	why := m.Reason("plan")
+	return Answer(Decision{Cancel: true, Reason: why + ". Nobody approved this plan in plandash: Cline stays in plan mode."}), why + "; Cline stays in plan mode"
 }
 
 // enrich adds what only the agent's machine knows: its name, and for a turn's end the mode of
@@ -140,21 +111,7 @@ func enrich(ev Event, opts HookOptions) []byte {
 			add["plandash_interactive"] = i
 		}
 	}
-	if len(add) == 0 {
-		return ev.Raw
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(ev.Raw, &m) != nil {
-		return ev.Raw // Decode accepted it as an object: cannot happen
-	}
-	for k, v := range add {
-		m[k], _ = json.Marshal(v)
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return ev.Raw
-	}
-	return out
+	return hookkit.AddFields(ev.Raw, add)
 }
 
 // maxSessionFile bounds the read of a session's metadata file (a few hundred bytes).
