@@ -21,6 +21,9 @@ CLAUDE_VERSION=2.1.328  # verified in shared/spec/agents.md §11
 CODEX_VERSION=0.169.0   # verified in shared/spec/agents.md §11
 GEMINI_VERSION=0.61.0   # newest on npm when pinned
 OPENCODE_VERSION=1.18.33 # newest on npm when pinned
+# qwen, kilo: added for issue 29
+QWEN_VERSION=0.24.4     # newest on npm when pinned
+KILO_VERSION=7.7.7      # 7.8.1 is newest, but its platform package is not on the registry here
 
 cache=${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}
 
@@ -97,6 +100,20 @@ opencode() {
 	found opencode "$p/node_modules/opencode-$os-$arch/bin/opencode"
 }
 
+# qwen: Qwen Code, a bundled JS entry point (node >= 20).
+qwen() {
+	local p=$cache/qwen-code@$QWEN_VERSION
+	install "$p" "@qwen-code/qwen-code@$QWEN_VERSION"
+	found qwen "$p/node_modules/@qwen-code/qwen-code/cli.js"
+}
+
+# kilo: Kilo Code's CLI; the platform package carries the native binary.
+kilo() {
+	local p=$cache/kilo@$KILO_VERSION
+	install "$p" "@kilocode/cli@$KILO_VERSION"
+	found kilo "$p/node_modules/@kilocode/cli-$os-$arch/bin/kilo"
+}
+
 installed_only=0
 if [[ ${1:-} == --installed-only ]]; then
 	installed_only=1
@@ -107,6 +124,7 @@ agents=("$@")
 for a in "${agents[@]}"; do
 	case $a in
 	claude | codex | gemini | opencode) "$a" ;;
+	qwen | kilo) "$a" ;; # qwen, kilo
 	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini or opencode)" >&2; exit 2 ;;
 	esac
 done
