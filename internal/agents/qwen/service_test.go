@@ -151,9 +151,11 @@ func (f funcPoster) Post(ctx context.Context, _ []byte, _ bool) ([]byte, error) 
 func TestRunHookNeverBreaksTheAgent(t *testing.T) {
 	body := fixture(t, "permission_exit_plan_mode.json")
 	for name, post := range map[string]funcPoster{
-		"down":  func(context.Context) ([]byte, error) { return nil, context.DeadlineExceeded },
-		"allow": func(context.Context) ([]byte, error) { return []byte(`{"hookSpecificOutput":{"decision":{"behavior":"allow"}}}`), nil },
-		"html":  func(context.Context) ([]byte, error) { return []byte(`<html>`), nil },
+		"down": func(context.Context) ([]byte, error) { return nil, context.DeadlineExceeded },
+		"allow": func(context.Context) ([]byte, error) {
+			return []byte(`{"hookSpecificOutput":{"decision":{"behavior":"allow"}}}`), nil
+		},
+		"html": func(context.Context) ([]byte, error) { return []byte(`<html>`), nil },
 	} {
 		var out, errOut bytes.Buffer
 		if err := RunHook(context.Background(), bytes.NewReader(body), &out, post, HookOptions{Stderr: &errOut}); err != nil || out.Len() != 0 {
