@@ -33,6 +33,13 @@ type PluginOptions struct {
 	Server string `json:"server,omitempty"`
 	// TokenFile is read for the bearer token when $PLANDASH_TOKEN is not set.
 	TokenFile string `json:"tokenFile,omitempty"`
+	// Hook is the word of the route the plugin posts to, /api/v1/hooks/HOOK: "opencode" when
+	// empty; a fork's own (Flavor.Hook) otherwise.
+	Hook string `json:"hook,omitempty"`
+	// PlanQuestion is a fork's plan hand-off question when it names no plan file (Kilo's
+	// "Ready to implement?"): the plugin then sends the file the session's last plan_exit call
+	// reported.
+	PlanQuestion string `json:"planQuestion,omitempty"`
 	// Root confines the plugin file to a directory, for a project install: neither ".." nor a
 	// symlink may lead out of it. Empty for the user's own plugins directory. Not baked in.
 	Root string `json:"-"`
@@ -40,7 +47,7 @@ type PluginOptions struct {
 
 // Plugin is the plugin's source with opts baked in.
 func Plugin(opts PluginOptions) []byte {
-	cfg, _ := json.Marshal(opts) // two strings: this cannot fail
+	cfg, _ := json.Marshal(opts) // strings only: this cannot fail
 	line := "const CONFIG = " + string(cfg) + "; // plandash:config"
 	return []byte(strings.Replace(pluginSource, configLine, line, 1))
 }

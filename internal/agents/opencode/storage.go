@@ -54,7 +54,7 @@ func NewStorage(path string, apply Applier, host string, since time.Duration, lo
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	return &Storage{path: path, core: newCore(apply, nil, host, 0, nil, log), every: 2 * time.Second, since: since, now: now, log: log}
+	return &Storage{path: path, core: newCore(nil, apply, nil, host, 0, nil, log), every: 2 * time.Second, since: since, now: now, log: log}
 }
 
 // Run polls until ctx ends. The database need not exist yet.
@@ -161,7 +161,7 @@ func storedBatch(r storedSession, todos []Todo, host string) *batch {
 	if len(r.ID) > 255 {
 		r.ID = r.ID[:255]
 	}
-	b := newBatch(r.ID, &SessionInfo{ID: r.ID, Directory: clip(r.Directory, 4096), Title: clip(r.Title, 512), Host: host, via: plans.ViaTranscript}, host)
+	b := newBatch(&OpenCode, r.ID, &SessionInfo{ID: r.ID, Directory: clip(r.Directory, 4096), Title: clip(r.Title, 512), Host: host, via: plans.ViaTranscript}, host)
 	if len(todos) > 0 {
 		for i := range todos {
 			todos[i].Content = clip(todos[i].Content, 4096)
