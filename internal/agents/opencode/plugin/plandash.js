@@ -21,6 +21,11 @@ const POST_TIMEOUT_MS = 3000;
 const PLAN_AT = /^Plan at (.+) is complete\. Would you like to switch to the build agent/;
 const MAX_PLAN = 512 * 1024;
 const MAX_QUEUE = 256;
+// A fork's plan hand-off question may reach no plugin (Kilo 7.7 asks it on its own event
+// stream only): the plugin then looks for it on the agent's server after plan_exit, every
+// POLL_MS for up to POLL_FOR_MS, and afterwards until it is answered.
+const POLL_MS = 500;
+const POLL_FOR_MS = 120000;
 
 function target() {
   const env = (globalThis.process && process.env) || {};
@@ -156,6 +161,44 @@ export const PlandashPlugin = async ({ client, directory, worktree, serverUrl })
     if (typeof file !== "string" || !part.sessionID) return;
     if (planFiles.size >= MAX_QUEUE) planFiles.clear();
     planFiles.set(part.sessionID, file);
+    if (CONFIG.planQuestion) watchPlanQuestion(part.sessionID);
+  }
+
+  // pendingQuestions lists the questions the agent's server waits on (GET /question).
+  async function pendingQuestions() {
+    const raw = client && client._client;
+    if (!raw || typeof raw.get !== "function") return [];
+    const res = await raw.get({ url: "/question" });
+    const list = res && (res.data !== undefined ? res.data : res);
+    return Array.isArray(list) ? list : [];
+  }
+
+  const seenQuestions = new Set(); // ids of hand-off questions already forwarded
+  // watchPlanQuestion forwards the session's plan hand-off question once the server asks it,
+  // as the question.asked event it would have been, and once it is answered (by anyone) the
+  // question.replied event, so plandash closes its request.
+  async function watchPlanQuestion(sessionID) {
+    let found = null;
+    for (const end = Date.now() + POLL_FOR_MS; !found && Date.now() < end; ) {
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      try {
+        found = (await pendingQuestions()).find((q) => q && q.sessionID === sessionID && !seenQuestions.has(q.id) &&
+          Array.isArray(q.questions) && q.questions.length === 1 && q.questions[0].question === CONFIG.planQuestion);
+      } catch {}
+    }
+    if (!found) return;
+    if (seenQuestions.size >= MAX_QUEUE) seenQuestions.clear();
+    seenQuestions.add(found.id);
+    forward({ type: "question.asked", properties: found });
+    for (;;) {
+      await new Promise((r) => setTimeout(r, POLL_MS * 4));
+      let open = true;
+      try {
+        open = (await pendingQuestions()).some((q) => q && q.id === found.id);
+      } catch {}
+      if (!open) break;
+    }
+    forward({ type: "question.replied", properties: { sessionID, requestID: found.id } });
   }
 
   return {
