@@ -6,7 +6,9 @@
 package kilo
 
 import (
+	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/plandash/plandash/internal/agents/opencode"
 )
@@ -86,4 +88,20 @@ func InstallPlugin(dir string, opts opencode.PluginOptions) (opencode.InstallRep
 // UninstallPlugin removes plandash's plugin file from dir, and nothing else.
 func UninstallPlugin(dir, root string) (opencode.InstallReport, error) {
 	return opencode.UninstallPlugin(dir, root)
+}
+
+// StoragePath is Kilo's database: $XDG_DATA_HOME/kilo/kilo.db, by default
+// ~/.local/share/kilo/kilo.db (`kilo debug paths`), with OpenCode's session and todo tables.
+func StoragePath(getenv func(string) string) string {
+	if x := getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "kilo", "kilo.db")
+	}
+	return filepath.Join(getenv("HOME"), ".local", "share", "kilo", "kilo.db")
+}
+
+// NewStorage follows Kilo's database read-only, as opencode.Storage follows OpenCode's: the
+// sessions changed in the last since (7 days when zero), their todo lists and what they cost,
+// without the plugin.
+func NewStorage(path string, apply opencode.Applier, host string, since time.Duration, log *slog.Logger, now func() time.Time) *opencode.Storage {
+	return opencode.NewStorageFor(&Flavor, path, apply, host, since, log, now)
 }

@@ -172,4 +172,17 @@ func TestRealKiloTodos(t *testing.T) {
 		d.Session.Agent != AgentName || d.Session.Cwd != k.Dir {
 		t.Errorf("session %+v plans %+v", d.Session, d.Plans)
 	}
+
+	// The same session, read from the database the real Kilo wrote, with no plugin.
+	disc := agenttest.Plans(t)
+	st := NewStorage(StoragePath(func(key string) string {
+		return map[string]string{"HOME": k.Home, "XDG_DATA_HOME": filepath.Join(k.Home, ".local", "share")}[key]
+	}), disc, "server", 0, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_ = st.Run(ctx)
+	found, err := disc.Session(context.Background(), list[0].ID)
+	if err != nil || len(found.Plans) != 1 || len(found.Plans[0].Entries) != 2 || found.Session.Agent != AgentName {
+		t.Errorf("from kilo.db: %+v (%v)", found, err)
+	}
 }
