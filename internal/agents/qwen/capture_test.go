@@ -51,6 +51,17 @@ func TestCaptureFixtures(t *testing.T) {
 	if err := os.WriteFile(filepath.Join("testdata", "captured", "todos.jsonl"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	chats, _ := filepath.Glob(filepath.Join(q.Home, ".qwen", "projects", "*", "chats", "*.jsonl"))
+	if len(chats) != 1 {
+		t.Fatalf("chat files: %v", chats)
+	}
+	chat, err := os.ReadFile(chats[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "captured", "chat.jsonl"), chat, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range srv.MainRequests() {
 		t.Logf("tool results: %+v", r.ToolResults())
 		var names []string

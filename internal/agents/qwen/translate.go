@@ -31,6 +31,9 @@ type State struct {
 	Announce bool
 	// Host is the machine's name, recorded with the session.
 	Host string
+	// Via says where the session is seen from: plans.ViaHooks when empty, plans.ViaTranscript
+	// for the discoverer.
+	Via string
 }
 
 // Translate turns one hook event into ACP JSON-RPC messages (the NDJSON lines POST
@@ -47,7 +50,11 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		"clientInfo": map[string]any{"name": "plandash-hook"}},
 		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
 	if st.Announce || ev.HookEventName == EventSessionStart {
-		meta := map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks}
+		via := st.Via
+		if via == "" {
+			via = plans.ViaHooks
+		}
+		meta := map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": via}
 		if ev.TranscriptPath != "" {
 			meta["transcriptPath"] = ev.TranscriptPath
 		}
