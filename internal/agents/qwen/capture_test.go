@@ -1,6 +1,8 @@
 package qwen
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,7 +50,18 @@ func TestCaptureFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no events recorded: %v\nstdout: %s\nstderr: %s\n%s", err, res.Stdout, res.Stderr, srv.Summary())
 	}
-	if err := os.WriteFile(filepath.Join("testdata", "captured", "todos.jsonl"), b, 0o644); err != nil {
+	// Qwen runs hooks in parallel: two records can land on one line. One event a line again.
+	var lines bytes.Buffer
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		lines.Write(v)
+		lines.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "captured", "todos.jsonl"), lines.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	chats, _ := filepath.Glob(filepath.Join(q.Home, ".qwen", "projects", "*", "chats", "*.jsonl"))

@@ -111,6 +111,13 @@ func TestRealQwenTodos(t *testing.T) {
 		t.Fatalf("qwen: %v\nstdout: %s\nstderr: %s\nrequests:\n%s", res.Err, res.Stdout, res.Stderr, srv.Summary())
 	}
 	checkTodos(t, p, "agent-box")
+
+	// The same session, found in the chat file the real CLI wrote, with no hook.
+	disc := newPlans(t)
+	discover(t, NewService(disc, nil, Config{Host: "agent-box"}), ChatDir(func(k string) string {
+		return map[string]string{"HOME": q.Home}[k]
+	}))
+	checkTodos(t, disc, "agent-box")
 }
 
 // TestRealQwenGate: the REAL Qwen Code, interactive under tmux in plan mode, calls
