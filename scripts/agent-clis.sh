@@ -2,7 +2,7 @@
 # Installs the coding agents' real CLIs from npm into a cache directory (never globally, never
 # inside the repository) and prints where each runnable binary is, one "name=path" line each.
 #
-#   scripts/agent-clis.sh                 # all four agents
+#   scripts/agent-clis.sh                 # every agent the tests run
 #   scripts/agent-clis.sh claude codex    # only these
 #   scripts/agent-clis.sh --installed-only claude
 #                                         # never install: exit 3 when claude is not there yet
@@ -21,6 +21,14 @@ CLAUDE_VERSION=2.1.328  # verified in shared/spec/agents.md §11
 CODEX_VERSION=0.169.0   # verified in shared/spec/agents.md §11
 GEMINI_VERSION=0.61.0   # newest on npm when pinned
 OPENCODE_VERSION=1.18.33 # newest on npm when pinned
+# droid: the native binary's own package (see droid() below)
+DROID_VERSION=0.225.2
+# amp: @ampcode/cli (what @sourcegraph/amp 0.0.1790142911-g7618fb depends on, exactly)
+AMP_VERSION=0.0.1790142911-g7618fb
+COPILOT_VERSION=1.0.102  # GitHub Copilot CLI: newest on npm when pinned
+CRUSH_VERSION=0.96.1     # Crush: newest on npm when pinned; its real-CLI tests ran v0.90.0 built from source (internal/agents/crush/testdata/README.md)
+PI_VERSION=0.73.1     # newest on npm when pinned
+CLINE_VERSION=3.0.65  # newest on npm when pinned
 # qwen, kilo: added for issue 29
 QWEN_VERSION=0.24.4     # newest on npm when pinned
 KILO_VERSION=7.7.7      # 7.8.1 is newest, but its platform package is not on the registry here
@@ -100,6 +108,68 @@ opencode() {
 	found opencode "$p/node_modules/opencode-$os-$arch/bin/opencode"
 }
 
+# droid: @factory/cli 0.225.1 lists its platform packages at 0.225.1 as optional
+# dependencies, but the registry holds them only at 0.225.2 (checked 2026-11-28), so npm
+# installs the wrapper without a binary. The platform package is installed directly instead:
+# it is the whole CLI, a self-contained executable.
+droid() {
+	local p=$cache/droid@$DROID_VERSION
+	install "$p" "@factory/cli-$os-$arch@$DROID_VERSION"
+	found droid "$p/node_modules/@factory/cli-$os-$arch/bin/droid"
+}
+
+# amp: the wrapper finds its platform package's binary; the binary itself is run here.
+amp() {
+	local p=$cache/amp@$AMP_VERSION
+	install "$p" "@ampcode/cli@$AMP_VERSION"
+	found amp "$p/node_modules/@ampcode/cli-$os-$arch/amp"
+}
+
+# GitHub Copilot CLI: the platform package carries a native binary, which unpacks its JS
+# runtime into $XDG_CACHE_HOME/copilot/pkg on first run.
+copilot() {
+	local p=$cache/copilot@$COPILOT_VERSION
+	install "$p" "@github/copilot@$COPILOT_VERSION"
+	found copilot "$p/node_modules/@github/copilot-$os-$arch/copilot"
+}
+
+# Crush: the npm package holds no binary; its install.js downloads the release archive from
+# GitHub and checks its sha256. It runs here (lifecycle scripts are skipped above) whenever the
+# binary is missing, so a failed download is tried again next time.
+crush() {
+	local p=$cache/crush@$CRUSH_VERSION
+	install "$p" "@charmland/crush@$CRUSH_VERSION"
+	local pkg=$p/node_modules/@charmland/crush
+	if [[ ! -e $pkg/bin/crush ]]; then
+		if ((installed_only)); then
+			echo "agent-clis: crush's binary was never downloaded into $pkg/bin" >&2
+			exit 3
+		fi
+		if ! (cd "$pkg" && node install.js) >"$p/download.log" 2>&1; then
+			# Exit 4: not available on this machine (no route to GitHub); its tests skip, saying so.
+			echo "agent-clis: crush's install.js could not download its binary from GitHub releases (set PLANDASH_CRUSH to a crush binary):" >&2
+			cat "$p/download.log" >&2
+			exit 4
+		fi
+	fi
+	found crush "$pkg/bin/crush"
+}
+
+# pi: a JS entry point, run with node (the package needs node >= 20.6).
+pi() {
+	local p=$cache/pi-coding-agent@$PI_VERSION
+	install "$p" "@mariozechner/pi-coding-agent@$PI_VERSION"
+	found pi "$p/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"
+}
+
+# cline: the platform package carries the compiled binary (Bun embedded); the npm wrapper only
+# finds and runs it.
+cline() {
+	local p=$cache/cline@$CLINE_VERSION
+	install "$p" "cline@$CLINE_VERSION"
+	found cline "$p/node_modules/@cline/cli-$os-$arch/bin/cline"
+}
+
 # qwen: Qwen Code, a bundled JS entry point (node >= 20).
 qwen() {
 	local p=$cache/qwen-code@$QWEN_VERSION
@@ -120,11 +190,11 @@ if [[ ${1:-} == --installed-only ]]; then
 	shift
 fi
 agents=("$@")
-((${#agents[@]})) || agents=(claude codex gemini opencode)
+((${#agents[@]})) || agents=(claude codex gemini opencode droid amp copilot pi cline)
 for a in "${agents[@]}"; do
 	case $a in
-	claude | codex | gemini | opencode) "$a" ;;
+	claude | codex | gemini | opencode | droid | amp | copilot | crush | pi | cline) "$a" ;;
 	qwen | kilo) "$a" ;; # qwen, kilo
-	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini or opencode)" >&2; exit 2 ;;
+	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, droid, amp, copilot, crush, pi or cline)" >&2; exit 2 ;;
 	esac
 done

@@ -2,13 +2,16 @@ package main
 
 import (
 	"errors"
+	"maps"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/agents/registry"
 )
 
 // TestServeDiscoverFlags: --discover-days outside 1–3650 is a usage error that says what is
-// allowed and how to turn discovery off; where agents keep their sessions follows HOME and
-// CLAUDE_CONFIG_DIR, and --discover=false reads none of them.
+// allowed and how to turn discovery off; where agents keep their sessions follows HOME,
+// CLAUDE_CONFIG_DIR, CODEX_HOME and XDG_DATA_HOME, and --discover=false reads none of them.
 func TestServeDiscoverFlags(t *testing.T) {
 	env := func(k string) string { return map[string]string{"HOME": "/home/dev"}[k] }
 	for _, days := range []string{"0", "-3", "4000"} {
@@ -17,22 +20,32 @@ func TestServeDiscoverFlags(t *testing.T) {
 			t.Errorf("--discover-days %s: %v %q", days, err, stderr)
 		}
 	}
-	if got := claudeProjects(env); got != "/home/dev/.claude/projects" {
-		t.Errorf("claudeProjects = %q", got)
+	want := map[string]string{
+		"claude":   "/home/dev/.claude/projects",
+		"codex":    "/home/dev/.codex/sessions",
+		"gemini":   "/home/dev/.gemini/tmp",
+		"opencode": "/home/dev/.local/share/opencode/opencode.db",
+		"droid":    "/home/dev/.factory/sessions",
+		"copilot":  "/home/dev/.copilot/session-state",
+		"pi":       "/home/dev/.pi/agent/sessions",
 	}
-	if got := claudeProjects(func(k string) string { return map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/cfg"}[k] }); got != "/cfg/projects" {
-		t.Errorf("claudeProjects with CLAUDE_CONFIG_DIR = %q", got)
+	if got := discoverDirs(true, codexSessions(env, false), env); !maps.Equal(got, want) {
+		t.Errorf("discoverDirs = %v, want %v", got, want)
 	}
-	if got := homeDir(env, ".gemini", "tmp"); got != "/home/dev/.gemini/tmp" {
-		t.Errorf("homeDir = %q", got)
+	if got := discoverDirs(false, "/x", env); len(got) != 0 {
+		t.Errorf("--discover=false reads %v", got)
 	}
-	if got := openCodeDB(env); got != "/home/dev/.local/share/opencode/opencode.db" {
-		t.Errorf("openCodeDB = %q", got)
+	if codexSessions(env, true) != "" {
+		t.Error("the demo follows Codex's rollouts")
 	}
-	if got := openCodeDB(func(k string) string { return map[string]string{"XDG_DATA_HOME": "/d"}[k] }); got != "/d/opencode/opencode.db" {
-		t.Errorf("openCodeDB with XDG_DATA_HOME = %q", got)
-	}
-	if discovered(false, "/home/dev/.claude/projects") != "" || discovered(true, "/x") != "/x" {
-		t.Error("discovered does not follow --discover")
+	for _, c := range []struct{ agent, key, value, want string }{
+		{"claude", "CLAUDE_CONFIG_DIR", "/cfg", "/cfg/projects"},
+		{"codex", "CODEX_HOME", "/ch", "/ch/sessions"},
+		{"opencode", "XDG_DATA_HOME", "/d", "/d/opencode/opencode.db"},
+	} {
+		a, _ := registry.Lookup(c.agent)
+		if got := a.Sessions(func(k string) string { return map[string]string{"HOME": "/h", c.key: c.value}[k] }); got != c.want {
+			t.Errorf("%s's sessions with %s=%s: %q, want %q", c.agent, c.key, c.value, got, c.want)
+		}
 	}
 }

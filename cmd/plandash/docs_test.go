@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/plandash/plandash/internal/agents/registry"
 )
 
 // mdLink finds markdown links and images outside code: [text](target) and ![alt](target).
@@ -96,6 +98,8 @@ var foreignFlags = map[string]bool{
 	"skip-auth-strip-headers": true, "upstream": true,
 	// curl, docker compose, claude mcp add, opencode, docker-agent
 	"data-binary": true, "header": true, "build": true, "transport": true, "port": true, "data-dir": true,
+	// the agents' own CLIs: droid, copilot, cline, crush, qwen
+	"output-format": true, "use-spec": true, "plan": true, "acp": true, "yolo": true,
 	// CSS custom properties of the embed protocol
 	"bg": true, "panel": true, "text": true, "muted": true, "border": true, "accent": true,
 }
@@ -113,7 +117,7 @@ func TestDocumentedFlagsExist(t *testing.T) {
 	known := map[string]bool{}
 	commands := [][]string{{"serve"}, {"demo"}, {"ingest"}, {"url"}, {"acp"}, {"mcp"}, {"approval", "request"},
 		{"dag", "check"}, {"plans", "write"}, {"tokens", "create"}, {"doctor"}}
-	for _, agent := range []string{"claude", "codex", "gemini", "opencode"} {
+	for _, agent := range registry.Names(false) {
 		commands = append(commands, []string{"install", agent}, []string{"hook", agent})
 	}
 	for _, c := range commands {

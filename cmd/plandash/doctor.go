@@ -14,22 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/agents/codex"
-	"github.com/plandash/plandash/internal/agents/gemini"
-	"github.com/plandash/plandash/internal/agents/opencode"
+	"github.com/plandash/plandash/internal/agents/agentkit"
+	"github.com/plandash/plandash/internal/agents/registry"
 	"github.com/plandash/plandash/internal/agents/settingsfile"
 	"github.com/plandash/plandash/internal/client"
 )
-
-// testedVersions are the agents' CLI versions the real-CLI tests run (scripts/agent-clis.sh pins
-// the same; TestTestedVersionsMatchTheInstallScript keeps the two equal). Hook contracts change
-// between releases without notice, so doctor says when the installed one differs.
-var testedVersions = []struct{ agent, cli, version string }{
-	{"claude", "claude", "2.1.328"},
-	{"codex", "codex", "0.169.0"},
-	{"gemini", "gemini", "0.61.0"},
-	{"opencode", "opencode", "1.18.33"},
-}
 
 // doctorCmd is `plandash doctor`: everything a user can get wrong between an agent and the page,
 // one line each with the fix. It exits 1 when something is wrong.
@@ -59,15 +48,20 @@ func doctorCmd(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	proj, _ := filepath.Abs(*project)
-	for _, a := range testedVersions {
-		for _, line := range checkHooks(a.agent, proj, t, getenv) {
-			say(line.ok, fmt.Sprintf("%-9s %s", a.agent+":", line.text))
+	// Hook contracts change between releases without notice, so doctor says when the installed
+	// CLI is not the version the real-CLI tests run.
+	for _, a := range registry.All() {
+		for _, line := range checkHooks(a, proj, t, getenv) {
+			say(line.ok, fmt.Sprintf("%-9s %s", a.Name+":", line.text))
 		}
-		if v, err := cliVersion(ctx, a.cli, getenv); err == nil {
-			if strings.Contains(v, a.version) {
-				say(true, fmt.Sprintf("%-9s ✓ %s %s, the version plandash is tested with", a.agent+":", a.cli, a.version))
+		if a.CLI == "" {
+			continue
+		}
+		if v, err := cliVersion(ctx, a.CLI, getenv); err == nil {
+			if strings.Contains(v, a.Tested) {
+				say(true, fmt.Sprintf("%-9s ✓ %s %s, the version plandash is tested with", a.Name+":", a.CLI, a.Tested))
 			} else {
-				say(true, fmt.Sprintf("%-9s ! %s says %q; plandash is tested with %s: if its plans do not show, the agent's hooks may have changed", a.agent+":", a.cli, v, a.version))
+				say(true, fmt.Sprintf("%-9s ! %s says %q; plandash is tested with %s: if its plans do not show, the agent's hooks may have changed", a.Name+":", a.CLI, v, a.Tested))
 			}
 		}
 	}
@@ -82,84 +76,79 @@ type hookLine struct {
 	text string
 }
 
-// hookCommand matches the command an installed hook runs: the binary, then "hook AGENT", then
-// its flags.
-var hookCommandRe = regexp.MustCompile(`^(\S+) hook (claude|codex|gemini)\b(.*)$`)
+// hookCommandRe matches the command an installed hook runs: the binary, then "hook AGENT" (an
+// agent of the registry with command hooks), then its flags.
+func hookCommandRe() *regexp.Regexp {
+	names := registry.Names(true)
+	for i, n := range names {
+		names[i] = regexp.QuoteMeta(n)
+	}
+	return regexp.MustCompile(`^(\S+) hook (` + strings.Join(names, "|") + `)\b(.*)$`)
+}
 
 // checkHooks reads the agent's settings files, the user's and the project's, and checks each
-// plandash hook found: its binary exists, and it reports where the server is.
-func checkHooks(agent, project string, t client.Target, getenv func(string) string) []hookLine {
-	home := getenv("HOME")
-	var paths []string
-	switch agent {
-	case "claude":
-		paths = []string{filepath.Join(home, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json")}
-	case "codex":
-		dir := filepath.Join(home, ".codex")
-		if h := getenv("CODEX_HOME"); h != "" {
-			dir = h
-		}
-		paths = []string{filepath.Join(dir, "hooks.json"), filepath.Join(project, ".codex", "hooks.json")}
-	case "gemini":
-		paths = []string{filepath.Join(home, ".gemini", "settings.json"), filepath.Join(project, ".gemini", "settings.json")}
-	case "opencode":
+// plandash hook found: its binary exists, and it reports where the server is. For an agent
+// connected by a plugin, it says where the plugin is installed.
+func checkHooks(a agentkit.Agent, project string, t client.Target, getenv func(string) string) []hookLine {
+	if a.Plugins != nil {
 		var out []hookLine
-		for _, dir := range []string{opencode.PluginDir("", getenv), opencode.PluginDir(project, getenv)} {
-			if _, err := os.Stat(filepath.Join(dir, "plandash.js")); err == nil {
-				out = append(out, hookLine{true, "✓ plugin installed in " + dir + " (restart OpenCode after installing)"})
+		for _, p := range dedupe(a.Plugins(project, getenv)) {
+			if _, err := os.Stat(p); err == nil {
+				out = append(out, hookLine{true, "✓ plugin installed in " + filepath.Dir(p) + " (restart " + a.Title + " after installing)"})
 			}
 		}
 		if len(out) == 0 {
-			out = append(out, hookLine{true, "· not connected: `plandash install opencode`"})
+			out = append(out, hookLine{true, "· not connected: " + connectHint(a)})
 		}
 		return out
 	}
+	if a.Settings == nil {
+		return nil
+	}
+	re := hookCommandRe()
 	var out []hookLine
-	for _, p := range dedupe(paths) {
-		cmds, err := hookCommands(p)
+	for _, p := range dedupe(a.Settings(getenv("HOME"), project, getenv)) {
+		cmds, err := hookCommands(p, re)
 		if err != nil {
 			out = append(out, hookLine{false, fmt.Sprintf("✗ %s: %v", p, err)})
 			continue
 		}
 		seen := map[hookLine]bool{}
 		for _, c := range cmds {
-			if l := checkHook(c, p, t); !seen[l] {
+			if l := checkHook(re, c, p, t); !seen[l] {
 				seen[l] = true
 				out = append(out, l)
 			}
 		}
 		if len(cmds) > 0 {
-			if missing := missingEvents(agent, p); len(missing) > 0 {
+			if missing := missingEvents(a, p); len(missing) > 0 {
 				out = append(out, hookLine{false, fmt.Sprintf("✗ the hooks in %s are from an older plandash: nothing runs on %s (questions and turn ends do not reach plandash): run `plandash install %s` again",
-					p, strings.Join(missing, ", "), agent)})
+					p, strings.Join(missing, ", "), a.Name)})
 			}
 		}
 	}
 	if len(out) == 0 {
-		fix := "`plandash install " + agent + "`"
-		if agent != "codex" {
-			fix = "`plandash install " + agent + " --gate`"
-		} else {
-			fix += " for the gate (its sessions show without it)"
-		}
-		out = append(out, hookLine{true, "· no hooks installed: " + fix})
+		out = append(out, hookLine{true, "· no hooks installed: " + connectHint(a)})
 	}
 	return out
+}
+
+// connectHint is doctor's suggestion for an agent with nothing installed.
+func connectHint(a agentkit.Agent) string {
+	if a.Sessions != nil {
+		return "`" + a.Connect + "` for the gate (its sessions show without it)"
+	}
+	return "`" + a.Connect + "`"
 }
 
 // missingEvents are the events `plandash install agent` hooks that the settings file at path
 // has no plandash hook on (an install by an older plandash), for the agents whose settings name
 // hooks by event ({"hooks": {"Event": [{"hooks": [{"command": …}]}]}}).
-func missingEvents(agent, path string) []string {
-	var want []string
-	switch agent {
-	case "codex":
-		want = codex.HookEventNames()
-	case "gemini":
-		want = gemini.HookEventNames()
-	default:
+func missingEvents(a agentkit.Agent, path string) []string {
+	if a.HookEvents == nil {
 		return nil
 	}
+	want := a.HookEvents()
 	f, err := settingsfile.Read("", path)
 	if err != nil || !f.Exists {
 		return nil
@@ -172,7 +161,7 @@ func missingEvents(agent, path string) []string {
 	}
 	var missing []string
 	for _, ev := range want {
-		if !strings.Contains(string(v.Hooks[ev]), " hook "+agent) {
+		if !strings.Contains(string(v.Hooks[ev]), " hook "+a.Name) {
 			missing = append(missing, ev)
 		}
 	}
@@ -180,8 +169,8 @@ func missingEvents(agent, path string) []string {
 }
 
 // checkHook checks one installed hook command found in the settings file at path.
-func checkHook(command, path string, t client.Target) hookLine {
-	m := hookCommandRe.FindStringSubmatch(command)
+func checkHook(re *regexp.Regexp, command, path string, t client.Target) hookLine {
+	m := re.FindStringSubmatch(command)
 	bin, flags := m[1], m[3]
 	if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return hookLine{false, fmt.Sprintf("✗ the hooks in %s run %s, which is not there: install plandash (`go install ./cmd/plandash`) and run `plandash install %s` again", path, bin, m[2])}
@@ -197,7 +186,7 @@ func checkHook(command, path string, t client.Target) hookLine {
 
 // hookCommands are the plandash hook commands in a settings file (absent: none), read as
 // install reads it: bounded, regular files only.
-func hookCommands(path string) ([]string, error) {
+func hookCommands(path string, re *regexp.Regexp) ([]string, error) {
 	f, err := settingsfile.Read("", path)
 	if err != nil || !f.Exists {
 		return nil, err
@@ -220,7 +209,7 @@ func hookCommands(path string) ([]string, error) {
 				walk(x)
 			}
 		case string:
-			if hookCommandRe.MatchString(v) {
+			if re.MatchString(v) {
 				cmds = append(cmds, v)
 			}
 		}

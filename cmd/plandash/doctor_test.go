@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plandash/plandash/internal/agents/registry"
 	"github.com/plandash/plandash/internal/client"
 )
 
@@ -122,10 +123,13 @@ func TestTestedVersionsMatchTheInstallScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range testedVersions {
-		want := strings.ToUpper(v.agent) + "_VERSION=" + v.version
+	for _, a := range registry.All() {
+		if a.CLI == "" {
+			continue
+		}
+		want := strings.ToUpper(a.Name) + "_VERSION=" + a.Tested
 		if !strings.Contains(string(b), want) {
-			t.Errorf("scripts/agent-clis.sh has no %s: doctor and the tests disagree on %s's version", want, v.agent)
+			t.Errorf("scripts/agent-clis.sh has no %s: doctor and the tests disagree on %s's version", want, a.Name)
 		}
 	}
 }
@@ -140,7 +144,8 @@ func TestDoctorOlderHooks(t *testing.T) {
 		t.Fatalf("install: %v %s", err, errOut.String())
 	}
 	path := filepath.Join(env("HOME"), ".codex", "hooks.json")
-	if got := missingEvents("codex", path); len(got) != 0 {
+	codex, _ := registry.Lookup("codex")
+	if got := missingEvents(codex, path); len(got) != 0 {
 		t.Fatalf("a fresh install misses %v", got)
 	}
 	b, err := os.ReadFile(path)

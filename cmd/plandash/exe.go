@@ -75,26 +75,6 @@ func temporaryBinary(path string, getenv func(string) string) bool {
 	return false
 }
 
-// claudeSettings is the Claude Code settings file install writes: ~/.claude/settings.json for
-// the user; in a project, the local file Claude Code keeps out of git (settings.local.json),
-// since the hooks name this machine's binary by its absolute path, unless the team-shared
-// settings.json is asked for with --shared. Hooks of plandash already in the other project file
-// would run twice: say so.
-func claudeSettings(base string, project, shared bool, stderr io.Writer) string {
-	if !project {
-		return filepath.Join(base, "settings.json")
-	}
-	path, other := filepath.Join(base, "settings.local.json"), filepath.Join(base, "settings.json")
-	if shared {
-		path, other = other, path
-	}
-	if b, err := os.ReadFile(other); err == nil && strings.Contains(string(b), " hook claude") {
-		fmt.Fprintf(stderr, "plandash: %s also has plandash's hooks, which would run twice: remove them with `plandash install claude --project DIR --uninstall%s`\n",
-			other, map[bool]string{true: "", false: " --shared"}[shared])
-	}
-	return path
-}
-
 // onPath is the first executable file named name in the directories of getenv's PATH (not the
 // process's: tests and install name their own) that keep accepts; "" when there is none.
 func onPath(getenv func(string) string, name string, keep func(string) bool) string {

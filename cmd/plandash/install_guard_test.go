@@ -9,20 +9,49 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plandash/plandash/internal/agents/agentkit"
+	"github.com/plandash/plandash/internal/agents/registry"
 )
 
-// installTargets is the file each agent's project install writes, under the project.
-func installTargets() map[string]string {
-	return map[string]string{
-		"claude":   filepath.Join(".claude", "settings.local.json"),
-		"codex":    filepath.Join(".codex", "hooks.json"),
-		"gemini":   filepath.Join(".gemini", "settings.json"),
-		"opencode": filepath.Join(".opencode", "plugins", "plandash.js"),
+// installTargets is the file each agent's project install writes, under the project: found by
+// installing into a scratch project, as the one written there that doctor reads (its settings
+// or its plugin), so that every agent of the registry is covered.
+func installTargets(t *testing.T) map[string]string {
+	t.Helper()
+	targets := map[string]string{}
+	for _, a := range registry.All() {
+		if !a.Honours(agentkit.FlagProject) {
+			continue // installed for the user only; settingsfile's own tests guard the user's files
+		}
+		home, project := t.TempDir(), t.TempDir()
+		env := func(k string) string { return map[string]string{"HOME": home}[k] }
+		if _, err := installBounded(t, env, "", a.Name, "--project", project); err != nil {
+			t.Fatalf("install %s into a scratch project: %v", a.Name, err)
+		}
+		var read []string
+		if a.Settings != nil {
+			read = a.Settings(home, project, env)
+		}
+		if a.Plugins != nil {
+			read = append(read, a.Plugins(project, env)...)
+		}
+		for _, p := range filesUnder(t, project) {
+			if slices.Contains(read, p) {
+				rel, _ := filepath.Rel(project, p)
+				targets[a.Name] = rel
+			}
+		}
+		if targets[a.Name] == "" {
+			t.Fatalf("%s's project install wrote none of the files doctor reads (%v)", a.Name, read)
+		}
 	}
+	return targets
 }
 
 // installBounded runs `plandash install ARGS…` and fails the test when it has not returned
@@ -34,10 +63,13 @@ func installBounded(t *testing.T, env func(string) string, fifo string, args ...
 		err error
 	}
 	done := make(chan result, 1)
-	bin := fakeBinary(t) // what the hooks run: this test's own binary is temporary
+	args = append([]string{"install"}, args...)
+	if a, ok := registry.Lookup(args[1]); ok && a.Honours(agentkit.FlagCommand) {
+		args = append(args, "--command", fakeBinary(t)) // what the hooks run: this test's own binary is temporary
+	}
 	go func() {
 		var out, errOut bytes.Buffer
-		err := run(context.Background(), append(append([]string{"install"}, args...), "--command", bin), env, nil, &out, &errOut)
+		err := run(context.Background(), args, env, nil, &out, &errOut)
 		done <- result{out.String(), err}
 	}()
 	select {
@@ -91,7 +123,7 @@ func snapshot(t *testing.T, dirs ...string) string {
 // project, onto a read-only file, or onto a 200 MB file, returns at once with an error that
 // names the file and the reason, and writes nothing, in the project or outside it.
 func TestInstallRefusesWhatIsNotASettingsFile(t *testing.T) {
-	for agent, rel := range installTargets() {
+	for agent, rel := range installTargets(t) {
 		for _, tc := range []struct {
 			name string
 			// prepare makes the trap at target (under project) and returns the FIFO's path
@@ -117,8 +149,8 @@ func TestInstallRefusesWhatIsNotASettingsFile(t *testing.T) {
 			{"a read-only file", func(t *testing.T, _, _, target string) string {
 				mkdirAll(t, filepath.Dir(target))
 				content := "{}\n"
-				if agent == "opencode" {
-					content = "// plandash-opencode-plugin (an old version)\n"
+				if a, _ := registry.Lookup(agent); a.Plugins != nil {
+					content = "// plandash-" + agent + "-plugin (an old version)\n"
 				}
 				if err := os.WriteFile(target, []byte(content), 0o444); err != nil {
 					t.Fatal(err)

@@ -9,7 +9,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/plandash/plandash/internal/agents/registry"
 )
 
 func main() {
@@ -35,7 +38,13 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 var errUsage = errors.New("usage")
 
-const usage = `plandash: a live dashboard of AI agents' plans.
+// usage is the program's help; the agents' names come from the registry.
+func usage() string {
+	return strings.NewReplacer("AGENTS_HOOKED", strings.Join(registry.Names(true), "|"),
+		"AGENTS", strings.Join(registry.Names(false), "|")).Replace(usageText)
+}
+
+const usageText = `plandash: a live dashboard of AI agents' plans.
 
 Usage:
   plandash serve  [flags]          run the dashboard server
@@ -49,9 +58,9 @@ Usage:
   plandash mcp    [flags]          serve plandash's MCP tools (shared plans, approval) on stdio
   plandash approval request FILE   submit a plan for approval and wait for the decision
   plandash dag check FILE          validate a tool-call plan and print its dry run
-  plandash install claude|codex|gemini|opencode [--gate]
+  plandash install AGENTS [--gate]
                                    put plandash's hooks in the agent's settings (--uninstall)
-  plandash hook claude|codex|gemini
+  plandash hook AGENTS_HOOKED
                                    what those hooks run: post one event read on stdin
   plandash plans  list|show|write|status|delete
                                    read and write docker-agent's shared plans
@@ -67,7 +76,7 @@ Run 'plandash COMMAND -h' for a command's flags. Data directory: $XDG_DATA_HOME/
 // run is the whole program, with its dependencies as parameters so tests can drive it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return errUsage
 	}
 	cmd, rest := args[0], args[1:]
@@ -102,14 +111,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprintln(stdout, "plandash", version)
 		return nil
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return nil
 	}
 	if hint := didYouMean(cmd, commands...); hint != "" {
 		fmt.Fprintf(stderr, "plandash: unknown command %q: %s\nRun 'plandash help' for every command.\n", cmd, hint)
 		return errUsage
 	}
-	fmt.Fprintf(stderr, "plandash: unknown command %q\n\n%s", cmd, usage)
+	fmt.Fprintf(stderr, "plandash: unknown command %q\n\n%s", cmd, usage())
 	return errUsage
 }
 

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/registry"
 	"github.com/plandash/plandash/internal/app"
 	"github.com/plandash/plandash/internal/client"
 	"github.com/plandash/plandash/internal/demo"
@@ -98,7 +99,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string, isDe
 	fs.StringVar(&f.userHeader, "user-header", "", "take the deciding user's name from this header, set by a trusted reverse proxy")
 	fs.StringVar(&f.clientIPHeader, "client-ip-header", "", "take the client's address (for throttling wrong tokens, and logs) from this header, set by a trusted reverse proxy: X-Real-IP or X-Forwarded-For")
 	fs.StringVar(&f.codexSessions, "codex-sessions", codexSessions(getenv, isDemo), "follow Codex CLI's rollout files under this directory (\"\" follows none)")
-	fs.BoolVar(&f.discover, "discover", !isDemo, "show the sessions agents keep in their own files (Claude Code's transcripts, Codex's rollouts, Gemini CLI's chats, OpenCode's database), read-only, without any install")
+	fs.BoolVar(&f.discover, "discover", !isDemo, "show the sessions agents keep in their own files ("+discoveredTitles()+"), read-only, without any install")
 	fs.IntVar(&f.discoverDays, "discover-days", 7, "with --discover, first read the agents' session files of this many recent days")
 	fs.Var(&f.hosts, "host", "a host name the server answers to besides loopback names and IP addresses, e.g. plandash.example.com behind a proxy (repeatable; other names are refused against DNS rebinding)")
 	fs.DurationVar(&f.retentionAge, "retention-age", 0, "drop plan revisions older than this, e.g. 720h (the current state of every plan is always kept; 0 keeps all)")
@@ -217,9 +218,8 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			MaxBody: f.maxBody, MaxLine: f.maxLine, User: f.user, UserHeader: f.userHeader, ClientIPHeader: f.clientIPHeader, Log: log, Hosts: f.hosts,
 		},
 		DataDir: f.data, DB: f.db, DBPool: int32(f.dbPool), Token: f.token, AllowRoots: f.allowRoots, AllowWrite: f.allowWrite, Idle: f.idle, MCPIdle: f.mcpIdle, MCPSessions: f.mcpSessions, PlansDir: f.plansDir, Version: version,
-		CodexSessions: discovered(f.discover, f.codexSessions), ClaudeProjects: discovered(f.discover, claudeProjects(getenv)), GeminiTmp: discovered(f.discover, homeDir(getenv, ".gemini", "tmp")),
-		OpenCodeDB:    discovered(f.discover, openCodeDB(getenv)),
-		DiscoverSince: time.Duration(f.discoverDays) * 24 * time.Hour, OpenCode: f.opencode, Getenv: getenv,
+		Discover:      discoverDirs(f.discover, f.codexSessions, getenv),
+		DiscoverSince: time.Duration(f.discoverDays) * 24 * time.Hour, Servers: map[string][]string{"opencode": f.opencode}, Getenv: getenv,
 		Notify: f.notify, PublicURL: f.publicURL, OpenBrowser: desktopOpener(f.openBrowser && !isDemo, f.addr, goos(), getenv, exec.LookPath),
 		Retention: plans.Retention{MaxAge: f.retentionAge, MaxRevisions: f.retentionRevisions},
 	})
@@ -316,53 +316,41 @@ func originPatterns(ancestors []string) []string {
 	return out
 }
 
-// discovered is dir when discovery is on, else "" (read none).
-func discovered(on bool, dir string) string {
+// discoverDirs is where each agent keeps its own session files, for discovery (none when it is
+// off); Codex's are --codex-sessions.
+func discoverDirs(on bool, codexSessions string, getenv func(string) string) map[string]string {
+	dirs := map[string]string{}
 	if !on {
-		return ""
+		return dirs
 	}
-	return dir
+	for _, a := range registry.All() {
+		if a.Sessions != nil {
+			dirs[a.Name] = a.Sessions(getenv)
+		}
+	}
+	dirs["codex"] = codexSessions
+	return dirs
 }
 
-// claudeProjects is where Claude Code writes its transcripts: $CLAUDE_CONFIG_DIR/projects,
-// else ~/.claude/projects.
-func claudeProjects(getenv func(string) string) string {
-	switch {
-	case getenv("CLAUDE_CONFIG_DIR") != "":
-		return filepath.Join(getenv("CLAUDE_CONFIG_DIR"), "projects")
-	case getenv("HOME") != "":
-		return filepath.Join(getenv("HOME"), ".claude", "projects")
+// discoveredTitles lists the agents whose own session files discovery reads: "Claude Code, Codex
+// CLI, …".
+func discoveredTitles() string {
+	var titles []string
+	for _, a := range registry.All() {
+		if a.Sessions != nil {
+			titles = append(titles, a.Title)
+		}
 	}
-	return ""
+	return strings.Join(titles, ", ")
 }
 
-// homeDir is a directory under $HOME; "" without a HOME.
-func homeDir(getenv func(string) string, elem ...string) string {
-	if getenv("HOME") == "" {
-		return ""
-	}
-	return filepath.Join(append([]string{getenv("HOME")}, elem...)...)
-}
-
-// openCodeDB is OpenCode's database: $XDG_DATA_HOME/opencode/opencode.db, else under
-// ~/.local/share.
-func openCodeDB(getenv func(string) string) string {
-	if d := getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "opencode", "opencode.db")
-	}
-	return homeDir(getenv, ".local", "share", "opencode", "opencode.db")
-}
-
-// codexSessions is where Codex CLI writes its rollout files: $CODEX_HOME/sessions, else
-// ~/.codex/sessions. The demo follows none, so a developer's real sessions stay out of it.
+// codexSessions is --codex-sessions' default: where Codex CLI writes its rollout files
+// ($CODEX_HOME/sessions, else ~/.codex/sessions). The demo follows none, so a developer's real
+// sessions stay out of it.
 func codexSessions(getenv func(string) string, isDemo bool) string {
-	switch {
-	case isDemo:
+	codex, ok := registry.Lookup("codex")
+	if isDemo || !ok || codex.Sessions == nil {
 		return ""
-	case getenv("CODEX_HOME") != "":
-		return filepath.Join(getenv("CODEX_HOME"), "sessions")
-	case getenv("HOME") != "":
-		return filepath.Join(getenv("HOME"), ".codex", "sessions")
 	}
-	return ""
+	return codex.Sessions(getenv)
 }

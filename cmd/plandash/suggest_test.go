@@ -45,7 +45,7 @@ func TestTyposGetASuggestion(t *testing.T) {
 // and not the other would never be suggested, or be suggested and unknown.
 func TestSuggestedCommandsAreTheUsage(t *testing.T) {
 	listed := map[string]bool{"help": true}
-	for _, line := range strings.Split(usage, "\n") {
+	for _, line := range strings.Split(usage(), "\n") {
 		if f := strings.Fields(line); len(f) >= 2 && f[0] == "plandash" && !strings.HasPrefix(f[1], "-") {
 			listed[f[1]] = true
 		}

@@ -15,6 +15,7 @@ type LineError struct {
 	Line    int
 	Code    int
 	Message string
+	TooLong bool // the line is over the reader's limit (its bytes were skipped, not read)
 }
 
 // Error prefixes the line number, except on messages that already name their line (the
@@ -86,6 +87,7 @@ func (lr *LineReader) Next() (line []byte, lineNo int, err error) {
 				Line:    lr.lineNo,
 				Code:    CodeInvalidRequest,
 				Message: fmt.Sprintf("line %d is %d bytes, over the limit of %d", lr.lineNo, size, lr.maxLine),
+				TooLong: true,
 			}
 		}
 		if IsBlank(line) {

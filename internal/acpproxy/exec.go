@@ -17,7 +17,7 @@ import (
 // the proxy), which also means nothing the IDE does to the proxy's group reaches the agent's
 // children. So the proxy ends the agent's whole group itself, whenever it ends: after the
 // agent exited and its output was drained, and (on unix) even when the proxy is killed with
-// SIGKILL, through a guard process in the agent's group that outlives it (see guardGroup). On
+// SIGKILL, through a guard process in the agent's group that outlives it (see startGuard). On
 // Linux the agent also gets SIGTERM the moment the proxy dies (Pdeathsig). A descendant that
 // left the group on purpose (setsid, a daemon) is not followed.
 type Agent struct {
@@ -57,19 +57,26 @@ func (a *Agent) Run(p *Proxy) (int, error) {
 		return 1, err
 	}
 	a.Cmd.Stdin, a.Cmd.Stdout = inR, outW
-	ownProcessGroup(a.Cmd)
+	// The guard first, the agent in its group: the group ends when Run returns or the process
+	// dies, whichever comes first.
+	pgid, endGroup := startGuard()
+	ownProcessGroup(a.Cmd, pgid)
 	exited := make(chan struct{})
 	if err := a.start(exited); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW} {
 			f.Close()
 		}
+		if endGroup != nil {
+			endGroup()
+		}
 		return 127, err
 	}
 	inR.Close()
 	outW.Close()
-	// Started after the agent, to join its group; the group ends when Run returns or the
-	// process dies, whichever comes first.
-	endGroup := guardGroup(a.Cmd.Process.Pid)
+	if endGroup == nil {
+		pid := a.Cmd.Process.Pid
+		endGroup = func() { killGroup(pid) }
+	}
 	defer endGroup()
 	go a.forwardSignals(exited)
 

@@ -7,10 +7,12 @@ import (
 	"os/exec"
 )
 
-func ownProcessGroup(*exec.Cmd) {}
+func ownProcessGroup(*exec.Cmd, int) {}
 
-// guardGroup: without process groups, the agent's children are not followed.
-func guardGroup(int) func() { return func() {} }
+// startGuard: without process groups, the agent's children are not followed.
+func startGuard() (int, func()) { return 0, nil }
+
+func killGroup(int) {}
 
 func (a *Agent) terminate() error { return a.Cmd.Process.Kill() }
 

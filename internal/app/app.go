@@ -17,10 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/agents/claude"
-	"github.com/plandash/plandash/internal/agents/codex"
-	"github.com/plandash/plandash/internal/agents/gemini"
-	"github.com/plandash/plandash/internal/agents/opencode"
+	"github.com/plandash/plandash/internal/agents/agentkit"
+	"github.com/plandash/plandash/internal/agents/registry"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/dag"
 	"github.com/plandash/plandash/internal/files"
@@ -37,6 +35,7 @@ import (
 	"github.com/plandash/plandash/internal/tokens"
 	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/internal/web"
+	"github.com/plandash/plandash/web/templates"
 )
 
 // Config is everything the application is told at start-up.
@@ -56,22 +55,18 @@ type Config struct {
 	MCPSessions int              // live MCP sessions per credential at most; 0: mcpserver's default
 	Version     string
 
-	Retention     plans.Retention // how much plan history to keep; zero keeps all of it
-	CodexSessions string          // Codex CLI's rollout files to follow ($CODEX_HOME/sessions); "" follows none
-	// ClaudeProjects is Claude Code's transcripts directory to discover sessions in
-	// (~/.claude/projects); "" reads none.
-	ClaudeProjects string
-	// GeminiTmp is Gemini CLI's temporary directory whose chats to discover sessions in
-	// (~/.gemini/tmp); "" reads none.
-	GeminiTmp string
-	// OpenCodeDB is OpenCode's database whose sessions to show, read-only
-	// (~/.local/share/opencode/opencode.db); "" reads none.
-	OpenCodeDB string
-	// DiscoverSince is how far back agents' own session files are first read (Claude Code's
-	// transcripts, Codex's rollouts); each follower's default when zero.
+	Retention plans.Retention // how much plan history to keep; zero keeps all of it
+	// Discover is where each agent keeps its own session files, by agent name (the registry's):
+	// Claude Code's transcripts (~/.claude/projects), Codex's rollouts ($CODEX_HOME/sessions),
+	// Gemini CLI's chats (~/.gemini/tmp), OpenCode's database. They are read read-only in the
+	// background; an agent absent or "" reads none.
+	Discover map[string]string
+	// DiscoverSince is how far back agents' own session files are first read; each follower's
+	// default when zero.
 	DiscoverSince time.Duration
-	OpenCode      []string            // OpenCode servers whose event streams to follow (http://127.0.0.1:4096)
-	Getenv        func(string) string // the environment, for OpenCode's server password; os.Getenv when nil
+	// Servers are agents' servers to follow, by agent name: OpenCode's (http://127.0.0.1:4096).
+	Servers map[string][]string
+	Getenv  func(string) string // the environment, for OpenCode's server password; os.Getenv when nil
 
 	Notify    []notify.Target // targets from --notify
 	PublicURL string          // the absolute URL links in notifications point under; "" derives it from the listener
@@ -198,7 +193,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	dirs := newPlanDirs(cfg.AllowRoots, home)
 	mcpSrv := mcpserver.New(mcpserver.Options{Version: cfg.Version, SharedPlans: tools, Approvals: gateApprover{gate}})
 
 	evicted := m.Registry.Counter("plandash_mcp_sessions_evicted_total",
@@ -239,46 +233,16 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if opener != nil {
 		opener.base = a.Notifier.Base
 	}
-	// One Claude Code service for hooks and transcripts: a session seen both ways is one.
-	claudeSvc := claude.NewService(svc, gate, claude.Config{PlanDirs: dirs.Claude, Log: cfg.Log, Asker: a.Asked})
-	geminiSvc := gemini.NewService(svc, gate, gemini.Config{PlanDirs: dirs.Gemini, Log: cfg.Log, Asker: a.Asked})
+	hooks := a.buildAgents(cfg, home)
 	a.Server = web.NewServer(web.Deps{
 		Config: cfg.Config, Token: token, Tokens: a.Tokens, Ready: ready,
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
 		Notify: a.Notifier, Answers: waitsAnswerer{w: a.Waits, user: cfg.User},
-		Hooks: map[string]web.AgentHooks{
-			"claude": claudeSvc,
-			"codex":  codex.NewService(codex.ApplyTo(svc, cfg.Log), gate, codex.Config{Log: cfg.Log, Asker: a.Asked}),
-			"gemini": geminiSvc,
-			"opencode": opencode.NewHookService(svc, gate, opencode.HookConfig{Permissions: true,
-				PlanRoots: dirs.OpenCode, Log: cfg.Log, Asker: a.Asked}),
-		},
+		Hooks:   hooks,
+		Connect: connectRows(),
 		MCP:     mcpHTTP,
 		Metrics: m,
 	})
-	a.followAgents(cfg, svc, gate, dirs.OpenCode)
-	if dir := cfg.ClaudeProjects; dir != "" {
-		d := claudeSvc.NewDiscoverer(dir, claude.DiscoverOptions{StateDir: cfg.DataDir, Since: cfg.DiscoverSince, Log: cfg.Log, Now: cfg.Now})
-		a.agents = append(a.agents, func(ctx context.Context) {
-			if err := d.Run(ctx); err != nil && ctx.Err() == nil {
-				cfg.Log.Error("claude: following transcripts stopped", "dir", dir, "err", err)
-			}
-		})
-		tl := claudeSvc.NewTaskLists(filepath.Join(filepath.Dir(dir), "tasks"), cfg.DiscoverSince, cfg.Log, cfg.Now)
-		a.agents = append(a.agents, func(ctx context.Context) { _ = tl.Run(ctx) })
-	}
-	if path := cfg.OpenCodeDB; path != "" {
-		st := opencode.NewStorage(path, svc, "", cfg.DiscoverSince, cfg.Log, cfg.Now)
-		a.agents = append(a.agents, func(ctx context.Context) { _ = st.Run(ctx) })
-	}
-	if dir := cfg.GeminiTmp; dir != "" {
-		d := geminiSvc.NewDiscoverer(dir, gemini.DiscoverOptions{StateDir: cfg.DataDir, Since: cfg.DiscoverSince, Log: cfg.Log, Now: cfg.Now})
-		a.agents = append(a.agents, func(ctx context.Context) {
-			if err := d.Run(ctx); err != nil && ctx.Err() == nil {
-				cfg.Log.Error("gemini: following chats stopped", "dir", dir, "err", err)
-			}
-		})
-	}
 	if !cfg.Retention.IsZero() {
 		a.agents = append(a.agents, func(ctx context.Context) { prune(ctx, svc, cfg.Now, cfg.Log) })
 	}
@@ -306,31 +270,39 @@ func prune(ctx context.Context, svc *plans.Service, now func() time.Time, log *s
 	}
 }
 
-// followAgents sets up what reads agents' own records: Codex's rollout files, OpenCode servers.
-func (a *App) followAgents(cfg Config, svc *plans.Service, gate *approval.Gate, openCodePlans files.PlanDirs) {
-	log := cfg.Log
-	if dir := cfg.CodexSessions; dir != "" {
-		t := codex.NewTailer(dir, codex.ApplyTo(svc, log), codex.TailerOptions{StateDir: cfg.DataDir, Since: cfg.DiscoverSince, Log: log, Now: cfg.Now})
-		a.agents = append(a.agents, func(ctx context.Context) {
-			if err := t.Run(ctx); err != nil && ctx.Err() == nil {
-				log.Error("codex: following rollout files stopped", "dir", dir, "err", err)
-			}
-		})
+// connectRows are the registry's agents as the empty overview shows them.
+func connectRows() []templates.ConnectAgent {
+	var rows []templates.ConnectAgent
+	for _, ag := range registry.All() {
+		rows = append(rows, templates.ConnectAgent{Title: ag.Title, Command: ag.Connect, Discovered: ag.Sessions != nil, Restart: ag.Plugins != nil})
 	}
+	return rows
+}
+
+// buildAgents builds every agent of the registry on the application's services: the hook
+// handlers by agent name, for the hook route, and the followers of the agents' own files and
+// servers, which Serve runs.
+func (a *App) buildAgents(cfg Config, home string) map[string]web.AgentHooks {
 	getenv := cfg.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	user, pass := opencode.AuthFromEnv(getenv)
-	for _, url := range cfg.OpenCode {
-		w := opencode.NewWatcher(url, svc, gate, opencode.Options{Username: user, Password: pass, Questions: true, Permissions: true, Asker: a.Asked,
-			PlanRoots: openCodePlans, Log: log})
-		a.agents = append(a.agents, func(ctx context.Context) {
-			if err := w.Run(ctx); err != nil && ctx.Err() == nil {
-				log.Error("opencode: following the server stopped", "url", url, "err", err)
-			}
+	hooks := map[string]web.AgentHooks{}
+	for _, ag := range registry.All() {
+		if ag.Build == nil {
+			continue
+		}
+		p := ag.Build(agentkit.Deps{
+			Plans: a.Plans, Gate: a.Gate, Asker: a.Asked, PlanDirs: planDirs(cfg.AllowRoots, home, ag.PlanDir),
+			Log: cfg.Log, Now: cfg.Now, DataDir: cfg.DataDir, Since: cfg.DiscoverSince,
+			Sessions: cfg.Discover[ag.Name], Servers: cfg.Servers[ag.Name], Getenv: getenv,
 		})
+		if p.Hooks != nil {
+			hooks[ag.Name] = p.Hooks
+		}
+		a.agents = append(a.agents, p.Run...)
 	}
+	return hooks
 }
 
 // Serve serves on ln until ctx ends, with everything that runs beside the HTTP server (the live

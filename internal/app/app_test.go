@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/registry"
 	"github.com/plandash/plandash/internal/web"
 )
 
@@ -35,7 +36,7 @@ func TestAppServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, err := Open(context.Background(), Config{Config: web.Config{Log: slog.New(slog.DiscardHandler)},
-		DataDir: data, Token: "tok", PlansDir: filepath.Join(data, "plans"), CodexSessions: codexDir})
+		DataDir: data, Token: "tok", PlansDir: filepath.Join(data, "plans"), Discover: map[string]string{"codex": codexDir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,11 @@ func TestAppServes(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for agent, want := range map[string]int{"claude": 400, "codex": 400, "gemini": 400, "opencode": 400, "cursor": 404} {
+	want := map[string]int{"cursor": 404}
+	for _, name := range registry.Names(false) {
+		want[name] = 400
+	}
+	for agent, want := range want {
 		req, _ := http.NewRequest("POST", base+"/api/v1/hooks/"+agent, strings.NewReader("{not json"))
 		req.Header.Set("Authorization", "Bearer tok")
 		resp, err := http.DefaultClient.Do(req)

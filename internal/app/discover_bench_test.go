@@ -54,7 +54,7 @@ func serveDiscovering(b *testing.B, projects string) (*App, string, time.Time, f
 	b.Helper()
 	data := b.TempDir()
 	a, err := Open(context.Background(), Config{Config: web.Config{Log: slog.New(slog.DiscardHandler)},
-		DataDir: data, Token: "tok", PlansDir: filepath.Join(data, "plans"), ClaudeProjects: projects})
+		DataDir: data, Token: "tok", PlansDir: filepath.Join(data, "plans"), Discover: map[string]string{"claude": projects}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func startHookRig(t *testing.T, maxBody int64, openCode ...string) *hookRig {
 		}
 	}
 	a, err := Open(context.Background(), Config{Config: web.Config{Log: slog.New(slog.DiscardHandler), MaxBody: maxBody},
-		DataDir: r.data, Home: r.home, AllowRoots: []string{r.allowed}, PlansDir: filepath.Join(r.data, "plans"), OpenCode: openCode})
+		DataDir: r.data, Home: r.home, AllowRoots: []string{r.allowed}, PlansDir: filepath.Join(r.data, "plans"), Servers: map[string][]string{"opencode": openCode}})
 	if err != nil {
 		t.Fatal(err)
 	}

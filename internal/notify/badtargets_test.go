@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -152,6 +153,61 @@ func TestHangingTargetDoesNotHoldUpOthers(t *testing.T) {
 			}
 		case <-deadline:
 			t.Fatalf("the quick target heard %d of %d waits while the other hung", len(seen), waits)
+		}
+	}
+}
+
+// TestEndToldOnlyWhereTheBeginningWas: a webhook added while a wait was open, and one whose
+// announcement of it failed for good, are not told that the wait ended (a receiver would get
+// wait.ended for a wait it never heard of); a wait each of them announced is.
+func TestEndToldOnlyWhereTheBeginningWas(t *testing.T) {
+	early, failing, late := newReceiver(t), newReceiver(t), newReceiver(t)
+	failing.status = http.StatusBadRequest // a 4xx fails for good
+	src := newList()
+	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t, "webhook+"+early.URL+"/hook", "webhook+"+failing.URL+"/hook")})
+	run(t, n)
+	src.set(plan("a"))
+	event := func(r received) (string, string) {
+		var wh notify.WebhookBody
+		if err := json.Unmarshal(r.Body, &wh); err != nil || len(wh.Waits) != 1 {
+			t.Fatalf("webhook body %s: %v", r.Body, err)
+		}
+		return wh.Event, wh.Waits[0].ID
+	}
+	if ev, id := event(early.next(t)); ev != "wait.began" || id != "a" {
+		t.Fatalf("first = %s %s", ev, id)
+	}
+	event(failing.next(t))
+	lastDelivery(t, n, "flag-2", func(d notify.Delivery) bool { return d.Status == notify.Failed })
+	failing.status = http.StatusOK
+	if _, err := n.AddTarget(context.Background(), notify.Target{Kind: notify.Webhook, URL: late.URL + "/hook"}); err != nil {
+		t.Fatal(err)
+	}
+	src.set(plan("b")) // a ended, b began
+	for _, rc := range []*receiver{late, failing} {
+		if ev, id := event(rc.next(t)); ev != "wait.began" || id != "b" {
+			t.Fatalf("%s got %s %s first; want only b's beginning", rc.URL, ev, id)
+		}
+	}
+	got := map[string]bool{}
+	for range 2 {
+		ev, id := event(early.next(t))
+		got[ev+" "+id] = true
+	}
+	if !got["wait.ended a"] || !got["wait.began b"] {
+		t.Fatalf("the first webhook got %v; want a's end and b's beginning", got)
+	}
+	src.set()
+	for _, rc := range []*receiver{early, late, failing} {
+		if ev, id := event(rc.next(t)); ev != "wait.ended" || id != "b" {
+			t.Fatalf("%s got %s %s; want b's end", rc.URL, ev, id)
+		}
+	}
+	for _, rc := range []*receiver{early, late, failing} {
+		select {
+		case r := <-rc.got:
+			t.Fatalf("%s also got %s", rc.URL, r.Body)
+		default:
 		}
 	}
 }

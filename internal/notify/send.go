@@ -161,7 +161,9 @@ func (o *outcomes) add(d Delivery) {
 // Discord), waits that began are coalesced into one message ("5 plans wait"), and waits that
 // ended update or clear the message that announced them (see ended); Web Push and webhooks
 // get one request per delivery: a notification is cleared on its own, and a receiver
-// deduplicates by the one idempotency key each request carries.
+// deduplicates by the one idempotency key each request carries. On every target a wait's end
+// is told only where its beginning was (not for a wait that began before the target was
+// added, or whose announcement failed).
 func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Delivery, out *outcomes) {
 	if !ok {
 		for _, d := range ds {
@@ -174,7 +176,7 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 		switch {
 		case d.Event == Began && !n.stillOpen(d.Wait.ID):
 			n.finish(out, d, Skipped, "the wait ended before it was announced")
-		case t.single():
+		case t.single() && d.Event == Began:
 			n.deliver(ctx, t, []Delivery{d}, out)
 		case d.Event == Began:
 			began = append(began, d)
@@ -233,6 +235,9 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery, out *ou
 		case err == nil:
 			if d.Event == Began {
 				d.Remote = remote
+				if t.single() {
+					d.Remote = d.Key // its own message: what its end is told against
+				}
 			}
 			n.finish(out, d, Sent, "")
 		case errors.As(err, &perm):

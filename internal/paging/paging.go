@@ -7,6 +7,7 @@ package paging
 import (
 	"encoding/base64"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -126,3 +127,12 @@ func Trim[T any](r Request, rows []T, key func(T) Cursor) ([]T, Cursor) {
 
 // String describes r for logs and errors.
 func (r Request) String() string { return fmt.Sprintf("limit %d after %q", r.Limit, r.After.String()) }
+
+// NextURL is u's path and query with the cursor (?cursor=) moved on to c: the link to the next
+// page of the list u shows.
+func NextURL(u *url.URL, c Cursor) string {
+	q := u.Query()
+	q.Set("cursor", c.String())
+	next := url.URL{Path: u.Path, RawQuery: q.Encode()}
+	return next.String()
+}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -288,6 +289,26 @@ func checkOffered(params json.RawMessage, o acp.PermissionOutcome) error {
 		return errs.Errorf(errs.Invalid, "option %q was not offered", o.OptionID)
 	}
 	return errs.Errorf(errs.Invalid, `outcome must be "selected" or "cancelled", not %q`, o.Outcome)
+}
+
+// Rejects reports whether option is one of the open or answered request's reject options (its
+// kind starts with "reject"): only a rejection carries the person's feedback to the agent.
+func (in *Inbox) Rejects(stream string, id json.RawMessage, option string) bool {
+	for _, p := range in.List() {
+		if p.Stream != stream || string(p.ID) != string(id) {
+			continue
+		}
+		req, err := acp.DecodeRequestPermissionParams(p.Params)
+		if err != nil {
+			return false
+		}
+		for _, o := range req.Options {
+			if o.OptionID == option {
+				return strings.HasPrefix(o.Kind, "reject")
+			}
+		}
+	}
+	return false
 }
 
 // Title names a permission request for a notification: its tool call's title.

@@ -5,56 +5,13 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
-	"github.com/a-h/templ"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
-
-// recentDecisions is how many decisions the inbox lists under the pending requests.
-const recentDecisions = 50
-
-// pageStatus renders a page with a status other than 200: a refused form shown again.
-func (s *Server) pageStatus(w http.ResponseWriter, r *http.Request, code int, c templ.Component) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
-	if err := c.Render(r.Context(), w); err != nil {
-		s.log.Error("render page", "path", r.URL.Path, "err", err)
-	}
-}
-
-func (s *Server) inboxData(ctx context.Context) (templates.ApprovalsPage, error) {
-	// The seq is read first: anything that changes while the lists are read is sent again on
-	// the socket, never missed.
-	p := templates.ApprovalsPage{Seq: s.live.Seq(), Now: s.gate.Now(), Acp: s.acpPermissionViews()}
-	l, err := s.waits.List(ctx)
-	if err != nil {
-		return p, err
-	}
-	p.Waits = l.Waits
-	if p.Pending, err = s.gate.PendingSummaries(ctx); err != nil {
-		return p, err
-	}
-	if p.Decided, err = s.gate.Decided(ctx, recentDecisions); err != nil {
-		return p, err
-	}
-	// Requests the agents' own dialogs answered, outcome not known yet, head the decisions:
-	// nobody decides them here, and the socket replaces each row with its outcome.
-	handed, err := s.gate.Elsewhere(ctx)
-	if err != nil {
-		return p, err
-	}
-	slices.Reverse(handed)
-	p.Decided = append(handed, p.Decided...)
-	p.Choices = s.ruleChoices(ctx, p.Pending, p.Decided)
-	p.Rules, err = s.gate.Rules(ctx, false)
-	return p, err
-}
 
 // approvalsInbox serves GET /approvals.
 func (s *Server) approvalsInbox(w http.ResponseWriter, r *http.Request) {
@@ -62,7 +19,7 @@ func (s *Server) approvalsInbox(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
-	p, err := s.inboxData(r.Context())
+	p, err := s.views.Inbox(r.Context())
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
@@ -71,44 +28,12 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, code int, n templ
 	s.pageStatus(w, r, code, templates.ApprovalsInbox(p))
 }
 
+// approvalData is a request's page with its decision form's key and the proof that it shows the
+// plan.
 func (s *Server) approvalData(ctx context.Context, id string) (templates.ApprovalPage, error) {
-	p := templates.ApprovalPage{Seq: s.live.Seq(), Now: s.gate.Now(), Key: newKey(), Seen: s.seenProof(id)}
-	var err error
-	if p.Request, err = s.gate.Get(ctx, id); err != nil {
-		return p, err
-	}
-	if p.Previous, err = s.previousRevision(ctx, p.Request); err != nil {
-		return p, err
-	}
-	if p.Request.SessionID != "" {
-		switch _, err := s.plans.SessionOnly(ctx, p.Request.SessionID); {
-		case err == nil:
-			p.SessionKnown = true
-		case errs.KindOf(err) != errs.NotFound:
-			return p, err
-		}
-	}
-	pending, err := s.gate.PendingSummaries(ctx)
-	if err != nil {
-		return p, err
-	}
-	// j and k walk the inbox's order; from a decided request, j goes to the oldest waiting one.
-	i := -1
-	for k, q := range pending {
-		if q.ID == id {
-			i = k
-		}
-	}
-	if i > 0 {
-		p.Prev = pending[i-1].ID
-	}
-	switch {
-	case i >= 0 && i+1 < len(pending):
-		p.Next = pending[i+1].ID
-	case i < 0 && len(pending) > 0:
-		p.Next = pending[0].ID
-	}
-	return p, nil
+	p, err := s.views.Approval(ctx, id)
+	p.Key, p.Seen = newKey(), s.seenProof(id)
+	return p, err
 }
 
 // approvalPage serves GET /approvals/{id}.
@@ -285,9 +210,7 @@ func (s *Server) approvalRevokeForm(w http.ResponseWriter, r *http.Request) {
 // approvalsAudit serves GET /approvals/audit?session=&agent=.
 func (s *Server) approvalsAudit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	p := templates.AuditPage{SessionID: q.Get("session"), Agent: q.Get("agent"), Now: s.gate.Now(), Seq: s.live.Seq()}
-	var err error
-	p.Events, err = s.gate.Audit(r.Context(), approval.AuditFilter{SessionID: p.SessionID, Agent: p.Agent, Limit: 500})
+	p, err := s.views.Audit(r.Context(), q.Get("session"), q.Get("agent"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return

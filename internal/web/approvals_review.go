@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/url"
 	"strconv"
 	"strings"
@@ -66,19 +65,4 @@ func truncateText(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
-}
-
-// previousRevision is the request whose review r answers, when it names one the gate still has.
-func (s *Server) previousRevision(ctx context.Context, r approval.Request) (*approval.Request, error) {
-	if r.Revises == "" {
-		return nil, nil
-	}
-	prev, err := s.gate.Get(ctx, r.Revises)
-	if errs.KindOf(err) == errs.NotFound {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &prev, nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/plandash/plandash/web/templates"
+	"github.com/plandash/plandash/web/templates/dagview"
 )
 
 // assets serves the static files from memory, each compressed once at start-up. Pages load them
@@ -177,4 +178,11 @@ func acceptsGzip(r *http.Request) bool {
 		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
 	}
 	return false
+}
+
+// dagCSS is the diagram stylesheet, its colours tied to the page's theme (served as
+// /static/dag.css with the other static files).
+func dagCSS() []byte {
+	return append([]byte(":root { --dag-bg: var(--panel); --dag-border: var(--border); --dag-node-fill: var(--panel); "+
+		"--dag-node-stroke: var(--border); --dag-text: var(--text); }\n"), dagview.CSS...)
 }

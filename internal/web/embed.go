@@ -48,7 +48,7 @@ func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	o, err := s.overviewData(r.Context(), f)
+	o, err := s.views.Overview(r.Context(), f)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
@@ -57,18 +57,16 @@ func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
-	d, err := s.sessionDetail(r.Context(), param(r, "id"))
+	v, err := s.views.EmbedSession(r.Context(), param(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	v := templates.SessionPage{Detail: d, Plans: s.render.views(r.Context(), d.Plans, d.ToolCalls, true),
-		Waiting: s.waitingBySession(r.Context())[d.Session.ID], Now: s.plans.Now()}
 	s.page(w, r, templates.EmbedSession(v, s.embedOrigins()))
 }
 
 func (s *Server) embedApprovals(w http.ResponseWriter, r *http.Request) {
-	p, err := s.inboxData(r.Context())
+	p, err := s.views.Inbox(r.Context())
 	if err != nil {
 		s.errorPage(w, r, err)
 		return

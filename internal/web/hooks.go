@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/plandash/plandash/internal/agents/capture"
 	"github.com/plandash/plandash/internal/errs"
@@ -24,9 +27,9 @@ type capturer interface {
 	Captures(body []byte) bool
 }
 
-// apiAgentHook serves POST /api/v1/hooks/{agent}: one hook event of Claude Code, Codex or Gemini
-// CLI, as `plandash hook AGENT` posts it (Claude Code's own "http" hooks post the same), or of
-// OpenCode, as plandash's plugin posts it. Capture
+// apiAgentHook serves POST /api/v1/hooks/{agent}: one hook event of an agent the application
+// built hooks for (the registry's), as `plandash hook AGENT` posts it (Claude Code's own "http"
+// hooks post the same), or as plandash's plugin posts it (OpenCode). Capture
 // events are recorded and answered at once with an empty body; a plan at the gate is held until
 // a person decides (or the deadline passes, or the hook gives up) and answered with the hook's
 // JSON.
@@ -34,7 +37,7 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 	agent := param(r, "agent")
 	h, ok := s.hooks[agent]
 	if !ok {
-		writeProblem(w, r, s.log, errs.Errorf(errs.NotFound, "no hooks for agent %q: plandash takes claude, codex, gemini and opencode", agent))
+		writeProblem(w, r, s.log, errs.Errorf(errs.NotFound, "no hooks for agent %q: plandash takes %s", hookText(agent, 64), hookNames(s.hooks)))
 		return
 	}
 	s.metrics.IngestPosts.With("hook:" + agent).Inc() // agent is one of the hooks' names: bounded
@@ -74,4 +77,24 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(answer)
+}
+
+// hookNames lists the agents with hooks for an error message: "claude, codex and gemini".
+func hookNames(hooks map[string]AgentHooks) string {
+	names := slices.Sorted(maps.Keys(hooks))
+	switch len(names) {
+	case 0:
+		return "no agent's hooks"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// hookText is an agent name from a request, bounded for an error message.
+func hookText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "…"
 }

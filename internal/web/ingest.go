@@ -89,21 +89,23 @@ func decodeBody(body []byte, maxLine int) ([]plans.Item, []plans.ItemError, int,
 			return items, bad, nbad, nil
 		}
 	}
-	lr := acp.NewLineReader(bytes.NewReader(body), maxLine)
-	for {
-		line, n, err := lr.Next()
-		if err == io.EOF {
-			return items, bad, nbad, nil
+	err := acp.DecodeStream(bytes.NewReader(body), maxLine, func(n int, msgs []acp.Message, le *acp.LineError) error {
+		if le != nil && le.TooLong {
+			return errs.Errorf(errs.TooLarge, "line %d is over the %s line limit (--max-line)", n, sizeText(int64(maxLine)))
 		}
-		var le *acp.LineError
-		if errors.As(err, &le) {
-			return nil, nil, 0, errs.Errorf(errs.TooLarge, "line %d is over the %s line limit (--max-line)", le.Line, sizeText(int64(maxLine)))
+		if le != nil { // a line in error is not applied, not even a batch's good elements
+			bad = plans.AddIssue(bad, &nbad, lineError(n, le))
+			return nil
 		}
-		if err != nil {
-			return nil, nil, 0, err
+		for _, m := range msgs {
+			items = append(items, plans.Item{Line: n, Msg: m})
 		}
-		add(n, line)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, 0, err
 	}
+	return items, bad, nbad, nil
 }
 
 func lineError(line int, err error) plans.ItemError {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -15,9 +14,6 @@ import (
 	"github.com/plandash/plandash/web/templates"
 )
 
-// recentDeliveries is how many of each target's deliveries the settings page lists.
-const recentDeliveries = 10
-
 // notifySettings serves GET /settings/notifications.
 func (s *Server) notifySettings(w http.ResponseWriter, r *http.Request) {
 	s.notifySettingsWith(w, r, http.StatusOK, "")
@@ -28,7 +24,7 @@ func (s *Server) notifySettingsWith(w http.ResponseWriter, r *http.Request, code
 		s.errorPage(w, r, errNotifyOff)
 		return
 	}
-	p, err := s.notifyData(r.Context())
+	p, err := s.views.NotifySettings(r.Context())
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
@@ -36,47 +32,6 @@ func (s *Server) notifySettingsWith(w http.ResponseWriter, r *http.Request, code
 	p.Error = problem
 	w.WriteHeader(code)
 	s.page(w, r, templates.NotifySettings(p))
-}
-
-func (s *Server) notifyData(ctx context.Context) (templates.NotifySettingsPage, error) {
-	var p templates.NotifySettingsPage
-	v, err := s.notify.VAPID(ctx)
-	if err != nil {
-		return p, err
-	}
-	p.VAPIDKey = v.PublicKey()
-	ts, err := s.notify.Targets(ctx)
-	if err != nil {
-		return p, err
-	}
-	for _, t := range ts {
-		ds, err := s.notify.Deliveries(ctx, t.ID, recentDeliveries)
-		if err != nil {
-			return p, err
-		}
-		nt := templates.NotifyTarget{Target: t, Where: t.Redacted().URL, Deliveries: ds}
-		for _, k := range waits.Kinds {
-			nt.Kinds = append(nt.Kinds, templates.NotifyKind{Name: string(k), Label: kindLabel(k),
-				On: len(t.Filter.Kinds) == 0 || slices.Contains(t.Filter.Kinds, string(k))})
-		}
-		p.Targets = append(p.Targets, nt)
-	}
-	return p, nil
-}
-
-// kindLabel is how the settings page names a kind of wait.
-func kindLabel(k waits.Kind) string {
-	switch k {
-	case waits.KindPlan:
-		return "plans at the gate"
-	case waits.KindPermission:
-		return "permission requests"
-	case waits.KindQuestion:
-		return "questions"
-	case waits.KindInput:
-		return "waiting for your next prompt"
-	}
-	return string(k)
 }
 
 // notifyAddTargetForm serves POST /settings/notifications/targets.

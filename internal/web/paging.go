@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 
 	"github.com/plandash/plandash/internal/paging"
 	"github.com/plandash/plandash/internal/plans"
@@ -43,19 +42,11 @@ func writePage[T any](w http.ResponseWriter, r *http.Request, rows []T, next pag
 			continue
 		}
 		if !cut.IsZero() {
-			w.Header().Set("Link", "<"+nextURL(r, cut)+`>; rel="next"`)
+			w.Header().Set("Link", "<"+paging.NextURL(r.URL, cut)+`>; rel="next"`)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(b)
 		return
 	}
-}
-
-// nextURL is the request's path and query with the cursor moved on to c.
-func nextURL(r *http.Request, c paging.Cursor) string {
-	q := r.URL.Query()
-	q.Set("cursor", c.String())
-	u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
-	return u.String()
 }

@@ -1,6 +1,7 @@
 // Package web is plandash's HTTP side: pages, the JSON API, ingest, the live socket, auth, CSRF
 // and headers. It speaks HTTP for the application's services, which it is handed (Deps); it opens
-// no store and holds no domain logic.
+// no store and holds no domain logic. What each page shows, and the live topics that redraw it,
+// come from package views.
 package web
 
 import (
@@ -21,8 +22,10 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/tokens"
+	"github.com/plandash/plandash/internal/views"
 	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/web/static"
+	"github.com/plandash/plandash/web/templates"
 )
 
 // Config is how the HTTP side behaves.
@@ -58,9 +61,11 @@ type Deps struct {
 	Answers notify.Answerer
 	Live    *live.Live
 	Files   *files.Roots          // file plans show content under these; nil shows none
-	Hooks   map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: claude, codex, gemini, opencode
-	MCP     http.Handler          // MCP over streamable HTTP, served at /mcp
-	Metrics *metrics.Set          // what GET /metrics shows; nil counts into a set of its own
+	Hooks   map[string]AgentHooks // by agent name in /api/v1/hooks/{agent}: the registry's agents (internal/agents/registry)
+	// Connect are the agents the empty overview tells a newcomer how to connect.
+	Connect []templates.ConnectAgent
+	MCP     http.Handler // MCP over streamable HTTP, served at /mcp
+	Metrics *metrics.Set // what GET /metrics shows; nil counts into a set of its own
 
 	// Ready is GET /readyz's probe: nil error when the database answers and is migrated. When
 	// nil, the probe is a read through the gate.
@@ -81,10 +86,11 @@ type Server struct {
 	links       notify.Links
 	live        *live.Live
 	hooks       map[string]AgentHooks
+	connect     []templates.ConnectAgent
 	mcp         http.Handler
 	ready       func(context.Context) error
 	metrics     *metrics.Set
-	render      *renderer
+	views       *views.Pages // what each page shows, and its live topics
 	assets      *assets
 	auth        *Auth
 	streams     *plans.Streams
@@ -93,7 +99,8 @@ type Server struct {
 	captures    *capture.Queue // agents' events acknowledged, to be recorded in order (while Serve runs)
 }
 
-// NewServer builds the server, registers its live topics and listens to the services' changes.
+// NewServer builds the server and its pages (package views), which register the live topics
+// and listen to the services' changes.
 func NewServer(d Deps) *Server {
 	if d.MaxBody <= 0 {
 		d.MaxBody = 8 << 20
@@ -112,9 +119,8 @@ func NewServer(d Deps) *Server {
 	}
 	s := &Server{
 		cfg: d.Config, log: d.Log, plans: d.Plans, gate: d.Gate, shared: d.Shared, sharedTools: d.SharedTools,
-		perms: d.Perms, waits: d.Waits, live: d.Live, hooks: d.Hooks, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
+		perms: d.Perms, waits: d.Waits, live: d.Live, hooks: d.Hooks, connect: d.Connect, mcp: d.MCP, ready: d.Ready, metrics: d.Metrics,
 		notify: d.Notify,
-		render: &renderer{live: d.Live, plans: d.Plans, files: &FileRoots{roots: d.Files}},
 		auth:   NewAuth(d.Token, d.Log, d.Plans.Now), streams: plans.NewStreams(1024), stop: make(chan struct{}),
 		captures: capture.New(d.MaxBody, d.Log),
 	}
@@ -122,7 +128,6 @@ func NewServer(d Deps) *Server {
 	if d.Tokens != nil {
 		s.auth.WithTokens(d.Tokens, d.Gate.Get)
 	}
-	s.render.waiting = s.waitingBySession
 	if d.Notify != nil {
 		s.links = d.Notify.Links(d.Answers)
 	}
@@ -131,12 +136,8 @@ func NewServer(d Deps) *Server {
 		panic(err) // the files are embedded in the binary: unreadable means a broken build
 	}
 	s.assets = a
-	s.registerTopics()
-	d.Plans.OnCommit(s.sessionsCommitted)
-	d.Gate.OnChange(s.gateChanged)
-	d.Shared.OnChange(func(name string) { s.live.Announce(live.Change{Kind: changeShared, ID: name}) })
-	d.Perms.OnChange(s.permissionsChanged)
-	d.Waits.OnChange(s.waitsChanged)
+	s.views = views.New(views.Deps{Plans: d.Plans, Gate: d.Gate, Shared: d.Shared, Perms: d.Perms, Waits: d.Waits,
+		Notify: d.Notify, Live: d.Live, Files: d.Files, Log: d.Log})
 	s.handler = s.routes()
 	return s
 }
@@ -184,6 +185,3 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stopCapture() // every request has ended: record what they acknowledged, then stop
 	return err
 }
-
-// now is the server's clock.
-func (s *Server) now() time.Time { return s.plans.Now() }

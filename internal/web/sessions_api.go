@@ -2,7 +2,9 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/paging"
 
 	"github.com/plandash/plandash/internal/plans"
@@ -78,4 +80,60 @@ func (s *Server) apiOverview(w http.ResponseWriter, r *http.Request) {
 			Next     string  `json:"next"`
 		}{seq, rows, next}
 	})
+}
+
+// apiSession serves GET /api/v1/sessions/{id}.
+func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
+	calls := plans.RecentToolCalls
+	if v := r.URL.Query().Get("calls"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 5000 {
+			writeProblem(w, r, s.log, errs.Errorf(errs.Invalid, "calls must be a number of tool calls from 1 to 5000"))
+			return
+		}
+		calls = n
+	}
+	d, err := s.plans.SessionCalls(r.Context(), param(r, "id"), calls)
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// apiEndSession serves POST /api/v1/sessions/{id}/end.
+func (s *Server) apiEndSession(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.plans.EndSession(r.Context(), param(r, "id"))
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sess)
+}
+
+// apiHistory serves GET /api/v1/sessions/{id}/plans/{plan}/history?from=&to=&cursor=&limit=: one
+// page of revisions (newest first, without plans) and the diff between the two compared.
+func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
+	hist, err := s.views.History(r.Context(), param(r, "id"), param(r, "plan"), r.URL)
+	if err != nil {
+		writeProblem(w, r, s.log, err)
+		return
+	}
+	h, from, to := hist.Page, hist.From, hist.To
+	// The line diff the API has always served; the page shows only the structured one.
+	type line struct {
+		Op   string `json:"op"`
+		Text string `json:"text"`
+	}
+	lines := plans.Diff(from.Lines(), to.Lines())
+	diff := make([]line, len(lines))
+	for i, l := range lines {
+		diff[i] = line{string(rune(l.Op)), l.Text}
+	}
+	next := ""
+	if h.Older != "" {
+		next = plans.RevisionCursor(h.Revisions[len(h.Revisions)-1]).String()
+		w.Header().Set("Link", "<"+h.Older+`>; rel="next"`)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"revisions": h.Revisions, "newest": h.Newest, "next": next, "from": h.From, "to": h.To, "diff": diff, "changes": h.Changes})
 }

@@ -23,6 +23,3 @@ func (s *Server) sharedRequestApproval(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, "/approvals/"+url.PathEscape(req.ID), http.StatusSeeOther)
 }
-
-// sharedStripSize is how many shared plans the overview lists.
-const sharedStripSize = 8

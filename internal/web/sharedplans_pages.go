@@ -11,46 +11,18 @@ import (
 	"strings"
 
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/sharedplans"
+	"github.com/plandash/plandash/internal/views"
 	"github.com/plandash/plandash/web/templates"
 )
 
 // sharedListPage serves GET /shared?cursor=&limit=: one page of the plans by name, from the
 // watcher's index, each read from disk for its excerpt.
 func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	pr, err := pageRequest(r)
+	v, err := s.views.SharedList(r.Context(), r.URL)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
-	}
-	// The Seq is read before the directory, so anything recorded after it is caught up by the
-	// socket even if the listing already shows it.
-	seq := int64(s.live.Seq())
-	lp, err := s.shared.ListPage(ctx, pr.After.ID, pr.Limit)
-	if err != nil {
-		s.errorPage(w, r, err)
-		return
-	}
-	v := templates.SharedList{Warnings: lp.Warnings, Dir: s.shared.Store().Dir(), Seq: seq, Now: s.now(),
-		Total: lp.Total, Plans: make([]templates.SharedPlan, 0, len(lp.Plans)), After: pr.After.ID, Until: lp.Next}
-	if lp.Next != "" {
-		v.Next = nextURL(r, sharedCursor(lp.Next))
-	}
-	if !pr.After.IsZero() {
-		q := r.URL.Query()
-		q.Del("cursor")
-		v.First = "?" + q.Encode()
-	}
-	for _, sum := range lp.Plans {
-		p, ok, err := s.shared.Store().Get(ctx, sum.Name)
-		switch {
-		case err != nil:
-			v.Plans = append(v.Plans, templates.SharedPlan{Name: sum.Name, Title: sum.Title, Revision: sum.Revision, Err: err.Error()})
-		case ok:
-			v.Plans = append(v.Plans, sharedFromPlan(p))
-		}
 	}
 	s.page(w, r, templates.SharedListPage(v))
 }
@@ -59,7 +31,7 @@ func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
 // the changes between two recorded states (by default the newest two).
 func (s *Server) sharedPlanPage(w http.ResponseWriter, r *http.Request) {
 	name := param(r, "name")
-	v, err := s.sharedPlanData(r.Context(), name, r.URL.Query())
+	v, err := s.views.SharedPlan(r.Context(), name, r.URL.Query())
 	if err != nil {
 		s.sharedErrorPage(w, r, err)
 		return
@@ -70,9 +42,6 @@ func (s *Server) sharedPlanPage(w http.ResponseWriter, r *http.Request) {
 	s.page(w, r, templates.SharedPlanPageView(v))
 }
 
-// errSharedUnknown is a plan that is neither on disk nor in the history.
-var errSharedUnknown = errs.New(errs.NotFound, "there is no shared plan by that name, and plandash has never seen one")
-
 func (s *Server) sharedErrorPage(w http.ResponseWriter, r *http.Request, err error) {
 	if errs.KindOf(err) == errs.NotFound || errs.KindOf(err) == errs.Unprocessable {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -81,84 +50,6 @@ func (s *Server) sharedErrorPage(w http.ResponseWriter, r *http.Request, err err
 		return
 	}
 	s.errorPage(w, r, err)
-}
-
-func (s *Server) sharedPlanData(ctx context.Context, name string, q url.Values) (templates.SharedPlanPage, error) {
-	if err := sharedplans.ValidateName(name); err != nil {
-		return templates.SharedPlanPage{}, err
-	}
-	v := templates.SharedPlanPage{Seq: int64(s.live.Seq()), Now: s.now()}
-	p, ok, err := s.shared.Store().Get(ctx, name)
-	switch {
-	case err != nil && !errors.Is(err, sharedplans.ErrCorrupt):
-		return v, err
-	case err != nil:
-		v.Plan, v.Exists = templates.SharedPlan{Name: name, Err: err.Error()}, true
-	case ok:
-		v.Plan, v.Exists = sharedFromPlan(p), true
-		v.Editor = templates.SharedEditor{Name: name, Title: p.Title, Author: p.Author, Status: p.Status,
-			Content: p.Content, Revision: p.Revision}
-	default:
-		v.Plan = templates.SharedPlan{Name: name, Removed: true}
-	}
-	hist, err := s.shared.History().History(ctx, name, sharedHistoryLimit)
-	if err != nil {
-		return v, err
-	}
-	if !v.Exists && len(hist) == 0 {
-		return v, errSharedUnknown
-	}
-	v.History = revisionViews(hist)
-	if len(hist) >= 2 {
-		from, to := hist[1].Seq, hist[0].Seq
-		for _, f := range []struct {
-			key string
-			dst *int64
-		}{{"from", &from}, {"to", &to}} {
-			if n, err := strconv.ParseInt(q.Get(f.key), 10, 64); err == nil {
-				*f.dst = n
-			}
-		}
-		a, okA, errA := s.shared.History().Entry(ctx, name, from)
-		b, okB, errB := s.shared.History().Entry(ctx, name, to)
-		if err := errors.Join(errA, errB); err != nil {
-			return v, err
-		}
-		if okA && okB {
-			ra, rb := revisionView(a), revisionView(b)
-			v.From, v.To = &ra, &rb
-			v.Diff = sharedDiff(a, b)
-		}
-	}
-	return v, nil
-}
-
-// sharedDiff compares two recorded states of a shared plan: its title, author and status, then
-// its text block by block. A deleted state has no text, so re-creating a plan shows all of it
-// added.
-func sharedDiff(a, b sharedplans.HistoryEntry) plans.StructuredDiff {
-	content := func(e sharedplans.HistoryEntry) string {
-		if e.Removed {
-			return ""
-		}
-		return e.Content
-	}
-	d := plans.MarkdownDiff(content(a), content(b))
-	var fields []plans.FieldChange
-	if a.Removed != b.Removed {
-		state := map[bool]string{false: "present", true: "deleted"}
-		fields = append(fields, plans.FieldChange{Name: "plan", From: state[a.Removed], To: state[b.Removed]})
-	} else if !a.Removed {
-		for _, f := range []struct{ name, from, to string }{
-			{"title", a.Title, b.Title}, {"author", a.Author, b.Author}, {"status", a.Status, b.Status},
-		} {
-			if f.from != f.to {
-				fields = append(fields, plans.NewFieldChange(f.name, f.from, f.to))
-			}
-		}
-	}
-	d.Fields = append(fields, d.Fields...)
-	return d
 }
 
 // sharedForm reads the editor's form. Browsers send textarea line breaks as CRLF; plans are
@@ -217,21 +108,15 @@ func (s *Server) sharedWrite(ctx context.Context, d templates.SharedEditor, crea
 // on a conflict, with both versions and their differences.
 func (s *Server) sharedEditorFailed(w http.ResponseWriter, r *http.Request, draft templates.SharedEditor, err error) {
 	ctx := r.Context()
-	v, verr := s.sharedPlanData(ctx, draft.Name, nil)
-	if verr != nil && !errors.Is(verr, errSharedUnknown) {
+	v, verr := s.views.SharedPlan(ctx, draft.Name, nil)
+	if verr != nil && !errors.Is(verr, views.ErrSharedUnknown) {
 		s.sharedErrorPage(w, r, verr)
 		return
 	}
 	code := status(err)
 	if errors.Is(err, sharedplans.ErrConflict) {
-		cur, ok, _ := s.shared.Store().Get(ctx, draft.Name)
-		c := &templates.SharedConflict{Opened: draft.Revision, Current: sharedFromPlan(cur),
-			Draft: templates.SharedPlan{Name: draft.Name, Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content}}
-		curEntry := sharedplans.HistoryEntry{Title: cur.Title, Author: cur.Author, Status: cur.Status, Content: cur.Content, Removed: !ok}
-		c.Current.Removed = !ok
-		c.Diff = sharedDiff(curEntry, sharedplans.HistoryEntry{Title: draft.Title, Author: draft.Author, Status: draft.Status, Content: draft.Content})
-		v.Conflict = c
-		draft.Revision = cur.Revision // saving again is a deliberate overwrite of what was shown
+		// Saving again is a deliberate overwrite of what was shown.
+		v.Conflict, draft.Revision = s.views.SharedConflict(ctx, draft)
 	} else {
 		if code == http.StatusInternalServerError {
 			s.log.Error("shared plans: save failed", "plan", draft.Name, "err", err)
@@ -301,7 +186,7 @@ func (s *Server) sharedDeleteForm(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("%w: %q", sharedplans.ErrPlanNotFound, name)
 	}
 	if err != nil {
-		v, verr := s.sharedPlanData(r.Context(), name, nil)
+		v, verr := s.views.SharedPlan(r.Context(), name, nil)
 		if verr != nil {
 			s.sharedErrorPage(w, r, verr)
 			return

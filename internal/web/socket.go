@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/plandash/plandash/internal/changes"
 	"github.com/plandash/plandash/internal/hub"
 	"github.com/plandash/plandash/internal/live"
 )
@@ -32,7 +33,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	}
 	// Subscribed before the upgrade is answered: whatever is published once the page holds an
 	// open socket reaches it, even a change made the instant the connection opened.
-	sub := s.live.Subscribe(topic, topicGate) // every page shows the pending count
+	sub := s.live.Subscribe(topic, changes.TopicGate) // every page shows the pending count
 	defer sub.Close()
 	c, err := websocket.Accept(wideWriter{w}, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns, Subprotocols: []string{socketProtocol}})
 	if err != nil {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -9,24 +8,25 @@ import (
 	"strings"
 
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/web/templates"
 )
 
 // waitPage serves GET /waits/{id}: an agent's question with its form, or how it ended.
 func (s *Server) waitPage(w http.ResponseWriter, r *http.Request) {
-	s.renderWaitPage(w, r, http.StatusOK, templates.Notice{})
+	s.waitPageWith(w, r, http.StatusOK, templates.Notice{})
 }
 
-func (s *Server) renderWaitPage(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
-	seq := s.live.Seq() // before the read: a change after it reaches the page live
-	rec, err := s.waits.Kept(r.Context(), param(r, "id"))
+// waitPageWith answers with a wait's page under status code, with a notice: a refused answer
+// shown again.
+func (s *Server) waitPageWith(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
+	v, err := s.views.Wait(r.Context(), param(r, "id"))
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
-	s.pageStatus(w, r, code, templates.WaitPage(templates.WaitView{Record: rec, Now: s.now(), Seq: seq, Notice: n}))
+	v.Notice = n
+	s.pageStatus(w, r, code, templates.WaitPage(v))
 }
 
 // waitAnswerForm serves POST /waits/{id}/answer: the page's form, one field per question
@@ -56,23 +56,14 @@ func (s *Server) waitAnswerForm(w http.ResponseWriter, r *http.Request) {
 	var ee *waits.EndedError
 	switch {
 	case errors.As(err, &ee):
-		s.renderWaitPage(w, r, http.StatusConflict, templates.Notice{Kind: "conflict", Text: "Already answered: " + ee.Outcome})
+		s.waitPageWith(w, r, http.StatusConflict, templates.Notice{Kind: "conflict", Text: "Already answered: " + ee.Outcome})
 		return
 	case err != nil && errs.KindOf(err) != errs.Internal:
-		s.renderWaitPage(w, r, status(err), templates.Notice{Kind: "error", Text: err.Error()})
+		s.waitPageWith(w, r, status(err), templates.Notice{Kind: "error", Text: err.Error()})
 		return
 	case err != nil:
 		s.errorPage(w, r, err)
 		return
 	}
 	http.Redirect(w, r, "/waits/"+url.PathEscape(id), http.StatusSeeOther)
-}
-
-// renderWaitPanel is a kept wait's page, live: its form or its outcome.
-func (s *Server) renderWaitPanel(ctx context.Context, id string, _ live.Change) ([]live.Fragment, error) {
-	rec, err := s.waits.Kept(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return []live.Fragment{{ID: templates.WaitPanelID(id), View: templates.WaitPanel(templates.WaitView{Record: rec, Now: s.now()})}}, nil
 }

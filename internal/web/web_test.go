@@ -32,6 +32,7 @@ import (
 	"github.com/plandash/plandash/internal/sharedplans"
 	"github.com/plandash/plandash/internal/store/sqlite"
 	"github.com/plandash/plandash/internal/tokens"
+	"github.com/plandash/plandash/web/templates"
 	"golang.org/x/net/html"
 )
 
@@ -105,7 +106,10 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 		Tokens: toks,
 		Config: Config{Hosts: cfg.Hosts, FrameAncestors: cfg.FrameAncestors, MaxBody: cfg.MaxBody, MaxLine: cfg.MaxLine, User: cfg.User, UserHeader: cfg.UserHeader, ClientIPHeader: cfg.ClientIPHeader, Log: log},
 		Token:  testToken, Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: permissions.New(cfg.Now), Live: lv, Files: roots,
-		Hooks:  map[string]AgentHooks{"claude": claude.NewService(svc, gate, claude.Config{Log: log})},
+		Hooks: map[string]AgentHooks{"claude": claude.NewService(svc, gate, claude.Config{Log: log})},
+		Connect: []templates.ConnectAgent{{Title: "Claude Code", Command: "plandash install claude --gate", Discovered: true},
+			{Title: "OpenCode", Command: "plandash install opencode", Discovered: true, Restart: true},
+			{Title: "Elsewhere CLI", Command: "plandash install elsewhere"}},
 		MCP:    mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil),
 		Notify: notify.New(db.Notify(), noWaits{}, notify.Config{BaseURL: "http://127.0.0.1", Log: log}),
 	})
@@ -339,8 +343,9 @@ func TestOverviewPage(t *testing.T) {
 	for _, row := range all(doc, `[data-testid=connect-agent]`) {
 		connect[text(one(t, row, "dt"))] = text(one(t, row, "dd"))
 	}
-	for agent, cmd := range map[string]string{"Claude Code": "plandash install claude --gate", "Gemini CLI": "plandash install gemini --gate",
-		"OpenCode": "plandash install opencode", "Codex CLI": "plandash install codex", "An IDE's ACP agent": "plandash acp -- AGENT"} {
+	for agent, cmd := range map[string]string{"Claude Code": "its sessions show up by themselves; plandash install claude --gate adds the gate",
+		"OpenCode": "plandash install opencode, then restart OpenCode, adds", "Elsewhere CLI": "plandash install elsewhere connects it",
+		"An IDE's ACP agent": "plandash acp -- AGENT"} {
 		if !strings.Contains(connect[agent], cmd) {
 			t.Errorf("the empty overview's line for %s is %q, want it to name %q", agent, connect[agent], cmd)
 		}

@@ -62,6 +62,27 @@ type Waiting struct {
 	Answered string
 }
 
+// ConnectAgent is how the empty overview tells a newcomer to connect one agent.
+type ConnectAgent struct {
+	Title   string // "Claude Code"
+	Command string // "plandash install claude --gate"
+	// Discovered says its sessions show without any command; Restart, that the agent must be
+	// restarted after it (a plugin is loaded at start).
+	Discovered, Restart bool
+}
+
+// connectTail is what follows an agent's command in the empty overview.
+func connectTail(c ConnectAgent) string {
+	tail := " connects it"
+	if c.Discovered {
+		tail = " adds the gate and its questions"
+	}
+	if c.Restart {
+		tail = ", then restart " + c.Title + "," + tail
+	}
+	return tail
+}
+
 // Overview is the front page.
 type Overview struct {
 	// NeedsTotal is how many waits there are; Needs lists the oldest of them.
@@ -69,9 +90,11 @@ type Overview struct {
 	Groups     []Group
 	Seq        uint64
 	Ingest     string // the ingest URL, for the empty state
-	Now        time.Time
-	Recent     []plans.Session
-	Version    string
+	// Connect are the agents plandash connects with a command, for the empty state.
+	Connect []ConnectAgent
+	Now     time.Time
+	Recent  []plans.Session
+	Version string
 	// Shared are the most recently updated shared plans (docker-agent's), of SharedTotal.
 	Shared      []SharedPlan
 	SharedTotal int

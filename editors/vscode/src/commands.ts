@@ -14,6 +14,12 @@ const AGENTS = [
   { label: "Codex CLI", id: "codex" },
   { label: "Gemini CLI", id: "gemini" },
   { label: "OpenCode", id: "opencode" },
+  { label: "Copilot CLI", id: "copilot" },
+  { label: "Droid", id: "droid" },
+  { label: "Pi", id: "pi" },
+  { label: "Cline", id: "cline" },
+  { label: "Crush", id: "crush" },
+  { label: "Amp", id: "amp" },
 ];
 
 /**

@@ -14,13 +14,12 @@ import (
 // scripts/agent-clis.sh) instead of skipping. CI sets it.
 const EnvAgentTests = "PLANDASH_AGENT_TESTS"
 
-// Command returns the argv prefix that runs agent's CLI ("claude", "codex", "gemini" or
-// "opencode"): the binary, or node and a JS entry point.
+// Command returns the argv prefix that runs agent's CLI (a name scripts/agent-clis.sh knows):
+// the binary, or node and a JS entry point.
 //
-// PLANDASH_CLAUDE, PLANDASH_CODEX, PLANDASH_GEMINI or PLANDASH_OPENCODE name a binary to use
-// instead. Otherwise scripts/agent-clis.sh finds it in the cache; when it is not installed
+// PLANDASH_<AGENT> (PLANDASH_CLAUDE, PLANDASH_CRUSH, …) names a binary to use instead. Otherwise scripts/agent-clis.sh finds it in the cache; when it is not installed
 // the test is skipped, unless PLANDASH_AGENT_TESTS=1, which installs it (and fails the test if
-// that fails).
+// that fails). A CLI the script cannot get on this machine at all (exit 4) is skipped, saying so.
 func Command(t testing.TB, agent string) []string {
 	t.Helper()
 	path := binary(t, agent)
@@ -57,6 +56,11 @@ func binary(t testing.TB, agent string) string {
 	if !install && errors.As(err, &exit) && exit.ExitCode() == 3 {
 		t.Skipf("agenttest: %s CLI not installed (run scripts/agent-clis.sh, or set %s=1): %s",
 			agent, EnvAgentTests, strings.TrimSpace(stderr.String()))
+	}
+	if errors.As(err, &exit) && exit.ExitCode() == 4 {
+		// The CLI cannot be had on this machine (Crush downloads its binary from GitHub).
+		t.Skipf("agenttest: %s CLI cannot be installed here (set PLANDASH_%s to its binary): %s",
+			agent, strings.ToUpper(agent), strings.TrimSpace(stderr.String()))
 	}
 	if err != nil {
 		t.Fatalf("agenttest: scripts/agent-clis.sh %s: %v\n%s", agent, err, stderr.String())

@@ -106,11 +106,11 @@ func userHooks(t *testing.T, settings []byte) (map[string]int, int) {
 
 // FuzzMerge installs and removes plandash's hooks in arbitrary settings files: the output is
 // always valid JSON, keeps every hook and top-level key of the user's, a second install
-// changes nothing, and removal leaves no plandash hook behind. A file without hooks, as Claude
-// Code writes it, comes back byte for byte from an install and an uninstall.
+// changes nothing, and removal leaves no plandash hook behind. A file without hooks, in any
+// layout, comes back byte for byte from an install and an uninstall.
 func FuzzMerge(f *testing.F) {
 	for _, s := range []string{userSettings, ``, `{}`, `{"hooks":null}`, `{"hooks":{"Stop":[1,{"hooks":"x"},{"hooks":[{"command":"plandash hook claude"}]}]}}`,
-		`{"a":1,"a":2}`, `{"model":"x","env":{"A":"<b>"}}`, `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"x"},{"command":"/p/plandash hook claude --data d"}]}]}}`} {
+		`{"a":1,"a":2}`, `{"model":"x","env":{"A":"<b>"}}`, "{\n    \"model\": \"x\",\n    \"env\": {\"A\": \"<b>\"}\n}\n", `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"x"},{"command":"/p/plandash hook claude --data d"}]}]}}`} {
 		f.Add([]byte(s), true, false)
 	}
 	f.Fuzz(func(t *testing.T, in []byte, gate, all bool) {
@@ -160,13 +160,8 @@ func FuzzMerge(f *testing.F) {
 		}
 		if top, err := settingsfile.ParseFile("settings.json", in); err == nil && len(top) > 0 {
 			if _, has := top.Get("hooks"); !has {
-				canon := settingsfile.Indent(top.Marshal())
-				out, _, err := MergeHooks(canon, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if back, _, err := RemoveHooks(out); err != nil || !bytes.Equal(back, canon) {
-					t.Fatalf("install then uninstall changed the file (%v):\n%s\n→\n%s", err, canon, back)
+				if !bytes.Equal(clean, in) {
+					t.Fatalf("install then uninstall changed the file:\n%s\n→\n%s", in, clean)
 				}
 			}
 		}

@@ -109,7 +109,7 @@ func FuzzHookEvent(f *testing.F) {
 
 // FuzzMergeHooks: merging never panics; on success the result is valid JSON holding exactly one
 // plandash hook, merging again changes nothing, and removing leaves none. A file without hooks,
-// as plandash writes it, comes back byte for byte from an install and an uninstall.
+// in any layout, comes back byte for byte from an install and an uninstall.
 func FuzzMergeHooks(f *testing.F) {
 	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}`))
 	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"command":"plandash hook codex"},{"command":"y"}]}]},"a":[1]}`))
@@ -133,13 +133,8 @@ func FuzzMergeHooks(f *testing.F) {
 		}
 		if top, err := settingsfile.ParseFile("hooks.json", b); err == nil && len(top) > 0 {
 			if _, has := top.Get("hooks"); !has {
-				canon := settingsfile.Indent(top.Marshal())
-				out, _, err := MergeHooks(canon, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if back, _, err := MergeHooks(out, nil); err != nil || !bytes.Equal(back, canon) {
-					t.Fatalf("install then uninstall changed the file (%v):\n%s\n→\n%s", err, canon, back)
+				if !bytes.Equal(gone, b) {
+					t.Fatalf("install then uninstall changed the file:\n%s\n→\n%s", b, gone)
 				}
 			}
 		}

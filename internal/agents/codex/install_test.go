@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plandash/plandash/internal/agents/settingsfile"
 )
 
 func TestInstall(t *testing.T) {
@@ -82,8 +84,10 @@ func TestInstall(t *testing.T) {
 				t.Fatal(err)
 			}
 			again, _ := os.ReadFile(path)
-			if strings.Count(string(again), "hook codex") != len(hookEvents) || strings.Count(string(again), `"timeout": 60`) != 2 ||
-				strings.Count(string(again), `"matcher": "request_user_input"`) != 2 {
+			// Compacted: plandash's groups take the layout of the user's around them.
+			flat := settingsfile.Compact(again)
+			if strings.Count(flat, "hook codex") != len(hookEvents) || strings.Count(flat, `"timeout":60`) != 2 ||
+				strings.Count(flat, `"matcher":"request_user_input"`) != 2 {
 				t.Errorf("update:\n%s", again)
 			}
 			if rep, err := Uninstall(path, ""); err != nil || !rep.Changed {

@@ -127,11 +127,12 @@ func geminiHooks(b []byte) (users map[string]int, ours int) {
 
 // FuzzMergeHooks installs and removes plandash's hooks in any settings file: the output is a
 // JSON object holding plandash's eight hooks and every hook and top-level key of the user's, a
-// second install changes nothing, and removal leaves no plandash hook. A file without hooks, as
-// Gemini CLI writes it, comes back byte for byte from an install and an uninstall.
+// second install changes nothing, and removal leaves no plandash hook. A file without hooks,
+// in any layout, comes back byte for byte from an install and an uninstall.
 func FuzzMergeHooks(f *testing.F) {
 	for _, s := range []string{``, `{}`, `{"hooks":null}`, `{"theme":"dark","hooks":{"BeforeTool":[{"matcher":"x","hooks":[{"command":"audit.sh"},{"command":"plandash hook gemini"}]}]}}`,
-		`{"a":1,"a":2,"hooks":{"AfterTool":[]}}`, `{"general":{"vimMode":true},"ui":{"theme":"<dark>"}}`} {
+		`{"a":1,"a":2,"hooks":{"AfterTool":[]}}`, `{"general":{"vimMode":true},"ui":{"theme":"<dark>"}}`,
+		"{\n\t\"general\": {\"vimMode\": true},\r\n\t\"ui\" : {}\n}\n"} {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, in []byte, gate bool) {
@@ -179,13 +180,8 @@ func FuzzMergeHooks(f *testing.F) {
 			}
 		}
 		if _, has := top.Get("hooks"); len(top) > 0 && !has {
-			canon := settingsfile.Indent(top.Marshal())
-			out, _, err := MergeHooks(canon, want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if back, _, err := MergeHooks(out, nil); err != nil || !bytes.Equal(back, canon) {
-				t.Fatalf("install then uninstall changed the file (%v):\n%s\n→\n%s", err, canon, back)
+			if !bytes.Equal(clean, in) {
+				t.Fatalf("install then uninstall changed the file:\n%s\n→\n%s", in, clean)
 			}
 		}
 	})

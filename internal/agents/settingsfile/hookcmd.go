@@ -48,16 +48,8 @@ func IsOurCommand(cmd, agent string) bool {
 }
 
 // IsOurs reports whether a hook object ({"type":"command","command":…}) runs `plandash hook
-// AGENT` (see IsOurCommand).
-func IsOurs(hook json.RawMessage, agent string) bool {
-	var h struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(hook, &h) != nil {
-		return false
-	}
-	return IsOurCommand(h.Command, agent)
-}
+// AGENT` (see IsOurCommand). The member is named exactly "command", as the agents read it.
+func IsOurs(hook json.RawMessage, agent string) bool { return Hooks{Agent: agent}.isOurs(hook) }
 
 // firstWord splits off a command's first shell word, which may be quoted (a path with spaces,
 // as ShellQuote writes it).

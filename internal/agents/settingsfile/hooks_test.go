@@ -50,6 +50,9 @@ const userFile = `{
 `
 
 func TestMergeHooks(t *testing.T) {
+	if top, err := ParseFile("/s.json", []byte(userFile)); err != nil || !restorable(top) {
+		t.Fatalf("userFile is no file the fuzz targets give back byte for byte: %v", err)
+	}
 	h := testHooks("http://h:1")
 	out, ch, err := MergeHooks("/s.json", []byte(userFile), h)
 	if err != nil {
@@ -134,5 +137,73 @@ func TestMergeHooksRefuses(t *testing.T) {
 	}
 	if same, ch, err := MergeHooks("/s.json", nil, Hooks{Agent: "x"}); err != nil || ch.Changed() || same != nil {
 		t.Errorf("uninstall from no file: %q %+v %v", same, ch, err)
+	}
+}
+
+// TestMergeHooksLayout: what plandash adds takes the layout of the file (four spaces, tabs,
+// one line, CRLF), the user's bytes around it stay as they were, and uninstalling gives the
+// file back byte for byte.
+func TestMergeHooksLayout(t *testing.T) {
+	tests := []struct{ name, in, has string }{
+		{"four spaces", "{\n    \"a\": [1,\n        2],\n    \"hooks\": {\n        \"Stop\": [\n            {\"hooks\": [{\"command\": \"say\"}]}\n        ]\n    }\n}",
+			"\n        \"Start\": [\n            {\n                \"hooks\": [\n                    {\n                        \"command\":"},
+		{"tabs", "{\n\t\"model\": \"x\"\n}\n", "\t\"model\": \"x\",\n\t\"hooks\": {\n\t\t\"Start\": [\n\t\t\t{\n"},
+		{"one line", `{"a":1, "b": 2}`, `{"a":1, "b": 2, "hooks": {"Start":[{"hooks":[{"command":`},
+		{"CRLF", "{\r\n  \"a\": 1\r\n}\r\n", "{\r\n  \"a\": 1,\r\n  \"hooks\": {\r\n    \"Start\": [\r\n      {\r\n"},
+		{"a one-line event", "{\n  \"hooks\": {\"Stop\": [{\"hooks\": []}]}\n}", `{"Stop": [{"hooks": []},{"hooks":[{"command":`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := MergeHooks("/s.json", []byte(tt.in), testHooks("s"))
+			if err != nil || !strings.Contains(string(out), tt.has) || !json.Valid(out) {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if crlf := strings.Contains(tt.in, "\r\n"); crlf && strings.Count(string(out), "\n") != strings.Count(string(out), "\r\n") {
+				t.Errorf("lines ending in LF added to a file with CRLF:\n%q", out)
+			}
+			back, _, err := MergeHooks("/s.json", out, Hooks{Agent: "x"})
+			if err != nil || string(back) != tt.in {
+				t.Errorf("uninstall: %v\n%q\nwant\n%q", err, back, tt.in)
+			}
+		})
+	}
+	// A new file, or one that held only {}, is written as Indent formats it.
+	for _, in := range []string{"", "{}", " { }\n"} {
+		out, _, err := MergeHooks("/s.json", []byte(in), testHooks("s"))
+		if err != nil || !strings.HasPrefix(string(out), "{\n  \"hooks\": {\n    \"Start\": [\n      {\n") {
+			t.Errorf("%q: %v\n%s", in, err, out)
+		}
+	}
+}
+
+// testFlatHooks is an install of agent "x" in a file that lists hook entries under each event,
+// their command under "bash", as GitHub Copilot CLI's.
+func testFlatHooks(server string) Hooks {
+	cmd := HookCommand("plandash", "x", Flag{"--server", server})
+	entry := func(timeout int) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"type": "command", "bash": cmd, "timeoutSec": timeout})
+		return b
+	}
+	return Hooks{Agent: "x", Flat: true, CommandKey: "bash", Events: []string{"sessionStart", "preToolUse"},
+		Groups: map[string][]json.RawMessage{"sessionStart": {entry(10)}, "preToolUse": {entry(10), entry(86400)}}}
+}
+
+func TestMergeHooksFlat(t *testing.T) {
+	in := "{\n  \"version\": 1,\n  \"hooks\": {\n    \"preToolUse\": [\n      {\"type\": \"command\", \"bash\": \"./audit.sh\"},\n      {\"type\": \"command\", \"command\": \"plandash hook x\"}\n    ]\n  }\n}\n"
+	out, ch, err := MergeHooks("/h.json", []byte(in), testFlatHooks("s"))
+	if err != nil || !reflect.DeepEqual(ch, Changes{Added: []string{"preToolUse", "sessionStart"}}) {
+		t.Fatalf("%+v %v", ch, err)
+	}
+	want := "    \"preToolUse\": [\n      {\"type\": \"command\", \"bash\": \"./audit.sh\"},\n      {\"type\": \"command\", \"command\": \"plandash hook x\"},\n      {\n        \"bash\": \"plandash hook x --server s\",\n"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("entries not after the user's, laid out as theirs:\n%s", out)
+	}
+	if again, ch, err := MergeHooks("/h.json", out, testFlatHooks("s")); err != nil || ch.Changed() || string(again) != string(out) {
+		t.Errorf("second install: %+v %v", ch, err)
+	}
+	// The entry under "command" is not plandash's: this agent's command is under "bash".
+	back, ch, err := MergeHooks("/h.json", out, Hooks{Agent: "x", Flat: true, CommandKey: "bash"})
+	if err != nil || !reflect.DeepEqual(ch.Removed, []string{"preToolUse", "sessionStart"}) || string(back) != in {
+		t.Errorf("uninstall: %+v %v\n%s", ch, err, back)
 	}
 }

@@ -12,13 +12,18 @@ type Member struct {
 	Key   string
 	Value json.RawMessage
 
-	// raw is the key as written (with its escapes), so a key plandash did not touch is
-	// written back byte for byte; empty for a member made in code.
-	raw []byte
+	// As read by ParseObject (src): raw is the key as written, with its escapes; pre the space
+	// before it; colon what lies between it and the value (space, ':', space); post the space
+	// after the value, up to the next ','; tail the object's space before its '}' (on every
+	// member, so deleting one keeps it); first marks the first member. fresh marks a value
+	// given by Set, laid out where it goes.
+	raw, pre, colon, post, tail []byte
+	src, first, fresh           bool
 }
 
-// Object is a JSON object that keeps its members' order and their bytes, so rewriting a user's
-// settings file changes only what plandash owns.
+// Object is a JSON object that keeps its members' order and their bytes, and the space
+// between them, so rewriting a user's settings file changes only what plandash owns: an object
+// read and written back unchanged is the same bytes (an empty one is written {}).
 //
 // Duplicate keys are kept as written until plandash sets that key. The agents' JSON readers
 // (JavaScript's JSON.parse, Go's encoding/json, serde_json's maps) all read the last of them,
@@ -26,11 +31,11 @@ type Member struct {
 // ones, which no agent ever saw.
 type Object []Member
 
-// ParseObject reads a JSON object, keeping its members' order, their bytes and any duplicate
-// keys. Anything but one JSON object (an array, null, data after the object) is an error.
+// ParseObject reads a JSON object, keeping its members' order, their bytes, the space between
+// them and any duplicate keys. Anything but one JSON object (an array, null, data after the
+// object) is an error.
 func ParseObject(b []byte) (Object, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -39,8 +44,8 @@ func ParseObject(b []byte) (Object, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	o := Object{}
+	prev := dec.InputOffset() // the end of the last token: '{' or a value
 	for dec.More() {
-		start := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, err
@@ -49,20 +54,43 @@ func ParseObject(b []byte) (Object, error) {
 		if !ok {
 			return nil, errors.New("object key is not a string")
 		}
-		raw := bytes.TrimLeft(b[start:dec.InputOffset()], " \t\r\n,")
+		keyEnd := dec.InputOffset()
+		// Between the last token and the key's end: space, a ',' after the first member,
+		// space, and the key, which is the only part with a '"'.
+		gap := b[prev:keyEnd]
+		q := bytes.IndexByte(gap, '"')
+		post, pre := split(gap[:q])
+		if len(o) > 0 {
+			o[len(o)-1].post = post
+		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil, err
 		}
-		o = append(o, Member{Key: key, Value: v, raw: raw})
+		end := dec.InputOffset()
+		o = append(o, Member{Key: key, Value: v, raw: gap[q:], pre: pre, colon: b[keyEnd : end-int64(len(v))], src: true, first: len(o) == 0})
+		prev = end
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, err
 	}
+	tail := b[prev : dec.InputOffset()-1]
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("data after the object")
 	}
+	for i := range o {
+		o[i].tail = tail
+	}
 	return o, nil
+}
+
+// split cuts the space between two members (or elements) at its ',': what ends the one before
+// and what starts the next. Without a ',' (the first), all of it starts the next.
+func split(gap []byte) (post, pre []byte) {
+	if c := bytes.IndexByte(gap, ','); c >= 0 {
+		return gap[:c], gap[c+1:]
+	}
+	return nil, gap
 }
 
 // Get returns the value of key; with duplicates, the last (see Object).
@@ -76,8 +104,15 @@ func (o Object) Get(key string) (json.RawMessage, bool) {
 }
 
 // Set gives key the value v: the last member of that name gets it where it stands and earlier
-// duplicates are dropped (see Object); a new key is added at the end.
-func (o *Object) Set(key string, v json.RawMessage) {
+// duplicates are dropped (see Object); a new key is added at the end. Marshal lays v out to
+// match the members around it.
+func (o *Object) Set(key string, v json.RawMessage) { o.set(key, v, true) }
+
+// setKeep is Set for a value already laid out where it goes (an Object read from the same
+// place and changed), which Marshal writes as it is.
+func (o *Object) setKeep(key string, v json.RawMessage) { o.set(key, v, false) }
+
+func (o *Object) set(key string, v json.RawMessage, fresh bool) {
 	last := -1
 	for i, m := range *o {
 		if m.Key == key {
@@ -85,14 +120,14 @@ func (o *Object) Set(key string, v json.RawMessage) {
 		}
 	}
 	if last < 0 {
-		*o = append(*o, Member{Key: key, Value: v})
+		*o = append(*o, Member{Key: key, Value: v, fresh: true})
 		return
 	}
 	out := (*o)[:0]
 	for i, m := range *o {
 		switch {
 		case i == last:
-			m.Value = v
+			m.Value, m.fresh = v, fresh
 		case m.Key == key:
 			continue
 		}
@@ -112,28 +147,89 @@ func (o *Object) Del(key string) {
 	*o = out
 }
 
-// Marshal writes the object compactly, each member's key and value as written; Indent formats
-// a whole file once.
+// Marshal writes the object. Members read by ParseObject keep their bytes and the space
+// around them; a new member takes the layout of the one before it, and a new value (see Set)
+// is indented to match. An object made in code is written compactly: Indent formats a new file.
 func (o Object) Marshal() json.RawMessage {
 	var b bytes.Buffer
 	b.WriteByte('{')
+	var tail []byte
+	lay := -1 // the member whose layout a new one takes
+	for i, m := range o {
+		if m.src {
+			tail = m.tail
+			if lay < 0 {
+				lay = i
+			}
+		}
+	}
 	for i, m := range o {
 		if i > 0 {
 			b.WriteByte(',')
 		}
+		if m.src {
+			lay = i
+		}
+		pre, colon := []byte(nil), []byte(":")
+		if lay >= 0 {
+			pre, colon = o[lay].pre, o[lay].colon
+			if !m.src && o[lay].first && len(pre) == 0 && bytes.HasSuffix(colon, []byte(" ")) {
+				pre = []byte(" ") // after {"a": 1 comes , "b": 2
+			}
+		}
+		if i == 0 && !m.first && bytes.IndexByte(pre, '\n') < 0 {
+			pre = nil // `{"a": 1, "b": 2}` without "a" is `{"b": 2}`
+		}
+		b.Write(pre)
 		b.Write(m.key())
-		b.WriteByte(':')
-		b.Write(m.Value)
+		b.Write(colon)
+		v := m.Value
+		if m.fresh && lay >= 0 {
+			v = layout(v, pre, tail)
+		}
+		b.Write(v)
+		if i < len(o)-1 {
+			b.Write(m.post)
+		}
 	}
+	b.Write(tail)
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// layout indents a new value v to sit after pre (the space before its key or element) in a
+// container that ends with tail: one indent deeper than the line the container closes on, in
+// the unit and line ending the file uses. In a container on one line v stays as it is.
+func layout(v, pre, tail []byte) []byte {
+	nl := bytes.LastIndexByte(pre, '\n')
+	if nl < 0 {
+		return v
+	}
+	indent := pre[nl+1:]
+	unit := indent
+	if t := bytes.LastIndexByte(tail, '\n'); t >= 0 && bytes.HasPrefix(indent, tail[t+1:]) && len(indent) > len(tail)-t-1 {
+		unit = indent[len(tail)-t-1:]
+	}
+	if len(unit) == 0 {
+		unit = []byte("  ")
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, v, string(indent), string(unit)) != nil {
+		return v
+	}
+	if nl > 0 && pre[nl-1] == '\r' {
+		// A file with CRLF lines gets them in what plandash adds too (a JSON string holds no
+		// raw newline, so every '\n' here is one Indent wrote).
+		return bytes.ReplaceAll(buf.Bytes(), []byte("\n"), []byte("\r\n"))
+	}
+	return buf.Bytes()
 }
 
 // key is the member's key as JSON: as written when it was read (and not renamed since), else
 // quoted without escaping HTML characters (a settings file is no web page).
 func (m Member) key() []byte {
 	var k string
-	if len(m.raw) > 0 && json.Unmarshal(m.raw, &k) == nil && k == m.Key {
+	if m.src && json.Unmarshal(m.raw, &k) == nil && k == m.Key {
 		return m.raw
 	}
 	var b bytes.Buffer
@@ -141,33 +237,6 @@ func (m Member) key() []byte {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(m.Key) // a Go string always encodes
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
-}
-
-// ParseArray reads a JSON array's elements, each kept as written. Anything but one JSON array
-// (an object, null, data after it) is an error.
-func ParseArray(b []byte) ([]json.RawMessage, error) {
-	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) == 0 || t[0] != '[' {
-		return nil, errors.New("not a JSON array")
-	}
-	a := []json.RawMessage{}
-	if err := json.Unmarshal(b, &a); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
-// MarshalArray writes the elements as a compact JSON array, each as given.
-func MarshalArray(a []json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, v := range a {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(v)
-	}
-	b.WriteByte(']')
-	return b.Bytes()
 }
 
 // Compact is b without insignificant space, for telling whether two values are the same; b

@@ -1,6 +1,7 @@
 package settingsfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -11,8 +12,8 @@ func TestObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(o.Marshal()); got != `{"b":1,"a\u003c":[1, 2],"dup":1,"x":{"y": 2},"dup":2}` {
-		t.Errorf("Marshal kept no bytes: %s", got)
+	if got := string(o.Marshal()); got != `{"b": 1, "a\u003c": [1, 2], "dup": 1, "x": {"y": 2}, "dup": 2}` {
+		t.Errorf("Marshal did not keep the bytes: %s", got)
 	}
 	if v, ok := o.Get("dup"); !ok || string(v) != "2" {
 		t.Errorf("Get of a duplicate = %s, want the last", v)
@@ -23,16 +24,16 @@ func TestObject(t *testing.T) {
 	o.Set("dup", json.RawMessage(`3`))
 	o.Set("a<", json.RawMessage(`true`))
 	o.Set("new&", json.RawMessage(`null`))
-	if got := string(o.Marshal()); got != `{"b":1,"a\u003c":true,"x":{"y": 2},"dup":3,"new&":null}` {
+	if got := string(o.Marshal()); got != `{"b": 1, "a\u003c": true, "x": {"y": 2}, "dup": 3, "new&": null}` {
 		t.Errorf("after Set: %s", got)
 	}
 	o.Del("x")
 	o.Del("b")
-	if got := string(o.Marshal()); got != `{"a\u003c":true,"dup":3,"new&":null}` {
+	if got := string(o.Marshal()); got != `{"a\u003c": true, "dup": 3, "new&": null}` {
 		t.Errorf("after Del: %s", got)
 	}
 	o[0].Key = "renamed"
-	if got := string(o.Marshal()); !strings.HasPrefix(got, `{"renamed":true`) {
+	if got := string(o.Marshal()); !strings.HasPrefix(got, `{"renamed": true`) {
 		t.Errorf("a renamed key: %s", got)
 	}
 	if got := string((Object{}).Marshal()); got != "{}" {
@@ -142,8 +143,9 @@ func TestIsOurs(t *testing.T) {
 	}
 }
 
-// FuzzParseObject: whatever ParseObject accepts is a JSON object that Marshal writes back as
-// the same value, member for member, and Set then Get agree.
+// FuzzParseObject: whatever ParseObject accepts, Marshal writes back byte for byte (the space
+// around it, and inside an empty object, aside); changed, it is still a JSON object holding the same members; Set then Get
+// agree. The same for arrays.
 func FuzzParseObject(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1,"a":2}`, `{"\u00e9\n":"\ud800","<":[1, {"x" : null}]}`, `[]`, `{"a":1} 2`, "{\"\xff\":1}", `{"a":{"b":[]}}`} {
 		f.Add([]byte(s))
@@ -153,6 +155,19 @@ func FuzzParseObject(f *testing.F) {
 		if err != nil {
 			return
 		}
+		want := bytes.Trim(b, " \t\r\n")
+		if len(o) == 0 {
+			want = []byte("{}") // no member to keep the space inside
+		}
+		if got := o.Marshal(); !bytes.Equal(got, want) {
+			t.Fatalf("Marshal changed an object as read: %q → %q", b, got)
+		}
+		arr := append(append([]byte("[1,"), b...), ']')
+		if a, err := parseArray(arr); err != nil || !bytes.Equal(a.marshal(), arr) {
+			t.Fatalf("an array as read changed: %v %s", err, a.marshal())
+		}
+		o.Set("new", json.RawMessage(`{"a":[1,2]}`))
+		o.Del("new")
 		out := o.Marshal()
 		if !json.Valid(out) {
 			t.Fatalf("Marshal made invalid JSON %q from %q", out, b)

@@ -4,6 +4,12 @@
 // whole, a read-only file is left as it is, and in a project install neither "..", nor a
 // symlink met on the way (a project's config directory linked to the user's own), leads out of
 // the project. Every refusal says which file and why, and nothing is written.
+//
+// It also holds the one merge of plandash's hooks into those files, by one set of rules for
+// every agent (ParseFile, MergeHooks): an empty file is {}, comments and anything but one JSON
+// object are refused saying where, duplicate keys are settled as Object says, and the user's
+// bytes are kept, layout included, so a merge that changes nothing returns the input and an
+// uninstall gives the user's file back byte for byte.
 package settingsfile
 
 import (

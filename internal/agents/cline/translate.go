@@ -1,0 +1,176 @@
+package cline
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// Bounds on what one event puts into the session.
+const (
+	maxText  = 16 << 10  // a prompt or a turn's answer in the activity
+	maxPlan  = 256 << 10 // a plan-mode turn's plan
+	maxTitle = 200       // a tool call's title
+)
+
+// State is what translating an event needs besides the event itself.
+type State struct {
+	// Announce names the session (agent, cwd, host, Cline's ids). Set it the first time
+	// plandash sees a session; TaskStart always announces.
+	Announce bool
+	// Host is the machine's name, when the hook did not say.
+	Host string
+	// PlanState is the state switch_to_act_mode's plan is shown in ("proposed", "approved", …);
+	// empty for other events.
+	PlanState string
+	// Plan is the plan switch_to_act_mode asks to implement: the session's last plan-mode
+	// answer, as plandash kept it.
+	Plan string
+	// SkipPlan leaves a plan-mode turn's plan out: plandash already has it.
+	SkipPlan bool
+}
+
+// Translate turns one hook event into ACP JSON-RPC messages (the NDJSON lines POST
+// /api/v1/ingest takes) that plans.Service.Apply applies unchanged, in one batch on a fresh
+// stream.
+func Translate(ev Event, st State) []json.RawMessage {
+	b := &batch{sid: SessionKey(ev.SessionID())}
+	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
+		"clientInfo": map[string]any{"name": "plandash-hook"}},
+		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle, "version": hookkit.Truncate(ev.ClineVersion, 64)}})
+	host := st.Host
+	if ev.Host != "" {
+		host = ev.Host
+	}
+	if st.Announce || ev.HookName == HookTaskStart {
+		meta := map[string]any{"host": hookkit.Truncate(host, 256), "agentSessionId": hookkit.Truncate(ev.SessionID(), 256), "via": plans.ViaHooks}
+		b.request("session/new", map[string]any{"cwd": hookkit.Truncate(ev.Cwd(), 4096), "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
+			map[string]any{"sessionId": b.sid})
+	}
+	switch ev.HookName {
+	case HookTaskStart:
+		b.message("Task started")
+	case HookTaskResume:
+		b.message("Task resumed")
+	case HookTaskCancel:
+		b.message("Task cancelled")
+	case HookTaskError:
+		text := "Task failed"
+		if ev.Error != nil && ev.Error.Message != "" {
+			text += ": " + hookkit.Truncate(ev.Error.Message, 2048)
+		}
+		b.message(text)
+	case HookShutdown:
+		b.request("session/close", map[string]any{"sessionId": b.sid}, nil)
+	case HookPromptSubmit:
+		if ev.UserPromptSubmit != nil {
+			b.request("session/prompt", map[string]any{"sessionId": b.sid,
+				"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(ev.UserPromptSubmit.Prompt, maxText)}}}, nil)
+		}
+	case HookTaskComplete:
+		text := ""
+		if ev.Turn != nil {
+			text = ev.Turn.OutputText
+		}
+		if ev.Mode == "plan" && !st.SkipPlan && strings.TrimSpace(text) != "" {
+			b.plan(hookkit.Truncate(text, maxPlan), "presented")
+		}
+		if strings.TrimSpace(text) == "" {
+			text = "Turn ended"
+		}
+		b.message(hookkit.Truncate(text, maxText))
+	case HookPreToolUse:
+		if IsGateEvent(ev) && st.PlanState != "" {
+			plan := st.Plan
+			if strings.TrimSpace(plan) == "" {
+				plan = "_Cline asks to switch to act mode; plandash saw no plan-mode answer before it._"
+			}
+			b.plan(plan, st.PlanState)
+		}
+	case HookPostToolUse:
+		if r := ev.ToolResult; r != nil {
+			status := "completed"
+			if r.Error != "" {
+				status = "failed"
+			}
+			b.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": hookkit.Truncate(r.ID, 256), "title": toolTitle(r.Name, r.Input),
+				"kind": toolKind(r.Name), "status": status})
+		}
+	}
+	return b.out
+}
+
+// toolTitle is a call's one-line title: the tool and the start of its input.
+func toolTitle(name string, input json.RawMessage) string {
+	in := string(bytes.Join(bytes.Fields(input), []byte(" ")))
+	if in == "" || in == "{}" || in == "null" {
+		return hookkit.Truncate(name, maxTitle)
+	}
+	return hookkit.Truncate(name+" "+in, maxTitle)
+}
+
+// toolKind maps Cline's tools onto ACP's tool kinds.
+func toolKind(name string) string {
+	switch name {
+	case "read_files":
+		return "read"
+	case "editor", "apply_patch":
+		return "edit"
+	case "search_codebase":
+		return "search"
+	case "run_commands":
+		return "execute"
+	case "fetch_web_content", "web_search":
+		return "fetch"
+	case ToolSwitchToAct:
+		return "switch_mode"
+	}
+	return "other"
+}
+
+// batch builds the messages of one event.
+type batch struct {
+	sid string
+	n   int
+	out []json.RawMessage
+}
+
+func (b *batch) add(v any) {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return // only plain maps and strings go in: this cannot fail
+	}
+	b.out = append(b.out, line)
+}
+
+// request adds a request and, when result is not nil, its response. Ids only need to be unique
+// within the batch: the service applies each batch on a stream of its own.
+func (b *batch) request(method string, params, result any) {
+	b.n++
+	id := "cline-" + strconv.Itoa(b.n)
+	b.add(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if result != nil {
+		b.add(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	}
+}
+
+func (b *batch) update(u map[string]any) {
+	b.add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.sid, "update": u}})
+}
+
+func (b *batch) plan(md, state string) {
+	b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode, "content": md,
+		"_meta": map[string]any{"plandash": map[string]any{"state": state}}}})
+}
+
+// message adds an agent message with an id of its own: activity merges chunks that share an id,
+// and two turns must stay apart.
+func (b *batch) message(text string) {
+	b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "cline-" + rand.Text()[:12],
+		"content": map[string]any{"type": "text", "text": text}})
+}

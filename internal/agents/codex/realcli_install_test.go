@@ -1,0 +1,94 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/internal/agents/agenttest"
+)
+
+// TestRealCodexInstallKeepsUserHooks: Install merges plandash's hooks into a hooks.json laid
+// out with tabs and CRLF that already holds the user's own Stop hook, keeping that layout;
+// Uninstall gives the file back byte for byte. Installed again and trusted (as /hooks does),
+// the real Codex CLI reads the merged file and runs both the user's Stop hook and plandash's
+// (here a script named plandash that records what it is given); uninstalled after the run,
+// the file is the user's again, byte for byte.
+func TestRealCodexInstallKeepsUserHooks(t *testing.T) {
+	needRealCLI(t)
+	dir := t.TempDir()
+	userRec, ourRec := filepath.Join(dir, "user.jsonl"), filepath.Join(dir, "plandash.jsonl")
+	bin := filepath.Join(dir, "bin", "plandash")
+	script := "#!/bin/sh\n{ printf '%s ' \"$*\"; tr -d '\\n'; echo; } >> " + agenttest.ShellQuote(ourRec) + "\n"
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := agenttest.NewModelServer(t)
+	c := agenttest.NewCodex(t, srv, "", map[string]any{"hooks": map[string]any{
+		EventStop: []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": agenttest.RecordHook(userRec, "")}}}}}})
+	path := filepath.Join(c.Home, "hooks.json")
+	written, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tabs bytes.Buffer
+	if err := json.Indent(&tabs, written, "", "\t"); err != nil {
+		t.Fatal(err)
+	}
+	user := append(bytes.ReplaceAll(bytes.TrimSpace(tabs.Bytes()), []byte("\n"), []byte("\r\n")), "\r\n"...)
+	if err := os.WriteFile(path, user, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	opts := InstallOptions{Command: bin, Server: "http://127.0.0.1:1"}
+	if rep, err := Install(path, opts); err != nil || !rep.Changed {
+		t.Fatalf("install: %+v %v", rep, err)
+	}
+	merged, _ := os.ReadFile(path)
+	if !bytes.Contains(merged, []byte("\r\n\t\t\""+EventUserPromptSubmit+"\": [\r\n\t\t\t{\r\n\t\t\t\t\"hooks\": [\r\n")) ||
+		bytes.Count(merged, []byte("\n")) != bytes.Count(merged, []byte("\r\n")) {
+		t.Errorf("the merged file does not keep the user's layout:\n%q", merged)
+	}
+	if _, err := Uninstall(path, ""); err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := os.ReadFile(path); !bytes.Equal(back, user) {
+		t.Fatalf("uninstall did not give the user's file back:\n%q\nwant\n%q", back, user)
+	}
+	if _, err := Install(path, opts); err != nil {
+		t.Fatal(err)
+	}
+	c.TrustHooks()
+
+	srv.Script(agenttest.Turn{Text: "All done."})
+	res := c.Exec(3*time.Minute, "say done")
+	if res.Err != nil {
+		t.Fatalf("codex exec: %v\nstderr: %s\nrequests:\n%s", res.Err, res.Stderr, srv.Summary())
+	}
+	if b, err := os.ReadFile(userRec); err != nil || !strings.Contains(string(b), `"hook_event_name":"Stop"`) {
+		t.Errorf("the user's own Stop hook did not run: %v %s", err, b)
+	}
+	got, _ := os.ReadFile(ourRec)
+	for _, ev := range []string{EventUserPromptSubmit, EventStop} {
+		if !bytes.Contains(got, []byte(`"hook_event_name":"`+ev+`"`)) {
+			t.Errorf("plandash's %s hook did not run; it got:\n%s", ev, got)
+		}
+	}
+	if !bytes.HasPrefix(got, []byte("hook codex --server http://127.0.0.1:1 {")) {
+		t.Errorf("plandash's hook ran with other arguments:\n%s", got)
+	}
+
+	if _, err := Uninstall(path, ""); err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := os.ReadFile(path); !bytes.Equal(back, user) {
+		t.Errorf("after the run, uninstall did not give the user's file back:\n%q\nwant\n%q", back, user)
+	}
+}

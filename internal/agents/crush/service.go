@@ -1,0 +1,188 @@
+package crush
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/errs"
+	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/waits"
+)
+
+// Applier is what the Service uses of plans.Service.
+type Applier interface {
+	Apply(ctx context.Context, st *plans.Stream, items []plans.Item) (plans.Result, error)
+}
+
+// Asker keeps the waits plandash holds itself (waits.Asked): Crush's questions.
+type Asker = waits.Asker
+
+// Config tunes the Service.
+type Config struct {
+	// Host names the machine when the hook did not say. os.Hostname when empty.
+	Host string
+	// Log receives what went wrong without failing the hook; slog.Default when nil.
+	Log *slog.Logger
+	// Asker keeps Crush's questions; nil: they are left to the terminal.
+	Asker Asker
+	// QuestionDeadline is how long a question waits for an answer in plandash before Crush's
+	// own dialog asks it; 10 minutes when zero. Keep it under the hook's timeout in crush.json.
+	QuestionDeadline time.Duration
+	// PermissionDeadline is how long a held tool call (install --gate) waits at the gate before
+	// Crush's own permission prompt asks; 10 minutes when zero: the terminal cannot answer
+	// while the hook holds the call.
+	PermissionDeadline time.Duration
+}
+
+// TerminalDecider is who closes a wait answered elsewhere.
+const TerminalDecider = "terminal"
+
+// maxSeen bounds the set of sessions already announced; it is forgotten when full, which only
+// costs one more announcement per session.
+const maxSeen = 4096
+
+// Service handles Crush hook events against the real domain: it records them as ACP updates,
+// holds questions until a person answers them in plandash, and holds the calls Crush asks
+// permission for at the gate (with install --gate). It is safe for concurrent use.
+type Service struct {
+	plans Applier
+	gate  Gate // nil: no call is held
+	cfg   Config
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// NewService makes a Service. gate may be nil to hold no tool call.
+func NewService(p Applier, gate Gate, cfg Config) *Service {
+	if cfg.Host == "" {
+		cfg.Host, _ = os.Hostname()
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.QuestionDeadline <= 0 {
+		cfg.QuestionDeadline = 10 * time.Minute
+	}
+	if cfg.PermissionDeadline <= 0 {
+		cfg.PermissionDeadline = 10 * time.Minute
+	}
+	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}}
+}
+
+// Handle takes one hook payload (the body of POST /api/v1/hooks/crush) and returns the hook's
+// answer: empty for every event but a question call, for which it waits for the person's
+// answers (QuestionAnswer) or returns empty (Crush's dialog asks), and a call Crush asks
+// permission for, which waits at the gate for an allow or a deny (PermissionAnswer), or empty
+// (Crush's prompt asks).
+// An error means the payload was unusable or the store failed; the hook then prints nothing.
+func (s *Service) Handle(ctx context.Context, body []byte) ([]byte, error) {
+	ev, err := Decode(body)
+	if err != nil {
+		return nil, errs.Errorf(errs.Invalid, "%v", err)
+	}
+	if ev.SessionID == "" {
+		return nil, errs.Errorf(errs.Invalid, "%v", ErrNoSession)
+	}
+	if err := s.record(ctx, ev); err != nil {
+		return nil, err
+	}
+	switch {
+	case s.cfg.Asker != nil && IsQuestionEvent(ev):
+		return s.ask(ctx, ev)
+	case s.gate != nil && IsPermissionEvent(ev):
+		return s.holdPermission(ctx, ev)
+	}
+	return nil, nil
+}
+
+// Captures reports whether body is an event that needs no answer (everything but a question or
+// a call held for permission): the server may acknowledge it before it is recorded.
+func (s *Service) Captures(body []byte) bool {
+	ev, err := Decode(body)
+	return err == nil && ev.SessionID != "" && !IsQuestionEvent(ev) && !IsPermissionEvent(ev)
+}
+
+// record translates ev and applies it.
+func (s *Service) record(ctx context.Context, ev Event) error {
+	key := SessionKey(ev.SessionID)
+	s.mu.Lock()
+	st := State{Announce: !s.seen[key], Host: s.cfg.Host}
+	s.mu.Unlock()
+	if ev.Host != "" {
+		st.Host = ev.Host
+	}
+	msgs, err := Translate(ev, st)
+	if err != nil {
+		return errs.Errorf(errs.Invalid, "%v", err)
+	}
+	items := make([]plans.Item, 0, len(msgs))
+	for i, line := range msgs {
+		decoded, err := acp.DecodeLine(line)
+		if err != nil {
+			return fmt.Errorf("crush: translated message %d does not decode: %w", i+1, err)
+		}
+		for _, m := range decoded {
+			items = append(items, plans.Item{Line: i + 1, Msg: m})
+		}
+	}
+	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	if err != nil {
+		return err
+	}
+	for _, e := range res.Errors {
+		s.cfg.Log.Warn("crush hook: update not applied", "session", key, "tool", ev.ToolName, "line", e.Line, "err", e.Message)
+	}
+	s.mu.Lock()
+	if len(s.seen) >= maxSeen {
+		clear(s.seen)
+	}
+	s.seen[key] = true
+	s.mu.Unlock()
+	return nil
+}
+
+// ask holds the question call until the person answers it in plandash, and answers the hook
+// with their answers. Nothing (Crush's dialog asks) when the questions cannot be read, when the
+// wait ended otherwise, when the hook gave up, or when nobody answered by the deadline; the wait
+// is then closed, since Crush tells hooks nothing more about the call.
+func (s *Service) ask(ctx context.Context, ev Event) ([]byte, error) {
+	qs, err := Questions(ev.ToolInput)
+	if err != nil {
+		s.cfg.Log.Warn("crush hook: a question plandash cannot show; the terminal asks", "err", err)
+		return nil, nil
+	}
+	key := SessionKey(ev.SessionID)
+	now := s.cfg.Asker.Now()
+	title := qs[0].Question
+	if len(qs) > 1 {
+		title += " (and more)"
+	}
+	r := waits.Record{ID: waits.QuestionID(key, ToolQuestion+"\x00"+waits.QuestionsText(qs)), Kind: waits.KindQuestion, SessionID: key,
+		Agent: AgentName, AgentName: AgentTitle, Title: title, Text: waits.QuestionsText(qs), Questions: qs, Answerable: true,
+		Since: now, Deadline: now.Add(s.cfg.QuestionDeadline), Then: "Crush's dialog asks in the terminal"}
+	if err := s.cfg.Asker.Begin(ctx, r); err != nil {
+		return nil, err
+	}
+	for {
+		got, err := s.cfg.Asker.Wait(ctx, r.ID, max(r.Deadline.Sub(s.cfg.Asker.Now()), 0))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			return nil, err
+		case err == nil && !got.Open():
+			return QuestionAnswer(qs, got.Answers), nil
+		case ctx.Err() != nil, !s.cfg.Asker.Now().Before(r.Deadline):
+			// The hook gave up or the deadline passed: Crush's dialog asks now, and no later
+			// event says how it was answered, so the wait ends here.
+			if _, err := s.cfg.Asker.Close(context.WithoutCancel(ctx), r.ID, TerminalDecider, "left to Crush's dialog in the terminal"); err != nil {
+				s.cfg.Log.Warn("crush hook: hand a question to the terminal", "id", r.ID, "err", err)
+			}
+			return nil, ctx.Err()
+		}
+	}
+}
