@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/opencode"
 )
 
@@ -91,12 +92,13 @@ func UninstallPlugin(dir, root string) (opencode.InstallReport, error) {
 }
 
 // StoragePath is Kilo's database: $XDG_DATA_HOME/kilo/kilo.db, by default
-// ~/.local/share/kilo/kilo.db (`kilo debug paths`), with OpenCode's session and todo tables.
+// ~/.local/share/kilo/kilo.db (`kilo debug paths`), with OpenCode's session and todo tables;
+// "" without a HOME.
 func StoragePath(getenv func(string) string) string {
 	if x := getenv("XDG_DATA_HOME"); x != "" {
 		return filepath.Join(x, "kilo", "kilo.db")
 	}
-	return filepath.Join(getenv("HOME"), ".local", "share", "kilo", "kilo.db")
+	return agentkit.HomeDir(getenv, ".local", "share", "kilo", "kilo.db")
 }
 
 // NewStorage follows Kilo's database read-only, as opencode.Storage follows OpenCode's: the

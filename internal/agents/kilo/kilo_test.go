@@ -100,6 +100,9 @@ func TestPluginForKilo(t *testing.T) {
 	if !strings.Contains(string(b), `"hook":"kilo"`) || !strings.Contains(string(b), `"planQuestion":"Ready to implement?"`) {
 		t.Errorf("plugin config line: %s", strings.SplitN(string(b[strings.Index(string(b), "const CONFIG"):]), "\n", 2)[0])
 	}
+	if !strings.HasPrefix(string(b), "// plandash-kilo-plugin: written by `plandash install kilo`") {
+		t.Errorf("plugin header: %.120s", b)
+	}
 	if rep, err := UninstallPlugin(d, ""); err != nil || !rep.Changed {
 		t.Errorf("uninstall %+v %v", rep, err)
 	}

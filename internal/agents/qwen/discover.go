@@ -25,7 +25,11 @@ const MaxChatLine = 8 << 20
 
 // ChatDir is where Qwen Code keeps its chats: $QWEN_HOME/projects, else ~/.qwen/projects, one
 // directory per project holding chats/<session-id>.jsonl.
+// It is "" when neither is set.
 func ChatDir(getenv func(string) string) string {
+	if getenv("QWEN_HOME") == "" && getenv("HOME") == "" {
+		return ""
+	}
 	return filepath.Join(filepath.Dir(SettingsPath(getenv)), "projects")
 }
 

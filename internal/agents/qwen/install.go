@@ -2,7 +2,6 @@ package qwen
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 
 	"github.com/plandash/plandash/internal/agents/settingsfile"
@@ -27,22 +26,7 @@ type InstallOptions struct {
 }
 
 // Report says what Install or Uninstall changed.
-type Report struct {
-	Path    string
-	Created bool // the settings file did not exist
-	Changed bool // the settings file was written
-}
-
-// String says it in a sentence, for the command's output.
-func (r Report) String() string {
-	switch {
-	case r.Created:
-		return r.Path + " created"
-	case r.Changed:
-		return r.Path + " updated"
-	}
-	return r.Path + " already up to date"
-}
+type Report = settingsfile.Report
 
 // SettingsPath is Qwen Code's user settings file: $QWEN_HOME/settings.json, else
 // ~/.qwen/settings.json (Storage.getGlobalSettingsPath). A project's is .qwen/settings.json in
@@ -120,21 +104,5 @@ func Uninstall(settingsPath, root string) (Report, error) {
 }
 
 func rewrite(root, path string, want map[string][]json.RawMessage) (Report, error) {
-	rep := Report{Path: path}
-	f, err := settingsfile.Read(root, path)
-	if err != nil {
-		return rep, err
-	}
-	out, ch, err := settingsfile.MergeHooks(path, f.Data, settingsfile.Hooks{Agent: "qwen", Events: HookEventNames(), Groups: want})
-	if err != nil {
-		return rep, err
-	}
-	if !ch.Changed() {
-		return rep, nil
-	}
-	rep.Changed, rep.Created = true, !f.Exists
-	if err := settingsfile.Write(root, path, out); err != nil {
-		return rep, fmt.Errorf("write %s: %w", path, err)
-	}
-	return rep, nil
+	return settingsfile.RewriteHooks(root, path, settingsfile.Hooks{Agent: "qwen", Events: HookEventNames(), Groups: want})
 }
