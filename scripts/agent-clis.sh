@@ -29,7 +29,6 @@ COPILOT_VERSION=1.0.102  # GitHub Copilot CLI: newest on npm when pinned
 CRUSH_VERSION=0.96.1     # Crush: newest on npm when pinned; its real-CLI tests ran v0.90.0 built from source (internal/agents/crush/testdata/README.md)
 PI_VERSION=0.73.1     # newest on npm when pinned
 CLINE_VERSION=3.0.65  # newest on npm when pinned
-# qwen, kilo: added for issue 29
 QWEN_VERSION=0.24.4     # newest on npm when pinned
 KILO_VERSION=7.7.7      # 7.8.1 is newest, but its platform package is not on the registry here
 
@@ -190,11 +189,10 @@ if [[ ${1:-} == --installed-only ]]; then
 	shift
 fi
 agents=("$@")
-((${#agents[@]})) || agents=(claude codex gemini opencode droid amp copilot pi cline)
+((${#agents[@]})) || agents=(claude codex gemini opencode copilot droid pi cline qwen kilo amp)
 for a in "${agents[@]}"; do
 	case $a in
-	claude | codex | gemini | opencode | droid | amp | copilot | crush | pi | cline) "$a" ;;
-	qwen | kilo) "$a" ;; # qwen, kilo
-	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, droid, amp, copilot, crush, pi or cline)" >&2; exit 2 ;;
+	claude | codex | gemini | opencode | copilot | droid | pi | cline | qwen | kilo | crush | amp) "$a" ;;
+	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, copilot, droid, pi, cline, qwen, kilo, crush or amp)" >&2; exit 2 ;;
 	esac
 done
