@@ -29,6 +29,8 @@ COPILOT_VERSION=1.0.102  # GitHub Copilot CLI: newest on npm when pinned
 CRUSH_VERSION=0.96.1     # Crush: newest on npm when pinned; its real-CLI tests ran v0.90.0 built from source (internal/agents/crush/testdata/README.md)
 PI_VERSION=0.73.1     # newest on npm when pinned
 CLINE_VERSION=3.0.65  # newest on npm when pinned
+QWEN_VERSION=0.24.4     # newest on npm when pinned
+KILO_VERSION=7.7.7      # 7.8.1 is newest, but its platform package is not on the registry here
 
 cache=${PLANDASH_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plandash/agents}
 
@@ -167,16 +169,30 @@ cline() {
 	found cline "$p/node_modules/@cline/cli-$os-$arch/bin/cline"
 }
 
+# qwen: Qwen Code, a bundled JS entry point (node >= 20).
+qwen() {
+	local p=$cache/qwen-code@$QWEN_VERSION
+	install "$p" "@qwen-code/qwen-code@$QWEN_VERSION"
+	found qwen "$p/node_modules/@qwen-code/qwen-code/cli.js"
+}
+
+# kilo: Kilo Code's CLI; the platform package carries the native binary.
+kilo() {
+	local p=$cache/kilo@$KILO_VERSION
+	install "$p" "@kilocode/cli@$KILO_VERSION"
+	found kilo "$p/node_modules/@kilocode/cli-$os-$arch/bin/kilo"
+}
+
 installed_only=0
 if [[ ${1:-} == --installed-only ]]; then
 	installed_only=1
 	shift
 fi
 agents=("$@")
-((${#agents[@]})) || agents=(claude codex gemini opencode droid amp copilot pi cline)
+((${#agents[@]})) || agents=(claude codex gemini opencode copilot droid pi cline qwen kilo amp)
 for a in "${agents[@]}"; do
 	case $a in
-	claude | codex | gemini | opencode | droid | amp | copilot | crush | pi | cline) "$a" ;;
-	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, droid, amp, copilot, crush, pi or cline)" >&2; exit 2 ;;
+	claude | codex | gemini | opencode | copilot | droid | pi | cline | qwen | kilo | crush | amp) "$a" ;;
+	*) echo "agent-clis: unknown agent $a (want claude, codex, gemini, opencode, copilot, droid, pi, cline, qwen, kilo, crush or amp)" >&2; exit 2 ;;
 	esac
 done

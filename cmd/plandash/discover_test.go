@@ -28,6 +28,8 @@ func TestServeDiscoverFlags(t *testing.T) {
 		"droid":    "/home/dev/.factory/sessions",
 		"copilot":  "/home/dev/.copilot/session-state",
 		"pi":       "/home/dev/.pi/agent/sessions",
+		"qwen":     "/home/dev/.qwen/projects",
+		"kilo":     "/home/dev/.local/share/kilo/kilo.db",
 	}
 	if got := discoverDirs(true, codexSessions(env, false), env); !maps.Equal(got, want) {
 		t.Errorf("discoverDirs = %v, want %v", got, want)

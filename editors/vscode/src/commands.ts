@@ -18,6 +18,8 @@ const AGENTS = [
   { label: "Droid", id: "droid" },
   { label: "Pi", id: "pi" },
   { label: "Cline", id: "cline" },
+  { label: "Qwen Code", id: "qwen" },
+  { label: "Kilo Code", id: "kilo" },
   { label: "Crush", id: "crush" },
   { label: "Amp", id: "amp" },
 ];

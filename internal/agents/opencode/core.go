@@ -21,6 +21,7 @@ import (
 // plugin posts to plandash) share: the sessions OpenCode described, the translation into plan
 // updates, and the gate waits that OpenCode's own answer can end.
 type core struct {
+	fl        *Flavor
 	apply     Applier
 	gate      Gate // nil: only record
 	host      string
@@ -34,14 +35,14 @@ type core struct {
 	waiting   map[string]context.CancelCauseFunc // OpenCode request id → its wait at the gate
 }
 
-func newCore(apply Applier, gate Gate, host string, deadline time.Duration, planRoots []string, log *slog.Logger) *core {
+func newCore(fl *Flavor, apply Applier, gate Gate, host string, deadline time.Duration, planRoots []string, log *slog.Logger) *core {
 	if deadline <= 0 {
 		deadline = 12 * time.Hour
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &core{apply: apply, gate: gate, host: host, deadline: deadline, planRoots: files.PlanDirs(planRoots), log: log,
+	return &core{fl: orOpenCode(fl), apply: apply, gate: gate, host: host, deadline: deadline, planRoots: files.PlanDirs(planRoots), log: log,
 		sessions: map[string]*SessionInfo{}, announced: map[string]bool{}, waiting: map[string]context.CancelCauseFunc{}}
 }
 
@@ -120,7 +121,7 @@ func (c *core) batch(id string) *batch {
 		}
 		c.announced[id] = true
 	}
-	return newBatch(id, info, c.host)
+	return newBatch(c.fl, id, info, c.host)
 }
 
 // applyBatch applies b; failures are logged only (a missed update costs a stale view, never
@@ -186,16 +187,16 @@ func (c *core) decide(ctx context.Context, sub approval.Submission) (approval.Re
 // handed to that prompt, outcome not known: nobody rejected it, and plandash's answer no longer
 // reaches OpenCode.
 func (c *core) closeElsewhere(ctx context.Context, id string) {
-	note := "plandash stopped waiting; " + PromptDecides + " — outcome not known yet"
+	note := "plandash stopped waiting; " + c.fl.promptDecides() + " — outcome not known yet"
 	var err error
 	var ae answeredElsewhere
 	switch {
 	case errors.As(context.Cause(ctx), &ae) && ae.outcome == OutcomeApproved:
-		_, err = c.gate.Settle(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Approve, By: TerminalDecider, Comment: "answered in OpenCode — approved"})
+		_, err = c.gate.Settle(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Approve, By: TerminalDecider, Comment: "answered in " + c.fl.Title + " — approved"})
 	case errors.As(context.Cause(ctx), &ae) && ae.outcome == OutcomeDeclined:
-		_, err = c.gate.Settle(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: "answered in OpenCode — declined"})
+		_, err = c.gate.Settle(context.WithoutCancel(ctx), id, approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: "answered in " + c.fl.Title + " — declined"})
 	case errors.As(context.Cause(ctx), &ae):
-		note = "answered in OpenCode — outcome not known (its reply did not say how)"
+		note = "answered in " + c.fl.Title + " — outcome not known (its reply did not say how)"
 		fallthrough
 	default:
 		_, err = c.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, note)
@@ -234,22 +235,22 @@ func (c *core) planExit(ctx context.Context, q QuestionAsked, path string, given
 	b.planMode(shown, file, "proposed")
 	c.applyBatch(ctx, b)
 	var txt strings.Builder
-	fmt.Fprintf(&txt, "OpenCode finished a plan in session `%s` and asks whether to switch to the build agent.\n\n", q.SessionID)
+	fmt.Fprintf(&txt, "%s finished a plan in session `%s` and asks whether to implement it.\n\n", c.fl.Title, q.SessionID)
 	if file != "" {
 		fmt.Fprintf(&txt, "Plan file: `%s`\n\n", file)
 	}
-	txt.WriteString("- **Approve** answers Yes: OpenCode switches to the build agent and implements the plan.\n")
-	txt.WriteString("- **Reject** answers No: OpenCode stays with the plan agent.\n\n")
-	txt.WriteString("OpenCode's own prompt stays open meanwhile: the first answer wins.")
-	r, ok := c.decide(ctx, approval.Submission{SessionID: SessionKey(q.SessionID), Agent: AgentTitle, Title: planTitle(md),
+	txt.WriteString(c.fl.PlanChoices)
+	txt.WriteString(c.fl.Title + "'s own prompt stays open meanwhile: the first answer wins.")
+	r, ok := c.decide(ctx, approval.Submission{SessionID: c.fl.SessionKey(q.SessionID), Agent: c.fl.Title, Title: c.fl.planTitle(md),
 		Context: txt.String(), Plan: approval.PlanBody{Type: approval.TypeMarkdown, Markdown: shown},
-		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject, Then: PromptDecides})
+		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject, Then: c.fl.promptDecides()})
 	if !ok {
 		return "", nil, false
 	}
-	answer, state := "No", "rejected"
-	if r.Status == approval.Approved {
-		answer, state = "Yes", "approved"
+	approved := r.Status == approval.Approved
+	answer, state := c.fl.PlanAnswer(approved, strings.TrimSpace(r.Decision.Reason())), "rejected"
+	if approved {
+		state = "approved"
 	}
 	return answer, func(ctx context.Context) {
 		b := c.batch(q.SessionID)
@@ -263,7 +264,7 @@ func (c *core) planExit(ctx context.Context, q QuestionAsked, path string, given
 // reject (with the comment as the message).
 func (c *core) permission(ctx context.Context, p PermissionAsked) (map[string]any, bool) {
 	var md strings.Builder
-	fmt.Fprintf(&md, "OpenCode asks permission for **%s**", hookkit.Truncate(p.Permission, 256))
+	fmt.Fprintf(&md, "%s asks permission for **%s**", c.fl.Title, hookkit.Truncate(p.Permission, 256))
 	if len(p.Patterns) > 0 {
 		md.WriteString(":\n\n")
 		for i, pat := range p.Patterns {
@@ -276,14 +277,14 @@ func (c *core) permission(ctx context.Context, p PermissionAsked) (map[string]an
 	} else {
 		md.WriteString(".\n")
 	}
-	ctxText := fmt.Sprintf("OpenCode session `%s` waits for this permission (it has no timeout).\n\n"+
+	ctxText := fmt.Sprintf(c.fl.Title+" session `%s` waits for this permission (it has no timeout).\n\n"+
 		"- **Approve** allows it once; write `always` in your comment to allow %s from now on.\n"+
-		"- **Reject** refuses it; your comment is sent to the agent.\n\nOpenCode's own prompt stays open meanwhile: the first answer wins.",
+		"- **Reject** refuses it; your comment is sent to the agent.\n\n"+c.fl.Title+"'s own prompt stays open meanwhile: the first answer wins.",
 		p.SessionID, strings.Join(p.Always, ", "))
-	r, ok := c.decide(ctx, approval.Submission{SessionID: SessionKey(p.SessionID), Agent: AgentTitle,
+	r, ok := c.decide(ctx, approval.Submission{SessionID: c.fl.SessionKey(p.SessionID), Agent: c.fl.Title,
 		Title: hookkit.Truncate("Permission: "+p.Permission, approval.MaxTitle-10), Context: ctxText,
 		Plan:    approval.PlanBody{Type: approval.TypeMarkdown, Markdown: md.String()},
-		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject, Then: PromptDecides})
+		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(c.deadline), Default: approval.Reject, Then: c.fl.promptDecides()})
 	if !ok {
 		return nil, false
 	}

@@ -72,6 +72,9 @@ type HookConfig struct {
 	PlanRoots []string
 	// Log receives what went wrong without failing the plugin; slog.Default when nil.
 	Log *slog.Logger
+	// Flavor is the agent whose plugin posts: OpenCode when nil, or a fork of it (Kilo Code's
+	// CLI).
+	Flavor *Flavor
 	// Asker keeps OpenCode's other questions (not plan_exit's), held until a person answers
 	// them in plandash or in OpenCode, and sessions waiting for their next prompt; nil: neither
 	// is listed.
@@ -93,7 +96,7 @@ func NewHookService(apply Applier, gate Gate, cfg HookConfig) *HookService {
 	if cfg.Host == "" {
 		cfg.Host, _ = os.Hostname()
 	}
-	return &HookService{core: newCore(apply, gate, cfg.Host, cfg.Deadline, cfg.PlanRoots, cfg.Log), cfg: cfg}
+	return &HookService{core: newCore(cfg.Flavor, apply, gate, cfg.Host, cfg.Deadline, cfg.PlanRoots, cfg.Log), cfg: cfg}
 }
 
 // Handle takes one posted event and returns the answer: empty for every event but a held one,
@@ -129,7 +132,7 @@ func (s *HookService) Handle(ctx context.Context, body []byte) ([]byte, error) {
 		if json.Unmarshal(ev.Properties, &q) != nil || q.ID == "" || q.SessionID == "" {
 			return nil, nil
 		}
-		path, ok := PlanExit(q)
+		path, ok := s.fl.PlanExit(q)
 		switch {
 		case ok && s.gate != nil:
 			s.rememberDir(q.SessionID, ev.Directory, ev.Host)
@@ -140,7 +143,7 @@ func (s *HookService) Handle(ctx context.Context, body []byte) ([]byte, error) {
 		}
 	case EventSessionIdle, EventSessionStatus:
 		if s.cfg.Asker != nil {
-			noteInput(ctx, s.cfg.Asker, ev.Event, s.log)
+			noteInput(ctx, s.fl, s.cfg.Asker, ev.Event, s.log)
 		}
 	case EventPermissionAsked:
 		var p PermissionAsked
@@ -186,7 +189,7 @@ func (s *HookService) holdQuestion(ctx context.Context, q QuestionAsked) ([]byte
 	}
 	defer cancel(nil)
 	defer s.unregister(q.ID)
-	answers, ok := keepQuestion(hctx, s.cfg.Asker, q, s.log)
+	answers, ok := keepQuestion(hctx, s.fl, s.cfg.Asker, q, s.log)
 	if !ok {
 		return nil, nil
 	}

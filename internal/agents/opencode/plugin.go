@@ -16,9 +16,27 @@ import (
 //go:embed plugin/plandash.js
 var pluginSource string
 
-// PluginMarker starts every plugin file plandash writes; Uninstall removes only files that
-// carry it.
+// PluginMarker starts every plugin file plandash writes for OpenCode; a fork's starts with its
+// own (pluginMarker). Uninstall removes only files that carry one.
 const PluginMarker = "// plandash-opencode-plugin"
+
+// pluginMarker is the marker of the plugin written for the flavor whose hook word is hook.
+func pluginMarker(hook string) string {
+	if hook == "" {
+		return PluginMarker
+	}
+	return "// plandash-" + hook + "-plugin"
+}
+
+// isOurPlugin reports whether b is a plugin file plandash wrote, for OpenCode or a fork.
+func isOurPlugin(b []byte) bool {
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	rest, ok := bytes.CutPrefix(first, []byte("// plandash-"))
+	word, _, _ := bytes.Cut(rest, []byte("-plugin"))
+	return ok && bytes.Contains(rest, []byte("-plugin")) && len(word) > 0 && bytes.IndexFunc(word, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) < 0
+}
 
 // PluginFile is the plugin's file name in a plugins directory.
 const PluginFile = "plandash.js"
@@ -33,6 +51,13 @@ type PluginOptions struct {
 	Server string `json:"server,omitempty"`
 	// TokenFile is read for the bearer token when $PLANDASH_TOKEN is not set.
 	TokenFile string `json:"tokenFile,omitempty"`
+	// Hook is the word of the route the plugin posts to, /api/v1/hooks/HOOK: "opencode" when
+	// empty; a fork's own (Flavor.Hook) otherwise.
+	Hook string `json:"hook,omitempty"`
+	// PlanQuestion is a fork's plan hand-off question when it names no plan file (Kilo's
+	// "Ready to implement?"): the plugin then sends the file the session's last plan_exit call
+	// reported.
+	PlanQuestion string `json:"planQuestion,omitempty"`
 	// Root confines the plugin file to a directory, for a project install: neither ".." nor a
 	// symlink may lead out of it. Empty for the user's own plugins directory. Not baked in.
 	Root string `json:"-"`
@@ -40,9 +65,17 @@ type PluginOptions struct {
 
 // Plugin is the plugin's source with opts baked in.
 func Plugin(opts PluginOptions) []byte {
-	cfg, _ := json.Marshal(opts) // two strings: this cannot fail
+	cfg, _ := json.Marshal(opts) // strings only: this cannot fail
 	line := "const CONFIG = " + string(cfg) + "; // plandash:config"
-	return []byte(strings.Replace(pluginSource, configLine, line, 1))
+	src := strings.Replace(pluginSource, configLine, line, 1)
+	if opts.Hook != "" && opts.Hook != "opencode" {
+		// A fork's plugin says whose it is in its first lines, which install and uninstall read.
+		head, body, _ := strings.Cut(src, "\nimport ")
+		head = strings.Replace(head, PluginMarker, pluginMarker(opts.Hook), 1)
+		head = strings.ReplaceAll(head, "`plandash install opencode", "`plandash install "+opts.Hook)
+		src = head + "\nimport " + body
+	}
+	return []byte(src)
 }
 
 // PluginDir is where OpenCode loads plugin files from: the project's .opencode/plugins when
@@ -96,7 +129,7 @@ func InstallPlugin(dir string, opts PluginOptions) (InstallReport, error) {
 	case old.Exists && bytes.Equal(old.Data, want):
 		rep.Action = "unchanged"
 		return rep, nil
-	case old.Exists && !bytes.HasPrefix(old.Data, []byte(PluginMarker)):
+	case old.Exists && !isOurPlugin(old.Data):
 		return rep, fmt.Errorf("%s exists and is not plandash's plugin; move it away first", path)
 	case old.Exists:
 		rep.Action = "updated"
@@ -117,7 +150,7 @@ func UninstallPlugin(dir, root string) (InstallReport, error) {
 	if err != nil || !old.Exists {
 		return rep, err
 	}
-	if !bytes.HasPrefix(old.Data, []byte(PluginMarker)) {
+	if !isOurPlugin(old.Data) {
 		return rep, fmt.Errorf("%s is not plandash's plugin; left untouched", path)
 	}
 	if err := settingsfile.Remove(root, path); err != nil {

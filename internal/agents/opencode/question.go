@@ -41,7 +41,7 @@ func Questions(q QuestionAsked) []waits.Question {
 // Answered in OpenCode's own client first, the wait ends with ctx (hold ends it when OpenCode
 // reports the reply).
 func (w *Watcher) holdQuestion(ctx context.Context, q QuestionAsked) {
-	answers, ok := keepQuestion(ctx, w.opts.Asker, q, w.log)
+	answers, ok := keepQuestion(ctx, w.fl, w.opts.Asker, q, w.log)
 	if !ok {
 		return
 	}
@@ -58,17 +58,17 @@ func (w *Watcher) holdQuestion(ctx context.Context, q QuestionAsked) {
 // order. When ctx ends first (OpenCode was answered in its own client, or whoever held the
 // question stopped) the wait ends as answered in OpenCode, and ok is false; so it is for a
 // question plandash cannot show whole, which is left to OpenCode's clients.
-func keepQuestion(ctx context.Context, asker Asker, q QuestionAsked, log *slog.Logger) ([][]string, bool) {
+func keepQuestion(ctx context.Context, fl *Flavor, asker Asker, q QuestionAsked, log *slog.Logger) ([][]string, bool) {
 	qs := Questions(q)
 	if len(qs) == 0 || len(qs) != len(q.Questions) {
 		return nil, false
 	}
-	key := SessionKey(q.SessionID)
+	key := fl.SessionKey(q.SessionID)
 	title := qs[0].Question
 	if len(qs) > 1 {
 		title += " (and more)"
 	}
-	r := waits.Record{ID: waits.QuestionID(key, q.ID), Kind: waits.KindQuestion, SessionID: key, Agent: AgentName, AgentName: AgentTitle,
+	r := waits.Record{ID: waits.QuestionID(key, q.ID), Kind: waits.KindQuestion, SessionID: key, Agent: fl.Name, AgentName: fl.Title,
 		Title: title, Text: waits.QuestionsText(qs), Questions: qs, Answerable: true, Since: asker.Now()}
 	if err := asker.Begin(ctx, r); err != nil {
 		log.Warn("opencode: keep a question", "question", q.ID, "err", err)
@@ -100,11 +100,13 @@ func keepQuestion(ctx context.Context, asker Asker, q QuestionAsked, log *slog.L
 
 // noteInput keeps a session's "waiting for your next prompt": it begins when OpenCode reports
 // the session idle and ends when it is busy again (the person sent a prompt).
-func (w *Watcher) noteInput(ctx context.Context, ev Event) { noteInput(ctx, w.opts.Asker, ev, w.log) }
+func (w *Watcher) noteInput(ctx context.Context, ev Event) {
+	noteInput(ctx, w.fl, w.opts.Asker, ev, w.log)
+}
 
 // noteInput is Watcher.noteInput for any source of OpenCode's events (the server's stream, the
 // plugin).
-func noteInput(ctx context.Context, asker Asker, ev Event, log *slog.Logger) {
+func noteInput(ctx context.Context, fl *Flavor, asker Asker, ev Event, log *slog.Logger) {
 	var p struct {
 		SessionID string `json:"sessionID"`
 		Status    struct {
@@ -114,13 +116,13 @@ func noteInput(ctx context.Context, asker Asker, ev Event, log *slog.Logger) {
 	if json.Unmarshal(ev.Properties, &p) != nil || p.SessionID == "" {
 		return
 	}
-	key := SessionKey(p.SessionID)
+	key := fl.SessionKey(p.SessionID)
 	id := waits.InputID(key)
 	var err error
 	switch {
 	case ev.Type == EventSessionIdle:
-		err = asker.Begin(ctx, waits.Record{ID: id, Kind: waits.KindInput, SessionID: key, Agent: AgentName, AgentName: AgentTitle,
-			Title: "OpenCode waits for your next prompt", Since: asker.Now()})
+		err = asker.Begin(ctx, waits.Record{ID: id, Kind: waits.KindInput, SessionID: key, Agent: fl.Name, AgentName: fl.Title,
+			Title: fl.Title + " waits for your next prompt", Since: asker.Now()})
 	case p.Status.Type == "busy":
 		_, err = asker.Close(ctx, id, "terminal", "the session went on")
 	}

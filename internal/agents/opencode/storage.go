@@ -42,6 +42,12 @@ type Storage struct {
 // NewStorage makes a Storage of the database at path applying through apply, polled every 2 s;
 // the first poll reads sessions updated in the last since (7 days when zero).
 func NewStorage(path string, apply Applier, host string, since time.Duration, log *slog.Logger, now func() time.Time) *Storage {
+	return NewStorageFor(nil, path, apply, host, since, log, now)
+}
+
+// NewStorageFor is NewStorage for a fork of OpenCode (nil: OpenCode) that keeps the same
+// database: Kilo Code's CLI keeps ~/.local/share/kilo/kilo.db, with OpenCode's tables.
+func NewStorageFor(fl *Flavor, path string, apply Applier, host string, since time.Duration, log *slog.Logger, now func() time.Time) *Storage {
 	if since <= 0 {
 		since = 7 * 24 * time.Hour
 	}
@@ -54,7 +60,7 @@ func NewStorage(path string, apply Applier, host string, since time.Duration, lo
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	return &Storage{path: path, core: newCore(apply, nil, host, 0, nil, log), every: 2 * time.Second, since: since, now: now, log: log}
+	return &Storage{path: path, core: newCore(fl, apply, nil, host, 0, nil, log), every: 2 * time.Second, since: since, now: now, log: log}
 }
 
 // Run polls until ctx ends. The database need not exist yet.
@@ -132,7 +138,7 @@ func (s *Storage) poll(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		s.core.applyBatch(plans.WithTime(ctx, time.UnixMilli(r.Updated)), storedBatch(r, todos, s.core.host))
+		s.core.applyBatch(plans.WithTime(ctx, time.UnixMilli(r.Updated)), storedBatch(s.core.fl, r, todos, s.core.host))
 		s.mark = r.Updated
 	}
 	s.warn = ""
@@ -157,11 +163,11 @@ func storedTodos(ctx context.Context, db *sql.DB, sessionID string) ([]Todo, err
 }
 
 // storedBatch is one stored session as ACP messages: the session, its todos, its usage.
-func storedBatch(r storedSession, todos []Todo, host string) *batch {
+func storedBatch(fl *Flavor, r storedSession, todos []Todo, host string) *batch {
 	if len(r.ID) > 255 {
 		r.ID = r.ID[:255]
 	}
-	b := newBatch(r.ID, &SessionInfo{ID: r.ID, Directory: clip(r.Directory, 4096), Title: clip(r.Title, 512), Host: host, via: plans.ViaTranscript}, host)
+	b := newBatch(fl, r.ID, &SessionInfo{ID: r.ID, Directory: clip(r.Directory, 4096), Title: clip(r.Title, 512), Host: host, via: plans.ViaTranscript}, host)
 	if len(todos) > 0 {
 		for i := range todos {
 			todos[i].Content = clip(todos[i].Content, 4096)

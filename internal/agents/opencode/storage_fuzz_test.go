@@ -13,7 +13,7 @@ func FuzzStoredSession(f *testing.F) {
 	f.Add("", "", "", "{", int64(-1), int64(0), -1.0, "", "", "")
 	f.Fuzz(func(t *testing.T, id, dir, title, model string, in, out int64, cost float64, todo, status, priority string) {
 		r := storedSession{ID: id, Directory: dir, Title: title, Model: model, In: in, Out: out, Cost: cost}
-		b := storedBatch(r, []Todo{{Content: todo, Status: status, Priority: priority}}, "h")
+		b := storedBatch(&OpenCode, r, []Todo{{Content: todo, Status: status, Priority: priority}}, "h")
 		for _, m := range b.out {
 			if _, err := acp.DecodeLine(m); err != nil {
 				t.Fatalf("%v: %s", err, m)

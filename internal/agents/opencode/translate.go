@@ -16,13 +16,13 @@ type batch struct {
 	out []json.RawMessage
 }
 
-// newBatch starts a batch with the initialize exchange naming OpenCode and, when info is not
-// nil, the session/new that names the session's directory and host.
-func newBatch(sessionID string, info *SessionInfo, host string) *batch {
-	b := &batch{sid: SessionKey(sessionID)}
+// newBatch starts a batch with the initialize exchange naming the agent (OpenCode, or a fork)
+// and, when info is not nil, the session/new that names the session's directory and host.
+func newBatch(fl *Flavor, sessionID string, info *SessionInfo, host string) *batch {
+	b := &batch{sid: fl.SessionKey(sessionID)}
 	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-opencode"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+		"clientInfo": map[string]any{"name": "plandash-" + fl.Hook}},
+		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": fl.Name, "title": fl.Title}})
 	if info != nil {
 		if info.Host != "" {
 			host = info.Host

@@ -105,7 +105,7 @@ func NewWatcher(baseURL string, apply Applier, gate Gate, opts Options) *Watcher
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	return &Watcher{core: newCore(apply, gate, opts.Host, opts.Deadline, opts.PlanRoots, opts.Log),
+	return &Watcher{core: newCore(nil, apply, gate, opts.Host, opts.Deadline, opts.PlanRoots, opts.Log),
 		base: strings.TrimRight(baseURL, "/"), opts: opts}
 }
 
@@ -191,7 +191,7 @@ func (w *Watcher) handle(ctx context.Context, ev Event, wg *sync.WaitGroup) {
 			return
 		}
 		if path, ok := PlanExit(q); ok {
-			w.hold(ctx, wg, q.ID, func(ctx context.Context) { w.holdPlanExit(ctx, q, path) })
+			w.hold(ctx, wg, q.ID, func(ctx context.Context) { w.holdPlanExit(ctx, q, path) }) // OpenCode only: the Watcher is not used for forks
 		} else if w.opts.Asker != nil {
 			w.hold(ctx, wg, q.ID, func(ctx context.Context) { w.holdQuestion(ctx, q) })
 		}

@@ -48,8 +48,10 @@ import (
 	"github.com/plandash/plandash/internal/agents/crush"
 	"github.com/plandash/plandash/internal/agents/droid"
 	"github.com/plandash/plandash/internal/agents/gemini"
+	"github.com/plandash/plandash/internal/agents/kilo"
 	"github.com/plandash/plandash/internal/agents/opencode"
 	"github.com/plandash/plandash/internal/agents/pi"
+	"github.com/plandash/plandash/internal/agents/qwen"
 )
 
 // All is every agent, in the order commands and docs list them.
@@ -63,6 +65,8 @@ func All() []agentkit.Agent {
 		droid.Agent(),
 		pi.Agent(),
 		cline.Agent(),
+		qwen.Agent(),
+		kilo.Agent(),
 		crush.Agent(),
 		amp.Agent(),
 	}
