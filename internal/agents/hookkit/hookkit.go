@@ -1,5 +1,7 @@
-// Package hookkit is what every agent's adapter shares: reading a hook's event from the agent's
-// stdin, bounded in size and time, and cutting text for display at a character boundary.
+// Package hookkit is what every agent's adapter shares: the one hook runner (Run: read the
+// event, post it, wait for a person and print the answer or the agent's fallback), reading a
+// hook's event from the agent's stdin, bounded in size and time, and cutting text for display
+// at a character boundary.
 package hookkit
 
 import (
@@ -58,20 +60,10 @@ type Poster interface {
 
 // Ask posts a question's event, waits up to timeout for the person's answers and prints them,
 // once check finds them of the shape the agent takes. On any failure it prints nothing, says so
-// on stderr (when set) and returns nil: the agent's own dialog asks in the terminal.
+// on stderr (when set) and returns nil: the agent's own dialog asks in the terminal. It is Run's
+// Wait with AskHere for a hook that does its own reading; a hook on Run needs no Ask.
 func Ask(ctx context.Context, post Poster, body []byte, timeout time.Duration, check func([]byte) error, stdout, stderr io.Writer, agent string) error {
-	pctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	answer, err := post.Post(pctx, body, true)
-	if err == nil {
-		err = check(answer)
-	}
-	if err != nil {
-		if stderr != nil {
-			fmt.Fprintf(stderr, "plandash hook %s: no answer from plandash (%v); answer the question here\n", agent, err)
-		}
-		return nil
-	}
+	answer, _ := wait(ctx, post, Post{Kind: Wait, Body: body, Check: check}, timeout, stderr, "plandash hook "+agent+": ")
 	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
 		return fmt.Errorf("write the answer: %w", err)
 	}

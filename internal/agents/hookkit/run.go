@@ -122,19 +122,30 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, s 
 		log.Warn(msg+"not a hook event; nothing to do", "err", err)
 		return
 	}
-	switch p.Kind {
-	case Capture:
+	if p.Kind == Capture {
 		pctx, cancel := context.WithTimeout(ctx, s.CaptureTimeout)
 		defer cancel()
 		if _, err := post.Post(pctx, p.Body, false); err != nil {
 			log.Warn(msg+"post failed; the agent goes on", "event", Truncate(p.Name, 64), "err", err)
 		}
 		return
-	case Wait:
-	default:
+	}
+	if p.Kind != Wait {
 		return
 	}
-	pctx, cancel := context.WithTimeout(ctx, s.GateTimeout)
+	answer, miss := wait(ctx, post, p, s.GateTimeout, s.Stderr, msg)
+	if miss != nil {
+		log.Warn(msg+"no usable decision; the person at the terminal decides", "event", Truncate(p.Name, 64), "err", miss.Err)
+	}
+	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
+		log.Warn(msg+"write the answer", "err", err)
+	}
+}
+
+// wait posts a Wait's body and waits up to timeout for the answer. When none is usable it
+// returns the Fallback's answer and the Miss, after saying why on stderr (when set) after msg.
+func wait(ctx context.Context, post Poster, p Post, timeout time.Duration, stderr io.Writer, msg string) ([]byte, *Miss) {
+	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	answer, err := post.Post(pctx, p.Body, true)
 	var miss *Miss
@@ -145,21 +156,18 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, post Poster, s 
 			miss = &Miss{Err: err, Unusable: true}
 		}
 	}
-	if miss != nil {
-		fallback := p.Fallback
-		if fallback == nil {
-			fallback = AskHere
-		}
-		var why string
-		answer, why = fallback(*miss)
-		log.Warn(msg+"no usable decision; the person at the terminal decides", "event", Truncate(p.Name, 64), "err", miss.Err)
-		if s.Stderr != nil {
-			fmt.Fprintf(s.Stderr, "%s%s\n", msg, why)
-		}
+	if miss == nil {
+		return answer, nil
 	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn(msg+"write the answer", "err", err)
+	fallback := p.Fallback
+	if fallback == nil {
+		fallback = AskHere
 	}
+	answer, why := fallback(*miss)
+	if stderr != nil {
+		fmt.Fprintf(stderr, "%s%s\n", msg, why)
+	}
+	return answer, miss
 }
 
 // AddFields sets fields on a JSON object event (plandash_host and the like: what only the
