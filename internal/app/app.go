@@ -239,7 +239,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Plans: svc, Gate: gate, Shared: shared, SharedTools: tools, Perms: a.Perms, Waits: a.Waits, Live: a.Live, Files: roots,
 		Notify: a.Notifier, Answers: waitsAnswerer{w: a.Waits, user: cfg.User},
 		Hooks:   hooks,
-		Connect: connectRows(),
+		Connect: connectRows(cfg.Discover),
 		MCP:     mcpHTTP,
 		Metrics: m,
 	})
@@ -270,11 +270,12 @@ func prune(ctx context.Context, svc *plans.Service, now func() time.Time, log *s
 	}
 }
 
-// connectRows are the registry's agents as the empty overview shows them.
-func connectRows() []templates.ConnectAgent {
+// connectRows are the registry's agents as the empty overview shows them; an agent's sessions
+// show by themselves when serve reads its files (discover: where, by agent).
+func connectRows(discover map[string]string) []templates.ConnectAgent {
 	var rows []templates.ConnectAgent
 	for _, ag := range registry.All() {
-		rows = append(rows, templates.ConnectAgent{Title: ag.Title, Command: ag.Connect, Discovered: ag.Sessions != nil, Restart: ag.Plugins != nil})
+		rows = append(rows, templates.ConnectAgent{Title: ag.Title, Command: ag.Connect, Discovered: discover[ag.Name] != "", Restart: ag.Plugins != nil})
 	}
 	return rows
 }

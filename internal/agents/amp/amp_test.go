@@ -113,7 +113,7 @@ func TestGate(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := CheckAnswer(out); err != nil {
+			if err := checkAnswer(out); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
 			var v struct{ UserMessage string }

@@ -127,8 +127,3 @@ func Uninstall(dir, root string) (Report, error) {
 	rep.Action, rep.Changed = "removed", true
 	return rep, nil
 }
-
-// HookEventNames are the plugin events plandash's plugin handles, for `plandash doctor`.
-func HookEventNames() []string {
-	return []string{EventSessionStart, EventAgentStart, EventToolCall, EventToolResult, EventAgentEnd}
-}

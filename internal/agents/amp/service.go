@@ -279,7 +279,7 @@ func Continue(userMessage string) []byte {
 }
 
 // CheckAnswer reports whether b is an answer the plugin acts on: empty, or Continue's shape.
-func CheckAnswer(b []byte) error {
+func checkAnswer(b []byte) error {
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return nil
 	}

@@ -115,7 +115,7 @@ func FuzzMerge(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte, gate, all bool) {
 		opts := InstallOptions{Gate: gate, AllTools: all, Server: "http://h:1"}
-		out, rep, err := MergeHooks(in, opts)
+		out, rep, err := mergeHooks(in, opts)
 		if err != nil {
 			return
 		}
@@ -142,10 +142,10 @@ func FuzzMerge(f *testing.F) {
 				}
 			}
 		}
-		if _, rep2, err := MergeHooks(out, opts); err != nil || rep2.Changed {
+		if _, rep2, err := mergeHooks(out, opts); err != nil || rep2.Changed {
 			t.Fatalf("second install: %+v %v\n%s", rep2, err, out)
 		}
-		clean, _, err := RemoveHooks(out)
+		clean, _, err := removeHooks(out)
 		if err != nil || !json.Valid(clean) {
 			t.Fatalf("remove: %v %q", err, clean)
 		}

@@ -127,11 +127,11 @@ func TestInstall(t *testing.T) {
 func TestInstallIdempotentWithOddPaths(t *testing.T) {
 	for _, bin := range []string{"/opt/my tools/plandash", "/opt/it's/plandash", "plandash"} {
 		opts := InstallOptions{Command: bin, Data: "/a b", Gate: true}
-		out, rep, err := MergeHooks(nil, opts)
+		out, rep, err := mergeHooks(nil, opts)
 		if err != nil || !rep.Changed {
 			t.Fatalf("%s: %+v %v", bin, rep, err)
 		}
-		if _, rep, err := MergeHooks(out, opts); err != nil || rep.Changed {
+		if _, rep, err := mergeHooks(out, opts); err != nil || rep.Changed {
 			t.Errorf("%s: second run changed %+v %v", bin, rep, err)
 		}
 	}
@@ -177,7 +177,7 @@ func TestInstallRefusesBrokenSettings(t *testing.T) {
 
 func TestUninstallKeepsMixedGroups(t *testing.T) {
 	in := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"},{"type":"command","command":"plandash hook claude","async":true}]}]}}`
-	out, rep, err := RemoveHooks([]byte(in))
+	out, rep, err := removeHooks([]byte(in))
 	if err != nil || !reflect.DeepEqual(rep.Removed, []string{EventStop}) {
 		t.Fatalf("%+v %v", rep, err)
 	}

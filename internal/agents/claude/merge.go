@@ -10,12 +10,12 @@ import (
 // for opts, and what changed. Every other key and hook is kept in its place; plandash's own
 // entries are recognised by their command, so a second run changes nothing. When nothing
 // changes the input is returned as it was, formatting included (see settingsfile.MergeHooks).
-func MergeHooks(settings []byte, opts InstallOptions) ([]byte, Report, error) {
+func mergeHooks(settings []byte, opts InstallOptions) ([]byte, Report, error) {
 	return merge("settings.json", settings, desired(opts))
 }
 
 // RemoveHooks returns settings without plandash's hooks, and what changed.
-func RemoveHooks(settings []byte) ([]byte, Report, error) {
+func removeHooks(settings []byte) ([]byte, Report, error) {
 	return merge("settings.json", settings, nil)
 }
 

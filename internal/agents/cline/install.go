@@ -21,7 +21,7 @@ var hookFiles = []string{
 }
 
 // HookEventNames lists the hook files plandash installs, by event name.
-func HookEventNames() []string { return append([]string(nil), hookFiles...) }
+func hookEventNames() []string { return append([]string(nil), hookFiles...) }
 
 // HookExt is the extension of plandash's hook files. Cline reads a hook file's event from its
 // name without the extension and runs every file of an event, so "PreToolUse.sh" runs beside a

@@ -22,10 +22,10 @@ func TestInstallUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := Install(dir, InstallOptions{Command: "/opt/plan dash/plandash", Server: "http://box:7420"})
-	if err != nil || len(rep.Changed) != len(HookEventNames()) {
+	if err != nil || len(rep.Changed) != len(hookEventNames()) {
 		t.Fatalf("Install = %+v, %v", rep, err)
 	}
-	for _, name := range HookEventNames() {
+	for _, name := range hookEventNames() {
 		path := filepath.Join(dir, name+HookExt)
 		st, err := os.Stat(path)
 		if err != nil || st.Mode().Perm() != 0o755 {
@@ -40,7 +40,7 @@ func TestInstallUninstall(t *testing.T) {
 		t.Errorf("second Install = %+v, %v; want nothing changed", rep, err)
 	}
 	rep, err = Uninstall(dir, "")
-	if err != nil || len(rep.Changed) != len(HookEventNames()) {
+	if err != nil || len(rep.Changed) != len(hookEventNames()) {
 		t.Fatalf("Uninstall = %+v, %v", rep, err)
 	}
 	entries, _ := os.ReadDir(dir)

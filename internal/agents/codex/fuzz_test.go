@@ -117,17 +117,17 @@ func FuzzMergeHooks(f *testing.F) {
 	f.Add([]byte(`{"model":"gpt-5","x":{"<":[1, 2]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		opts := &InstallOptions{}
-		out, _, err := MergeHooks(b, opts)
+		out, _, err := mergeHooks(b, opts)
 		if err != nil {
 			return
 		}
 		if !json.Valid(out) || ourHooks(t, out) != 1 {
 			t.Fatalf("merged:\n%s", out)
 		}
-		if _, changed, err := MergeHooks(out, opts); err != nil || changed {
+		if _, changed, err := mergeHooks(out, opts); err != nil || changed {
 			t.Fatalf("second merge changed=%v err=%v", changed, err)
 		}
-		gone, _, err := MergeHooks(out, nil)
+		gone, _, err := mergeHooks(out, nil)
 		if err != nil || len(bytes.TrimSpace(gone)) > 0 && ourHooks(t, gone) != 0 {
 			t.Fatalf("uninstall: %v\n%s", err, gone)
 		}

@@ -74,7 +74,7 @@ func HookEventNames() []string {
 // other key and hook is kept in order; plandash's entries are recognised by their command, so a
 // second run changes nothing, and unchanged input is returned as it was (see
 // settingsfile.MergeHooks).
-func MergeHooks(hooksJSON []byte, opts *InstallOptions) ([]byte, bool, error) {
+func mergeHooks(hooksJSON []byte, opts *InstallOptions) ([]byte, bool, error) {
 	return merge("hooks.json", hooksJSON, opts)
 }
 

@@ -26,7 +26,7 @@ func questionCodex(t *testing.T, rig *hookRig) (*agenttest.Codex, *agenttest.Mod
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks, _, err := MergeHooks(nil, &InstallOptions{Command: exe, Timeout: 600})
+	hooks, _, err := mergeHooks(nil, &InstallOptions{Command: exe, Timeout: 600})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func TestRealCodexStopGate(t *testing.T) {
 	}
 	// hooks.json exactly as Install writes it, with this binary as the plandash command; the
 	// hook inherits Codex's environment, which names the server.
-	hooks, _, err := MergeHooks(nil, &InstallOptions{Command: exe, Timeout: 600})
+	hooks, _, err := mergeHooks(nil, &InstallOptions{Command: exe, Timeout: 600})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestRealCodexStopUndecided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks, _, err := MergeHooks(nil, &InstallOptions{Command: exe, Timeout: 600})
+	hooks, _, err := mergeHooks(nil, &InstallOptions{Command: exe, Timeout: 600})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func rewrite(root, path string, want map[string][]json.RawMessage) (Report, erro
 
 // Installed reports which of HookEventNames the settings file b runs `plandash hook copilot`
 // for, for `plandash doctor`.
-func Installed(b []byte) []string {
+func installedEvents(b []byte) []string {
 	top, err := settingsfile.ParseObject(b)
 	if err != nil {
 		return nil

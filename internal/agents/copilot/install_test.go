@@ -28,7 +28,7 @@ func TestInstall(t *testing.T) {
 			t.Errorf("settings lack %s:\n%s", want, b)
 		}
 	}
-	if got := Installed(b); !reflect.DeepEqual(got, []string{EventAgentStop, EventSessionStart, EventUserPrompt, EventPreToolUse, EventPermissionRequest, EventPostToolUse, EventErrorOccurred, EventSessionEnd}) {
+	if got := installedEvents(b); !reflect.DeepEqual(got, []string{EventAgentStop, EventSessionStart, EventUserPrompt, EventPreToolUse, EventPermissionRequest, EventPostToolUse, EventErrorOccurred, EventSessionEnd}) {
 		t.Errorf("Installed = %v", got)
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {

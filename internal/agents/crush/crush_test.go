@@ -161,7 +161,7 @@ func TestInstall(t *testing.T) {
 			t.Errorf("lacks %s:\n%s", want, b)
 		}
 	}
-	if !Installed(b) {
+	if !installed(b) {
 		t.Error("Installed does not see the hook")
 	}
 	if rep, _ := Install(path, InstallOptions{Command: "/opt/plandash", Server: "http://h:1"}); rep.Changed {
@@ -170,7 +170,7 @@ func TestInstall(t *testing.T) {
 	if rep, err := Uninstall(path, ""); err != nil || !rep.Changed {
 		t.Fatalf("uninstall %+v %v", rep, err)
 	}
-	if b, _ := os.ReadFile(path); string(b) != user || Installed(b) {
+	if b, _ := os.ReadFile(path); string(b) != user || installed(b) {
 		t.Errorf("uninstall did not give the file back:\n%s", b)
 	}
 	if got := ConfigPath("/h", "/x", ""); got != "/x/crush/crush.json" {

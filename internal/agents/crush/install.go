@@ -98,7 +98,7 @@ func rewrite(root, path string, want map[string][]json.RawMessage) (Report, erro
 
 // Installed reports whether the configuration file b runs `plandash hook crush` on PreToolUse,
 // for `plandash doctor`.
-func Installed(b []byte) bool {
+func installed(b []byte) bool {
 	top, err := settingsfile.ParseObject(b)
 	if err != nil {
 		return false

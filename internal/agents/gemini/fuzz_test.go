@@ -137,7 +137,7 @@ func FuzzMergeHooks(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte, gate bool) {
 		want := desired(InstallOptions{Gate: gate, Server: "http://h:1"})
-		out, _, err := MergeHooks(in, want)
+		out, _, err := mergeHooks(in, want)
 		if err != nil {
 			return
 		}
@@ -163,10 +163,10 @@ func FuzzMergeHooks(f *testing.F) {
 				}
 			}
 		}
-		if again, changed, err := MergeHooks(out, want); err != nil || changed || !bytes.Equal(again, out) {
+		if again, changed, err := mergeHooks(out, want); err != nil || changed || !bytes.Equal(again, out) {
 			t.Fatalf("second install: %v %v", changed, err)
 		}
-		clean, _, err := MergeHooks(out, nil)
+		clean, _, err := mergeHooks(out, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -101,7 +101,7 @@ func TestInstallRefusesBadSettings(t *testing.T) {
 // keeps the user's hook (the whole group used to go), and comments are refused saying where.
 func TestUninstallKeepsMixedGroups(t *testing.T) {
 	in := `{"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":"say done"},{"type":"command","command":"plandash hook gemini"}]}]}}`
-	out, changed, err := MergeHooks([]byte(in), nil)
+	out, changed, err := mergeHooks([]byte(in), nil)
 	if err != nil || !changed || strings.Contains(string(out), "plandash") || !strings.Contains(string(out), "say done") {
 		t.Errorf("%v %v\n%s", changed, err, out)
 	}

@@ -12,7 +12,7 @@ import (
 // anything changed. plandash's hooks are recognised by their command (`… plandash hook
 // gemini`); every other key and hook stays in place. When nothing changes the input is
 // returned as it was (see settingsfile.MergeHooks).
-func MergeHooks(settings []byte, want map[string]json.RawMessage) ([]byte, bool, error) {
+func mergeHooks(settings []byte, want map[string]json.RawMessage) ([]byte, bool, error) {
 	return merge("settings.json", settings, want)
 }
 

@@ -46,7 +46,7 @@ func questionRig(t *testing.T, cfg Config) (*agenttest.Gemini, *agenttest.ModelS
 	if err != nil {
 		t.Fatal(err)
 	}
-	settings, _, err := MergeHooks(nil, desired(InstallOptions{Command: exe}))
+	settings, _, err := mergeHooks(nil, desired(InstallOptions{Command: exe}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ const (
 const SessionPrefix = "kilo:"
 
 // SessionKey is the plandash session id of a Kilo session.
-func SessionKey(id string) string { return SessionPrefix + id }
+func sessionKey(id string) string { return SessionPrefix + id }
 
 // The plan hand-off: after a plan_exit call, Kilo's CLI ends the turn and asks "Ready to
 // implement?" with these answers (KiloSessionPrompt.askPlanFollowup in Kilo 7.7.7); any other

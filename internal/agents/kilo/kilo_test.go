@@ -51,7 +51,7 @@ func TestPlanQuestionHeld(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("no request reached the gate")
 		}
-		if req.Agent != AgentTitle || req.SessionID != SessionKey("ses_ddeca9b12ffeH2vgTyCuLNZyE1") || req.Title != "Plan: Parser plan" ||
+		if req.Agent != AgentTitle || req.SessionID != sessionKey("ses_ddeca9b12ffeH2vgTyCuLNZyE1") || req.Title != "Plan: Parser plan" ||
 			!strings.Contains(req.Plan.Markdown, "1. Tokenize") || !strings.Contains(req.Context, "Continue here") {
 			t.Errorf("request %+v", req)
 		}

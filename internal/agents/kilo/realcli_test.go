@@ -94,10 +94,10 @@ func TestRealKiloPlan(t *testing.T) {
 				t.Logf("Kilo's pending questions: %+v", qs)
 				t.Fatalf("no request reached the gate; events: %d\nrequests:\n%s", len(s.Events()), srv.Summary())
 			}
-			if req.SessionID != SessionKey(session) || req.Agent != AgentTitle || !strings.Contains(req.Plan.Markdown, "1. Tokenize") {
+			if req.SessionID != sessionKey(session) || req.Agent != AgentTitle || !strings.Contains(req.Plan.Markdown, "1. Tokenize") {
 				t.Errorf("request %+v", req)
 			}
-			d, err := p.Session(context.Background(), SessionKey(session))
+			d, err := p.Session(context.Background(), sessionKey(session))
 			if err != nil {
 				t.Fatal(err)
 			}
