@@ -5,7 +5,6 @@
 package hookkit
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -56,16 +55,4 @@ func Truncate(s string, max int) string {
 // on a person (a plan at the gate, a question), so the post may last as long as the hook allows.
 type Poster interface {
 	Post(ctx context.Context, body []byte, wait bool) ([]byte, error)
-}
-
-// Ask posts a question's event, waits up to timeout for the person's answers and prints them,
-// once check finds them of the shape the agent takes. On any failure it prints nothing, says so
-// on stderr (when set) and returns nil: the agent's own dialog asks in the terminal. It is Run's
-// Wait with AskHere for a hook that does its own reading; a hook on Run needs no Ask.
-func Ask(ctx context.Context, post Poster, body []byte, timeout time.Duration, check func([]byte) error, stdout, stderr io.Writer, agent string) error {
-	answer, _ := wait(ctx, post, Post{Kind: Wait, Body: body, Check: check}, timeout, stderr, "plandash hook "+agent+": ")
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		return fmt.Errorf("write the answer: %w", err)
-	}
-	return nil
 }

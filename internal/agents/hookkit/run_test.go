@@ -214,29 +214,3 @@ func FuzzRun(f *testing.F) {
 		}
 	})
 }
-
-// TestAsk: Ask, for a hook that reads its own event, prints a checked answer, and nothing but a
-// reason on stderr without one.
-func TestAsk(t *testing.T) {
-	for _, tt := range []struct {
-		name      string
-		p         poster
-		out, errs string
-	}{
-		{"answered", poster{answer: []byte(" {\"ok\":true}\n")}, `{"ok":true}`, ""},
-		{"server down", poster{err: errors.New("refused")}, "", "plandash hook toy: no answer from plandash (refused); answer the question here\n"},
-		{"garbled", poster{answer: []byte(`{"ok":`)}, "", "plandash hook toy: no answer from plandash (not an ok answer); answer the question here\n"},
-	} {
-		var out, stderr bytes.Buffer
-		p := tt.p
-		if err := Ask(context.Background(), &p, []byte(`{}`), time.Second, checkOK, &out, &stderr, "toy"); err != nil || !p.wait {
-			t.Fatalf("%s: %v (waited %v)", tt.name, err, p.wait)
-		}
-		if out.String() != tt.out || stderr.String() != tt.errs {
-			t.Errorf("%s: printed %q, stderr %q", tt.name, out.String(), stderr.String())
-		}
-	}
-	if err := Ask(context.Background(), &poster{answer: []byte(`{"ok":true}`)}, nil, time.Second, checkOK, failWriter{}, nil, "toy"); err == nil {
-		t.Error("an answer that could not be written is not an error")
-	}
-}

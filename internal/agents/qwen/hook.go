@@ -1,10 +1,7 @@
 package qwen
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -38,60 +35,31 @@ type HookOptions struct {
 // prints nothing and returns nil, and Qwen Code goes on as if plandash were not there, its own
 // dialog asking where it would have asked anyway.
 func RunHook(ctx context.Context, stdin io.Reader, stdout io.Writer, post hookkit.Poster, opts HookOptions) error {
-	if opts.CaptureTimeout <= 0 {
-		opts.CaptureTimeout = 5 * time.Second
-	}
-	if opts.GateTimeout <= 0 {
-		opts.GateTimeout = 12 * time.Hour
-	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	body, err := hookkit.ReadEvent(ctx, stdin, MaxEventBytes, opts.CaptureTimeout)
-	if err != nil {
-		log.Warn("plandash hook qwen: no event read", "err", err)
-		return nil
-	}
-	ev, err := Decode(body)
-	if err != nil {
-		log.Warn("plandash hook qwen: not a hook event", "err", err)
-		return nil
-	}
-	body = enrich(ev, opts.Host)
-	if IsQuestionEvent(ev) {
-		if err := hookkit.Ask(ctx, post, body, opts.GateTimeout, CheckQuestionAnswer, stdout, opts.Stderr, "qwen"); err != nil {
-			log.Warn("plandash hook qwen: " + err.Error())
-		}
-		return nil
-	}
-	gate := IsGateEvent(ev)
-	limit := opts.CaptureTimeout
-	if gate {
-		limit = opts.GateTimeout
-	}
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	answer, err := post.Post(pctx, body, gate)
-	if err == nil && gate {
-		err = CheckAnswer(answer)
-	}
-	switch {
-	case err != nil && !gate:
-		log.Warn("plandash hook qwen: post failed; Qwen Code goes on", "event", ev.HookEventName, "err", err)
-		return nil
-	case !gate:
-		return nil
-	case err != nil:
-		if opts.Stderr != nil {
-			fmt.Fprintf(opts.Stderr, "plandash hook qwen: no decision from plandash (%v); Qwen Code's dialog asks\n", err)
-		}
-		return nil
-	}
-	if _, err := stdout.Write(bytes.TrimSpace(answer)); err != nil {
-		log.Warn("plandash hook qwen: write answer", "err", err)
-	}
+	hookkit.Run(ctx, stdin, stdout, post, hookkit.Spec{
+		Agent: "qwen", MaxEvent: MaxEventBytes,
+		CaptureTimeout: opts.CaptureTimeout, GateTimeout: opts.GateTimeout, Log: opts.Log, Stderr: opts.Stderr,
+		Prepare: func(_ context.Context, body []byte, _ *slog.Logger) (hookkit.Post, error) {
+			ev, err := Decode(body)
+			if err != nil {
+				return hookkit.Post{}, err
+			}
+			p := hookkit.Post{Kind: hookkit.Capture, Body: enrich(ev, opts.Host), Name: ev.HookEventName}
+			switch {
+			case IsQuestionEvent(ev):
+				p.Kind, p.Check = hookkit.Wait, CheckQuestionAnswer
+			case IsGateEvent(ev):
+				p.Kind, p.Check, p.Fallback = hookkit.Wait, CheckAnswer, dialogDecides
+			}
+			return p, nil
+		},
+	})
 	return nil
+}
+
+// dialogDecides is the plan gate's answer without a decision from plandash: nothing, so Qwen
+// Code's own dialog asks (a hook cannot approve exit_plan_mode anyway).
+func dialogDecides(m hookkit.Miss) ([]byte, string) {
+	return nil, m.Reason("plan") + "; Qwen Code's dialog asks"
 }
 
 // enrich adds the agent's machine name, when known and not there yet.
@@ -99,14 +67,5 @@ func enrich(ev Event, host string) []byte {
 	if host == "" || ev.Host != "" {
 		return ev.Raw
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(ev.Raw, &m) != nil {
-		return ev.Raw // Decode accepted it as an object: cannot happen
-	}
-	m["plandash_host"], _ = json.Marshal(host)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return ev.Raw
-	}
-	return out
+	return hookkit.AddFields(ev.Raw, map[string]any{"plandash_host": host})
 }
