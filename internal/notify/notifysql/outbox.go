@@ -3,7 +3,7 @@ package notifysql
 import (
 	"context"
 	"database/sql"
-		"encoding/json"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
