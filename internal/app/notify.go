@@ -18,6 +18,14 @@ type waitsSource struct {
 	took time.Duration  // how long the last read of a list already changed took
 }
 
+// How long the notifier rests between reads of a list that changed while it was read: three
+// times the read, at most a quarter of a second (the notification of a wait that began in a
+// burst is that much later; one that begins alone is not).
+const (
+	restFactor = 3
+	maxRest    = 250 * time.Millisecond
+)
+
 // Outcome says how a plan's wait ended: its decision and who made it, or that its deadline
 // passed. Other waits say nothing (their end is the answer itself).
 func (s *waitsSource) Outcome(ctx context.Context, id string) string {
@@ -48,13 +56,15 @@ func (s *waitsSource) Outcome(ctx context.Context, id string) string {
 }
 
 // Await returns the list once it changed past after. In a burst of changes (a thousand waits
-// in a second) the list would be read back to back, each read a core's worth of work taken
-// from ingest and the gate: resting as long as the last such read took first keeps the
-// notifier under about half of one. At rest a read takes well under a millisecond, and a
-// change after a quiet spell is read at once.
+// in a second) the list would be read back to back, each read (every pending request decoded)
+// a core's worth of work taken from ingest and the gate: resting restFactor times as long as
+// the last such read took first keeps the notifier to about a quarter of one core, and lets
+// each read take up more of the burst's changes, so the outbox commits fewer, larger batches.
+// At rest a read takes well under a millisecond, and a change after a quiet spell is read at
+// once: a single wait's notification never waits for this.
 func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify.Wait, error) {
 	if s.took > 0 {
-		t := time.NewTimer(s.took)
+		t := time.NewTimer(min(restFactor*s.took, maxRest))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -70,7 +80,7 @@ func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify
 	}
 	s.took = 0
 	if changed {
-		s.took = min(time.Since(start), 100*time.Millisecond)
+		s.took = time.Since(start)
 	}
 	out := make([]notify.Wait, 0, len(l.Waits))
 	for _, w := range l.Waits {
