@@ -3,8 +3,10 @@ package notifysql
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -191,18 +193,56 @@ func (s *Store) Link(ctx context.Context, hash string) (notify.Link, error) {
 // UseLink implements notify.Store: one UPDATE guarded by used = 0, so of two uses at once
 // exactly one wins.
 func (s *Store) UseLink(ctx context.Context, hash string, now time.Time) (bool, error) {
-	res, err := s.exec(ctx, nil, `UPDATE notify_links SET used = $1 WHERE hash = $2 AND used = 0`, nanos(now), hash)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
+	var n int64
+	err := s.durably(ctx, func(db execer) error {
+		res, err := db.ExecContext(ctx, s.q(`UPDATE notify_links SET used = $1 WHERE hash = $2 AND used = 0`), nanos(now), hash)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	return n == 1, err
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// durably runs fn so that what it writes survives a power cut once it returns. On PostgreSQL
+// every commit does. SQLite's outbox file commits without waiting for the disk (see
+// outboxTx); a link's use is a person's answer, so its commit waits for it (synchronous=FULL
+// on the writer connection for this statement, as it was before).
+func (s *Store) durably(ctx context.Context, fn func(execer) error) error {
+	if s.dialect != SQLite {
+		return fn(s.db)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var was int
+	if err := conn.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&was); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
+		return err
+	}
+	defer func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = `+strconv.Itoa(was)); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	return fn(conn)
 }
 
 // UnuseLink implements notify.Store.
 func (s *Store) UnuseLink(ctx context.Context, hash string) error {
-	_, err := s.exec(ctx, nil, `UPDATE notify_links SET used = 0 WHERE hash = $1`, hash)
-	return err
+	return s.durably(ctx, func(db execer) error {
+		_, err := db.ExecContext(ctx, s.q(`UPDATE notify_links SET used = 0 WHERE hash = $1`), hash)
+		return err
+	})
 }
 
 // Secret implements notify.Store: insert-if-absent, then read, so instances racing to make

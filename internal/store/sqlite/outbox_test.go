@@ -85,6 +85,13 @@ func TestOutboxHasItsOwnFile(t *testing.T) {
 	if err := s.PutTarget(ctx, notify.Target{ID: "t", Kind: notify.Webhook, URL: "http://x"}); err != nil {
 		t.Fatal(err)
 	}
+	// A link's use commits waiting for the disk, and hands the writer back as it was.
+	if err := s.AddLink(ctx, notify.Link{Hash: "h", WaitID: "w", Expires: t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.UseLink(ctx, "h", t0); err != nil || !ok {
+		t.Fatalf("UseLink = %v, %v", ok, err)
+	}
 	for _, c := range []struct {
 		db         *sql.DB
 		sync       string
