@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/notify/notifysql"
@@ -34,32 +32,7 @@ type outboxDB struct {
 	r *readDB
 	s *notifysql.Store // the store on it, its statements prepared once
 
-	c             *sql.DB // the connection checkpoint runs on
-	stop, stopped chan struct{}
-	closed        sync.Once
-}
-
-// checkpointEvery is how often the outbox file's WAL is copied back into it.
-const checkpointEvery = time.Second
-
-// checkpoint copies the WAL back into the file every checkpointEvery, on a connection of its
-// own, until Close. SQLite's automatic checkpoint runs in the commit that crosses its
-// threshold, and it waits for the disk twice (WAL, then file): with the outbox's small
-// commits that was one in about seventy waits' notifications taking milliseconds longer — the
-// 99th percentile of BenchmarkWaitToWebhook from the stored wait went from 4.7–6.2 ms to
-// 2.2–2.9 ms without it. A PASSIVE checkpoint takes no lock the writer waits for.
-func (o *outboxDB) checkpoint() {
-	defer close(o.stopped)
-	t := time.NewTicker(checkpointEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-o.stop:
-			return
-		case <-t.C:
-			o.c.Exec(`PRAGMA wal_checkpoint(PASSIVE)`) // a failure is tried again next tick; the writer's own is the backstop
-		}
-	}
+	c *checkpointer
 }
 
 // outboxSchema is the outbox file's schema: the main file's notification steps, whose
@@ -79,8 +52,8 @@ func openOutbox(ctx context.Context, mainPath string, main *sql.DB) (*outboxDB, 
 		return nil, fmt.Errorf("open outbox: %w", err)
 	}
 	base := strings.Replace(dsn(path, ""), "synchronous(FULL)", "synchronous(NORMAL)", 1)
-	// The writer checkpoints only as a last resort (a WAL of 10,000 pages): checkpoint does.
-	w, err := sql.Open("sqlite", base+"&_txlock=immediate&_pragma=wal_autocheckpoint(10000)")
+	// The writer checkpoints only as a last resort: its checkpointer does (see checkpointer).
+	w, err := sql.Open("sqlite", base+"&_txlock=immediate"+writerCheckpoint)
 	if err != nil {
 		return nil, err
 	}
@@ -100,15 +73,13 @@ func openOutbox(ctx context.Context, mainPath string, main *sql.DB) (*outboxDB, 
 	}
 	rdb.SetMaxOpenConns(2)
 	rdb.SetMaxIdleConns(2)
-	cdb, err := sql.Open("sqlite", base)
+	c, err := startCheckpoints(base)
 	if err != nil {
 		w.Close()
 		rdb.Close()
 		return nil, err
 	}
-	cdb.SetMaxOpenConns(1)
-	o := &outboxDB{w: w, r: newReadDB(rdb), c: cdb, stop: make(chan struct{}), stopped: make(chan struct{})}
-	go o.checkpoint()
+	o := &outboxDB{w: w, r: newReadDB(rdb), c: c}
 	o.s = notifysql.New(w, notifysql.SQLite).WithReader(o.r)
 	if err := o.s.Prepare(ctx); err != nil {
 		o.Close()
@@ -206,13 +177,7 @@ func (o *outboxDB) Close() error {
 	if o == nil {
 		return nil
 	}
-	var err error
-	o.closed.Do(func() {
-		close(o.stop)
-		<-o.stopped
-		err = errors.Join(o.c.Close(), o.r.Close(), o.w.Close())
-	})
-	return err
+	return errors.Join(o.c.Close(), o.r.Close(), o.w.Close())
 }
 
 // Notify is the notifications' store. The outbox, the messages' ids and the links are in the
