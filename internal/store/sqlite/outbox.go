@@ -20,8 +20,8 @@ const OutboxFile = "notify-outbox.db"
 // outboxDB is the notifications' own SQLite file: the outbox, the ids of the messages that
 // announced waits, and the answer links. Every wait's beginning and end writes to them, once
 // per target and again when each send is done; in the main file those commits queued on the
-// one writer that ingest and the gate commit on (1,000 waits in a second are some 2,400 sends),
-// and the gate's latency tripled. In a file of their own they have their own writer, and
+// one writer that ingest and the gate commit on (1,000 waits in a second are some 2,400 sends,
+// each stored, then recorded), between the gate's own commits. In a file of their own they have their own writer, and
 // commit with synchronous=NORMAL: a crash of the process loses nothing (the WAL is written at
 // commit), a power cut at most the last of it, which the next start makes again with the same
 // idempotency keys (see notifysql's outboxTx). What lasts — the targets an admin configured and
