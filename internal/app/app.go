@@ -41,7 +41,7 @@ import (
 // Config is everything the application is told at start-up.
 type Config struct {
 	web.Config                   // how the HTTP side behaves
-	DataDir     string           // holds plandash.db (unless DB is set) and the token
+	DataDir     string           // holds plandash.db and notify-outbox.db (unless DB is set) and the token
 	DB          string           // a postgres:// URL to keep the data in PostgreSQL; "" keeps SQLite in DataDir
 	DBPool      int32            // PostgreSQL connections at most; 0 is pgx's default
 	Token       string           // "" loads or creates the token in DataDir

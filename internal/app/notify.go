@@ -16,7 +16,19 @@ type waitsSource struct {
 	w    *waits.Service
 	gate *approval.Gate // says how a plan's wait ended; nil says nothing
 	took time.Duration  // how long the last read of a list already changed took
+	// returned is when the last list was returned (its handling began); streak counts the
+	// reads in a row that found the list changed during the handling of the one before.
+	returned time.Time
+	streak   int
 }
+
+// How long the notifier rests in a burst: three times its last read and handling, at most a
+// quarter of a second (the notification of a wait that began in a burst is that much later;
+// one that begins alone is not).
+const (
+	restFactor = 3
+	maxRest    = 250 * time.Millisecond
+)
 
 // Outcome says how a plan's wait ended: its decision and who made it, or that its deadline
 // passed. Other waits say nothing (their end is the answer itself).
@@ -48,13 +60,21 @@ func (s *waitsSource) Outcome(ctx context.Context, id string) string {
 }
 
 // Await returns the list once it changed past after. In a burst of changes (a thousand waits
-// in a second) the list would be read back to back, each read a core's worth of work taken
-// from ingest and the gate: resting as long as the last such read took first keeps the
-// notifier under about half of one. At rest a read takes well under a millisecond, and a
-// change after a quiet spell is read at once.
+// in a second) the list would be read back to back, each read (every pending request decoded)
+// and each announcement of what changed a core's worth of work taken from ingest and the
+// gate: once the list has changed during two handlings in a row, resting restFactor times as
+// long as the last read and its handling took keeps the notifier to about a quarter of one
+// core, and lets each read take up more of the burst, so the outbox commits fewer, larger
+// batches and chat targets get fewer, coalesced messages. A change after a quiet spell, or the
+// first during one handling, is read at once: a single wait's notification never waits for
+// this.
 func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify.Wait, error) {
-	if s.took > 0 {
-		t := time.NewTimer(s.took)
+	changed := s.w.Seq() > after // during the handling of the last list
+	if !changed {
+		s.streak = 0
+	} else if s.streak++; s.streak > 1 {
+		busy := s.took + time.Since(s.returned)
+		t := time.NewTimer(min(restFactor*busy, maxRest))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -62,7 +82,6 @@ func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify
 		case <-t.C:
 		}
 	}
-	changed := s.w.Seq() > after
 	start := time.Now()
 	l, err := s.w.Await(ctx, after, time.Minute)
 	if err != nil {
@@ -70,8 +89,9 @@ func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify
 	}
 	s.took = 0
 	if changed {
-		s.took = min(time.Since(start), 100*time.Millisecond)
+		s.took = time.Since(start) // a read that did not wait for a change
 	}
+	s.returned = time.Now()
 	out := make([]notify.Wait, 0, len(l.Waits))
 	for _, w := range l.Waits {
 		if w.Answered == "" { // answered in the terminal: nobody is to be called for it

@@ -51,6 +51,7 @@ type Notifier struct {
 	// maxPerTarget of them, and what else is due for it waits in the outbox meanwhile.
 	busy  map[string]int
 	sends sync.WaitGroup // the sends under way, which Run waits for
+	rec   recorder       // outcomes waiting for the outbox (see record)
 }
 
 // maxPerTarget is how many sends to one target may be under way at once.

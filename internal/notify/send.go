@@ -139,10 +139,37 @@ func (n *Notifier) give(target string) {
 	}
 }
 
+// record stores a target's outcomes. Its sends' goroutines record at once when the outbox is
+// free, and otherwise leave their outcomes to the one recording meanwhile, which takes up all
+// that arrived during its commit in its next (a group commit): under a burst the outbox then
+// commits about once per round of sends, not once per target and batch.
 func (n *Notifier) record(ctx context.Context, out *outcomes) {
-	if _, err := n.store.FinishAll(context.WithoutCancel(ctx), n.cfg.Owner, out.ds); err != nil {
-		n.cfg.Log.Warn("notify: recording deliveries", "n", len(out.ds), "err", err)
+	r := &n.rec
+	r.mu.Lock()
+	r.ds = append(r.ds, out.ds...)
+	if r.busy {
+		r.mu.Unlock()
+		return // the goroutine recording now records these next
 	}
+	r.busy = true
+	for len(r.ds) > 0 {
+		ds := r.ds
+		r.ds = nil
+		r.mu.Unlock()
+		if _, err := n.store.FinishAll(context.WithoutCancel(ctx), n.cfg.Owner, ds); err != nil {
+			n.cfg.Log.Warn("notify: recording deliveries", "n", len(ds), "err", err)
+		}
+		r.mu.Lock()
+	}
+	r.busy = false
+	r.mu.Unlock()
+}
+
+// recorder is the outcomes waiting to be recorded, and whether a goroutine is recording.
+type recorder struct {
+	mu   sync.Mutex
+	ds   []Delivery
+	busy bool
 }
 
 // outcomes collects a batch's outcomes, from its targets' goroutines, to record at once.

@@ -3,7 +3,6 @@ package notifysql
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -49,12 +48,6 @@ func (s *Store) enqueue(ctx context.Context, owner string, now time.Time, lease 
 }
 
 func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, error) {
-	stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO notify_outbox(key, target, wait_id, event, wait, due, status, created, owner, lease_until, attempts)
-		VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (key) DO NOTHING RETURNING id`))
-	if err != nil {
-		return nil, err
-	}
-	defer stmt.Close()
 	var added []notify.Delivery
 	for _, d := range ds {
 		w, err := json.Marshal(d.Wait)
@@ -66,7 +59,7 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.T
 		if owner != "" && d.Status == notify.Pending && !d.Due.After(now) {
 			by, until, d.Attempts = owner, nanos(now.Add(lease)), 1
 		}
-		err = stmt.QueryRowContext(ctx, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(d.Status), nanos(d.Created), by, until, d.Attempts).Scan(&d.ID)
+		err = s.queryRow(ctx, tx, insertDelivery, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(d.Status), nanos(d.Created), by, until, d.Attempts).Scan(&d.ID)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // stored already: its links are not stored, nor sent
 		}
@@ -83,40 +76,15 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.T
 	return added, nil
 }
 
-// outboxTx runs fn in a transaction. On SQLite the outbox's own bookkeeping (what is due,
-// claims, outcomes, skips) commits with synchronous=NORMAL, the writer connection going back
-// to FULL after: its commits then do not wait for the disk, which the one writer would
-// otherwise spend on them instead of on ingest and the gate. A process that crashes loses
-// none of it (the WAL is written at commit); a power cut may lose the last of it, and all of
-// that is made again at the next start: the open waits are announced again (same keys) and
-// the ends of sent announcements again (Unended), with the same idempotency keys.
+// outboxTx runs fn in a transaction on the outbox's database. On SQLite that is a file of its
+// own (see sqlite.DB.Notify), which commits with synchronous=NORMAL: its commits do not wait
+// for the disk, and they queue on its own writer, never on the one that ingest and the gate
+// commit on. A process that crashes loses none of it (the WAL is written at commit); a power
+// cut may lose the last of it, and all of that is made again at the next start: the open
+// waits are announced again (same keys) and the ends of sent announcements again (Unended),
+// with the same idempotency keys.
 func (s *Store) outboxTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	if s.dialect != SQLite {
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		if err := fn(tx); err != nil {
-			return err
-		}
-		return tx.Commit()
-	}
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
-		return err
-	}
-	defer func() {
-		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL`); err != nil {
-			// Never hand the pool a writer that does not wait for the disk: drop it.
-			conn.Raw(func(any) error { return driver.ErrBadConn })
-		}
-	}()
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -158,11 +126,7 @@ func scanDelivery(sc interface{ Scan(...any) error }) (notify.Delivery, error) {
 func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) (out []notify.Delivery, err error) {
 	err = s.outboxTx(ctx, func(tx *sql.Tx) error {
 		out = nil
-		rows, err := tx.QueryContext(ctx, s.q(`UPDATE notify_outbox SET owner = $1, lease_until = $2, attempts = attempts + 1
-		WHERE id IN (SELECT id FROM notify_outbox WHERE status = 'pending' AND due <= $3 AND lease_until <= $3
-			ORDER BY due, id LIMIT $4 /*lock*/)
-		AND status = 'pending' AND lease_until <= $3
-		RETURNING `+deliveryColumns), owner, nanos(now.Add(lease)), nanos(now), limit)
+		rows, err := s.query(ctx, tx, claimDue, owner, nanos(now.Add(lease)), nanos(now), limit)
 		if err != nil {
 			return err
 		}
@@ -209,8 +173,7 @@ func (s *Store) FinishAll(ctx context.Context, owner string, ds []notify.Deliver
 
 // finish finishes one delivery in tx: false when its lease went to another sender.
 func (s *Store) finish(ctx context.Context, tx *sql.Tx, owner string, d notify.Delivery) (bool, error) {
-	res, err := tx.ExecContext(ctx, s.q(`UPDATE notify_outbox SET status = $1, error = $2, due = $3, done = $4, owner = '', lease_until = 0
-		WHERE id = $5 AND owner = $6 AND status = 'pending'`), string(d.Status), d.Error, nanos(d.Due), nanos(d.Done), d.ID, owner)
+	res, err := s.exec(ctx, tx, finishDelivery, string(d.Status), d.Error, nanos(d.Due), nanos(d.Done), d.ID, owner)
 	if err != nil {
 		return false, err
 	}
@@ -220,8 +183,7 @@ func (s *Store) finish(ctx context.Context, tx *sql.Tx, owner string, d notify.D
 	if d.Remote == "" || d.Status != notify.Sent {
 		return true, nil
 	}
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO notify_remote(target, wait_id, remote, created) VALUES($1, $2, $3, $4)
-		ON CONFLICT (target, wait_id) DO UPDATE SET remote = excluded.remote, created = excluded.created`),
+	_, err = s.exec(ctx, tx, upsertRemote,
 		d.Target, d.Wait.ID, d.Remote, nanos(d.Done))
 	return err == nil, err
 }
@@ -265,8 +227,8 @@ func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now
 		var keys []string
 		err := s.outboxTx(ctx, func(tx *sql.Tx) error {
 			keys = nil
-			rows, err := tx.QueryContext(ctx, s.q(`UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
-				WHERE wait_id IN (`+strings.Join(marks, ", ")+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`), args...)
+			rows, err := s.query(ctx, tx, `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
+				WHERE wait_id IN (`+strings.Join(marks, ", ")+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args...)
 			if err != nil {
 				return err
 			}

@@ -3,8 +3,10 @@ package notifysql
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,23 +25,50 @@ const (
 
 // Store is notify.Store on a database/sql handle.
 type Store struct {
-	db      *sql.DB
-	r       *sql.DB // what reads only committed state goes to: db, or SQLite's readers
+	db      *sql.DB // the outbox, the messages' ids and the links
+	r       Reader  // what reads only committed state of those goes to: db, or SQLite's readers
+	set     *sql.DB // the targets and the secrets: db, or (SQLite) the main database's writer
+	setR    Reader  // the reads of the targets: set, or its readers
 	dialect Dialect
+	stmts   *stmts // SQLite's kept statements on db; nil on PostgreSQL
+}
+
+// Reader is what the reads of committed state go to: a *sql.DB, or one that keeps its
+// statements prepared.
+type Reader interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 var _ notify.Store = (*Store)(nil)
 
 // New is the store on db, which has had the dialect's schema step applied. On SQLite, db is
 // the one writer connection: every statement here writes or must see the newest writes.
-func New(db *sql.DB, d Dialect) *Store { return &Store{db: db, r: db, dialect: d} }
+func New(db *sql.DB, d Dialect) *Store {
+	s := &Store{db: db, r: db, set: db, setR: db, dialect: d}
+	if d == SQLite {
+		s.stmts = &stmts{db: db, m: map[string]*sql.Stmt{}}
+	}
+	return s
+}
 
 // WithReader is the store with the reads that need only what was committed before them (the
-// targets, the messages' ids, the recent deliveries) on readers: on SQLite they then do not
-// hold the one writer connection that ingest and the gate queue for.
-func (s *Store) WithReader(r *sql.DB) *Store {
+// messages' ids, the recent deliveries) on readers: on SQLite they then do not hold the one
+// writer connection that the outbox's bookkeeping queues for.
+func (s *Store) WithReader(r Reader) *Store {
 	c := *s
 	c.r = r
+	return &c
+}
+
+// WithSettings is the store with the targets and the secrets (what an admin configured, the
+// push keys: lasting state, backed up with the rest) on another database, w with its readers
+// r. On SQLite the outbox, the messages' ids and the links (transient state, written on every
+// wait's beginning and end) then have their own file and writer, so their commits never queue
+// behind ingest's and the gate's on the main file's one writer, nor theirs behind them.
+func (s *Store) WithSettings(w *sql.DB, r Reader) *Store {
+	c := *s
+	c.set, c.setR = w, r
 	return &c
 }
 
@@ -90,14 +119,14 @@ func (s *Store) PutTarget(ctx context.Context, t notify.Target) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO notify_targets(id, body, created) VALUES($1, $2, $3)
+	_, err = s.set.ExecContext(ctx, s.q(`INSERT INTO notify_targets(id, body, created) VALUES($1, $2, $3)
 		ON CONFLICT (id) DO UPDATE SET body = excluded.body`), t.ID, string(b), nanos(t.Created))
 	return err
 }
 
 // DeleteTarget implements notify.Store.
 func (s *Store) DeleteTarget(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM notify_targets WHERE id = $1`), id)
+	res, err := s.set.ExecContext(ctx, s.q(`DELETE FROM notify_targets WHERE id = $1`), id)
 	if err != nil {
 		return err
 	}
@@ -109,7 +138,7 @@ func (s *Store) DeleteTarget(ctx context.Context, id string) error {
 
 // Targets implements notify.Store.
 func (s *Store) Targets(ctx context.Context) ([]notify.Target, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT body FROM notify_targets ORDER BY created, id`)
+	rows, err := s.setR.QueryContext(ctx, `SELECT body FROM notify_targets ORDER BY created, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -130,18 +159,15 @@ func (s *Store) Targets(ctx context.Context) ([]notify.Target, error) {
 }
 
 // AddLink implements notify.Store.
-func (s *Store) AddLink(ctx context.Context, l notify.Link) error { return s.addLink(ctx, s.db, l) }
+func (s *Store) AddLink(ctx context.Context, l notify.Link) error { return s.addLink(ctx, nil, l) }
 
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-func (s *Store) addLink(ctx context.Context, db execer, l notify.Link) error {
+// addLink stores a link in tx (on the writer itself when tx is nil).
+func (s *Store) addLink(ctx context.Context, tx *sql.Tx, l notify.Link) error {
 	b, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
-	_, err = db.ExecContext(ctx, s.q(`INSERT INTO notify_links(hash, body, expires) VALUES($1, $2, $3)`), l.Hash, string(b), nanos(l.Expires))
+	_, err = s.exec(ctx, tx, insertLink, l.Hash, string(b), nanos(l.Expires))
 	return err
 }
 
@@ -149,7 +175,7 @@ func (s *Store) addLink(ctx context.Context, db execer, l notify.Link) error {
 func (s *Store) Link(ctx context.Context, hash string) (notify.Link, error) {
 	var b string
 	var used int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT body, used FROM notify_links WHERE hash = $1`), hash).Scan(&b, &used)
+	err := s.queryRow(ctx, nil, `SELECT body, used FROM notify_links WHERE hash = $1`, hash).Scan(&b, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return notify.Link{}, errs.New(errs.NotFound, "no such link")
 	}
@@ -167,25 +193,63 @@ func (s *Store) Link(ctx context.Context, hash string) (notify.Link, error) {
 // UseLink implements notify.Store: one UPDATE guarded by used = 0, so of two uses at once
 // exactly one wins.
 func (s *Store) UseLink(ctx context.Context, hash string, now time.Time) (bool, error) {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE notify_links SET used = $1 WHERE hash = $2 AND used = 0`), nanos(now), hash)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
+	var n int64
+	err := s.durably(ctx, func(db execer) error {
+		res, err := db.ExecContext(ctx, s.q(`UPDATE notify_links SET used = $1 WHERE hash = $2 AND used = 0`), nanos(now), hash)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	return n == 1, err
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// durably runs fn so that what it writes survives a power cut once it returns. On PostgreSQL
+// every commit does. SQLite's outbox file commits without waiting for the disk (see
+// outboxTx); a link's use is a person's answer, so its commit waits for it (synchronous=FULL
+// on the writer connection for this statement, as it was before).
+func (s *Store) durably(ctx context.Context, fn func(execer) error) error {
+	if s.dialect != SQLite {
+		return fn(s.db)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var was int
+	if err := conn.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&was); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
+		return err
+	}
+	defer func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = `+strconv.Itoa(was)); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	return fn(conn)
 }
 
 // UnuseLink implements notify.Store.
 func (s *Store) UnuseLink(ctx context.Context, hash string) error {
-	_, err := s.db.ExecContext(ctx, s.q(`UPDATE notify_links SET used = 0 WHERE hash = $1`), hash)
-	return err
+	return s.durably(ctx, func(db execer) error {
+		_, err := db.ExecContext(ctx, s.q(`UPDATE notify_links SET used = 0 WHERE hash = $1`), hash)
+		return err
+	})
 }
 
 // Secret implements notify.Store: insert-if-absent, then read, so instances racing to make
 // the first value all read the one that was stored.
 func (s *Store) Secret(ctx context.Context, name string, make func() ([]byte, error)) ([]byte, error) {
 	var v []byte
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT value FROM notify_secrets WHERE name = $1`), name).Scan(&v)
+	err := s.set.QueryRowContext(ctx, s.q(`SELECT value FROM notify_secrets WHERE name = $1`), name).Scan(&v)
 	if err == nil {
 		return v, nil
 	}
@@ -196,10 +260,10 @@ func (s *Store) Secret(ctx context.Context, name string, make func() ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO notify_secrets(name, value) VALUES($1, $2) ON CONFLICT (name) DO NOTHING`), name, nv); err != nil {
+	if _, err := s.set.ExecContext(ctx, s.q(`INSERT INTO notify_secrets(name, value) VALUES($1, $2) ON CONFLICT (name) DO NOTHING`), name, nv); err != nil {
 		return nil, err
 	}
-	err = s.db.QueryRowContext(ctx, s.q(`SELECT value FROM notify_secrets WHERE name = $1`), name).Scan(&v)
+	err = s.set.QueryRowContext(ctx, s.q(`SELECT value FROM notify_secrets WHERE name = $1`), name).Scan(&v)
 	return v, err
 }
 

@@ -1,5 +1,6 @@
 // Package sqlite is plandash's embedded store: one SQLite file, opened once per process, holding
-// the sessions and plans, the approval gate and the shared-plan history. One DB hands out the
+// the sessions and plans, the approval gate and the shared-plan history (and, beside it, the
+// notifications' outbox in a file of its own: see outboxDB). One DB hands out the
 // three stores; they share its writer connection and its readers, so writers queue in one
 // place instead of three pools contending for the file's lock.
 package sqlite
@@ -28,6 +29,8 @@ const readers = 4
 type DB struct {
 	w *sql.DB // one connection: SQLite has one writer at a time anyway
 	r *readDB // read-only connections, their queries kept prepared
+	// out is the notifications' own file beside it (the outbox: see outboxDB).
+	out *outboxDB
 	// faults classifies and remembers the file's storage failures (a full disk), shared by
 	// the stores' writes.
 	faults *faults
@@ -90,6 +93,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if db.out, err = openOutbox(ctx, path, w); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -110,4 +117,4 @@ func (db *DB) Approvals() approval.Store { return db.approvals }
 func (db *DB) SharedHistory() sharedplans.HistoryStore { return db.history }
 
 // Close closes the database. The stores must not be used afterwards.
-func (db *DB) Close() error { return errors.Join(db.r.Close(), db.w.Close()) }
+func (db *DB) Close() error { return errors.Join(db.out.Close(), db.r.Close(), db.w.Close()) }

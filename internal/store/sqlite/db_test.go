@@ -68,13 +68,14 @@ func TestOneFileHoldsEveryStore(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Nothing but the database (and SQLite's own WAL files) was written beside it.
+	// Nothing but the database and the notifications' outbox file (and SQLite's own WAL files)
+	// was written beside it.
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "plandash.db") {
+		if !strings.HasPrefix(e.Name(), "plandash.db") && !strings.HasPrefix(e.Name(), OutboxFile) {
 			t.Fatalf("unexpected file %q beside the database", e.Name())
 		}
 	}
