@@ -1,0 +1,97 @@
+package agentkit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/plandash/plandash/internal/agents/agentkit"
+	"github.com/plandash/plandash/internal/plans"
+)
+
+func TestSeenIsBounded(t *testing.T) {
+	var s agentkit.Seen
+	if s.Has("a") {
+		t.Fatal("the zero Seen has a session")
+	}
+	s.Add("a")
+	if !s.Has("a") {
+		t.Fatal("Add did not keep the session")
+	}
+	for i := range agentkit.MaxSeen {
+		s.Add(fmt.Sprint(i))
+	}
+	if s.Has("a") {
+		t.Fatal("a full Seen was not forgotten")
+	}
+}
+
+type fakeApplier struct {
+	items []plans.Item
+	res   plans.Result
+	err   error
+}
+
+func (f *fakeApplier) Apply(_ context.Context, _ *plans.Stream, items []plans.Item) (plans.Result, error) {
+	f.items = append(f.items, items...)
+	return f.res, f.err
+}
+
+func (f *fakeApplier) SessionOnly(_ context.Context, id string) (plans.Session, error) {
+	if id == "hooked" {
+		return plans.Session{Via: []string{plans.ViaHooks}}, nil
+	}
+	return plans.Session{}, errors.New("no such session")
+}
+
+func TestRecord(t *testing.T) {
+	update := json.RawMessage(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`)
+	batch := json.RawMessage(`[` + string(update) + `,` + string(update) + `]`)
+	var log bytes.Buffer
+	f := &fakeApplier{res: plans.Result{Errors: []plans.ItemError{{Line: 2, Message: "refused"}}}}
+	r := agentkit.Recorder{Plans: f, Log: slog.New(slog.NewTextHandler(&log, nil)), Name: "some", Hook: "some hook"}
+	var seen agentkit.Seen
+	if err := r.Record(t.Context(), &seen, "s1", "Stop", []json.RawMessage{update, batch}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.items) != 3 || f.items[0].Line != 1 || f.items[1].Line != 2 || f.items[2].Line != 2 {
+		t.Fatalf("applied %+v; want 3 items from lines 1, 2, 2", f.items)
+	}
+	if !seen.Has("s1") {
+		t.Fatal("a recorded session is not seen")
+	}
+	if !strings.Contains(log.String(), "some hook: update not applied") || !strings.Contains(log.String(), "refused") {
+		t.Fatalf("log = %q; want the update not applied", log.String())
+	}
+
+	err := r.Record(t.Context(), &seen, "s2", "Stop", []json.RawMessage{update, json.RawMessage(`{not json`)})
+	if err == nil || !strings.HasPrefix(err.Error(), "some: translated message 2 does not decode") || seen.Has("s2") {
+		t.Fatalf("Record of a bad line = %v (seen %v); want its error, the session not seen", err, seen.Has("s2"))
+	}
+	f.err = errors.New("store down")
+	if err := r.Record(t.Context(), &seen, "s3", "Stop", []json.RawMessage{update}); !errors.Is(err, f.err) || seen.Has("s3") {
+		t.Fatalf("Record with the store down = %v; want the store's error", err)
+	}
+}
+
+func TestHooked(t *testing.T) {
+	var seen agentkit.Seen
+	seen.Add("s1")
+	f := &fakeApplier{}
+	for _, tc := range []struct {
+		p    any
+		key  string
+		want bool
+	}{
+		{f, "s1", true}, {f, "hooked", true}, {f, "other", false}, {struct{}{}, "hooked", false}, {struct{}{}, "s1", true},
+	} {
+		if got := agentkit.Hooked(t.Context(), &seen, tc.p, tc.key); got != tc.want {
+			t.Errorf("Hooked(%T, %q) = %v, want %v", tc.p, tc.key, got, tc.want)
+		}
+	}
+}
