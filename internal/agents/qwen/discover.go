@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -138,24 +138,12 @@ func (p *chatParser) Flush(ctx context.Context) error {
 
 func (p *chatParser) Saved() follow.Saved { return follow.Saved{Thread: p.sid, Cwd: p.cwd} }
 
-// sessionReader is the part of plans.Service that says whether hooks report a session too.
-type sessionReader interface {
-	SessionOnly(ctx context.Context, id string) (plans.Session, error)
-}
-
 // applyChat translates lines of one chat, through the same translation as hook events, and
 // applies them in one batch. When hooks report the session too, they show its prompts and
 // answers; the chat then adds only its todos and plan, which replace the same plans whole.
 func (s *Service) applyChat(ctx context.Context, p *chatParser, lines [][]byte) (announced bool, err error) {
 	key := SessionKey(p.sid)
-	s.mu.Lock()
-	hooked := s.seen[key]
-	s.mu.Unlock()
-	if r, ok := s.plans.(sessionReader); ok && !hooked {
-		if sess, err := r.SessionOnly(ctx, key); err == nil {
-			hooked = slices.Contains(sess.Via, plans.ViaHooks)
-		}
-	}
+	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
 	var items []plans.Item
 	var at time.Time
 	announce := !p.announced
