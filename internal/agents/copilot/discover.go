@@ -7,11 +7,11 @@ import (
 	"log/slog"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/files"
@@ -143,23 +143,11 @@ func (p *logParser) Flush(ctx context.Context) error {
 
 func (p *logParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid, Cwd: p.st.cwd} }
 
-// sessionReader is the part of plans.Service that says whether hooks report a session too.
-type sessionReader interface {
-	SessionOnly(ctx context.Context, id string) (plans.Session, error)
-}
-
 // applyLog translates lines of one session log and applies them. When hooks report the session
 // too, they show its prompts and turns; the log then adds its todos, plan and usage.
 func (s *Service) applyLog(ctx context.Context, path string, st *logState, lines []LogLine) error {
 	key := SessionKey(st.sid)
-	s.mu.Lock()
-	hooked := s.seen[key]
-	s.mu.Unlock()
-	if r, ok := s.plans.(sessionReader); ok && !hooked {
-		if sess, err := r.SessionOnly(ctx, key); err == nil {
-			hooked = slices.Contains(sess.Via, plans.ViaHooks)
-		}
-	}
+	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
 	var at time.Time
 	for _, l := range lines {
 		if l.At.After(at) {
