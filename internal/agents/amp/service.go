@@ -11,18 +11,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/waits"
 )
 
 // Applier is what the Service uses of plans.Service.
-type Applier interface {
-	Apply(ctx context.Context, st *plans.Stream, items []plans.Item) (plans.Result, error)
-}
+type Applier = agentkit.Applier
 
 // Gate is what the Service uses of approval.Gate.
 type Gate interface {
@@ -44,10 +41,10 @@ type Config struct {
 }
 
 // TerminalDecider is who a request is handed over to when the plugin stopped waiting.
-const TerminalDecider = "terminal"
+const TerminalDecider = agentkit.TerminalDecider
 
-// maxThreads bounds the per-thread state kept in memory; it is forgotten when full, which only
-// costs one more announcement, or one turn's plan not held.
+// maxThreads bounds the turns' plans kept in memory; they are forgotten when full, which only
+// costs one turn's plan not held.
 const maxThreads = 4096
 
 // Service handles the events plandash's Amp plugin posts: it records them as ACP updates, and
@@ -58,8 +55,8 @@ type Service struct {
 	gate  Gate // nil: plans are only recorded
 	cfg   Config
 
+	seen     agentkit.Seen
 	mu       sync.Mutex
-	seen     map[string]bool
 	turnPlan map[string][]Todo // the todo list a thread's current turn wrote, by session key
 }
 
@@ -74,7 +71,7 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}, turnPlan: map[string][]Todo{}}
+	return &Service{plans: p, gate: gate, cfg: cfg, turnPlan: map[string][]Todo{}}
 }
 
 // IsGateEvent reports whether ev may be held: the end of a turn, posted by a plugin installed
@@ -143,37 +140,12 @@ func (s *Service) turn(ev Event) []Todo {
 
 func (s *Service) record(ctx context.Context, ev Event) error {
 	key := SessionKey(ev.ThreadID)
-	s.mu.Lock()
-	st := State{Announce: !s.seen[key], Host: s.cfg.Host}
-	s.mu.Unlock()
+	st := State{Announce: !s.seen.Has(key), Host: s.cfg.Host}
 	msgs, err := Translate(ev, st)
 	if err != nil {
 		return errs.Errorf(errs.Invalid, "%v", err)
 	}
-	items := make([]plans.Item, 0, len(msgs))
-	for i, line := range msgs {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("amp: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
-	if err != nil {
-		return err
-	}
-	for _, e := range res.Errors {
-		s.cfg.Log.Warn("amp plugin: update not applied", "session", key, "event", hookkit.Truncate(ev.Name, 64), "line", e.Line, "err", e.Message)
-	}
-	s.mu.Lock()
-	if len(s.seen) >= maxThreads {
-		clear(s.seen)
-	}
-	s.seen[key] = true
-	s.mu.Unlock()
-	return nil
+	return agentkit.Recorder{Plans: s.plans, Log: s.cfg.Log, Name: "amp", Hook: "amp plugin"}.Record(ctx, &s.seen, key, ev.Name, msgs)
 }
 
 // note lists a thread whose turn ended as waiting for its next prompt, until a new turn starts.
