@@ -6,11 +6,11 @@ import (
 	"log/slog"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -20,12 +20,6 @@ const SessionStateFile = "pi-sessions.json"
 
 // maxSeenCalls bounds the tool calls a session parser remembers (to find a result's call).
 const maxSeenCalls = 1024
-
-// sessionReader is the part of plans.Service that says whether the extension reports a session
-// too.
-type sessionReader interface {
-	SessionOnly(ctx context.Context, id string) (plans.Session, error)
-}
 
 // fileState is what a session file's earlier lines taught its parser.
 type fileState struct {
@@ -84,14 +78,7 @@ func (p *sessionParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.
 // adds the tool calls and the usage.
 func (s *Service) applySession(ctx context.Context, path string, st *fileState, lines []SessionLine) error {
 	key := SessionKey(st.sid)
-	s.mu.Lock()
-	hooked := s.seen[key]
-	s.mu.Unlock()
-	if r, ok := s.plans.(sessionReader); ok && !hooked {
-		if sess, err := r.SessionOnly(ctx, key); err == nil {
-			hooked = slices.Contains(sess.Via, plans.ViaHooks)
-		}
-	}
+	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
 	var at time.Time
 	for _, l := range lines {
 		if l.At.After(at) {
