@@ -6,11 +6,11 @@ import (
 	"log/slog"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -20,11 +20,6 @@ const ChatStateFile = "gemini-chats.json"
 
 // maxSeenCalls bounds the tool calls (and messages) a chat parser remembers having shown.
 const maxSeenCalls = 1024
-
-// sessionReader is the part of plans.Service that says whether hooks report a session too.
-type sessionReader interface {
-	SessionOnly(ctx context.Context, id string) (plans.Session, error)
-}
 
 // chatState is what a chat file's earlier lines taught its parser.
 type chatState struct {
@@ -82,14 +77,7 @@ func (p *chatParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid
 // they show its prompts, answers and tool calls; the chat then adds its todos, plan and usage.
 func (s *Service) applyChat(ctx context.Context, path string, st *chatState, lines []ChatLine) error {
 	key := SessionKey(st.sid)
-	s.mu.Lock()
-	hooked := s.seen[key]
-	s.mu.Unlock()
-	if r, ok := s.plans.(sessionReader); ok && !hooked {
-		if sess, err := r.SessionOnly(ctx, key); err == nil {
-			hooked = slices.Contains(sess.Via, plans.ViaHooks)
-		}
-	}
+	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
 	var at time.Time
 	for _, l := range lines {
 		if l.At.After(at) {
