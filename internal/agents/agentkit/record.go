@@ -7,11 +7,9 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/agents/hookkit"
-	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -20,13 +18,11 @@ type Applier interface {
 	Apply(ctx context.Context, st *plans.Stream, items []plans.Item) (plans.Result, error)
 }
 
-// Gate is what an agent's service uses of approval.Gate to hold a plan for a person.
+// Gate is what an agent's service uses of approval.Gate to hold a plan for a person and close
+// the requests its agent left.
 type Gate interface {
-	Submit(ctx context.Context, sub approval.Submission) (approval.Request, bool, error)
-	Wait(ctx context.Context, id string, limit time.Duration) (approval.Request, error)
-	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
-	Pending(ctx context.Context) ([]approval.Request, error)
-	HandOver(ctx context.Context, id, by, note string) (approval.Request, error)
+	Holder
+	Closer
 }
 
 // MaxSeen bounds Seen.
