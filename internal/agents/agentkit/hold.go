@@ -60,9 +60,9 @@ func (h Holding) Hold(ctx context.Context, g Holder, sub approval.Submission) (a
 	return r, nil
 }
 
-// Close rejects the request id in the terminal's name, saying why plandash's answer no longer
+// reject rejects the request id in the terminal's name, saying why plandash's answer no longer
 // reaches the agent. A request decided meanwhile is left as it is; other failures are logged.
-func (h Holding) Close(ctx context.Context, g Closer, id, why string) {
+func (h Holding) reject(ctx context.Context, g Closer, id, why string) {
 	in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: why + "; plandash's answer no longer reaches " + h.Agent}
 	_, err := g.Decide(context.WithoutCancel(ctx), id, in)
 	var de *approval.DecidedError
@@ -71,7 +71,7 @@ func (h Holding) Close(ctx context.Context, g Closer, id, why string) {
 	}
 }
 
-// CloseStale closes the session key's pending requests (see Close): its turn ended, so the
+// CloseStale closes the session key's pending requests in the terminal's name, saying why: its turn ended, so the
 // inbox must not offer a decision that can no longer reach the agent.
 func (h Holding) CloseStale(ctx context.Context, g Closer, key string) {
 	pending, err := g.Pending(ctx)
@@ -81,7 +81,7 @@ func (h Holding) CloseStale(ctx context.Context, g Closer, key string) {
 	}
 	for _, r := range pending {
 		if r.SessionID == key && r.Agent == h.Agent {
-			h.Close(ctx, g, r.ID, "the turn ended")
+			h.reject(ctx, g, r.ID, "the turn ended")
 		}
 	}
 }
