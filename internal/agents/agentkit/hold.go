@@ -71,8 +71,8 @@ func (h Holding) reject(ctx context.Context, g Closer, id, why string) {
 	}
 }
 
-// CloseStale closes the session key's pending requests in the terminal's name, saying why: its turn ended, so the
-// inbox must not offer a decision that can no longer reach the agent.
+// CloseStale rejects the session key's pending requests in the terminal's name (see reject):
+// its turn ended, so the inbox must not offer a decision that can no longer reach the agent.
 func (h Holding) CloseStale(ctx context.Context, g Closer, key string) {
 	pending, err := g.Pending(ctx)
 	if err != nil {
