@@ -2,7 +2,6 @@ package droid
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -147,44 +146,16 @@ const HookStopped = "the Droid hook stopped waiting — outcome not known yet"
 // closeStale decides the session's pending requests, so the inbox does not offer a decision
 // that can no longer reach Droid. Failures are logged only.
 func (s *Service) closeStale(ctx context.Context, ev Event) {
-	pending, err := s.gate.Pending(ctx)
-	if err != nil {
-		s.cfg.Log.Warn("droid hook: list pending requests", "err", err)
-		return
-	}
-	for _, r := range pending {
-		if r.SessionID != SessionKey(ev.SessionID) || r.Agent != AgentTitle {
-			continue
-		}
-		in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: "the turn ended; plandash's answer no longer reaches Droid"}
-		_, err := s.gate.Decide(context.WithoutCancel(ctx), r.ID, in)
-		var de *approval.DecidedError
-		if err != nil && !errors.As(err, &de) {
-			s.cfg.Log.Warn("droid hook: close request", "request", r.ID, "err", err)
-		}
-	}
+	s.holding().CloseStale(ctx, s.gate, SessionKey(ev.SessionID))
 }
 
 // hold submits the spec and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
-	r, _, err := s.gate.Submit(ctx, s.submission(ev))
+	// Should the hook give up (its timeout, or Droid was stopped), nobody answers into the void:
+	// what Droid did without an answer is not known here, so Hold hands the request over.
+	r, err := s.holding().Hold(ctx, s.gate, s.submission(ev))
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			// The hook gave up (its timeout, or Droid was stopped): nobody answers into the void,
-			// and what Droid did without an answer is not known here.
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
-				s.cfg.Log.Warn("droid hook: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	return Answer(decision(r)), nil
 }
@@ -252,4 +223,9 @@ func specTitle(ev Event, md string) string {
 		}
 	}
 	return "Droid spec"
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "droid hook", Agent: AgentTitle, Stopped: HookStopped}
 }
