@@ -2,7 +2,6 @@ package qwen
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -148,43 +147,16 @@ const HookStopped = "the Qwen Code hook stopped waiting — Qwen Code's own dial
 // closeStale decides the session's pending plan requests, so the inbox does not offer a
 // decision that can no longer reach Qwen Code. Failures are logged only.
 func (s *Service) closeStale(ctx context.Context, ev Event) {
-	pending, err := s.gate.Pending(ctx)
-	if err != nil {
-		s.cfg.Log.Warn("qwen hook: list pending requests", "err", err)
-		return
-	}
-	for _, r := range pending {
-		if r.SessionID == SessionKey(ev.SessionID) && r.Agent == AgentTitle {
-			in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: "the turn ended; plandash's answer no longer reaches Qwen Code"}
-			_, err := s.gate.Decide(context.WithoutCancel(ctx), r.ID, in)
-			var de *approval.DecidedError
-			if err != nil && !errors.As(err, &de) {
-				s.cfg.Log.Warn("qwen hook: close request", "request", r.ID, "err", err)
-			}
-		}
-	}
+	s.holding().CloseStale(ctx, s.gate, SessionKey(ev.SessionID))
 }
 
 // hold submits the plan and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
-	r, _, err := s.gate.Submit(ctx, s.submission(ev))
+	// Should the hook give up (its timeout, or Qwen Code was stopped), Qwen Code's dialog asks:
+	// Hold hands the request to the terminal, not rejected.
+	r, err := s.holding().Hold(ctx, s.gate, s.submission(ev))
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			// The hook gave up (its timeout, or Qwen Code was stopped): Qwen Code's dialog asks
-			// now, so the request goes to the terminal, not rejected.
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
-				s.cfg.Log.Warn("qwen hook: hand a request to the terminal", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	return Answer(decision(r)), nil
 }
@@ -242,4 +214,9 @@ func planTitle(md string) string {
 		}
 	}
 	return "Qwen Code plan"
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "qwen hook", Agent: AgentTitle, Stopped: HookStopped}
 }
