@@ -2,7 +2,6 @@ package copilot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -157,44 +156,16 @@ func endsTurn(ev Event) bool {
 // closeStale decides the session's pending plan requests, so the inbox does not offer a
 // decision that can no longer reach Copilot CLI. Failures are logged only.
 func (s *Service) closeStale(ctx context.Context, ev Event) {
-	pending, err := s.gate.Pending(ctx)
-	if err != nil {
-		s.cfg.Log.Warn("copilot hook: list pending requests", "err", err)
-		return
-	}
-	for _, r := range pending {
-		if r.SessionID != SessionKey(ev.SessionID) || r.Agent != AgentTitle {
-			continue
-		}
-		in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: "the turn ended; plandash's answer no longer reaches Copilot CLI"}
-		_, err := s.gate.Decide(context.WithoutCancel(ctx), r.ID, in)
-		var de *approval.DecidedError
-		if err != nil && !errors.As(err, &de) {
-			s.cfg.Log.Warn("copilot hook: close request", "request", r.ID, "err", err)
-		}
-	}
+	s.holding().CloseStale(ctx, s.gate, SessionKey(ev.SessionID))
 }
 
 // hold submits the plan and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
-	r, _, err := s.gate.Submit(ctx, s.submission(ev))
+	// Should the hook give up (its timeout, or Copilot CLI was stopped), what Copilot does
+	// without an answer (its own menu) is not known here: Hold hands the request over.
+	r, err := s.holding().Hold(ctx, s.gate, s.submission(ev))
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			// The hook gave up (its timeout, or Copilot CLI was stopped): what Copilot does
-			// without an answer (its own menu) is not known here.
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
-				s.cfg.Log.Warn("copilot hook: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	return Answer(decision(r)), nil
 }
@@ -263,4 +234,9 @@ func planTitle(md string) string {
 		}
 	}
 	return "Copilot CLI plan"
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "copilot hook", Agent: AgentTitle, Stopped: HookStopped}
 }
