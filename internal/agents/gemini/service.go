@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -172,48 +171,17 @@ const HookStopped = "the Gemini CLI hook stopped waiting — outcome not known y
 // closeStale decides the session's pending plan requests, so the inbox does not offer a
 // decision that can no longer reach Gemini CLI. Failures are logged only.
 func (s *Service) closeStale(ctx context.Context, ev Event) {
-	pending, err := s.gate.Pending(ctx)
-	if err != nil {
-		s.cfg.Log.Warn("gemini hook: list pending requests", "err", err)
-		return
-	}
-	for _, r := range pending {
-		if r.SessionID == SessionKey(ev.SessionID) && r.Agent == AgentTitle {
-			s.closeRequest(ctx, r.ID, "the turn ended")
-		}
-	}
-}
-
-func (s *Service) closeRequest(ctx context.Context, id, why string) {
-	in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: why + "; plandash's answer no longer reaches Gemini CLI"}
-	_, err := s.gate.Decide(context.WithoutCancel(ctx), id, in)
-	var de *approval.DecidedError
-	if err != nil && !errors.As(err, &de) {
-		s.cfg.Log.Warn("gemini hook: close request", "request", id, "err", err)
-	}
+	s.holding().CloseStale(ctx, s.gate, SessionKey(ev.SessionID))
 }
 
 // hold submits the plan and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event, plan PlanText) ([]byte, error) {
-	r, _, err := s.gate.Submit(ctx, s.submission(ev, plan))
+	// Should the hook give up (its timeout, or Gemini CLI was stopped), nobody answers into
+	// the void, but nobody rejected the plan either, and what Gemini CLI did without an
+	// answer (a hook that timed out lets the call go on) is not known here: Hold hands it over.
+	r, err := s.holding().Hold(ctx, s.gate, s.submission(ev, plan))
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			// The hook gave up (its timeout, or Gemini CLI was stopped): nobody answers into the
-			// void, but nobody rejected the plan either, and what Gemini CLI did without an
-			// answer (a hook that timed out lets the call go on) is not known here.
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
-				s.cfg.Log.Warn("gemini hook: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	return Answer(decision(r)), nil
 }
@@ -289,4 +257,9 @@ func planTitle(md string) string {
 func (s *Service) Captures(body []byte) bool {
 	ev, err := Decode(body)
 	return err == nil && ev.SessionID != "" && !IsGateEvent(ev) && !IsQuestionEvent(ev)
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "gemini hook", Agent: AgentTitle, Stopped: HookStopped}
 }
