@@ -139,24 +139,11 @@ func (s *Service) recorder() agentkit.Recorder {
 
 // hold submits a submit_plan plan and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
-	r, _, err := s.gate.Submit(ctx, s.submission(ev))
+	// Should Pi stop waiting (the tool was aborted, or Pi quit), the extension asks in the
+	// terminal if it still can; nobody rejected the plan here: Hold hands it over.
+	r, err := s.holding().Hold(ctx, s.gate, s.submission(ev))
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			// Pi stopped waiting (the tool was aborted, or Pi quit): the extension asks in the
-			// terminal if it still can; nobody rejected the plan here.
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, ExtensionStopped); err != nil {
-				s.cfg.Log.Warn("pi: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	a := decision(r)
 	state := "rejected"
@@ -242,4 +229,9 @@ func planTitle(md string) string {
 		}
 	}
 	return "Pi plan"
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "pi", Agent: AgentTitle, Stopped: ExtensionStopped}
 }
