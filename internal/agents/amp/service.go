@@ -178,7 +178,7 @@ func (s *Service) hold(ctx context.Context, ev Event, key string, plan []Todo) (
 	b.WriteString("- **Modify**: Amp is sent your edited list to follow.\n")
 	b.WriteString("- **Reject**: Amp is sent your reason and revises its plan.\n\n")
 	b.WriteString("If nobody decides before the deadline, the turn simply ends.")
-	r, _, err := s.gate.Submit(ctx, approval.Submission{
+	r, err := s.holding().Hold(ctx, s.gate, approval.Submission{
 		SessionID: key, Agent: AgentTitle, Title: "Amp plan: " + hookkit.Truncate(plan[0].Content, 120), Context: b.String(),
 		Plan:    approval.PlanBody{Type: approval.TypeItems, Entries: TodoEntries(plan)},
 		Options: []approval.Action{approval.Approve, approval.Modify, approval.Reject},
@@ -186,19 +186,6 @@ func (s *Service) hold(ctx context.Context, ev Event, key string, plan []Todo) (
 	})
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
-				s.cfg.Log.Warn("amp plugin: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	return followUp(r), nil
 }
@@ -266,4 +253,9 @@ func checkAnswer(b []byte) error {
 		return errors.New(`the answer is not {"action":"continue","userMessage":…}`)
 	}
 	return nil
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "amp plugin", Agent: AgentTitle, Stopped: HookStopped}
 }
