@@ -95,3 +95,29 @@ func TestHooked(t *testing.T) {
 		}
 	}
 }
+
+func TestBatch(t *testing.T) {
+	b := agentkit.Batch{SID: "s1", IDPrefix: "some-"}
+	b.Request("initialize", map[string]any{"protocolVersion": 1}, map[string]any{"protocolVersion": 1})
+	b.Request("session/prompt", map[string]any{"sessionId": "s1"}, nil)
+	b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "hi"}})
+	b.Add(func() {}) // cannot be marshalled: left out
+	want := []string{
+		`{"id":"some-1","jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1}}`,
+		`{"id":"some-1","jsonrpc":"2.0","result":{"protocolVersion":1}}`,
+		`{"id":"some-2","jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"s1"}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"content":{"text":"hi","type":"text"},"sessionUpdate":"agent_message_chunk"}}}`,
+	}
+	if len(b.Out) != len(want) {
+		t.Fatalf("Out has %d messages, want %d", len(b.Out), len(want))
+	}
+	for i, w := range want {
+		if string(b.Out[i]) != w {
+			t.Errorf("Out[%d] = %s\nwant %s", i, b.Out[i], w)
+		}
+	}
+	f := &fakeApplier{}
+	if _, err := agentkit.Apply(t.Context(), f, "some", b.Out); err != nil || len(f.items) != 4 || f.items[3].Line != 4 {
+		t.Fatalf("Apply = %v, items %+v", err, f.items)
+	}
+}
