@@ -3,12 +3,10 @@ package agentkit
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
 
-	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -67,17 +65,7 @@ type Recorder struct {
 // for session key, logs each update the domain did not apply with event (the agent's event
 // name), and marks key seen. An error means a line did not decode or the store failed.
 func (r Recorder) Record(ctx context.Context, seen *Seen, key, event string, msgs []json.RawMessage) error {
-	items := make([]plans.Item, 0, len(msgs))
-	for i, line := range msgs {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("%s: translated message %d does not decode: %w", r.Name, i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := r.Plans.Apply(ctx, plans.NewStream(), items)
+	res, err := Apply(ctx, r.Plans, r.Name, msgs)
 	if err != nil {
 		return err
 	}
