@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
@@ -94,12 +93,12 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 	if !at.IsZero() {
 		ctx = plans.WithTime(ctx, at)
 	}
-	b := &batch{sid: key}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
+	b := &batch{agentkit.Batch{SID: key, IDPrefix: "droid-"}}
+	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
 		"clientInfo": map[string]any{"name": "plandash-session-file"}},
 		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
 	if !st.announced {
-		b.request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
+		b.Request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
 			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
 			map[string]any{"sessionId": key})
 	}
@@ -108,7 +107,7 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 		if st.specTitle != "" {
 			meta["title"] = st.specTitle
 		}
-		b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanSpec,
+		b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanSpec,
 			"content": st.spec, "_meta": map[string]any{"plandash": meta}}})
 	}
 	for _, l := range lines {
@@ -119,16 +118,16 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 			}
 			remember(st.shown, l.ID)
 			if l.Kind == "prompt" {
-				b.request("session/prompt", map[string]any{"sessionId": key, "prompt": []any{map[string]any{"type": "text", "text": l.Text}}}, nil)
+				b.Request("session/prompt", map[string]any{"sessionId": key, "prompt": []any{map[string]any{"type": "text", "text": l.Text}}}, nil)
 			} else {
-				b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "droid-file-" + l.ID,
+				b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "droid-file-" + l.ID,
 					"content": map[string]any{"type": "text", "text": l.Text}})
 			}
 		case "todos":
 			if len(l.Todos) == 0 {
-				b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+				b.Update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
 			} else {
-				b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(l.Todos)}})
+				b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(l.Todos)}})
 			}
 		case "spec":
 			st.specID, st.spec, st.specTitle = l.ID, l.Text, l.Title
@@ -140,22 +139,12 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 			}
 		case "turn_end":
 			if !hooked {
-				b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": fmt.Sprintf("droid-file-end-%d", l.Number),
+				b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": fmt.Sprintf("droid-file-end-%d", l.Number),
 					"content": map[string]any{"type": "text", "text": "Turn ended (" + l.Text + ")"}})
 			}
 		}
 	}
-	items := make([]plans.Item, 0, len(b.out))
-	for i, line := range b.out {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("droid: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	res, err := agentkit.Apply(ctx, s.plans, "droid", b.Out)
 	if err != nil {
 		return err
 	}
