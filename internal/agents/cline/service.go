@@ -155,24 +155,11 @@ func (s *Service) record(ctx context.Context, ev Event, st State) error {
 
 // hold submits the plan switch_to_act_mode would implement and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event, plan string) ([]byte, error) {
-	r, _, err := s.gate.Submit(ctx, s.submission(ev, plan))
+	// Should the hook give up (Cline's timeout, or Cline quit), what Cline did without an
+	// answer is not known here, and nobody rejected the plan: Hold hands it over.
+	r, err := s.holding().Hold(ctx, s.gate, s.submission(ev, plan))
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			// The hook gave up (Cline's timeout, or Cline quit): what Cline did without an
-			// answer is not known here, and nobody rejected the plan.
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
-				s.cfg.Log.Warn("cline hook: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	d := decision(r)
 	state := "rejected"
@@ -307,4 +294,9 @@ func CheckAnswer(b []byte) error {
 		return nil
 	}
 	return errors.New("the answer is neither a cancel nor added context")
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "cline hook", Agent: AgentTitle, Stopped: HookStopped}
 }
