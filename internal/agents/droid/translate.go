@@ -149,7 +149,7 @@ func specOutcome(resp json.RawMessage) (state, path string) {
 	return "rejected", r.FilePath
 }
 
-// batch is the kit's Batch, with what droid adds to it.
+// batch is agentkit.Batch, with the messages only Droid's events make.
 type batch struct{ agentkit.Batch }
 
 // message adds an agent message whose id keeps two events apart: activity merges chunks that
