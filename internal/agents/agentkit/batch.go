@@ -49,6 +49,23 @@ func (b *Batch) Update(u map[string]any) {
 	b.Add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.SID, "update": u}})
 }
 
+// Initialize appends the initialize exchange a batch starts with, so that the session shows
+// its agent even when plandash missed the session's start: client is the name plandash's side
+// goes by ("plandash-hook"), agent the agent's answer (its name and title, and whatever more it
+// reports).
+func (b *Batch) Initialize(client string, agent map[string]any) {
+	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
+		"clientInfo": map[string]any{"name": client}},
+		map[string]any{"protocolVersion": 1, "agentInfo": agent})
+}
+
+// NewSession appends the session/new exchange that announces the batch's session, in cwd, with
+// meta as plandash's own _meta (host, the agent's session id, where it is seen from, …).
+func (b *Batch) NewSession(cwd string, meta map[string]any) {
+	b.Request("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
+		map[string]any{"sessionId": b.SID})
+}
+
 // Apply decodes msgs (one ACP message or batch each) and applies them to p as one stream; each
 // item's Line is its message's place in msgs, from 1. name starts the error of a message that
 // does not decode ("droid: translated message 2 does not decode"): a translator's bug.

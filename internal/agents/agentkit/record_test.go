@@ -121,3 +121,26 @@ func TestBatch(t *testing.T) {
 		t.Fatalf("Apply = %v, items %+v", err, f.items)
 	}
 }
+
+func TestBatchSession(t *testing.T) {
+	a := agentkit.Batch{SID: "s1", IDPrefix: "x-"}
+	a.Initialize("plandash-hook", map[string]any{"name": "some", "title": "Some"})
+	a.NewSession("/w", map[string]any{"host": "h"})
+	b := agentkit.Batch{SID: "s1", IDPrefix: "x-"}
+	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
+		"clientInfo": map[string]any{"name": "plandash-hook"}},
+		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": "some", "title": "Some"}})
+	b.Request("session/new", map[string]any{"cwd": "/w", "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{"host": "h"}}},
+		map[string]any{"sessionId": "s1"})
+	if len(a.Out) != 4 || len(b.Out) != 4 {
+		t.Fatalf("%d and %d messages, want 4", len(a.Out), len(b.Out))
+	}
+	for i := range a.Out {
+		if string(a.Out[i]) != string(b.Out[i]) {
+			t.Errorf("message %d = %s\nwant %s", i, a.Out[i], b.Out[i])
+		}
+	}
+	if _, err := agentkit.Apply(t.Context(), &fakeApplier{}, "x", a.Out); err != nil {
+		t.Fatal(err)
+	}
+}
