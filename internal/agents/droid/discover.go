@@ -94,13 +94,10 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 		ctx = plans.WithTime(ctx, at)
 	}
 	b := &batch{agentkit.Batch{SID: key, IDPrefix: "droid-"}}
-	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-session-file"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b.Initialize("plandash-session-file", map[string]any{"name": AgentName, "title": AgentTitle})
 	if !st.announced {
-		b.Request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
-			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
-			map[string]any{"sessionId": key})
+		b.NewSession(st.cwd, map[string]any{
+			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path})
 	}
 	spec := func(state string) {
 		meta := map[string]any{"state": state}
