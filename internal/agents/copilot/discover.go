@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/agents/hookkit"
@@ -157,12 +156,12 @@ func (s *Service) applyLog(ctx context.Context, path string, st *logState, lines
 	if !at.IsZero() {
 		ctx = plans.WithTime(ctx, at)
 	}
-	b := &batch{sid: key}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
+	b := &batch{agentkit.Batch{SID: key, IDPrefix: "copilot-"}}
+	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
 		"clientInfo": map[string]any{"name": "plandash-transcript"}},
 		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
 	if !st.announced {
-		b.request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
+		b.Request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
 			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
 			map[string]any{"sessionId": key})
 	}
@@ -172,11 +171,11 @@ func (s *Service) applyLog(ctx context.Context, path string, st *logState, lines
 		switch l.Type {
 		case "user.message":
 			if !hooked && l.Text != "" {
-				b.request("session/prompt", map[string]any{"sessionId": key, "prompt": []any{map[string]any{"type": "text", "text": l.Text}}}, nil)
+				b.Request("session/prompt", map[string]any{"sessionId": key, "prompt": []any{map[string]any{"type": "text", "text": l.Text}}}, nil)
 			}
 		case "assistant.message":
 			if !hooked && l.Text != "" {
-				b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "copilot-log-" + l.MessageID,
+				b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "copilot-log-" + l.MessageID,
 					"content": map[string]any{"type": "text", "text": l.Text}})
 			}
 		case "tool.execution_start":
@@ -203,27 +202,17 @@ func (s *Service) applyLog(ctx context.Context, path string, st *logState, lines
 			usageChanged = true
 		case "session.shutdown":
 			if !hooked {
-				b.request("session/close", map[string]any{"sessionId": key}, nil)
+				b.Request("session/close", map[string]any{"sessionId": key}, nil)
 			}
 		}
 	}
 	if usageChanged {
 		u := st.usage
 		// The log records no context window's size: Size stays unreported, not guessed.
-		b.update(map[string]any{"sessionUpdate": "usage_update", "used": st.used, "size": 0,
+		b.Update(map[string]any{"sessionUpdate": "usage_update", "used": st.used, "size": 0,
 			"_meta": map[string]any{"plandash": map[string]any{"model": u.Model, "inputTokens": u.InputTokens, "outputTokens": u.OutputTokens}}})
 	}
-	items := make([]plans.Item, 0, len(b.out))
-	for i, line := range b.out {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("copilot: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	res, err := agentkit.Apply(ctx, s.plans, "copilot", b.Out)
 	if err != nil {
 		return err
 	}
