@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
@@ -94,4 +95,20 @@ func Hooked(ctx context.Context, seen *Seen, p any, key string) bool {
 		}
 	}
 	return false
+}
+
+// AtLatest is ctx carrying the latest of the lines' times (plans.WithTime), for a follower of
+// the agent's own files: a session file of last week read now is last week's session, not an
+// active one. ctx itself when no line has a time.
+func AtLatest[L any](ctx context.Context, lines []L, at func(L) time.Time) context.Context {
+	var latest time.Time
+	for _, l := range lines {
+		if t := at(l); t.After(latest) {
+			latest = t
+		}
+	}
+	if latest.IsZero() {
+		return ctx
+	}
+	return plans.WithTime(ctx, latest)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/plans"
@@ -142,5 +143,25 @@ func TestBatchSession(t *testing.T) {
 	}
 	if _, err := agentkit.Apply(t.Context(), &fakeApplier{}, "x", a.Out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAtLatest(t *testing.T) {
+	at := func(s string) time.Time {
+		if s == "" {
+			return time.Time{}
+		}
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	ctx := agentkit.AtLatest(t.Context(), []string{"2026-01-02T00:00:00Z", "", "2026-01-03T00:00:00Z", "2026-01-01T00:00:00Z"}, at)
+	if got := plans.TimeOf(ctx); !got.Equal(at("2026-01-03T00:00:00Z")) {
+		t.Errorf("TimeOf = %v, want the latest line's time", got)
+	}
+	if ctx := agentkit.AtLatest(t.Context(), []string{"", ""}, at); ctx != t.Context() {
+		t.Error("lines without times changed ctx")
 	}
 }
