@@ -2,14 +2,12 @@ package gemini
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
@@ -87,12 +85,12 @@ func (s *Service) applyChat(ctx context.Context, path string, st *chatState, lin
 	if !at.IsZero() {
 		ctx = plans.WithTime(ctx, at)
 	}
-	b := &batch{sid: key}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
+	b := &batch{agentkit.Batch{SID: key, IDPrefix: "gemini-"}}
+	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
 		"clientInfo": map[string]any{"name": "plandash-chat"}},
 		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
 	if !st.announced {
-		b.request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
+		b.Request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
 			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
 			map[string]any{"sessionId": key})
 	}
@@ -101,7 +99,7 @@ func (s *Service) applyChat(ctx context.Context, path string, st *chatState, lin
 		if l.Type == "user" {
 			if l.Prompt != "" && !hooked && !st.shown[l.MessageID] {
 				st.remember(st.shown, l.MessageID)
-				b.request("session/prompt", map[string]any{"sessionId": key,
+				b.Request("session/prompt", map[string]any{"sessionId": key,
 					"prompt": []any{map[string]any{"type": "text", "text": l.Prompt}}}, nil)
 			}
 			continue
@@ -118,7 +116,7 @@ func (s *Service) applyChat(ctx context.Context, path string, st *chatState, lin
 		}
 		if l.Text != "" && !hooked && !st.shown[l.MessageID] {
 			st.remember(st.shown, l.MessageID)
-			b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "gemini-chat-" + l.MessageID,
+			b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "gemini-chat-" + l.MessageID,
 				"content": map[string]any{"type": "text", "text": l.Text}})
 		}
 		for _, c := range l.Tools {
@@ -128,20 +126,10 @@ func (s *Service) applyChat(ctx context.Context, path string, st *chatState, lin
 	if usageChanged {
 		u := st.usage
 		// Gemini CLI records no context window size: Size stays unreported, not guessed.
-		b.update(map[string]any{"sessionUpdate": "usage_update", "used": u.Used, "size": 0,
+		b.Update(map[string]any{"sessionUpdate": "usage_update", "used": u.Used, "size": 0,
 			"_meta": map[string]any{"plandash": map[string]any{"model": u.Model, "inputTokens": u.InputTokens, "outputTokens": u.OutputTokens}}})
 	}
-	items := make([]plans.Item, 0, len(b.out))
-	for i, line := range b.out {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("gemini: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	res, err := agentkit.Apply(ctx, s.plans, "gemini", b.Out)
 	if err != nil {
 		return err
 	}
@@ -175,7 +163,7 @@ func (s *Service) chatTool(b *batch, st *chatState, c ChatTool, hooked bool, pat
 	if c.Status != "success" {
 		status = "failed"
 	}
-	b.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Title, "kind": "other", "status": status,
+	b.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Title, "kind": "other", "status": status,
 		"_meta": map[string]any{"gemini": map[string]any{"toolName": c.Name}}})
 }
 
