@@ -84,15 +84,7 @@ func (p *sessionParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.
 func (s *Service) applySession(ctx context.Context, path string, st *fileState, lines []SessionLine) error {
 	key := SessionKey(st.sid)
 	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
-	var at time.Time
-	for _, l := range lines {
-		if l.At.After(at) {
-			at = l.At
-		}
-	}
-	if !at.IsZero() {
-		ctx = plans.WithTime(ctx, at)
-	}
+	ctx = agentkit.AtLatest(ctx, lines, func(l SessionLine) time.Time { return l.At })
 	b := &batch{agentkit.Batch{SID: key, IDPrefix: "droid-"}}
 	b.Initialize("plandash-session-file", map[string]any{"name": AgentName, "title": AgentTitle})
 	if !st.announced {
