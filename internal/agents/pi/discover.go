@@ -2,14 +2,12 @@ package pi
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
 	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
@@ -88,12 +86,12 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 	if !at.IsZero() {
 		ctx = plans.WithTime(ctx, at)
 	}
-	b := &batch{sid: key}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
+	b := &batch{agentkit.Batch{SID: key, IDPrefix: "pi-"}}
+	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
 		"clientInfo": map[string]any{"name": "plandash-pi-sessions"}},
 		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
 	if !st.announced {
-		b.request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
+		b.Request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
 			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
 			map[string]any{"sessionId": key})
 	}
@@ -102,7 +100,7 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 		switch l.Role {
 		case "user":
 			if l.Prompt != "" && !hooked {
-				b.request("session/prompt", map[string]any{"sessionId": key,
+				b.Request("session/prompt", map[string]any{"sessionId": key,
 					"prompt": []any{map[string]any{"type": "text", "text": l.Prompt}}}, nil)
 			}
 		case "assistant":
@@ -116,7 +114,7 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 				st.usage.Model, usageChanged = l.Model, true
 			}
 			if strings.TrimSpace(l.Text) != "" && !hooked {
-				b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "pi-file-" + l.EntryID,
+				b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "pi-file-" + l.EntryID,
 					"content": map[string]any{"type": "text", "text": l.Text}})
 			}
 			for _, c := range l.Calls {
@@ -137,20 +135,10 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 	if usageChanged {
 		u := st.usage
 		// Pi's session file names no context window size: Size stays unreported, not guessed.
-		b.update(map[string]any{"sessionUpdate": "usage_update", "used": u.Used, "size": 0,
+		b.Update(map[string]any{"sessionUpdate": "usage_update", "used": u.Used, "size": 0,
 			"_meta": map[string]any{"plandash": map[string]any{"model": u.Model, "inputTokens": u.InputTokens, "outputTokens": u.OutputTokens}}})
 	}
-	items := make([]plans.Item, 0, len(b.out))
-	for i, line := range b.out {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("pi: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	res, err := agentkit.Apply(ctx, s.plans, "pi", b.Out)
 	if err != nil {
 		return err
 	}
@@ -184,7 +172,7 @@ func (s *Service) sessionTool(b *batch, c SessionCall, l SessionLine, hooked boo
 	if l.IsError {
 		status = "failed"
 	}
-	b.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Title, "kind": toolKind(c.Name), "status": status})
+	b.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Title, "kind": toolKind(c.Name), "status": status})
 }
 
 // toolKind maps Pi's built-in tools onto ACP's tool kinds.
