@@ -157,13 +157,10 @@ func (s *Service) applyLog(ctx context.Context, path string, st *logState, lines
 		ctx = plans.WithTime(ctx, at)
 	}
 	b := &batch{agentkit.Batch{SID: key, IDPrefix: "copilot-"}}
-	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-transcript"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b.Initialize("plandash-transcript", map[string]any{"name": AgentName, "title": AgentTitle})
 	if !st.announced {
-		b.Request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
-			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
-			map[string]any{"sessionId": key})
+		b.NewSession(st.cwd, map[string]any{
+			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path})
 	}
 	dir := filepath.Dir(path)
 	usageChanged := false
