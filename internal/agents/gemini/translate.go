@@ -52,16 +52,13 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		return nil, ErrNoSession
 	}
 	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID), IDPrefix: "gemini-"}}
-	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-hook"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b.Initialize("plandash-hook", map[string]any{"name": AgentName, "title": AgentTitle})
 	if st.Announce || ev.HookEventName == EventSessionStart {
 		meta := map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks}
 		if ev.TranscriptPath != "" {
 			meta["transcriptPath"] = ev.TranscriptPath
 		}
-		b.Request("session/new", map[string]any{"cwd": ev.Cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.SID})
+		b.NewSession(ev.Cwd, meta)
 	}
 	switch ev.HookEventName {
 	case EventSessionStart:
