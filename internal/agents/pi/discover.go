@@ -77,23 +77,12 @@ func (p *sessionParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.
 func (s *Service) applySession(ctx context.Context, path string, st *fileState, lines []SessionLine) error {
 	key := SessionKey(st.sid)
 	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
-	var at time.Time
-	for _, l := range lines {
-		if l.At.After(at) {
-			at = l.At
-		}
-	}
-	if !at.IsZero() {
-		ctx = plans.WithTime(ctx, at)
-	}
+	ctx = agentkit.AtLatest(ctx, lines, func(l SessionLine) time.Time { return l.At })
 	b := &batch{agentkit.Batch{SID: key, IDPrefix: "pi-"}}
-	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-pi-sessions"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b.Initialize("plandash-pi-sessions", map[string]any{"name": AgentName, "title": AgentTitle})
 	if !st.announced {
-		b.Request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
-			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
-			map[string]any{"sessionId": key})
+		b.NewSession(st.cwd, map[string]any{
+			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path})
 	}
 	usageChanged := false
 	for _, l := range lines {

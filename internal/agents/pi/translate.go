@@ -25,9 +25,7 @@ const (
 // event's plan is shown in ("proposed", "approved", …).
 func Translate(ev Event, announce bool, host, planState string) []json.RawMessage {
 	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID), IDPrefix: "pi-"}}
-	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-pi"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b.Initialize("plandash-pi", map[string]any{"name": AgentName, "title": AgentTitle})
 	if ev.Host != "" {
 		host = ev.Host
 	}
@@ -36,8 +34,7 @@ func Translate(ev Event, announce bool, host, planState string) []json.RawMessag
 		if ev.SessionFile != "" {
 			meta["transcriptPath"] = hookkit.Truncate(ev.SessionFile, 4096)
 		}
-		b.Request("session/new", map[string]any{"cwd": hookkit.Truncate(ev.Cwd, 4096), "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.SID})
+		b.NewSession(hookkit.Truncate(ev.Cwd, 4096), meta)
 	}
 	switch ev.Type {
 	case EventSessionStart:
