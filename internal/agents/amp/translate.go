@@ -111,17 +111,14 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		return nil, ErrNoThread
 	}
 	b := &batch{agentkit.Batch{SID: SessionKey(ev.ThreadID), IDPrefix: "amp-"}}
-	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-plugin"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b.Initialize("plandash-plugin", map[string]any{"name": AgentName, "title": AgentTitle})
 	if st.Announce || ev.Name == EventSessionStart {
 		host := ev.Host
 		if host == "" {
 			host = st.Host
 		}
 		meta := map[string]any{"host": hookkit.Truncate(host, 256), "agentSessionId": hookkit.Truncate(ev.ThreadID, 256), "via": plans.ViaHooks}
-		b.Request("session/new", map[string]any{"cwd": hookkit.Truncate(ev.Cwd, 4096), "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.SID})
+		b.NewSession(hookkit.Truncate(ev.Cwd, 4096), meta)
 	}
 	switch ev.Name {
 	case EventSessionStart:
