@@ -147,15 +147,7 @@ func (p *logParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid,
 func (s *Service) applyLog(ctx context.Context, path string, st *logState, lines []LogLine) error {
 	key := SessionKey(st.sid)
 	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
-	var at time.Time
-	for _, l := range lines {
-		if l.At.After(at) {
-			at = l.At
-		}
-	}
-	if !at.IsZero() {
-		ctx = plans.WithTime(ctx, at)
-	}
+	ctx = agentkit.AtLatest(ctx, lines, func(l LogLine) time.Time { return l.At })
 	b := &batch{agentkit.Batch{SID: key, IDPrefix: "copilot-"}}
 	b.Initialize("plandash-transcript", map[string]any{"name": AgentName, "title": AgentTitle})
 	if !st.announced {
