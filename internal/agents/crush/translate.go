@@ -39,13 +39,9 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		return nil, ErrNoSession
 	}
 	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID), IDPrefix: "crush-"}}
-	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-hook"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b.Initialize("plandash-hook", map[string]any{"name": AgentName, "title": AgentTitle})
 	if st.Announce {
-		b.Request("session/new", map[string]any{"cwd": ev.Cwd, "mcpServers": []any{},
-			"_meta": map[string]any{"plandash": map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks}}},
-			map[string]any{"sessionId": b.SID})
+		b.NewSession(ev.Cwd, map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks})
 	}
 	todos, ok := Todos(ev.ToolInput)
 	switch {
