@@ -40,17 +40,14 @@ type State struct {
 // stream.
 func Translate(ev Event, st State) []json.RawMessage {
 	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID()), IDPrefix: "cline-"}}
-	b.Request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-hook"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle, "version": hookkit.Truncate(ev.ClineVersion, 64)}})
+	b.Initialize("plandash-hook", map[string]any{"name": AgentName, "title": AgentTitle, "version": hookkit.Truncate(ev.ClineVersion, 64)})
 	host := st.Host
 	if ev.Host != "" {
 		host = ev.Host
 	}
 	if st.Announce || ev.HookName == HookTaskStart {
 		meta := map[string]any{"host": hookkit.Truncate(host, 256), "agentSessionId": hookkit.Truncate(ev.SessionID(), 256), "via": plans.ViaHooks}
-		b.Request("session/new", map[string]any{"cwd": hookkit.Truncate(ev.Cwd(), 4096), "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.SID})
+		b.NewSession(hookkit.Truncate(ev.Cwd(), 4096), meta)
 	}
 	switch ev.HookName {
 	case HookTaskStart:
