@@ -56,17 +56,10 @@ func (p *chatParser) Line(b []byte, number int) error {
 }
 
 func (p *chatParser) Flush(ctx context.Context) error {
-	lines := p.lines
-	p.lines = p.lines[:0]
-	if len(lines) == 0 || p.st.sid == "" {
-		return nil
-	}
-	saved := p.st.clone()
-	if err := p.svc.applyChat(ctx, p.path, &p.st, lines); err != nil {
-		p.st = saved
-		return err
-	}
-	return nil
+	ready := len(p.lines) > 0 && p.st.sid != ""
+	return follow.FlushLines(&p.lines, &p.st, chatState.clone, ready, func(st *chatState, lines []ChatLine) error {
+		return p.svc.applyChat(ctx, p.path, st, lines)
+	})
 }
 
 func (p *chatParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid, Cwd: p.st.cwd} }
