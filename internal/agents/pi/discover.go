@@ -56,17 +56,10 @@ func (p *sessionParser) Line(b []byte, number int) error {
 }
 
 func (p *sessionParser) Flush(ctx context.Context) error {
-	lines := p.lines
-	p.lines = p.lines[:0]
-	if p.st.sid == "" || len(lines) == 0 && p.st.announced {
-		return nil
-	}
-	saved := p.st.clone()
-	if err := p.svc.applySession(ctx, p.path, &p.st, lines); err != nil {
-		p.st = saved
-		return err
-	}
-	return nil
+	ready := p.st.sid != "" && (len(p.lines) > 0 || !p.st.announced)
+	return follow.FlushLines(&p.lines, &p.st, fileState.clone, ready, func(st *fileState, lines []SessionLine) error {
+		return p.svc.applySession(ctx, p.path, st, lines)
+	})
 }
 
 func (p *sessionParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid, Cwd: p.st.cwd} }
