@@ -127,17 +127,10 @@ func (p *logParser) Line(b []byte, _ int) error {
 }
 
 func (p *logParser) Flush(ctx context.Context) error {
-	lines := p.lines
-	p.lines = p.lines[:0]
-	if len(lines) == 0 || p.st.sid == "" {
-		return nil
-	}
-	saved := p.st.clone()
-	if err := p.svc.applyLog(ctx, p.path, &p.st, lines); err != nil {
-		p.st = saved
-		return err
-	}
-	return nil
+	ready := len(p.lines) > 0 && p.st.sid != ""
+	return follow.FlushLines(&p.lines, &p.st, logState.clone, ready, func(st *logState, lines []LogLine) error {
+		return p.svc.applyLog(ctx, p.path, st, lines)
+	})
 }
 
 func (p *logParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid, Cwd: p.st.cwd} }
