@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"context"
-	"log/slog"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -159,29 +158,15 @@ func (st *chatState) remember(m map[string]bool, id string) {
 	m[id] = true
 }
 
-// DiscoverOptions tunes a Discoverer. Zero values take the defaults named.
-type DiscoverOptions struct {
-	// StateDir keeps how far each chat was read across restarts (ChatStateFile); none when empty.
-	StateDir string
-	// Since limits the first read to chats modified this recently; 7 days when zero.
-	Since time.Duration
-	// Rescan is how often the tree is checked besides file-system events; 30s when zero.
-	Rescan time.Duration
-	// Log receives skipped lines and failed applies; slog.Default when nil.
-	Log *slog.Logger
-	// Now is the clock for Since; time.Now when nil.
-	Now func() time.Time
-}
+// DiscoverOptions tunes a Discoverer (follow.DiscoverOptions).
+type DiscoverOptions = follow.DiscoverOptions
 
 // Discoverer follows Gemini CLI's chat files (~/.gemini/tmp/<project>/chats/session-*.jsonl)
 // read-only and shows their sessions through the Service, without any hook installed.
-type Discoverer struct{ f *follow.Follower }
+type Discoverer = follow.Follower
 
 // NewDiscoverer makes a Discoverer of Gemini CLI's temporary directory dir (~/.gemini/tmp).
 func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
-	if opts.Since <= 0 {
-		opts.Since = 7 * 24 * time.Hour
-	}
 	src := follow.Source{Name: "gemini chats", StateFile: ChatStateFile, Match: isChat, MaxDepth: 2, MaxLineBytes: MaxChatLine,
 		New: func(path string, saved follow.Saved) follow.Parser {
 			cwd := saved.Cwd
@@ -190,12 +175,8 @@ func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
 			}
 			return &chatParser{svc: s, path: path, st: chatState{sid: saved.Thread, cwd: cwd, shown: map[string]bool{}, counted: map[string]bool{}}}
 		}}
-	return &Discoverer{f: follow.New(dir, src, follow.Options{StateDir: opts.StateDir, Since: opts.Since, Rescan: opts.Rescan,
-		Log: opts.Log, Now: opts.Now})}
+	return follow.Discover(dir, src, opts)
 }
-
-// Run follows the chats until ctx ends. The directory need not exist yet.
-func (d *Discoverer) Run(ctx context.Context) error { return d.f.Run(ctx) }
 
 // isChat reports whether rel (under ~/.gemini/tmp) is a chat: <project>/chats/session-*.jsonl.
 func isChat(rel string) bool {
