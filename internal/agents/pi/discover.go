@@ -2,7 +2,6 @@ package pi
 
 import (
 	"context"
-	"log/slog"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -172,24 +171,12 @@ func toolKind(name string) string {
 	return "other"
 }
 
-// DiscoverOptions tunes a Discoverer. Zero values take the defaults named.
-type DiscoverOptions struct {
-	// StateDir keeps how far each session file was read across restarts (SessionStateFile);
-	// none when empty.
-	StateDir string
-	// Since limits the first read to files modified this recently; 7 days when zero.
-	Since time.Duration
-	// Rescan is how often the tree is checked besides file-system events; 30s when zero.
-	Rescan time.Duration
-	// Log receives skipped lines and failed applies; slog.Default when nil.
-	Log *slog.Logger
-	// Now is the clock for Since; time.Now when nil.
-	Now func() time.Time
-}
+// DiscoverOptions tunes a Discoverer (follow.DiscoverOptions).
+type DiscoverOptions = follow.DiscoverOptions
 
 // Discoverer follows Pi's session files read-only and shows their sessions through the
 // Service, without the extension installed.
-type Discoverer struct{ f *follow.Follower }
+type Discoverer = follow.Follower
 
 // SessionsDir is where Pi keeps its session files: $PI_CODING_AGENT_SESSION_DIR, else the
 // sessions directory of $PI_CODING_AGENT_DIR, else ~/.pi/agent/sessions.
@@ -205,20 +192,13 @@ func SessionsDir(getenv func(string) string) string {
 
 // NewDiscoverer makes a Discoverer of Pi's sessions directory dir (see SessionsDir).
 func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
-	if opts.Since <= 0 {
-		opts.Since = 7 * 24 * time.Hour
-	}
 	src := follow.Source{Name: "pi sessions", StateFile: SessionStateFile, Match: isSessionFile, MaxDepth: 2, MaxLineBytes: MaxSessionLine,
 		New: func(path string, saved follow.Saved) follow.Parser {
 			return &sessionParser{svc: s, path: path, st: fileState{sid: saved.Thread, cwd: saved.Cwd, announced: saved.Thread != "",
 				calls: map[string]SessionCall{}}}
 		}}
-	return &Discoverer{f: follow.New(dir, src, follow.Options{StateDir: opts.StateDir, Since: opts.Since, Rescan: opts.Rescan,
-		Log: opts.Log, Now: opts.Now})}
+	return follow.Discover(dir, src, opts)
 }
-
-// Run follows the session files until ctx ends. The directory need not exist yet.
-func (d *Discoverer) Run(ctx context.Context) error { return d.f.Run(ctx) }
 
 // isSessionFile reports whether rel (under the sessions directory) is a session file:
 // --<cwd>--/<time>_<id>.jsonl.
