@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -237,42 +236,24 @@ func (s *Service) logPlanTool(ctx context.Context, b *batch, dir, tool string, s
 	}
 }
 
-// DiscoverOptions tunes a Discoverer. Zero values take the defaults named.
-type DiscoverOptions struct {
-	// StateDir keeps how far each log was read across restarts (EventsStateFile); none when empty.
-	StateDir string
-	// Since limits the first read to logs modified this recently; 7 days when zero.
-	Since time.Duration
-	// Rescan is how often the tree is checked besides file-system events; 30s when zero.
-	Rescan time.Duration
-	// Log receives skipped lines and failed applies; slog.Default when nil.
-	Log *slog.Logger
-	// Now is the clock for Since; time.Now when nil.
-	Now func() time.Time
-}
+// DiscoverOptions tunes a Discoverer (follow.DiscoverOptions).
+type DiscoverOptions = follow.DiscoverOptions
 
 // Discoverer follows Copilot CLI's session logs (~/.copilot/session-state/<id>/events.jsonl)
 // read-only and shows their sessions through the Service, without any hook installed: todo
 // lists and plan-mode plans (read from the session's folder when their tool calls end), prompts,
 // answers and token usage.
-type Discoverer struct{ f *follow.Follower }
+type Discoverer = follow.Follower
 
 // NewDiscoverer makes a Discoverer of Copilot CLI's session-state directory dir
 // ($COPILOT_HOME/session-state, ~/.copilot/session-state).
 func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
-	if opts.Since <= 0 {
-		opts.Since = 7 * 24 * time.Hour
-	}
 	src := follow.Source{Name: "copilot sessions", StateFile: EventsStateFile, Match: isSessionLog, MaxDepth: 1, MaxLineBytes: MaxEventsLine,
 		New: func(path string, saved follow.Saved) follow.Parser {
 			return &logParser{svc: s, path: path, st: logState{sid: saved.Thread, cwd: saved.Cwd}}
 		}}
-	return &Discoverer{f: follow.New(dir, src, follow.Options{StateDir: opts.StateDir, Since: opts.Since, Rescan: opts.Rescan,
-		Log: opts.Log, Now: opts.Now})}
+	return follow.Discover(dir, src, opts)
 }
-
-// Run follows the logs until ctx ends. The directory need not exist yet.
-func (d *Discoverer) Run(ctx context.Context) error { return d.f.Run(ctx) }
 
 // isSessionLog reports whether rel (under session-state) is a session's log: <id>/events.jsonl.
 func isSessionLog(rel string) bool {
