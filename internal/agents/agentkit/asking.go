@@ -61,9 +61,9 @@ func (a Asking) Ask(ctx context.Context, key, id, title string, qs []waits.Quest
 	}
 }
 
-// Close ends the wait id as decided in the terminal, for the reason why. It runs to the end
+// closeWait ends the wait id as decided in the terminal, for the reason why. It runs to the end
 // even when ctx is cancelled; failures are logged only.
-func (a Asking) Close(ctx context.Context, id, why string) {
+func (a Asking) closeWait(ctx context.Context, id, why string) {
 	if _, err := a.Asker.Close(context.WithoutCancel(ctx), id, TerminalDecider, why); err != nil {
 		a.Log.Warn(a.Hook+": close a wait", "id", id, "err", err)
 	}
@@ -76,11 +76,11 @@ func (a Asking) Answered(ctx context.Context, id, answer string) {
 	if answer != "" {
 		why += ": " + answer
 	}
-	a.Close(ctx, id, why)
+	a.closeWait(ctx, id, why)
 }
 
-// CloseQuestions ends the session's open questions: the agent moved on without them.
-func (a Asking) CloseQuestions(ctx context.Context, key, why string) {
+// closeQuestions ends the session's open questions: the agent moved on without them.
+func (a Asking) closeQuestions(ctx context.Context, key, why string) {
 	open, err := a.Asker.Open(ctx)
 	if err != nil {
 		a.Log.Warn(a.Hook+": list open waits", "err", err)
@@ -88,7 +88,7 @@ func (a Asking) CloseQuestions(ctx context.Context, key, why string) {
 	}
 	for _, r := range open {
 		if r.Kind == waits.KindQuestion && r.SessionID == key {
-			a.Close(ctx, r.ID, why)
+			a.closeWait(ctx, r.ID, why)
 		}
 	}
 }
@@ -97,16 +97,16 @@ func (a Asking) CloseQuestions(ctx context.Context, key, why string) {
 // person typed a new prompt (rather than the agent calling a tool), which also ends the
 // session's open questions.
 func (a Asking) WentOn(ctx context.Context, key string, newPrompt bool) {
-	a.Close(ctx, waits.InputID(key), "the session went on")
+	a.closeWait(ctx, waits.InputID(key), "the session went on")
 	if newPrompt {
-		a.CloseQuestions(ctx, key, "the person typed a new prompt")
+		a.closeQuestions(ctx, key, "the person typed a new prompt")
 	}
 }
 
 // TurnEnded ends the session's open questions and lists it as waiting for its next prompt,
 // with the agent's last message (cut to waits.MaxMessageBytes) when it reports one.
 func (a Asking) TurnEnded(ctx context.Context, key, last string) {
-	a.CloseQuestions(ctx, key, "the turn ended")
+	a.closeQuestions(ctx, key, "the turn ended")
 	err := a.Asker.Begin(ctx, waits.Record{ID: waits.InputID(key), Kind: waits.KindInput, SessionID: key, Agent: a.Agent,
 		AgentName: a.Title, Title: a.Title + " waits for your next prompt",
 		Text: waits.Cut(last, waits.MaxMessageBytes), Since: a.Asker.Now()})
@@ -117,6 +117,6 @@ func (a Asking) TurnEnded(ctx context.Context, key, last string) {
 
 // SessionEnded ends every wait of the session.
 func (a Asking) SessionEnded(ctx context.Context, key string) {
-	a.Close(ctx, waits.InputID(key), "the session ended")
-	a.CloseQuestions(ctx, key, "the session ended")
+	a.closeWait(ctx, waits.InputID(key), "the session ended")
+	a.closeQuestions(ctx, key, "the session ended")
 }
