@@ -28,6 +28,9 @@ type Asking struct {
 	// Deadline is how long a question waits for an answer in plandash before the agent's own
 	// dialog asks it in the terminal.
 	Deadline time.Duration
+	// Untold, when set, says the agent never reports how a question left to its dialog was
+	// answered: such a wait then ends with Untold as its outcome instead of staying listed.
+	Untold string
 }
 
 // Ask holds a question (id, in session key) until the person answers it in plandash, and
@@ -52,13 +55,27 @@ func (a Asking) Ask(ctx context.Context, key, id, title string, qs []waits.Quest
 			return got.Answers, true, nil
 		case ctx.Err() != nil, !a.Asker.Now().Before(r.Deadline):
 			// The hook gave up (its timeout) or the deadline passed: the agent's dialog asks now.
-			r.Answerable, r.Deadline, r.Then = false, time.Time{}, ""
-			if err := a.Asker.Begin(context.WithoutCancel(ctx), r); err != nil {
+			var err error
+			if a.Untold != "" {
+				_, err = a.Asker.Close(context.WithoutCancel(ctx), r.ID, TerminalDecider, a.Untold)
+			} else {
+				r.Answerable, r.Deadline, r.Then = false, time.Time{}, ""
+				err = a.Asker.Begin(context.WithoutCancel(ctx), r)
+			}
+			if err != nil {
 				a.Log.Warn(a.Hook+": hand a question to the terminal", "id", r.ID, "err", err)
 			}
 			return nil, false, ctx.Err()
 		}
 	}
+}
+
+// QuestionTitle is a question wait's title: the first question, marked when more follow.
+func QuestionTitle(qs []waits.Question) string {
+	if len(qs) > 1 {
+		return qs[0].Question + " (and more)"
+	}
+	return qs[0].Question
 }
 
 // closeWait ends the wait id as decided in the terminal, for the reason why. It runs to the end

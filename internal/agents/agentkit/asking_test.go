@@ -125,3 +125,24 @@ func TestTurnsAndPrompts(t *testing.T) {
 		t.Fatalf("q5 = %+v", r)
 	}
 }
+
+func TestAskUntold(t *testing.T) {
+	a, asked := newAsking(t, time.Millisecond)
+	a.Untold = "left to the dialog"
+	if _, ok, err := a.Ask(t.Context(), "s1", "q1", "Which colour?", qs); ok || err != nil {
+		t.Fatalf("Ask = %v, %v; want not answered, no error", ok, err)
+	}
+	if r, err := asked.Get(t.Context(), "q1"); err != nil || r.Open() || r.Outcome != "left to the dialog" || r.EndedBy != agentkit.TerminalDecider {
+		t.Fatalf("the wait = %+v, %v; want ended as left to the dialog", r, err)
+	}
+}
+
+func TestQuestionTitle(t *testing.T) {
+	two := append(qs, waits.Question{Question: "Which size?"})
+	if got := agentkit.QuestionTitle(qs); got != "Which colour?" {
+		t.Errorf("one question: %q", got)
+	}
+	if got := agentkit.QuestionTitle(two); got != "Which colour? (and more)" {
+		t.Errorf("two questions: %q", got)
+	}
+}
