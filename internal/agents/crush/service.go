@@ -128,31 +128,14 @@ func (s *Service) ask(ctx context.Context, ev Event) ([]byte, error) {
 		return nil, nil
 	}
 	key := SessionKey(ev.SessionID)
-	now := s.cfg.Asker.Now()
-	title := qs[0].Question
-	if len(qs) > 1 {
-		title += " (and more)"
-	}
-	r := waits.Record{ID: waits.QuestionID(key, ToolQuestion+"\x00"+waits.QuestionsText(qs)), Kind: waits.KindQuestion, SessionID: key,
-		Agent: AgentName, AgentName: AgentTitle, Title: title, Text: waits.QuestionsText(qs), Questions: qs, Answerable: true,
-		Since: now, Deadline: now.Add(s.cfg.QuestionDeadline), Then: "Crush's dialog asks in the terminal"}
-	if err := s.cfg.Asker.Begin(ctx, r); err != nil {
+	// Should the hook give up or the deadline pass, Crush's dialog asks, and no later event says
+	// how it was answered, so the wait ends there (Untold).
+	a := agentkit.Asking{Asker: s.cfg.Asker, Log: s.cfg.Log, Agent: AgentName, Title: AgentTitle, Hook: "crush hook",
+		Deadline: s.cfg.QuestionDeadline, Untold: "left to Crush's dialog in the terminal"}
+	id := waits.QuestionID(key, ToolQuestion+"\x00"+waits.QuestionsText(qs))
+	answers, ok, err := a.Ask(ctx, key, id, agentkit.QuestionTitle(qs), qs)
+	if !ok {
 		return nil, err
 	}
-	for {
-		got, err := s.cfg.Asker.Wait(ctx, r.ID, max(r.Deadline.Sub(s.cfg.Asker.Now()), 0))
-		switch {
-		case err != nil && ctx.Err() == nil:
-			return nil, err
-		case err == nil && !got.Open():
-			return QuestionAnswer(qs, got.Answers), nil
-		case ctx.Err() != nil, !s.cfg.Asker.Now().Before(r.Deadline):
-			// The hook gave up or the deadline passed: Crush's dialog asks now, and no later
-			// event says how it was answered, so the wait ends here.
-			if _, err := s.cfg.Asker.Close(context.WithoutCancel(ctx), r.ID, TerminalDecider, "left to Crush's dialog in the terminal"); err != nil {
-				s.cfg.Log.Warn("crush hook: hand a question to the terminal", "id", r.ID, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-	}
+	return QuestionAnswer(qs, answers), nil
 }
