@@ -41,11 +41,7 @@ func (s *Service) ask(ctx context.Context, ev Event) ([]byte, error) {
 		return nil, nil
 	}
 	key := SessionKey(ev.SessionID)
-	title := qs[0].Question
-	if len(qs) > 1 {
-		title += " (and more)"
-	}
-	answers, ok, err := s.asking().Ask(ctx, key, questionID(key, qs), title, qs)
+	answers, ok, err := s.asking().Ask(ctx, key, questionID(key, qs), agentkit.QuestionTitle(qs), qs)
 	if !ok {
 		return nil, err
 	}
