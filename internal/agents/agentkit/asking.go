@@ -28,6 +28,9 @@ type Asking struct {
 	// Deadline is how long a question waits for an answer in plandash before the agent's own
 	// dialog asks it in the terminal.
 	Deadline time.Duration
+	// Then says what happens once plandash gives a question up; Title + "'s dialog asks in
+	// the terminal" when empty.
+	Then string
 	// Untold, when set, says the agent never reports how a question left to its dialog was
 	// answered: such a wait then ends with Untold as its outcome instead of staying listed.
 	Untold string
@@ -42,7 +45,10 @@ func (a Asking) Ask(ctx context.Context, key, id, title string, qs []waits.Quest
 	now := a.Asker.Now()
 	r := waits.Record{ID: id, Kind: waits.KindQuestion, SessionID: key, Agent: a.Agent, AgentName: a.Title,
 		Title: title, Text: waits.QuestionsText(qs), Questions: qs, Answerable: true, Since: now,
-		Deadline: now.Add(a.Deadline), Then: a.Title + "'s dialog asks in the terminal"}
+		Deadline: now.Add(a.Deadline), Then: a.Then}
+	if r.Then == "" {
+		r.Then = a.Title + "'s dialog asks in the terminal"
+	}
 	if err := a.Asker.Begin(ctx, r); err != nil {
 		return nil, false, err
 	}
@@ -78,9 +84,9 @@ func QuestionTitle(qs []waits.Question) string {
 	return qs[0].Question
 }
 
-// closeWait ends the wait id as decided in the terminal, for the reason why. It runs to the end
+// Close ends the wait id as decided in the terminal, for the reason why. It runs to the end
 // even when ctx is cancelled; failures are logged only.
-func (a Asking) closeWait(ctx context.Context, id, why string) {
+func (a Asking) Close(ctx context.Context, id, why string) {
 	if _, err := a.Asker.Close(context.WithoutCancel(ctx), id, TerminalDecider, why); err != nil {
 		a.Log.Warn(a.Hook+": close a wait", "id", id, "err", err)
 	}
@@ -93,11 +99,11 @@ func (a Asking) Answered(ctx context.Context, id, answer string) {
 	if answer != "" {
 		why += ": " + answer
 	}
-	a.closeWait(ctx, id, why)
+	a.Close(ctx, id, why)
 }
 
-// closeQuestions ends the session's open questions: the agent moved on without them.
-func (a Asking) closeQuestions(ctx context.Context, key, why string) {
+// CloseQuestions ends the session's open questions: the agent moved on without them.
+func (a Asking) CloseQuestions(ctx context.Context, key, why string) {
 	open, err := a.Asker.Open(ctx)
 	if err != nil {
 		a.Log.Warn(a.Hook+": list open waits", "err", err)
@@ -105,7 +111,7 @@ func (a Asking) closeQuestions(ctx context.Context, key, why string) {
 	}
 	for _, r := range open {
 		if r.Kind == waits.KindQuestion && r.SessionID == key {
-			a.closeWait(ctx, r.ID, why)
+			a.Close(ctx, r.ID, why)
 		}
 	}
 }
@@ -114,16 +120,22 @@ func (a Asking) closeQuestions(ctx context.Context, key, why string) {
 // person typed a new prompt (rather than the agent calling a tool), which also ends the
 // session's open questions.
 func (a Asking) WentOn(ctx context.Context, key string, newPrompt bool) {
-	a.closeWait(ctx, waits.InputID(key), "the session went on")
+	a.Close(ctx, waits.InputID(key), "the session went on")
 	if newPrompt {
-		a.closeQuestions(ctx, key, "the person typed a new prompt")
+		a.CloseQuestions(ctx, key, "the person typed a new prompt")
 	}
 }
 
-// TurnEnded ends the session's open questions and lists it as waiting for its next prompt,
-// with the agent's last message (cut to waits.MaxMessageBytes) when it reports one.
+// TurnEnded ends the session's open questions and lists it as waiting for its next prompt
+// (AwaitPrompt).
 func (a Asking) TurnEnded(ctx context.Context, key, last string) {
-	a.closeQuestions(ctx, key, "the turn ended")
+	a.CloseQuestions(ctx, key, "the turn ended")
+	a.AwaitPrompt(ctx, key, last)
+}
+
+// AwaitPrompt lists the session as waiting for its next prompt, with the agent's last message
+// (cut to waits.MaxMessageBytes) when it reports one.
+func (a Asking) AwaitPrompt(ctx context.Context, key, last string) {
 	err := a.Asker.Begin(ctx, waits.Record{ID: waits.InputID(key), Kind: waits.KindInput, SessionID: key, Agent: a.Agent,
 		AgentName: a.Title, Title: a.Title + " waits for your next prompt",
 		Text: waits.Cut(last, waits.MaxMessageBytes), Since: a.Asker.Now()})
@@ -134,6 +146,6 @@ func (a Asking) TurnEnded(ctx context.Context, key, last string) {
 
 // SessionEnded ends every wait of the session.
 func (a Asking) SessionEnded(ctx context.Context, key string) {
-	a.closeWait(ctx, waits.InputID(key), "the session ended")
-	a.closeQuestions(ctx, key, "the session ended")
+	a.Close(ctx, waits.InputID(key), "the session ended")
+	a.CloseQuestions(ctx, key, "the session ended")
 }

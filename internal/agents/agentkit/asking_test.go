@@ -146,3 +146,27 @@ func TestQuestionTitle(t *testing.T) {
 		t.Errorf("two questions: %q", got)
 	}
 }
+
+func TestAskThen(t *testing.T) {
+	for then, want := range map[string]string{"": "Some Agent's dialog asks in the terminal", "Pi asks in its terminal": "Pi asks in its terminal"} {
+		a, asked := newAsking(t, time.Minute)
+		a.Then = then
+		got := make(chan string, 1)
+		go func() {
+			for {
+				if r, err := asked.Get(t.Context(), "q1"); err == nil {
+					got <- r.Then
+					_, _, _ = asked.Answer(t.Context(), "q1", waits.Answer{Answers: map[string][]string{"Which colour?": {"Red"}}, By: "me"})
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		if _, ok, err := a.Ask(t.Context(), "s1", "q1", "Which colour?", qs); !ok || err != nil {
+			t.Fatalf("Ask = %v, %v", ok, err)
+		}
+		if g := <-got; g != want {
+			t.Errorf("Then %q: the wait says %q, want %q", then, g, want)
+		}
+	}
+}
