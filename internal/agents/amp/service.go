@@ -151,18 +151,12 @@ func (s *Service) record(ctx context.Context, ev Event) error {
 // note lists a thread whose turn ended as waiting for its next prompt, until a new turn starts.
 func (s *Service) note(ctx context.Context, ev Event) {
 	key := SessionKey(ev.ThreadID)
-	id := waits.InputID(key)
+	a := agentkit.Asking{Asker: s.cfg.Asker, Log: s.cfg.Log, Agent: AgentName, Title: AgentTitle, Hook: "amp plugin"}
 	switch ev.Name {
 	case EventAgentStart, EventSessionStart:
-		if _, err := s.cfg.Asker.Close(context.WithoutCancel(ctx), id, TerminalDecider, "the thread went on"); err != nil {
-			s.cfg.Log.Warn("amp plugin: close a wait", "id", id, "err", err)
-		}
+		a.Close(ctx, waits.InputID(key), "the thread went on")
 	case EventAgentEnd:
-		err := s.cfg.Asker.Begin(ctx, waits.Record{ID: id, Kind: waits.KindInput, SessionID: key, Agent: AgentName,
-			AgentName: AgentTitle, Title: "Amp waits for your next prompt", Since: s.cfg.Asker.Now()})
-		if err != nil {
-			s.cfg.Log.Warn("amp plugin: keep the thread's input wait", "session", key, "err", err)
-		}
+		a.AwaitPrompt(ctx, key, "")
 	}
 }
 
