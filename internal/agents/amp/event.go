@@ -14,8 +14,8 @@ package amp
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"unicode/utf8"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // MaxEventBytes bounds one posted event; the plugin sends no tool output, so events are small.
@@ -77,30 +77,12 @@ func (e *DecodeError) Error() string { return "amp plugin event: " + e.Message }
 // Decode reads one posted event. It fails when the payload is not a JSON object (or is too
 // large or not UTF-8) or names no event; a field of an unexpected type is ignored.
 func Decode(b []byte) (Event, error) {
-	if len(b) > MaxEventBytes {
-		return Event{}, &DecodeError{fmt.Sprintf("over the %d MiB limit", MaxEventBytes>>20)}
+	p, err := hookkit.DecodePayload(b, MaxEventBytes)
+	if err != nil {
+		return Event{}, &DecodeError{err.Error()}
 	}
-	t := bytes.TrimSpace(b)
-	if len(t) == 0 {
-		return Event{}, &DecodeError{"empty"}
-	}
-	if !utf8.Valid(t) {
-		return Event{}, &DecodeError{"not valid UTF-8"}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(t, &m); err != nil {
-		return Event{}, &DecodeError{"not a JSON object: " + err.Error()}
-	}
-	if m == nil {
-		return Event{}, &DecodeError{"must be a JSON object, not null"}
-	}
-	str := func(v json.RawMessage) string {
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return ""
-		}
-		return s
-	}
+	m, t := p.Members, p.Raw
+	str := hookkit.StringOf
 	var thread map[string]json.RawMessage
 	_ = json.Unmarshal(m["thread"], &thread)
 	ev := Event{
@@ -113,9 +95,7 @@ func Decode(b []byte) (Event, error) {
 		ev.MessageID = n.String() // Amp's message ids may be numbers
 	}
 	_ = json.Unmarshal(m["gate"], &ev.Gate)
-	if v := bytes.TrimSpace(m["input"]); len(v) > 0 && !bytes.Equal(v, []byte("null")) {
-		ev.Input = v
-	}
+	ev.Input = p.Value("input")
 	if ev.Name == "" {
 		return Event{}, &DecodeError{"names no event"}
 	}

@@ -1,14 +1,12 @@
 package amp
 
 import (
-	"bytes"
 	_ "embed" // the plugin ships inside the binary
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 
-	"github.com/plandash/plandash/internal/agents/settingsfile"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 )
 
 // pluginSource is a string, so the embedded plugin cannot be changed at run time.
@@ -62,68 +60,29 @@ func PluginDir(project string, getenv func(string) string) string {
 }
 
 // Report says what Install or Uninstall did.
-type Report struct {
-	Path    string
-	Action  string // "created", "updated", "unchanged", "removed", "absent"
-	Changed bool
-}
+type Report agentkit.FileReport
 
 // String says it in a sentence, for the command's output.
 func (r Report) String() string {
-	switch r.Action {
-	case "created":
-		return r.Path + ": created plandash's Amp plugin; run \"plugins: reload\" in Amp, or restart it"
-	case "updated":
-		return r.Path + ": updated plandash's Amp plugin; run \"plugins: reload\" in Amp, or restart it"
-	case "removed":
-		return r.Path + ": removed plandash's Amp plugin"
-	case "absent":
-		return r.Path + ": no plandash plugin there, nothing changed"
-	}
-	return r.Path + ": already up to date, nothing changed"
+	return agentkit.FileReport(r).Say("Amp plugin", "plugin", "run \"plugins: reload\" in Amp, or restart it")
 }
 
 // Install writes the plugin into dir (created when missing). Running it again with the same
 // options changes nothing; a file of that name that plandash did not write is refused, as is
 // one that is not a small, writable regular file (see settingsfile). The write is atomic.
 func Install(dir string, opts PluginOptions) (Report, error) {
-	path := filepath.Join(dir, PluginFile)
-	want := Plugin(opts)
-	rep := Report{Path: path, Action: "created"}
-	old, err := settingsfile.Read(opts.Root, path)
-	switch {
-	case err != nil:
-		return rep, err
-	case old.Exists && bytes.Equal(old.Data, want):
-		rep.Action = "unchanged"
-		return rep, nil
-	case old.Exists && !bytes.HasPrefix(old.Data, []byte(PluginMarker)):
-		return rep, fmt.Errorf("%s exists and is not plandash's plugin; move it away first", path)
-	case old.Exists:
-		rep.Action = "updated"
-	}
-	if err := settingsfile.Write(opts.Root, path, want); err != nil {
-		return rep, err
-	}
-	rep.Changed = true
-	return rep, nil
+	rep, err := ownFile(dir, opts.Root).Install(Plugin(opts))
+	return Report(rep), err
 }
 
 // Uninstall removes plandash's plugin file from dir, and nothing else; confined to root when it
 // is set (see PluginOptions.Root).
 func Uninstall(dir, root string) (Report, error) {
-	path := filepath.Join(dir, PluginFile)
-	rep := Report{Path: path, Action: "absent"}
-	old, err := settingsfile.Read(root, path)
-	if err != nil || !old.Exists {
-		return rep, err
-	}
-	if !bytes.HasPrefix(old.Data, []byte(PluginMarker)) {
-		return rep, fmt.Errorf("%s is not plandash's plugin; left untouched", path)
-	}
-	if err := settingsfile.Remove(root, path); err != nil {
-		return rep, err
-	}
-	rep.Action, rep.Changed = "removed", true
-	return rep, nil
+	rep, err := ownFile(dir, root).Uninstall()
+	return Report(rep), err
+}
+
+// ownFile is plandash's plugin file in dir, confined to root when it is set.
+func ownFile(dir, root string) agentkit.OwnFile {
+	return agentkit.OwnFile{Path: filepath.Join(dir, PluginFile), Root: root, Ours: agentkit.Marked(PluginMarker), Noun: "plugin"}
 }

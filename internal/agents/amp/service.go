@@ -11,18 +11,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/waits"
 )
 
 // Applier is what the Service uses of plans.Service.
-type Applier interface {
-	Apply(ctx context.Context, st *plans.Stream, items []plans.Item) (plans.Result, error)
-}
+type Applier = agentkit.Applier
 
 // Gate is what the Service uses of approval.Gate.
 type Gate interface {
@@ -44,10 +41,10 @@ type Config struct {
 }
 
 // TerminalDecider is who a request is handed over to when the plugin stopped waiting.
-const TerminalDecider = "terminal"
+const TerminalDecider = agentkit.TerminalDecider
 
-// maxThreads bounds the per-thread state kept in memory; it is forgotten when full, which only
-// costs one more announcement, or one turn's plan not held.
+// maxThreads bounds the turns' plans kept in memory; they are forgotten when full, which only
+// costs one turn's plan not held.
 const maxThreads = 4096
 
 // Service handles the events plandash's Amp plugin posts: it records them as ACP updates, and
@@ -58,8 +55,8 @@ type Service struct {
 	gate  Gate // nil: plans are only recorded
 	cfg   Config
 
+	seen     agentkit.Seen
 	mu       sync.Mutex
-	seen     map[string]bool
 	turnPlan map[string][]Todo // the todo list a thread's current turn wrote, by session key
 }
 
@@ -74,7 +71,7 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}, turnPlan: map[string][]Todo{}}
+	return &Service{plans: p, gate: gate, cfg: cfg, turnPlan: map[string][]Todo{}}
 }
 
 // IsGateEvent reports whether ev may be held: the end of a turn, posted by a plugin installed
@@ -143,54 +140,23 @@ func (s *Service) turn(ev Event) []Todo {
 
 func (s *Service) record(ctx context.Context, ev Event) error {
 	key := SessionKey(ev.ThreadID)
-	s.mu.Lock()
-	st := State{Announce: !s.seen[key], Host: s.cfg.Host}
-	s.mu.Unlock()
+	st := State{Announce: !s.seen.Has(key), Host: s.cfg.Host}
 	msgs, err := Translate(ev, st)
 	if err != nil {
 		return errs.Errorf(errs.Invalid, "%v", err)
 	}
-	items := make([]plans.Item, 0, len(msgs))
-	for i, line := range msgs {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("amp: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
-	if err != nil {
-		return err
-	}
-	for _, e := range res.Errors {
-		s.cfg.Log.Warn("amp plugin: update not applied", "session", key, "event", hookkit.Truncate(ev.Name, 64), "line", e.Line, "err", e.Message)
-	}
-	s.mu.Lock()
-	if len(s.seen) >= maxThreads {
-		clear(s.seen)
-	}
-	s.seen[key] = true
-	s.mu.Unlock()
-	return nil
+	return agentkit.Recorder{Plans: s.plans, Log: s.cfg.Log, Name: "amp", Hook: "amp plugin"}.Record(ctx, &s.seen, key, ev.Name, msgs)
 }
 
 // note lists a thread whose turn ended as waiting for its next prompt, until a new turn starts.
 func (s *Service) note(ctx context.Context, ev Event) {
 	key := SessionKey(ev.ThreadID)
-	id := waits.InputID(key)
+	a := agentkit.Asking{Asker: s.cfg.Asker, Log: s.cfg.Log, Agent: AgentName, Title: AgentTitle, Hook: "amp plugin"}
 	switch ev.Name {
 	case EventAgentStart, EventSessionStart:
-		if _, err := s.cfg.Asker.Close(context.WithoutCancel(ctx), id, TerminalDecider, "the thread went on"); err != nil {
-			s.cfg.Log.Warn("amp plugin: close a wait", "id", id, "err", err)
-		}
+		a.Close(ctx, waits.InputID(key), "the thread went on")
 	case EventAgentEnd:
-		err := s.cfg.Asker.Begin(ctx, waits.Record{ID: id, Kind: waits.KindInput, SessionID: key, Agent: AgentName,
-			AgentName: AgentTitle, Title: "Amp waits for your next prompt", Since: s.cfg.Asker.Now()})
-		if err != nil {
-			s.cfg.Log.Warn("amp plugin: keep the thread's input wait", "session", key, "err", err)
-		}
+		a.AwaitPrompt(ctx, key, "")
 	}
 }
 
@@ -206,7 +172,7 @@ func (s *Service) hold(ctx context.Context, ev Event, key string, plan []Todo) (
 	b.WriteString("- **Modify**: Amp is sent your edited list to follow.\n")
 	b.WriteString("- **Reject**: Amp is sent your reason and revises its plan.\n\n")
 	b.WriteString("If nobody decides before the deadline, the turn simply ends.")
-	r, _, err := s.gate.Submit(ctx, approval.Submission{
+	r, err := s.holding().Hold(ctx, s.gate, approval.Submission{
 		SessionID: key, Agent: AgentTitle, Title: "Amp plan: " + hookkit.Truncate(plan[0].Content, 120), Context: b.String(),
 		Plan:    approval.PlanBody{Type: approval.TypeItems, Entries: TodoEntries(plan)},
 		Options: []approval.Action{approval.Approve, approval.Modify, approval.Reject},
@@ -214,19 +180,6 @@ func (s *Service) hold(ctx context.Context, ev Event, key string, plan []Todo) (
 	})
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
-				s.cfg.Log.Warn("amp plugin: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	return followUp(r), nil
 }
@@ -294,4 +247,9 @@ func checkAnswer(b []byte) error {
 		return errors.New(`the answer is not {"action":"continue","userMessage":…}`)
 	}
 	return nil
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "amp plugin", Agent: AgentTitle, Stopped: HookStopped}
 }

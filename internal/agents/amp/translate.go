@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -110,24 +110,21 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	if ev.ThreadID == "" {
 		return nil, ErrNoThread
 	}
-	b := &batch{sid: SessionKey(ev.ThreadID)}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-plugin"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b := &batch{agentkit.Batch{SID: SessionKey(ev.ThreadID), IDPrefix: "amp-"}}
+	b.Initialize("plandash-plugin", map[string]any{"name": AgentName, "title": AgentTitle})
 	if st.Announce || ev.Name == EventSessionStart {
 		host := ev.Host
 		if host == "" {
 			host = st.Host
 		}
 		meta := map[string]any{"host": hookkit.Truncate(host, 256), "agentSessionId": hookkit.Truncate(ev.ThreadID, 256), "via": plans.ViaHooks}
-		b.request("session/new", map[string]any{"cwd": hookkit.Truncate(ev.Cwd, 4096), "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.sid})
+		b.NewSession(hookkit.Truncate(ev.Cwd, 4096), meta)
 	}
 	switch ev.Name {
 	case EventSessionStart:
 		b.message(ev, "Thread started")
 	case EventAgentStart:
-		b.request("session/prompt", map[string]any{"sessionId": b.sid,
+		b.Request("session/prompt", map[string]any{"sessionId": b.SID,
 			"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(ev.Message, maxPromptText)}}}, nil)
 	case EventAgentEnd:
 		text := "Turn ended"
@@ -145,50 +142,25 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		case err != nil:
 			b.raw(ev)
 		case len(todos) == 0:
-			b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+			b.Update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
 		default:
-			b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
+			b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
 		}
 	case EventToolCall:
 		// The list shows once the call is done (tool.result); the call only counts.
 	default:
 		b.raw(ev)
 	}
-	return b.out, nil
+	return b.Out, nil
 }
 
-// batch builds the messages of one event.
-type batch struct {
-	sid string
-	n   int
-	out []json.RawMessage
-}
-
-func (b *batch) add(v any) {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return // only plain maps and strings go in: this cannot fail
-	}
-	b.out = append(b.out, line)
-}
-
-func (b *batch) request(method string, params, result any) {
-	b.n++
-	id := "amp-" + strconv.Itoa(b.n)
-	b.add(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if result != nil {
-		b.add(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-}
-
-func (b *batch) update(u map[string]any) {
-	b.add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.sid, "update": u}})
-}
+// batch is agentkit.Batch, with the messages only Amp's events make.
+type batch struct{ agentkit.Batch }
 
 // message adds an agent message whose id keeps two events apart.
 func (b *batch) message(ev Event, text string) {
 	h := sha256.Sum256(ev.Raw)
-	b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "amp-" + hex.EncodeToString(h[:8]),
+	b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "amp-" + hex.EncodeToString(h[:8]),
 		"content": map[string]any{"type": "text", "text": text}})
 }
 
@@ -198,5 +170,5 @@ func (b *batch) raw(ev Event) {
 	if len(v) > maxRawEvent {
 		v, _ = json.Marshal(map[string]any{"truncated": true, "bytes": len(v), "preview": hookkit.Truncate(string(v), maxRawEvent/2)})
 	}
-	b.update(map[string]any{"sessionUpdate": "_amp_event", "event": hookkit.Truncate(ev.Name, 64), "tool": hookkit.Truncate(ev.Tool, 256), "payload": json.RawMessage(v)})
+	b.Update(map[string]any{"sessionUpdate": "_amp_event", "event": hookkit.Truncate(ev.Name, 64), "tool": hookkit.Truncate(ev.Tool, 256), "payload": json.RawMessage(v)})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/waits"
 )
 
@@ -14,10 +15,10 @@ import (
 // or the turn ends.
 func (s *Service) note(ctx context.Context, ev Event) {
 	key := SessionKey(ev.SessionID())
-	input := waits.InputID(key)
+	a := s.asking()
 	switch ev.HookName {
 	case HookTaskComplete, HookTaskCancel, HookTaskError, HookShutdown, HookPromptSubmit:
-		s.closeQuestions(ctx, key, "the turn ended")
+		a.CloseQuestions(ctx, key, "the turn ended")
 	}
 	switch ev.HookName {
 	case HookTaskComplete:
@@ -30,26 +31,26 @@ func (s *Service) note(ctx context.Context, ev Event) {
 		if ev.Turn != nil {
 			text = ev.Turn.OutputText
 		}
-		err := s.cfg.Asker.Begin(ctx, waits.Record{ID: input, Kind: waits.KindInput, SessionID: key, Agent: AgentName,
-			AgentName: AgentTitle, Title: "Cline waits for your next prompt",
-			Text: waits.Cut(text, waits.MaxMessageBytes), Since: s.cfg.Asker.Now()})
-		if err != nil {
-			s.cfg.Log.Warn("cline hook: keep the session's input wait", "session", key, "err", err)
-		}
+		a.AwaitPrompt(ctx, key, text)
 	case HookTaskStart, HookTaskResume, HookPromptSubmit, HookPreToolUse:
 		s.setEnded(key, false)
-		s.closeInput(ctx, input, "the session went on")
+		a.WentOn(ctx, key, false)
 		if ev.ToolCall != nil && ev.ToolCall.Name == ToolAskQuestion {
 			s.listQuestion(ctx, ev)
 		}
 	case HookPostToolUse:
 		if r := ev.ToolResult; r != nil && r.Name == ToolAskQuestion {
-			s.closeInput(ctx, waits.QuestionID(key, r.ID), "answered in the terminal")
+			a.Answered(ctx, waits.QuestionID(key, r.ID), "")
 		}
 	case HookShutdown:
 		s.setEnded(key, true)
-		s.closeInput(ctx, input, "the session ended")
+		a.Close(ctx, waits.InputID(key), "the session ended")
 	}
+}
+
+// asking is how the Service keeps its waits (the kit's, in Cline's words).
+func (s *Service) asking() agentkit.Asking {
+	return agentkit.Asking{Asker: s.cfg.Asker, Log: s.cfg.Log, Agent: AgentName, Title: AgentTitle, Hook: "cline hook"}
 }
 
 // listQuestion lists Cline's ask_question as a wait to answer in Cline's terminal: a PreToolUse
@@ -77,26 +78,6 @@ func (s *Service) listQuestion(ctx context.Context, ev Event) {
 		Answerable: false, Since: s.cfg.Asker.Now()})
 	if err != nil {
 		s.cfg.Log.Warn("cline hook: list a question", "session", key, "err", err)
-	}
-}
-
-// closeQuestions ends the session's open questions: Cline moved on without them.
-func (s *Service) closeQuestions(ctx context.Context, key, why string) {
-	open, err := s.cfg.Asker.Open(ctx)
-	if err != nil {
-		s.cfg.Log.Warn("cline hook: list open waits", "err", err)
-		return
-	}
-	for _, r := range open {
-		if r.Kind == waits.KindQuestion && r.SessionID == key {
-			s.closeInput(ctx, r.ID, why)
-		}
-	}
-}
-
-func (s *Service) closeInput(ctx context.Context, id, why string) {
-	if _, err := s.cfg.Asker.Close(context.WithoutCancel(ctx), id, TerminalDecider, why); err != nil {
-		s.cfg.Log.Warn("cline hook: close a wait", "id", id, "err", err)
 	}
 }
 

@@ -1,12 +1,8 @@
 package cline
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -24,7 +20,7 @@ const envHookURL = "PLANDASH_TEST_CLINE_HOOK_URL"
 
 func TestMain(m *testing.M) {
 	if url := os.Getenv(envHookURL); url != "" {
-		err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{url}, HookOptions{Host: "agent-box", DataDir: DataDir(os.Getenv), Stderr: os.Stderr})
+		err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{URL: url}, HookOptions{Host: "agent-box", DataDir: DataDir(os.Getenv), Stderr: os.Stderr})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -34,25 +30,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// httpPoster is the smallest client of the hook endpoint: POST the payload, return the body.
-type httpPoster struct{ url string }
-
-func (p httpPoster) Post(ctx context.Context, body []byte, _ bool) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s", resp.Status, b)
-	}
-	return b, err
-}
+// httpPoster is agenttest.Poster: POST the payload, return the body.
+type httpPoster = agenttest.Poster
 
 // rig is a real HTTP server around a Service on a real gate, plans service and waits on
 // SQLite, and the real Cline with plandash's hook files installed (by Install, this test binary
@@ -72,20 +51,7 @@ func newRig(t *testing.T) rig {
 	}
 	r := rig{plans: agenttest.Plans(t), gate: agenttest.Gate(t), asked: waits.NewAsked(agenttest.SQLite(t).Waits(), nil, nil)}
 	svc := NewService(r.plans, r.gate, Config{Host: "server", Asker: r.asked})
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, err := io.ReadAll(req.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		ans, err := svc.Handle(req.Context(), body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		_, _ = w.Write(ans)
-	}))
-	t.Cleanup(hs.Close)
+	hs := agenttest.HookServer(t, svc)
 	r.srv = agenttest.NewModelServer(t)
 	r.cli = agenttest.NewCline(t, r.srv)
 	exe, err := os.Executable()

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
@@ -59,13 +59,13 @@ type Config struct {
 }
 
 // TerminalDecider is who decisions made in Cline's terminal are recorded under.
-const TerminalDecider = "terminal"
+const TerminalDecider = agentkit.TerminalDecider
 
 // HookStopped is what a request says once the hook stopped waiting for plandash's answer.
 const HookStopped = "the Cline hook stopped waiting — outcome not known"
 
-// maxSeen bounds the sessions announced and the plans kept; each is forgotten when full,
-// which costs one more announcement, or a plan read back from the store.
+// maxSeen bounds the sessions known to have ended; it is forgotten when full, which costs one
+// more closing of a session's waits.
 const maxSeen = 4096
 
 // Service handles Cline hook events against the real domain. It is safe for concurrent use.
@@ -74,8 +74,8 @@ type Service struct {
 	gate  Gate // nil: plans are only recorded
 	cfg   Config
 
+	seen agentkit.Seen
 	mu   sync.Mutex
-	seen map[string]bool
 	over map[string]bool // sessions whose last event was SessionShutdown
 }
 
@@ -90,7 +90,7 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}, over: map[string]bool{}}
+	return &Service{plans: p, gate: gate, cfg: cfg, over: map[string]bool{}}
 }
 
 // Handle takes one hook payload (the body of POST /api/v1/hooks/cline) and returns the hook's
@@ -148,56 +148,18 @@ func (s *Service) lastPlan(ctx context.Context, ev Event) string {
 // record translates ev and applies it.
 func (s *Service) record(ctx context.Context, ev Event, st State) error {
 	key := SessionKey(ev.SessionID())
-	s.mu.Lock()
-	st.Announce, st.Host = !s.seen[key], s.cfg.Host
-	s.mu.Unlock()
+	st.Announce, st.Host = !s.seen.Has(key), s.cfg.Host
 	msgs := Translate(ev, st)
-	items := make([]plans.Item, 0, len(msgs))
-	for i, line := range msgs {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("cline: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
-	if err != nil {
-		return err
-	}
-	for _, e := range res.Errors {
-		s.cfg.Log.Warn("cline hook: update not applied", "session", key, "event", ev.HookName, "line", e.Line, "err", e.Message)
-	}
-	s.mu.Lock()
-	if len(s.seen) >= maxSeen {
-		clear(s.seen)
-	}
-	s.seen[key] = true
-	s.mu.Unlock()
-	return nil
+	return agentkit.Recorder{Plans: s.plans, Log: s.cfg.Log, Name: "cline", Hook: "cline hook"}.Record(ctx, &s.seen, key, ev.HookName, msgs)
 }
 
 // hold submits the plan switch_to_act_mode would implement and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event, plan string) ([]byte, error) {
-	r, _, err := s.gate.Submit(ctx, s.submission(ev, plan))
+	// Should the hook give up (Cline's timeout, or Cline quit), what Cline did without an
+	// answer is not known here, and nobody rejected the plan: Hold hands it over.
+	r, err := s.holding().Hold(ctx, s.gate, s.submission(ev, plan))
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			// The hook gave up (Cline's timeout, or Cline quit): what Cline did without an
-			// answer is not known here, and nobody rejected the plan.
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
-				s.cfg.Log.Warn("cline hook: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	d := decision(r)
 	state := "rejected"
@@ -332,4 +294,9 @@ func CheckAnswer(b []byte) error {
 		return nil
 	}
 	return errors.New("the answer is neither a cancel nor added context")
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "cline hook", Agent: AgentTitle, Stopped: HookStopped}
 }

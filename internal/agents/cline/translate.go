@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
-	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -39,18 +39,15 @@ type State struct {
 // /api/v1/ingest takes) that plans.Service.Apply applies unchanged, in one batch on a fresh
 // stream.
 func Translate(ev Event, st State) []json.RawMessage {
-	b := &batch{sid: SessionKey(ev.SessionID())}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-hook"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle, "version": hookkit.Truncate(ev.ClineVersion, 64)}})
+	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID()), IDPrefix: "cline-"}}
+	b.Initialize("plandash-hook", map[string]any{"name": AgentName, "title": AgentTitle, "version": hookkit.Truncate(ev.ClineVersion, 64)})
 	host := st.Host
 	if ev.Host != "" {
 		host = ev.Host
 	}
 	if st.Announce || ev.HookName == HookTaskStart {
 		meta := map[string]any{"host": hookkit.Truncate(host, 256), "agentSessionId": hookkit.Truncate(ev.SessionID(), 256), "via": plans.ViaHooks}
-		b.request("session/new", map[string]any{"cwd": hookkit.Truncate(ev.Cwd(), 4096), "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.sid})
+		b.NewSession(hookkit.Truncate(ev.Cwd(), 4096), meta)
 	}
 	switch ev.HookName {
 	case HookTaskStart:
@@ -66,10 +63,10 @@ func Translate(ev Event, st State) []json.RawMessage {
 		}
 		b.message(text)
 	case HookShutdown:
-		b.request("session/close", map[string]any{"sessionId": b.sid}, nil)
+		b.Request("session/close", map[string]any{"sessionId": b.SID}, nil)
 	case HookPromptSubmit:
 		if ev.UserPromptSubmit != nil {
-			b.request("session/prompt", map[string]any{"sessionId": b.sid,
+			b.Request("session/prompt", map[string]any{"sessionId": b.SID,
 				"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(ev.UserPromptSubmit.Prompt, maxText)}}}, nil)
 		}
 	case HookTaskComplete:
@@ -98,11 +95,11 @@ func Translate(ev Event, st State) []json.RawMessage {
 			if r.Error != "" {
 				status = "failed"
 			}
-			b.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": hookkit.Truncate(r.ID, 256), "title": toolTitle(r.Name, r.Input),
+			b.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": hookkit.Truncate(r.ID, 256), "title": toolTitle(r.Name, r.Input),
 				"kind": toolKind(r.Name), "status": status})
 		}
 	}
-	return b.out
+	return b.Out
 }
 
 // toolTitle is a call's one-line title: the tool and the start of its input.
@@ -133,44 +130,17 @@ func toolKind(name string) string {
 	return "other"
 }
 
-// batch builds the messages of one event.
-type batch struct {
-	sid string
-	n   int
-	out []json.RawMessage
-}
-
-func (b *batch) add(v any) {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return // only plain maps and strings go in: this cannot fail
-	}
-	b.out = append(b.out, line)
-}
-
-// request adds a request and, when result is not nil, its response. Ids only need to be unique
-// within the batch: the service applies each batch on a stream of its own.
-func (b *batch) request(method string, params, result any) {
-	b.n++
-	id := "cline-" + strconv.Itoa(b.n)
-	b.add(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if result != nil {
-		b.add(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-}
-
-func (b *batch) update(u map[string]any) {
-	b.add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.sid, "update": u}})
-}
+// batch is the kit's Batch, with what cline adds to it.
+type batch struct{ agentkit.Batch }
 
 func (b *batch) plan(md, state string) {
-	b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode, "content": md,
+	b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode, "content": md,
 		"_meta": map[string]any{"plandash": map[string]any{"state": state}}}})
 }
 
 // message adds an agent message with an id of its own: activity merges chunks that share an id,
 // and two turns must stay apart.
 func (b *batch) message(text string) {
-	b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "cline-" + rand.Text()[:12],
+	b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "cline-" + rand.Text()[:12],
 		"content": map[string]any{"type": "text", "text": text}})
 }

@@ -3,10 +3,9 @@ package codex
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -28,17 +27,7 @@ func ApplyTo(p Applier, log *slog.Logger) ApplyFunc {
 		log = slog.Default()
 	}
 	return func(ctx context.Context, lines []json.RawMessage) error {
-		items := make([]plans.Item, 0, len(lines))
-		for i, line := range lines {
-			msgs, err := acp.DecodeLine(line)
-			if err != nil {
-				return fmt.Errorf("codex: translated message %d does not decode: %w", i+1, err)
-			}
-			for _, m := range msgs {
-				items = append(items, plans.Item{Line: i + 1, Msg: m})
-			}
-		}
-		res, err := p.Apply(ctx, plans.NewStream(), items)
+		res, err := agentkit.Apply(ctx, p, "codex", lines)
 		if err != nil {
 			return err
 		}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/files"
@@ -128,55 +126,25 @@ func (p *logParser) Line(b []byte, _ int) error {
 }
 
 func (p *logParser) Flush(ctx context.Context) error {
-	lines := p.lines
-	p.lines = p.lines[:0]
-	if len(lines) == 0 || p.st.sid == "" {
-		return nil
-	}
-	saved := p.st.clone()
-	if err := p.svc.applyLog(ctx, p.path, &p.st, lines); err != nil {
-		p.st = saved
-		return err
-	}
-	return nil
+	ready := len(p.lines) > 0 && p.st.sid != ""
+	return follow.FlushLines(&p.lines, &p.st, logState.clone, ready, func(st *logState, lines []LogLine) error {
+		return p.svc.applyLog(ctx, p.path, st, lines)
+	})
 }
 
 func (p *logParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid, Cwd: p.st.cwd} }
-
-// sessionReader is the part of plans.Service that says whether hooks report a session too.
-type sessionReader interface {
-	SessionOnly(ctx context.Context, id string) (plans.Session, error)
-}
 
 // applyLog translates lines of one session log and applies them. When hooks report the session
 // too, they show its prompts and turns; the log then adds its todos, plan and usage.
 func (s *Service) applyLog(ctx context.Context, path string, st *logState, lines []LogLine) error {
 	key := SessionKey(st.sid)
-	s.mu.Lock()
-	hooked := s.seen[key]
-	s.mu.Unlock()
-	if r, ok := s.plans.(sessionReader); ok && !hooked {
-		if sess, err := r.SessionOnly(ctx, key); err == nil {
-			hooked = slices.Contains(sess.Via, plans.ViaHooks)
-		}
-	}
-	var at time.Time
-	for _, l := range lines {
-		if l.At.After(at) {
-			at = l.At
-		}
-	}
-	if !at.IsZero() {
-		ctx = plans.WithTime(ctx, at)
-	}
-	b := &batch{sid: key}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-transcript"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
+	ctx = agentkit.AtLatest(ctx, lines, func(l LogLine) time.Time { return l.At })
+	b := &batch{agentkit.Batch{SID: key, IDPrefix: "copilot-"}}
+	b.Initialize("plandash-transcript", map[string]any{"name": AgentName, "title": AgentTitle})
 	if !st.announced {
-		b.request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
-			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
-			map[string]any{"sessionId": key})
+		b.NewSession(st.cwd, map[string]any{
+			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path})
 	}
 	dir := filepath.Dir(path)
 	usageChanged := false
@@ -184,11 +152,11 @@ func (s *Service) applyLog(ctx context.Context, path string, st *logState, lines
 		switch l.Type {
 		case "user.message":
 			if !hooked && l.Text != "" {
-				b.request("session/prompt", map[string]any{"sessionId": key, "prompt": []any{map[string]any{"type": "text", "text": l.Text}}}, nil)
+				b.Request("session/prompt", map[string]any{"sessionId": key, "prompt": []any{map[string]any{"type": "text", "text": l.Text}}}, nil)
 			}
 		case "assistant.message":
 			if !hooked && l.Text != "" {
-				b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "copilot-log-" + l.MessageID,
+				b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "copilot-log-" + l.MessageID,
 					"content": map[string]any{"type": "text", "text": l.Text}})
 			}
 		case "tool.execution_start":
@@ -215,27 +183,17 @@ func (s *Service) applyLog(ctx context.Context, path string, st *logState, lines
 			usageChanged = true
 		case "session.shutdown":
 			if !hooked {
-				b.request("session/close", map[string]any{"sessionId": key}, nil)
+				b.Request("session/close", map[string]any{"sessionId": key}, nil)
 			}
 		}
 	}
 	if usageChanged {
 		u := st.usage
 		// The log records no context window's size: Size stays unreported, not guessed.
-		b.update(map[string]any{"sessionUpdate": "usage_update", "used": st.used, "size": 0,
+		b.Update(map[string]any{"sessionUpdate": "usage_update", "used": st.used, "size": 0,
 			"_meta": map[string]any{"plandash": map[string]any{"model": u.Model, "inputTokens": u.InputTokens, "outputTokens": u.OutputTokens}}})
 	}
-	items := make([]plans.Item, 0, len(b.out))
-	for i, line := range b.out {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("copilot: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	res, err := agentkit.Apply(ctx, s.plans, "copilot", b.Out)
 	if err != nil {
 		return err
 	}
@@ -278,42 +236,24 @@ func (s *Service) logPlanTool(ctx context.Context, b *batch, dir, tool string, s
 	}
 }
 
-// DiscoverOptions tunes a Discoverer. Zero values take the defaults named.
-type DiscoverOptions struct {
-	// StateDir keeps how far each log was read across restarts (EventsStateFile); none when empty.
-	StateDir string
-	// Since limits the first read to logs modified this recently; 7 days when zero.
-	Since time.Duration
-	// Rescan is how often the tree is checked besides file-system events; 30s when zero.
-	Rescan time.Duration
-	// Log receives skipped lines and failed applies; slog.Default when nil.
-	Log *slog.Logger
-	// Now is the clock for Since; time.Now when nil.
-	Now func() time.Time
-}
+// DiscoverOptions tunes a Discoverer (follow.DiscoverOptions).
+type DiscoverOptions = follow.DiscoverOptions
 
 // Discoverer follows Copilot CLI's session logs (~/.copilot/session-state/<id>/events.jsonl)
 // read-only and shows their sessions through the Service, without any hook installed: todo
 // lists and plan-mode plans (read from the session's folder when their tool calls end), prompts,
 // answers and token usage.
-type Discoverer struct{ f *follow.Follower }
+type Discoverer = follow.Follower
 
 // NewDiscoverer makes a Discoverer of Copilot CLI's session-state directory dir
 // ($COPILOT_HOME/session-state, ~/.copilot/session-state).
 func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
-	if opts.Since <= 0 {
-		opts.Since = 7 * 24 * time.Hour
-	}
 	src := follow.Source{Name: "copilot sessions", StateFile: EventsStateFile, Match: isSessionLog, MaxDepth: 1, MaxLineBytes: MaxEventsLine,
 		New: func(path string, saved follow.Saved) follow.Parser {
 			return &logParser{svc: s, path: path, st: logState{sid: saved.Thread, cwd: saved.Cwd}}
 		}}
-	return &Discoverer{f: follow.New(dir, src, follow.Options{StateDir: opts.StateDir, Since: opts.Since, Rescan: opts.Rescan,
-		Log: opts.Log, Now: opts.Now})}
+	return follow.Discover(dir, src, opts)
 }
-
-// Run follows the logs until ctx ends. The directory need not exist yet.
-func (d *Discoverer) Run(ctx context.Context) error { return d.f.Run(ctx) }
 
 // isSessionLog reports whether rel (under session-state) is a session's log: <id>/events.jsonl.
 func isSessionLog(rel string) bool {

@@ -8,8 +8,8 @@ package copilot
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"unicode/utf8"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // MaxEventBytes bounds one hook payload. postToolUse carries the tool's result (a file the
@@ -106,30 +106,12 @@ func (e *DecodeError) Error() string { return "copilot hook payload: " + e.Messa
 // Decode reads one hook payload. It fails only when the payload is not a JSON object (or is too
 // large or not UTF-8); fields of an unexpected type are ignored rather than failing the event.
 func Decode(b []byte) (Event, error) {
-	if len(b) > MaxEventBytes {
-		return Event{}, &DecodeError{fmt.Sprintf("over the %d MiB limit", MaxEventBytes>>20)}
+	p, err := hookkit.DecodePayload(b, MaxEventBytes)
+	if err != nil {
+		return Event{}, &DecodeError{err.Error()}
 	}
-	t := bytes.TrimSpace(b)
-	if len(t) == 0 {
-		return Event{}, &DecodeError{"empty"}
-	}
-	if !utf8.Valid(t) {
-		return Event{}, &DecodeError{"not valid UTF-8"}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(t, &m); err != nil {
-		return Event{}, &DecodeError{"not a JSON object: " + err.Error()}
-	}
-	if m == nil {
-		return Event{}, &DecodeError{"must be a JSON object, not null"}
-	}
-	str := func(k string) string {
-		var s string
-		if json.Unmarshal(m[k], &s) != nil {
-			return ""
-		}
-		return s
-	}
+	m, t := p.Members, p.Raw
+	str := p.String
 	ev := Event{
 		HookEventName: str("plandash_event"), SessionID: str("sessionId"), Cwd: str("cwd"),
 		Source: str("source"), InitialPrompt: str("initialPrompt"), Prompt: str("prompt"), Reason: str("reason"),

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 )
@@ -78,26 +78,14 @@ func (s *Service) holdPermission(ctx context.Context, ev Event) ([]byte, error) 
 		"- **Approve** allows it once, without Copilot's own prompt.\n- **Reject** refuses it; your comment is sent to the agent.\n\n"+
 		"If nobody decides before the deadline, Copilot's own prompt asks in the terminal.",
 		hookkit.Truncate(ev.Cwd, 1024), hookkit.Truncate(ev.SessionID, 256))
-	r, _, err := s.gate.Submit(ctx, approval.Submission{SessionID: SessionKey(ev.SessionID), Agent: AgentTitle,
+	hold := agentkit.Holding{Log: s.cfg.Log, Hook: "copilot hook", Agent: AgentTitle, Stopped: "the hook stopped waiting; " + PromptDecides}
+	r, err := hold.Hold(ctx, s.gate, approval.Submission{SessionID: SessionKey(ev.SessionID), Agent: AgentTitle,
 		Title: hookkit.Truncate("Permission: "+hookkit.Truncate(what, 200), approval.MaxTitle-10), Context: text,
 		Plan:    approval.PlanBody{Type: approval.TypeMarkdown, Markdown: md},
 		Options: []approval.Action{approval.Approve, approval.Reject}, Timeout: approval.Duration(s.cfg.PermissionDeadline),
 		Default: approval.Reject, Then: PromptDecides})
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, "the hook stopped waiting; "+PromptDecides); err != nil {
-				s.cfg.Log.Warn("copilot hook: hand a permission to the terminal", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	d := r.Decision
 	if d == nil || d.Expired {

@@ -1,11 +1,8 @@
 package copilot
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -25,7 +22,7 @@ const envHookURL = "PLANDASH_TEST_COPILOT_HOOK_URL"
 func TestMain(m *testing.M) {
 	if url := os.Getenv(envHookURL); url != "" {
 		home, _ := os.UserHomeDir()
-		err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{url}, HookOptions{
+		err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{URL: url}, HookOptions{
 			Event: os.Getenv(EnvEvent), NoGate: os.Getenv(EnvNoGate) == "1", Host: "agent-box", CopilotHome: filepath.Join(home, ".copilot"), Stderr: os.Stderr})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -36,42 +33,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// httpPoster is the smallest client of the hook endpoint: POST the payload, return the body.
-type httpPoster struct{ url string }
-
-func (p httpPoster) Post(ctx context.Context, body []byte, _ bool) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s", resp.Status, b)
-	}
-	return b, err
-}
+// httpPoster is agenttest.Poster: POST the payload, return the body.
+type httpPoster = agenttest.Poster
 
 // hookServer serves svc as the hook endpoint.
 func hookServer(t *testing.T, svc *Service) *httptest.Server {
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		ans, err := svc.Handle(r.Context(), body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		_, _ = w.Write(ans)
-	}))
-	t.Cleanup(hs.Close)
+	hs := agenttest.HookServer(t, svc)
 	return hs
 }
 

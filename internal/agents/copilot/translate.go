@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strconv"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -40,17 +40,14 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	if ev.SessionID == "" {
 		return nil, ErrNoSession
 	}
-	b := &batch{sid: SessionKey(ev.SessionID)}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-hook"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID), IDPrefix: "copilot-"}}
+	b.Initialize("plandash-hook", map[string]any{"name": AgentName, "title": AgentTitle})
 	if st.Announce || ev.HookEventName == EventSessionStart {
 		meta := map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks}
 		if ev.TranscriptPath != "" {
 			meta["transcriptPath"] = ev.TranscriptPath
 		}
-		b.request("session/new", map[string]any{"cwd": ev.Cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.sid})
+		b.NewSession(ev.Cwd, meta)
 	}
 	switch ev.HookEventName {
 	case EventSessionStart:
@@ -60,9 +57,9 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		}
 		b.message(ev, text)
 	case EventSessionEnd:
-		b.request("session/close", map[string]any{"sessionId": b.sid}, nil)
+		b.Request("session/close", map[string]any{"sessionId": b.SID}, nil)
 	case EventUserPrompt:
-		b.request("session/prompt", map[string]any{"sessionId": b.sid,
+		b.Request("session/prompt", map[string]any{"sessionId": b.SID,
 			"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(ev.Prompt, maxPromptText)}}}, nil)
 	case EventAgentStop:
 		text := "Turn ended"
@@ -71,7 +68,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		}
 		b.message(ev, text)
 	case EventErrorOccurred:
-		b.update(map[string]any{"sessionUpdate": "notice", "severity": "error",
+		b.Update(map[string]any{"sessionUpdate": "notice", "severity": "error",
 			"title": hookkit.Truncate("Copilot CLI error: "+ev.ErrorMessage, maxPromptText)})
 	case EventPreToolUse, EventPostToolUse:
 		switch {
@@ -84,7 +81,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	default:
 		b.raw(ev)
 	}
-	return b.out, nil
+	return b.Out, nil
 }
 
 // planTool handles the tools that carry plans and reports whether ev was one of them.
@@ -97,11 +94,11 @@ func (b *batch) planTool(ev Event) bool {
 			return false
 		}
 		if len(ev.Todos.Todos) == 0 {
-			b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+			b.Update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
 			return true
 		}
 		meta := map[string]any{"plandash": map[string]any{"truncated": ev.Todos.Truncated}}
-		b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos,
+		b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos,
 			"entries": TodoEntries(ev.Todos.Todos), "_meta": meta}})
 	case ToolExitPlanMode:
 		state := "proposed"
@@ -117,7 +114,7 @@ func (b *batch) planTool(ev Event) bool {
 		if content == "" {
 			return false
 		}
-		b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode,
+		b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode,
 			"content": hookkit.Truncate(content, MaxPlanFile), "_meta": meta}})
 	default:
 		return false
@@ -139,7 +136,7 @@ func (b *batch) toolCall(ev Event) {
 		status = "failed"
 	}
 	h := sha256.Sum256(ev.Raw)
-	b.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "copilot-" + hex.EncodeToString(h[:8]),
+	b.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "copilot-" + hex.EncodeToString(h[:8]),
 		"title": hookkit.Truncate(title, 256), "kind": "other", "status": status,
 		"_meta": map[string]any{"copilot": map[string]any{"toolName": hookkit.Truncate(ev.ToolName, 128), "resultType": hookkit.Truncate(ev.ResultType, 64)}}})
 }
@@ -155,47 +152,20 @@ func exitOutcome(resultType string) string {
 	return "unknown"
 }
 
-// batch builds the messages of one event.
-type batch struct {
-	sid string
-	n   int
-	out []json.RawMessage
-}
-
-func (b *batch) add(v any) {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return // only plain maps and strings go in: this cannot fail
-	}
-	b.out = append(b.out, line)
-}
-
-// request adds a request and, when result is not nil, its response. Ids only need to be unique
-// within the batch: the service applies each batch on a stream of its own.
-func (b *batch) request(method string, params, result any) {
-	b.n++
-	id := "copilot-" + strconv.Itoa(b.n)
-	b.add(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if result != nil {
-		b.add(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-}
-
-func (b *batch) update(u map[string]any) {
-	b.add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.sid, "update": u}})
-}
+// batch is agentkit.Batch, with the messages only Copilot CLI's events make.
+type batch struct{ agentkit.Batch }
 
 // message adds an agent message whose id keeps two turns apart: activity merges chunks that
 // share an id.
 func (b *batch) message(ev Event, text string) {
 	h := sha256.Sum256(ev.Raw)
-	b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "copilot-" + ev.HookEventName + "-" + hex.EncodeToString(h[:6]),
+	b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "copilot-" + ev.HookEventName + "-" + hex.EncodeToString(h[:6]),
 		"content": map[string]any{"type": "text", "text": text}})
 }
 
 // raw keeps an event plandash does not interpret, bounded, as an extension update.
 func (b *batch) raw(ev Event) {
-	b.update(map[string]any{"sessionUpdate": "_copilot_hook", "hookEventName": ev.HookEventName, "toolName": ev.ToolName,
+	b.Update(map[string]any{"sessionUpdate": "_copilot_hook", "hookEventName": ev.HookEventName, "toolName": ev.ToolName,
 		"event": bounded(ev.Raw, maxRawEvent)})
 }
 

@@ -1,12 +1,8 @@
 package crush
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -27,7 +23,7 @@ const envHookURL = "PLANDASH_TEST_CRUSH_HOOK_URL"
 
 func TestMain(m *testing.M) {
 	if url := os.Getenv(envHookURL); url != "" {
-		err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{url}, HookOptions{Host: "agent-box", Stderr: os.Stderr})
+		err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{URL: url}, HookOptions{Host: "agent-box", Stderr: os.Stderr})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -37,25 +33,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// httpPoster is the smallest client of the hook endpoint: POST the payload, return the body.
-type httpPoster struct{ url string }
-
-func (p httpPoster) Post(ctx context.Context, body []byte, _ bool) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s", resp.Status, b)
-	}
-	return b, err
-}
+// httpPoster is agenttest.Poster: POST the payload, return the body.
+type httpPoster = agenttest.Poster
 
 // rig is a real HTTP server around a Service (real plans.Service and waits.Asked on SQLite)
 // and Crush with plandash's hook as Install writes it, the command being a script named
@@ -69,20 +48,7 @@ func rig(t *testing.T, cfg Config, g Gate) (*agenttest.Crush, *agenttest.ModelSe
 	cfg.Host, cfg.Asker = "server", asked
 	p := newPlans(t)
 	svc := NewService(p, g, cfg)
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		ans, err := svc.Handle(r.Context(), body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		_, _ = w.Write(ans)
-	}))
-	t.Cleanup(hs.Close)
+	hs := agenttest.HookServer(t, svc)
 	srv := agenttest.NewModelServer(t)
 	c := agenttest.NewCrush(t, srv, nil)
 	bin := filepath.Join(t.TempDir(), "plandash")

@@ -2,22 +2,17 @@ package crush
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/waits"
 )
 
 // Applier is what the Service uses of plans.Service.
-type Applier interface {
-	Apply(ctx context.Context, st *plans.Stream, items []plans.Item) (plans.Result, error)
-}
+type Applier = agentkit.Applier
 
 // Asker keeps the waits plandash holds itself (waits.Asked): Crush's questions.
 type Asker = waits.Asker
@@ -40,11 +35,7 @@ type Config struct {
 }
 
 // TerminalDecider is who closes a wait answered elsewhere.
-const TerminalDecider = "terminal"
-
-// maxSeen bounds the set of sessions already announced; it is forgotten when full, which only
-// costs one more announcement per session.
-const maxSeen = 4096
+const TerminalDecider = agentkit.TerminalDecider
 
 // Service handles Crush hook events against the real domain: it records them as ACP updates,
 // holds questions until a person answers them in plandash, and holds the calls Crush asks
@@ -54,8 +45,7 @@ type Service struct {
 	gate  Gate // nil: no call is held
 	cfg   Config
 
-	mu   sync.Mutex
-	seen map[string]bool
+	seen agentkit.Seen
 }
 
 // NewService makes a Service. gate may be nil to hold no tool call.
@@ -72,7 +62,7 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.PermissionDeadline <= 0 {
 		cfg.PermissionDeadline = 10 * time.Minute
 	}
-	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}}
+	return &Service{plans: p, gate: gate, cfg: cfg}
 }
 
 // Handle takes one hook payload (the body of POST /api/v1/hooks/crush) and returns the hook's
@@ -111,9 +101,7 @@ func (s *Service) Captures(body []byte) bool {
 // record translates ev and applies it.
 func (s *Service) record(ctx context.Context, ev Event) error {
 	key := SessionKey(ev.SessionID)
-	s.mu.Lock()
-	st := State{Announce: !s.seen[key], Host: s.cfg.Host}
-	s.mu.Unlock()
+	st := State{Announce: !s.seen.Has(key), Host: s.cfg.Host}
 	if ev.Host != "" {
 		st.Host = ev.Host
 	}
@@ -121,30 +109,12 @@ func (s *Service) record(ctx context.Context, ev Event) error {
 	if err != nil {
 		return errs.Errorf(errs.Invalid, "%v", err)
 	}
-	items := make([]plans.Item, 0, len(msgs))
-	for i, line := range msgs {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("crush: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
-	if err != nil {
-		return err
-	}
-	for _, e := range res.Errors {
-		s.cfg.Log.Warn("crush hook: update not applied", "session", key, "tool", ev.ToolName, "line", e.Line, "err", e.Message)
-	}
-	s.mu.Lock()
-	if len(s.seen) >= maxSeen {
-		clear(s.seen)
-	}
-	s.seen[key] = true
-	s.mu.Unlock()
-	return nil
+	return s.recorder().Record(ctx, &s.seen, key, ev.ToolName, msgs)
+}
+
+// recorder applies what the Service translated.
+func (s *Service) recorder() agentkit.Recorder {
+	return agentkit.Recorder{Plans: s.plans, Log: s.cfg.Log, Name: "crush", Hook: "crush hook"}
 }
 
 // ask holds the question call until the person answers it in plandash, and answers the hook
@@ -158,31 +128,14 @@ func (s *Service) ask(ctx context.Context, ev Event) ([]byte, error) {
 		return nil, nil
 	}
 	key := SessionKey(ev.SessionID)
-	now := s.cfg.Asker.Now()
-	title := qs[0].Question
-	if len(qs) > 1 {
-		title += " (and more)"
-	}
-	r := waits.Record{ID: waits.QuestionID(key, ToolQuestion+"\x00"+waits.QuestionsText(qs)), Kind: waits.KindQuestion, SessionID: key,
-		Agent: AgentName, AgentName: AgentTitle, Title: title, Text: waits.QuestionsText(qs), Questions: qs, Answerable: true,
-		Since: now, Deadline: now.Add(s.cfg.QuestionDeadline), Then: "Crush's dialog asks in the terminal"}
-	if err := s.cfg.Asker.Begin(ctx, r); err != nil {
+	// Should the hook give up or the deadline pass, Crush's dialog asks, and no later event says
+	// how it was answered, so the wait ends there (Untold).
+	a := agentkit.Asking{Asker: s.cfg.Asker, Log: s.cfg.Log, Agent: AgentName, Title: AgentTitle, Hook: "crush hook",
+		Deadline: s.cfg.QuestionDeadline, Untold: "left to Crush's dialog in the terminal"}
+	id := waits.QuestionID(key, ToolQuestion+"\x00"+waits.QuestionsText(qs))
+	answers, ok, err := a.Ask(ctx, key, id, agentkit.QuestionTitle(qs), qs)
+	if !ok {
 		return nil, err
 	}
-	for {
-		got, err := s.cfg.Asker.Wait(ctx, r.ID, max(r.Deadline.Sub(s.cfg.Asker.Now()), 0))
-		switch {
-		case err != nil && ctx.Err() == nil:
-			return nil, err
-		case err == nil && !got.Open():
-			return QuestionAnswer(qs, got.Answers), nil
-		case ctx.Err() != nil, !s.cfg.Asker.Now().Before(r.Deadline):
-			// The hook gave up or the deadline passed: Crush's dialog asks now, and no later
-			// event says how it was answered, so the wait ends here.
-			if _, err := s.cfg.Asker.Close(context.WithoutCancel(ctx), r.ID, TerminalDecider, "left to Crush's dialog in the terminal"); err != nil {
-				s.cfg.Log.Warn("crush hook: hand a question to the terminal", "id", r.ID, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-	}
+	return QuestionAnswer(qs, answers), nil
 }

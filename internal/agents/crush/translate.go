@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -38,14 +38,10 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	if ev.SessionID == "" {
 		return nil, ErrNoSession
 	}
-	b := &batch{sid: SessionKey(ev.SessionID)}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-hook"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID), IDPrefix: "crush-"}}
+	b.Initialize("plandash-hook", map[string]any{"name": AgentName, "title": AgentTitle})
 	if st.Announce {
-		b.request("session/new", map[string]any{"cwd": ev.Cwd, "mcpServers": []any{},
-			"_meta": map[string]any{"plandash": map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks}}},
-			map[string]any{"sessionId": b.sid})
+		b.NewSession(ev.Cwd, map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks})
 	}
 	todos, ok := Todos(ev.ToolInput)
 	switch {
@@ -54,15 +50,15 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		// its request at the gate; Crush reports no call's end, so none shows as a tool call,
 		// and its input (an edit's new text is the project's code) is not kept.
 	case !ok:
-		b.update(map[string]any{"sessionUpdate": "_crush_hook", "hookEventName": ev.Event, "toolName": ev.ToolName,
+		b.Update(map[string]any{"sessionUpdate": "_crush_hook", "hookEventName": ev.Event, "toolName": ev.ToolName,
 			"event": bounded(ev.Raw, maxRawEvent)})
 	case len(todos) == 0:
-		b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+		b.Update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
 	default:
-		b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos,
+		b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos,
 			"entries": TodoEntries(todos)}})
 	}
-	return b.out, nil
+	return b.Out, nil
 }
 
 // Todo is one entry of the todos tool's input (Crush's internal/agent/tools/todos.go).
@@ -129,34 +125,8 @@ func wireStatus(s string) string {
 	return "_" + s
 }
 
-// batch builds the messages of one event.
-type batch struct {
-	sid string
-	n   int
-	out []json.RawMessage
-}
-
-func (b *batch) add(v any) {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return // only plain maps and strings go in: this cannot fail
-	}
-	b.out = append(b.out, line)
-}
-
-// request adds a request and, when result is not nil, its response.
-func (b *batch) request(method string, params, result any) {
-	b.n++
-	id := "crush-" + strconv.Itoa(b.n)
-	b.add(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if result != nil {
-		b.add(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-}
-
-func (b *batch) update(u map[string]any) {
-	b.add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.sid, "update": u}})
-}
+// batch is agentkit.Batch, with the messages only Crush's events make.
+type batch struct{ agentkit.Batch }
 
 // bounded returns v when it is at most max bytes, else a small object saying what was cut.
 func bounded(v json.RawMessage, max int) json.RawMessage {

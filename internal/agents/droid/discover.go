@@ -3,14 +3,12 @@ package droid
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -20,11 +18,6 @@ const SessionStateFile = "droid-sessions.json"
 
 // maxShown bounds the message ids a session parser remembers having shown.
 const maxShown = 1024
-
-// sessionReader is the part of plans.Service that says whether hooks report a session too.
-type sessionReader interface {
-	SessionOnly(ctx context.Context, id string) (plans.Session, error)
-}
 
 // fileState is what a session file's earlier lines taught its parser.
 type fileState struct {
@@ -69,17 +62,10 @@ func (p *sessionParser) Line(b []byte, number int) error {
 }
 
 func (p *sessionParser) Flush(ctx context.Context) error {
-	lines := p.lines
-	p.lines = p.lines[:0]
-	if len(lines) == 0 || p.st.sid == "" {
-		return nil
-	}
-	saved := p.st.clone()
-	if err := p.svc.applySession(ctx, p.path, &p.st, lines); err != nil {
-		p.st = saved
-		return err
-	}
-	return nil
+	ready := len(p.lines) > 0 && p.st.sid != ""
+	return follow.FlushLines(&p.lines, &p.st, fileState.clone, ready, func(st *fileState, lines []SessionLine) error {
+		return p.svc.applySession(ctx, p.path, st, lines)
+	})
 }
 
 func (p *sessionParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid, Cwd: p.st.cwd} }
@@ -89,38 +75,20 @@ func (p *sessionParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.
 // same plans, replaced whole, so seen both ways they are one).
 func (s *Service) applySession(ctx context.Context, path string, st *fileState, lines []SessionLine) error {
 	key := SessionKey(st.sid)
-	s.mu.Lock()
-	hooked := s.seen[key]
-	s.mu.Unlock()
-	if r, ok := s.plans.(sessionReader); ok && !hooked {
-		if sess, err := r.SessionOnly(ctx, key); err == nil {
-			hooked = slices.Contains(sess.Via, plans.ViaHooks)
-		}
-	}
-	var at time.Time
-	for _, l := range lines {
-		if l.At.After(at) {
-			at = l.At
-		}
-	}
-	if !at.IsZero() {
-		ctx = plans.WithTime(ctx, at)
-	}
-	b := &batch{sid: key}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-session-file"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
+	ctx = agentkit.AtLatest(ctx, lines, func(l SessionLine) time.Time { return l.At })
+	b := &batch{agentkit.Batch{SID: key, IDPrefix: "droid-"}}
+	b.Initialize("plandash-session-file", map[string]any{"name": AgentName, "title": AgentTitle})
 	if !st.announced {
-		b.request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
-			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
-			map[string]any{"sessionId": key})
+		b.NewSession(st.cwd, map[string]any{
+			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path})
 	}
 	spec := func(state string) {
 		meta := map[string]any{"state": state}
 		if st.specTitle != "" {
 			meta["title"] = st.specTitle
 		}
-		b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanSpec,
+		b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanSpec,
 			"content": st.spec, "_meta": map[string]any{"plandash": meta}}})
 	}
 	for _, l := range lines {
@@ -131,16 +99,16 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 			}
 			remember(st.shown, l.ID)
 			if l.Kind == "prompt" {
-				b.request("session/prompt", map[string]any{"sessionId": key, "prompt": []any{map[string]any{"type": "text", "text": l.Text}}}, nil)
+				b.Request("session/prompt", map[string]any{"sessionId": key, "prompt": []any{map[string]any{"type": "text", "text": l.Text}}}, nil)
 			} else {
-				b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "droid-file-" + l.ID,
+				b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "droid-file-" + l.ID,
 					"content": map[string]any{"type": "text", "text": l.Text}})
 			}
 		case "todos":
 			if len(l.Todos) == 0 {
-				b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+				b.Update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
 			} else {
-				b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(l.Todos)}})
+				b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(l.Todos)}})
 			}
 		case "spec":
 			st.specID, st.spec, st.specTitle = l.ID, l.Text, l.Title
@@ -152,22 +120,12 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 			}
 		case "turn_end":
 			if !hooked {
-				b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": fmt.Sprintf("droid-file-end-%d", l.Number),
+				b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": fmt.Sprintf("droid-file-end-%d", l.Number),
 					"content": map[string]any{"type": "text", "text": "Turn ended (" + l.Text + ")"}})
 			}
 		}
 	}
-	items := make([]plans.Item, 0, len(b.out))
-	for i, line := range b.out {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("droid: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	res, err := agentkit.Apply(ctx, s.plans, "droid", b.Out)
 	if err != nil {
 		return err
 	}
@@ -188,40 +146,21 @@ func remember(m map[string]bool, id string) {
 	m[id] = true
 }
 
-// DiscoverOptions tunes a Discoverer. Zero values take the defaults named.
-type DiscoverOptions struct {
-	// StateDir keeps how far each session file was read across restarts (SessionStateFile);
-	// none when empty.
-	StateDir string
-	// Since limits the first read to files modified this recently; 7 days when zero.
-	Since time.Duration
-	// Rescan is how often the tree is checked besides file-system events; 30s when zero.
-	Rescan time.Duration
-	// Log receives skipped lines and failed applies; slog.Default when nil.
-	Log *slog.Logger
-	// Now is the clock for Since; time.Now when nil.
-	Now func() time.Time
-}
+// DiscoverOptions tunes a Discoverer (follow.DiscoverOptions).
+type DiscoverOptions = follow.DiscoverOptions
 
 // Discoverer follows Droid's session files (~/.factory/sessions/<dir>/<id>.jsonl) read-only and
 // shows their sessions through the Service, without any hook installed.
-type Discoverer struct{ f *follow.Follower }
+type Discoverer = follow.Follower
 
 // NewDiscoverer makes a Discoverer of Droid's sessions directory dir (~/.factory/sessions).
 func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
-	if opts.Since <= 0 {
-		opts.Since = 7 * 24 * time.Hour
-	}
 	src := follow.Source{Name: "droid sessions", StateFile: SessionStateFile, Match: isSessionFile, MaxDepth: 2, MaxLineBytes: MaxSessionLine,
 		New: func(path string, saved follow.Saved) follow.Parser {
 			return &sessionParser{svc: s, path: path, st: fileState{sid: saved.Thread, cwd: saved.Cwd, shown: map[string]bool{}}}
 		}}
-	return &Discoverer{f: follow.New(dir, src, follow.Options{StateDir: opts.StateDir, Since: opts.Since, Rescan: opts.Rescan,
-		Log: opts.Log, Now: opts.Now})}
+	return follow.Discover(dir, src, opts)
 }
-
-// Run follows the session files until ctx ends. The directory need not exist yet.
-func (d *Discoverer) Run(ctx context.Context) error { return d.f.Run(ctx) }
 
 // isSessionFile reports whether rel (under ~/.factory/sessions) is a session file:
 // <dir>/<id>.jsonl.

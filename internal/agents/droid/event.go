@@ -14,8 +14,8 @@ package droid
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"unicode/utf8"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // MaxEventBytes bounds one hook payload. PostToolUse carries tool output, so the bound is
@@ -91,37 +91,13 @@ func (e *DecodeError) Error() string { return "droid hook payload: " + e.Message
 // too large or not UTF-8); a field of an unexpected type is ignored rather than failing the
 // event, because a hook must never break the agent over one odd field.
 func Decode(b []byte) (Event, error) {
-	if len(b) > MaxEventBytes {
-		return Event{}, &DecodeError{fmt.Sprintf("over the %d MiB limit", MaxEventBytes>>20)}
+	p, err := hookkit.DecodePayload(b, MaxEventBytes)
+	if err != nil {
+		return Event{}, &DecodeError{err.Error()}
 	}
-	t := bytes.TrimSpace(b)
-	if len(t) == 0 {
-		return Event{}, &DecodeError{"empty"}
-	}
-	if !utf8.Valid(t) {
-		return Event{}, &DecodeError{"not valid UTF-8"}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(t, &m); err != nil {
-		return Event{}, &DecodeError{"not a JSON object: " + err.Error()}
-	}
-	if m == nil {
-		return Event{}, &DecodeError{"must be a JSON object, not null"}
-	}
-	str := func(k string) string {
-		var s string
-		if json.Unmarshal(m[k], &s) != nil {
-			return ""
-		}
-		return s
-	}
-	val := func(k string) json.RawMessage {
-		v := bytes.TrimSpace(m[k])
-		if len(v) == 0 || bytes.Equal(v, []byte("null")) {
-			return nil
-		}
-		return v
-	}
+	t := p.Raw
+	str := p.String
+	val := p.Value
 	return Event{
 		SessionID: str("session_id"), TranscriptPath: str("transcript_path"), Cwd: str("cwd"),
 		PermissionMode: str("permission_mode"), HookEventName: str("hook_event_name"),

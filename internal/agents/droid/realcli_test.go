@@ -5,9 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +24,7 @@ const envHookURL = "PLANDASH_TEST_DROID_HOOK_URL"
 
 func TestMain(m *testing.M) {
 	if url := os.Getenv(envHookURL); url != "" {
-		if err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{url}, HookOptions{Host: "agent-box", Stderr: os.Stderr}); err != nil {
+		if err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{URL: url}, HookOptions{Host: "agent-box", Stderr: os.Stderr}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -36,25 +33,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// httpPoster is the smallest client of the hook endpoint: POST the payload, return the body.
-type httpPoster struct{ url string }
-
-func (p httpPoster) Post(ctx context.Context, body []byte, _ bool) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s", resp.Status, b)
-	}
-	return b, err
-}
+// httpPoster is agenttest.Poster: POST the payload, return the body.
+type httpPoster = agenttest.Poster
 
 // TestRealDroid: the REAL Droid CLI (interactive, spec mode, under tmux, offline against the
 // scripted model) with the hooks `plandash install droid --gate` writes, each running this test
@@ -78,20 +58,7 @@ func TestRealDroid(t *testing.T) {
 	p := agenttest.Plans(t)
 	asked := waits.NewAsked(db.Waits(), nil, nil)
 	svc := NewService(p, g, Config{Host: "server", Asker: asked})
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		ans, err := svc.Handle(r.Context(), body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		_, _ = w.Write(ans)
-	}))
-	t.Cleanup(hs.Close)
+	hs := agenttest.HookServer(t, svc)
 
 	srv := agenttest.NewModelServer(t)
 	cli := agenttest.NewDroid(t, srv, nil)

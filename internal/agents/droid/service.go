@@ -2,34 +2,23 @@ package droid
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/plans"
 )
 
 // Applier is what the Service uses of plans.Service.
-type Applier interface {
-	Apply(ctx context.Context, st *plans.Stream, items []plans.Item) (plans.Result, error)
-}
+type Applier = agentkit.Applier
 
 // Gate is what the Service uses of approval.Gate.
-type Gate interface {
-	Submit(ctx context.Context, sub approval.Submission) (approval.Request, bool, error)
-	Wait(ctx context.Context, id string, limit time.Duration) (approval.Request, error)
-	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
-	Pending(ctx context.Context) ([]approval.Request, error)
-	HandOver(ctx context.Context, id, by, note string) (approval.Request, error)
-}
+type Gate = agentkit.Gate
 
 // Config tunes the Service.
 type Config struct {
@@ -49,11 +38,7 @@ type Config struct {
 }
 
 // TerminalDecider is who decisions that close a request answered elsewhere are recorded under.
-const TerminalDecider = "terminal"
-
-// maxSeen bounds the set of sessions already announced; it is forgotten when full, which only
-// costs one more announcement per session.
-const maxSeen = 4096
+const TerminalDecider = agentkit.TerminalDecider
 
 // Service handles Droid hook events against the real domain: it records them as ACP updates,
 // holds ExitSpecMode's specs at the gate and AskUser's questions as waits. It is safe for
@@ -63,8 +48,7 @@ type Service struct {
 	gate  Gate // nil: specs are only recorded
 	cfg   Config
 
-	mu   sync.Mutex
-	seen map[string]bool
+	seen agentkit.Seen
 }
 
 // NewService makes a Service. gate may be nil to record specs without holding them.
@@ -81,7 +65,7 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.QuestionDeadline <= 0 {
 		cfg.QuestionDeadline = defaultQuestionDeadline
 	}
-	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}}
+	return &Service{plans: p, gate: gate, cfg: cfg}
 }
 
 // Handle takes one hook payload (the body of POST /api/v1/hooks/droid) and returns the hook's
@@ -130,9 +114,7 @@ func (s *Service) Captures(body []byte) bool {
 // record translates ev and applies it.
 func (s *Service) record(ctx context.Context, ev Event) error {
 	key := SessionKey(ev.SessionID)
-	s.mu.Lock()
-	st := State{Announce: !s.seen[key], Host: s.cfg.Host}
-	s.mu.Unlock()
+	st := State{Announce: !s.seen.Has(key), Host: s.cfg.Host}
 	if ev.Host != "" {
 		st.Host = ev.Host
 	}
@@ -140,30 +122,12 @@ func (s *Service) record(ctx context.Context, ev Event) error {
 	if err != nil {
 		return errs.Errorf(errs.Invalid, "%v", err)
 	}
-	items := make([]plans.Item, 0, len(msgs))
-	for i, line := range msgs {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("droid: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
-	if err != nil {
-		return err
-	}
-	for _, e := range res.Errors {
-		s.cfg.Log.Warn("droid hook: update not applied", "session", key, "event", hookkit.Truncate(ev.HookEventName, 64), "line", e.Line, "err", e.Message)
-	}
-	s.mu.Lock()
-	if len(s.seen) >= maxSeen {
-		clear(s.seen)
-	}
-	s.seen[key] = true
-	s.mu.Unlock()
-	return nil
+	return s.recorder().Record(ctx, &s.seen, key, ev.HookEventName, msgs)
+}
+
+// recorder applies what the Service translated.
+func (s *Service) recorder() agentkit.Recorder {
+	return agentkit.Recorder{Plans: s.plans, Log: s.cfg.Log, Name: "droid", Hook: "droid hook"}
 }
 
 // endsTurn reports whether ev shows that no spec of its session can still be waiting for the
@@ -182,44 +146,16 @@ const HookStopped = "the Droid hook stopped waiting — outcome not known yet"
 // closeStale decides the session's pending requests, so the inbox does not offer a decision
 // that can no longer reach Droid. Failures are logged only.
 func (s *Service) closeStale(ctx context.Context, ev Event) {
-	pending, err := s.gate.Pending(ctx)
-	if err != nil {
-		s.cfg.Log.Warn("droid hook: list pending requests", "err", err)
-		return
-	}
-	for _, r := range pending {
-		if r.SessionID != SessionKey(ev.SessionID) || r.Agent != AgentTitle {
-			continue
-		}
-		in := approval.DecisionInput{Action: approval.Reject, By: TerminalDecider, Comment: "the turn ended; plandash's answer no longer reaches Droid"}
-		_, err := s.gate.Decide(context.WithoutCancel(ctx), r.ID, in)
-		var de *approval.DecidedError
-		if err != nil && !errors.As(err, &de) {
-			s.cfg.Log.Warn("droid hook: close request", "request", r.ID, "err", err)
-		}
-	}
+	s.holding().CloseStale(ctx, s.gate, SessionKey(ev.SessionID))
 }
 
 // hold submits the spec and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
-	r, _, err := s.gate.Submit(ctx, s.submission(ev))
+	// Should the hook give up (its timeout, or Droid was stopped), nobody answers into the void:
+	// what Droid did without an answer is not known here, so Hold hands the request over.
+	r, err := s.holding().Hold(ctx, s.gate, s.submission(ev))
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			// The hook gave up (its timeout, or Droid was stopped): nobody answers into the void,
-			// and what Droid did without an answer is not known here.
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, HookStopped); err != nil {
-				s.cfg.Log.Warn("droid hook: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	return Answer(decision(r)), nil
 }
@@ -287,4 +223,9 @@ func specTitle(ev Event, md string) string {
 		}
 	}
 	return "Droid spec"
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "droid hook", Agent: AgentTitle, Stopped: HookStopped}
 }

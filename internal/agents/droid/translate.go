@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strconv"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -40,17 +40,14 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	if ev.SessionID == "" {
 		return nil, ErrNoSession
 	}
-	b := &batch{sid: SessionKey(ev.SessionID)}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-hook"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID), IDPrefix: "droid-"}}
+	b.Initialize("plandash-hook", map[string]any{"name": AgentName, "title": AgentTitle})
 	if st.Announce || ev.HookEventName == EventSessionStart {
 		meta := map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks}
 		if ev.TranscriptPath != "" {
 			meta["transcriptPath"] = ev.TranscriptPath
 		}
-		b.request("session/new", map[string]any{"cwd": ev.Cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.sid})
+		b.NewSession(ev.Cwd, meta)
 	}
 	switch ev.HookEventName {
 	case EventSessionStart:
@@ -60,14 +57,14 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		}
 		b.message(ev, text)
 	case EventSessionEnd:
-		b.request("session/close", map[string]any{"sessionId": b.sid}, nil)
+		b.Request("session/close", map[string]any{"sessionId": b.SID}, nil)
 	case EventUserPromptSubmit:
-		b.request("session/prompt", map[string]any{"sessionId": b.sid,
+		b.Request("session/prompt", map[string]any{"sessionId": b.SID,
 			"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(ev.Prompt, maxPromptText)}}}, nil)
 	case EventStop:
 		b.message(ev, "Turn ended")
 	case EventNotification:
-		b.update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": hookkit.Truncate(ev.Message, maxPromptText),
+		b.Update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": hookkit.Truncate(ev.Message, maxPromptText),
 			"description": hookkit.Truncate(ev.NotificationType, 256)})
 	case EventPreToolUse, EventPostToolUse:
 		if !b.planTool(ev) {
@@ -76,7 +73,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	default:
 		b.raw(ev)
 	}
-	return b.out, nil
+	return b.Out, nil
 }
 
 // planTool handles the tools that carry plans and reports whether ev was one of them.
@@ -92,9 +89,9 @@ func (b *batch) planTool(ev Event) bool {
 		case err != nil:
 			b.raw(ev)
 		case len(todos) == 0:
-			b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+			b.Update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
 		default:
-			b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
+			b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
 		}
 	case ToolExitSpecMode:
 		plan := inputString(ev.ToolInput, "plan")
@@ -113,7 +110,7 @@ func (b *batch) planTool(ev Event) bool {
 		if path != "" {
 			droid["specFilePath"] = hookkit.Truncate(path, 4096)
 		}
-		b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanSpec,
+		b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanSpec,
 			"content": hookkit.Truncate(plan, maxPlanText), "_meta": map[string]any{"plandash": droid}}})
 	case ToolAskUser:
 		// Questions are waits (see asking.go), not plans; the call shows in the activity.
@@ -149,47 +146,20 @@ func specOutcome(resp json.RawMessage) (state, path string) {
 	return "rejected", r.FilePath
 }
 
-// batch builds the messages of one event.
-type batch struct {
-	sid string
-	n   int
-	out []json.RawMessage
-}
-
-func (b *batch) add(v any) {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return // only plain maps and strings go in: this cannot fail
-	}
-	b.out = append(b.out, line)
-}
-
-// request adds a request and, when result is not nil, its response. Ids only need to be unique
-// within the batch: the service applies each batch on a stream of its own.
-func (b *batch) request(method string, params, result any) {
-	b.n++
-	id := "droid-" + strconv.Itoa(b.n)
-	b.add(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if result != nil {
-		b.add(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-}
-
-func (b *batch) update(u map[string]any) {
-	b.add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.sid, "update": u}})
-}
+// batch is agentkit.Batch, with the messages only Droid's events make.
+type batch struct{ agentkit.Batch }
 
 // message adds an agent message whose id keeps two events apart: activity merges chunks that
 // share an id.
 func (b *batch) message(ev Event, text string) {
 	h := sha256.Sum256(ev.Raw)
-	b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "droid-" + hookkit.Truncate(ev.HookEventName, 64) + "-" + hex.EncodeToString(h[:6]),
+	b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "droid-" + hookkit.Truncate(ev.HookEventName, 64) + "-" + hex.EncodeToString(h[:6]),
 		"content": map[string]any{"type": "text", "text": text}})
 }
 
 // raw keeps an event plandash does not interpret, bounded, as an extension update.
 func (b *batch) raw(ev Event) {
-	b.update(map[string]any{"sessionUpdate": "_droid_hook", "hookEventName": hookkit.Truncate(ev.HookEventName, 256),
+	b.Update(map[string]any{"sessionUpdate": "_droid_hook", "hookEventName": hookkit.Truncate(ev.HookEventName, 256),
 		"toolName": hookkit.Truncate(ev.ToolName, 256), "event": bounded(ev.Raw, maxRawEvent)})
 }
 

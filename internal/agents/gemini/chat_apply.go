@@ -2,15 +2,12 @@ package gemini
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -20,11 +17,6 @@ const ChatStateFile = "gemini-chats.json"
 
 // maxSeenCalls bounds the tool calls (and messages) a chat parser remembers having shown.
 const maxSeenCalls = 1024
-
-// sessionReader is the part of plans.Service that says whether hooks report a session too.
-type sessionReader interface {
-	SessionOnly(ctx context.Context, id string) (plans.Session, error)
-}
 
 // chatState is what a chat file's earlier lines taught its parser.
 type chatState struct {
@@ -63,17 +55,10 @@ func (p *chatParser) Line(b []byte, number int) error {
 }
 
 func (p *chatParser) Flush(ctx context.Context) error {
-	lines := p.lines
-	p.lines = p.lines[:0]
-	if len(lines) == 0 || p.st.sid == "" {
-		return nil
-	}
-	saved := p.st.clone()
-	if err := p.svc.applyChat(ctx, p.path, &p.st, lines); err != nil {
-		p.st = saved
-		return err
-	}
-	return nil
+	ready := len(p.lines) > 0 && p.st.sid != ""
+	return follow.FlushLines(&p.lines, &p.st, chatState.clone, ready, func(st *chatState, lines []ChatLine) error {
+		return p.svc.applyChat(ctx, p.path, st, lines)
+	})
 }
 
 func (p *chatParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid, Cwd: p.st.cwd} }
@@ -82,38 +67,20 @@ func (p *chatParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid
 // they show its prompts, answers and tool calls; the chat then adds its todos, plan and usage.
 func (s *Service) applyChat(ctx context.Context, path string, st *chatState, lines []ChatLine) error {
 	key := SessionKey(st.sid)
-	s.mu.Lock()
-	hooked := s.seen[key]
-	s.mu.Unlock()
-	if r, ok := s.plans.(sessionReader); ok && !hooked {
-		if sess, err := r.SessionOnly(ctx, key); err == nil {
-			hooked = slices.Contains(sess.Via, plans.ViaHooks)
-		}
-	}
-	var at time.Time
-	for _, l := range lines {
-		if l.At.After(at) {
-			at = l.At
-		}
-	}
-	if !at.IsZero() {
-		ctx = plans.WithTime(ctx, at)
-	}
-	b := &batch{sid: key}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-chat"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
+	ctx = agentkit.AtLatest(ctx, lines, func(l ChatLine) time.Time { return l.At })
+	b := &batch{agentkit.Batch{SID: key, IDPrefix: "gemini-"}}
+	b.Initialize("plandash-chat", map[string]any{"name": AgentName, "title": AgentTitle})
 	if !st.announced {
-		b.request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
-			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
-			map[string]any{"sessionId": key})
+		b.NewSession(st.cwd, map[string]any{
+			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path})
 	}
 	usageChanged := false
 	for _, l := range lines {
 		if l.Type == "user" {
 			if l.Prompt != "" && !hooked && !st.shown[l.MessageID] {
 				st.remember(st.shown, l.MessageID)
-				b.request("session/prompt", map[string]any{"sessionId": key,
+				b.Request("session/prompt", map[string]any{"sessionId": key,
 					"prompt": []any{map[string]any{"type": "text", "text": l.Prompt}}}, nil)
 			}
 			continue
@@ -130,7 +97,7 @@ func (s *Service) applyChat(ctx context.Context, path string, st *chatState, lin
 		}
 		if l.Text != "" && !hooked && !st.shown[l.MessageID] {
 			st.remember(st.shown, l.MessageID)
-			b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "gemini-chat-" + l.MessageID,
+			b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "gemini-chat-" + l.MessageID,
 				"content": map[string]any{"type": "text", "text": l.Text}})
 		}
 		for _, c := range l.Tools {
@@ -140,20 +107,10 @@ func (s *Service) applyChat(ctx context.Context, path string, st *chatState, lin
 	if usageChanged {
 		u := st.usage
 		// Gemini CLI records no context window size: Size stays unreported, not guessed.
-		b.update(map[string]any{"sessionUpdate": "usage_update", "used": u.Used, "size": 0,
+		b.Update(map[string]any{"sessionUpdate": "usage_update", "used": u.Used, "size": 0,
 			"_meta": map[string]any{"plandash": map[string]any{"model": u.Model, "inputTokens": u.InputTokens, "outputTokens": u.OutputTokens}}})
 	}
-	items := make([]plans.Item, 0, len(b.out))
-	for i, line := range b.out {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("gemini: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	res, err := agentkit.Apply(ctx, s.plans, "gemini", b.Out)
 	if err != nil {
 		return err
 	}
@@ -187,7 +144,7 @@ func (s *Service) chatTool(b *batch, st *chatState, c ChatTool, hooked bool, pat
 	if c.Status != "success" {
 		status = "failed"
 	}
-	b.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Title, "kind": "other", "status": status,
+	b.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Title, "kind": "other", "status": status,
 		"_meta": map[string]any{"gemini": map[string]any{"toolName": c.Name}}})
 }
 
@@ -201,29 +158,15 @@ func (st *chatState) remember(m map[string]bool, id string) {
 	m[id] = true
 }
 
-// DiscoverOptions tunes a Discoverer. Zero values take the defaults named.
-type DiscoverOptions struct {
-	// StateDir keeps how far each chat was read across restarts (ChatStateFile); none when empty.
-	StateDir string
-	// Since limits the first read to chats modified this recently; 7 days when zero.
-	Since time.Duration
-	// Rescan is how often the tree is checked besides file-system events; 30s when zero.
-	Rescan time.Duration
-	// Log receives skipped lines and failed applies; slog.Default when nil.
-	Log *slog.Logger
-	// Now is the clock for Since; time.Now when nil.
-	Now func() time.Time
-}
+// DiscoverOptions tunes a Discoverer (follow.DiscoverOptions).
+type DiscoverOptions = follow.DiscoverOptions
 
 // Discoverer follows Gemini CLI's chat files (~/.gemini/tmp/<project>/chats/session-*.jsonl)
 // read-only and shows their sessions through the Service, without any hook installed.
-type Discoverer struct{ f *follow.Follower }
+type Discoverer = follow.Follower
 
 // NewDiscoverer makes a Discoverer of Gemini CLI's temporary directory dir (~/.gemini/tmp).
 func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
-	if opts.Since <= 0 {
-		opts.Since = 7 * 24 * time.Hour
-	}
 	src := follow.Source{Name: "gemini chats", StateFile: ChatStateFile, Match: isChat, MaxDepth: 2, MaxLineBytes: MaxChatLine,
 		New: func(path string, saved follow.Saved) follow.Parser {
 			cwd := saved.Cwd
@@ -232,12 +175,8 @@ func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
 			}
 			return &chatParser{svc: s, path: path, st: chatState{sid: saved.Thread, cwd: cwd, shown: map[string]bool{}, counted: map[string]bool{}}}
 		}}
-	return &Discoverer{f: follow.New(dir, src, follow.Options{StateDir: opts.StateDir, Since: opts.Since, Rescan: opts.Rescan,
-		Log: opts.Log, Now: opts.Now})}
+	return follow.Discover(dir, src, opts)
 }
-
-// Run follows the chats until ctx ends. The directory need not exist yet.
-func (d *Discoverer) Run(ctx context.Context) error { return d.f.Run(ctx) }
 
 // isChat reports whether rel (under ~/.gemini/tmp) is a chat: <project>/chats/session-*.jsonl.
 func isChat(rel string) bool {

@@ -8,8 +8,8 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"unicode/utf8"
+
+	"github.com/plandash/plandash/internal/agents/hookkit"
 )
 
 // MaxEventBytes bounds one hook payload. AfterTool payloads carry tool output (a file the
@@ -92,37 +92,13 @@ func (e *DecodeError) Error() string { return "gemini hook payload: " + e.Messag
 // too large or not UTF-8); fields of an unexpected type are ignored rather than failing the
 // event, because a hook must never break the agent over one odd field.
 func Decode(b []byte) (Event, error) {
-	if len(b) > MaxEventBytes {
-		return Event{}, &DecodeError{fmt.Sprintf("over the %d MiB limit", MaxEventBytes>>20)}
+	p, err := hookkit.DecodePayload(b, MaxEventBytes)
+	if err != nil {
+		return Event{}, &DecodeError{err.Error()}
 	}
-	t := bytes.TrimSpace(b)
-	if len(t) == 0 {
-		return Event{}, &DecodeError{"empty"}
-	}
-	if !utf8.Valid(t) {
-		return Event{}, &DecodeError{"not valid UTF-8"}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(t, &m); err != nil {
-		return Event{}, &DecodeError{"not a JSON object: " + err.Error()}
-	}
-	if m == nil {
-		return Event{}, &DecodeError{"must be a JSON object, not null"}
-	}
-	str := func(k string) string {
-		var s string
-		if json.Unmarshal(m[k], &s) != nil {
-			return ""
-		}
-		return s
-	}
-	obj := func(k string) json.RawMessage {
-		v := bytes.TrimSpace(m[k])
-		if len(v) == 0 || bytes.Equal(v, []byte("null")) {
-			return nil
-		}
-		return v
-	}
+	t := p.Raw
+	str := p.String
+	obj := p.Value
 	return Event{
 		SessionID: str("session_id"), TranscriptPath: str("transcript_path"), Cwd: str("cwd"),
 		HookEventName: str("hook_event_name"), Timestamp: str("timestamp"), ToolName: str("tool_name"),

@@ -3,9 +3,6 @@ package gemini
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -28,20 +25,7 @@ func questionRig(t *testing.T, cfg Config) (*agenttest.Gemini, *agenttest.ModelS
 	asked := waits.NewAsked(openDB(t).Waits(), nil, nil)
 	cfg.Host, cfg.Asker = "server", asked
 	svc := NewService(newPlans(t), newGate(t), cfg)
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		ans, err := svc.Handle(r.Context(), body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		_, _ = w.Write(ans)
-	}))
-	t.Cleanup(hs.Close)
+	hs := agenttest.HookServer(t, svc)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

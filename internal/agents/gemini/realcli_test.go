@@ -1,12 +1,8 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +20,7 @@ const envHookURL = "PLANDASH_TEST_GEMINI_HOOK_URL"
 
 func TestMain(m *testing.M) {
 	if url := os.Getenv(envHookURL); url != "" {
-		err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{url}, HookOptions{Host: "agent-box", PlansDir: os.Getenv("GEMINI_PLANS_DIR")})
+		err := RunHook(context.Background(), os.Stdin, os.Stdout, httpPoster{URL: url}, HookOptions{Host: "agent-box", PlansDir: os.Getenv("GEMINI_PLANS_DIR")})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -34,25 +30,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// httpPoster is the smallest client of the hook endpoint: POST the payload, return the body.
-type httpPoster struct{ url string }
-
-func (p httpPoster) Post(ctx context.Context, body []byte, _ bool) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s", resp.Status, b)
-	}
-	return b, err
-}
+// httpPoster is agenttest.Poster: POST the payload, return the body.
+type httpPoster = agenttest.Poster
 
 // TestRealGeminiGate: the REAL Gemini CLI in plan mode writes a plan and calls exit_plan_mode;
 // its BeforeTool hook (this test binary running RunHook) posts to a real HTTP server around a
@@ -80,20 +59,7 @@ func TestRealGeminiGate(t *testing.T) {
 			})
 			p := newPlans(t)
 			svc := NewService(p, g, Config{Host: "server"})
-			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, err := io.ReadAll(r.Body)
-				if err != nil {
-					http.Error(w, err.Error(), http.StatusBadRequest)
-					return
-				}
-				ans, err := svc.Handle(r.Context(), body)
-				if err != nil {
-					http.Error(w, err.Error(), http.StatusBadRequest)
-					return
-				}
-				_, _ = w.Write(ans)
-			}))
-			t.Cleanup(hs.Close)
+			hs := agenttest.HookServer(t, svc)
 
 			srv := agenttest.NewModelServer(t)
 			cmd := envHookURL + "=" + agenttest.ShellQuote(hs.URL) + " " + agenttest.ShellQuote(os.Args[0])

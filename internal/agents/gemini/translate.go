@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -51,17 +51,14 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	if ev.SessionID == "" {
 		return nil, ErrNoSession
 	}
-	b := &batch{sid: SessionKey(ev.SessionID)}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-hook"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID), IDPrefix: "gemini-"}}
+	b.Initialize("plandash-hook", map[string]any{"name": AgentName, "title": AgentTitle})
 	if st.Announce || ev.HookEventName == EventSessionStart {
 		meta := map[string]any{"host": st.Host, "agentSessionId": ev.SessionID, "via": plans.ViaHooks}
 		if ev.TranscriptPath != "" {
 			meta["transcriptPath"] = ev.TranscriptPath
 		}
-		b.request("session/new", map[string]any{"cwd": ev.Cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.sid})
+		b.NewSession(ev.Cwd, meta)
 	}
 	switch ev.HookEventName {
 	case EventSessionStart:
@@ -71,9 +68,9 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		}
 		b.message(ev, text)
 	case EventSessionEnd:
-		b.request("session/close", map[string]any{"sessionId": b.sid}, nil)
+		b.Request("session/close", map[string]any{"sessionId": b.SID}, nil)
 	case EventBeforeAgent:
-		b.request("session/prompt", map[string]any{"sessionId": b.sid,
+		b.Request("session/prompt", map[string]any{"sessionId": b.SID,
 			"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(ev.Prompt, maxPromptText)}}}, nil)
 	case EventAfterAgent:
 		text := hookkit.Truncate(ev.PromptResponse, maxPromptText)
@@ -82,7 +79,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		}
 		b.message(ev, text)
 	case EventNotification:
-		b.update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": hookkit.Truncate(ev.Message, maxPromptText),
+		b.Update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": hookkit.Truncate(ev.Message, maxPromptText),
 			"description": ev.NotificationType})
 	case EventBeforeTool, EventAfterTool:
 		if !b.planTool(ev, st) {
@@ -91,7 +88,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	default:
 		b.raw(ev)
 	}
-	return b.out, nil
+	return b.Out, nil
 }
 
 // planTool handles the tools that carry plans and reports whether ev was one of them.
@@ -107,9 +104,9 @@ func (b *batch) planTool(ev Event, st State) bool {
 		case !ok:
 			b.raw(ev)
 		case len(todos) == 0:
-			b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+			b.Update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
 		default:
-			b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
+			b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
 		}
 	case ToolExitPlanMode:
 		state := "proposed"
@@ -119,9 +116,9 @@ func (b *batch) planTool(ev Event, st State) bool {
 		meta := map[string]any{"plandash": map[string]any{"planFilePath": st.Plan.Path, "planFilename": PlanFilename(ev.ToolInput), "state": state}}
 		switch {
 		case st.Plan.Markdown != "":
-			b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode, "content": st.Plan.Markdown, "_meta": meta}})
+			b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode, "content": st.Plan.Markdown, "_meta": meta}})
 		case st.Plan.Path != "":
-			b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "file", "planId": PlanMode, "uri": "file://" + st.Plan.Path, "_meta": meta}})
+			b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "file", "planId": PlanMode, "uri": "file://" + st.Plan.Path, "_meta": meta}})
 		default:
 			b.raw(ev)
 		}
@@ -209,47 +206,20 @@ func PlanFilename(input json.RawMessage) string {
 	return in.PlanFilename
 }
 
-// batch builds the messages of one event.
-type batch struct {
-	sid string
-	n   int
-	out []json.RawMessage
-}
-
-func (b *batch) add(v any) {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return // only plain maps and strings go in: this cannot fail
-	}
-	b.out = append(b.out, line)
-}
-
-// request adds a request and, when result is not nil, its response. Ids only need to be unique
-// within the batch: the service applies each batch on a stream of its own.
-func (b *batch) request(method string, params, result any) {
-	b.n++
-	id := "gemini-" + strconv.Itoa(b.n)
-	b.add(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if result != nil {
-		b.add(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-}
-
-func (b *batch) update(u map[string]any) {
-	b.add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.sid, "update": u}})
-}
+// batch is agentkit.Batch, with the messages only Gemini CLI's events make.
+type batch struct{ agentkit.Batch }
 
 // message adds an agent message whose id keeps two turns apart: activity merges chunks that
 // share an id.
 func (b *batch) message(ev Event, text string) {
 	h := sha256.Sum256(ev.Raw)
-	b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "gemini-" + ev.HookEventName + "-" + hex.EncodeToString(h[:6]),
+	b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "gemini-" + ev.HookEventName + "-" + hex.EncodeToString(h[:6]),
 		"content": map[string]any{"type": "text", "text": text}})
 }
 
 // raw keeps an event plandash does not interpret, bounded, as an extension update.
 func (b *batch) raw(ev Event) {
-	b.update(map[string]any{"sessionUpdate": "_gemini_hook", "hookEventName": ev.HookEventName, "toolName": ev.ToolName,
+	b.Update(map[string]any{"sessionUpdate": "_gemini_hook", "hookEventName": ev.HookEventName, "toolName": ev.ToolName,
 		"event": bounded(ev.Raw, maxRawEvent)})
 }
 

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	_ "embed" // the plugin ships inside the binary
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 
-	"github.com/plandash/plandash/internal/agents/settingsfile"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 )
 
 // pluginSource is a string, so the embedded plugin cannot be changed at run time.
@@ -92,26 +91,12 @@ func PluginDir(project string, getenv func(string) string) string {
 	return filepath.Join(getenv("HOME"), ".config", "opencode", "plugins")
 }
 
-// InstallReport says what Install or Uninstall did.
-type InstallReport struct {
-	Path    string
-	Action  string // "created", "updated", "unchanged", "removed", "absent"
-	Changed bool
-}
+// InstallReport says what InstallPlugin or UninstallPlugin did.
+type InstallReport agentkit.FileReport
 
 // String says it in a sentence, for the command's output.
 func (r InstallReport) String() string {
-	switch r.Action {
-	case "created":
-		return r.Path + ": created plandash's OpenCode plugin; restart OpenCode to load it"
-	case "updated":
-		return r.Path + ": updated plandash's OpenCode plugin; restart OpenCode to load it"
-	case "removed":
-		return r.Path + ": removed plandash's OpenCode plugin"
-	case "absent":
-		return r.Path + ": no plandash plugin there, nothing changed"
-	}
-	return r.Path + ": already up to date, nothing changed"
+	return agentkit.FileReport(r).Say("OpenCode plugin", "plugin", "restart OpenCode to load it")
 }
 
 // InstallPlugin writes the plugin into dir (created when missing). Running it again with the
@@ -119,43 +104,18 @@ func (r InstallReport) String() string {
 // is one that is not a small, writable regular file (see settingsfile). The write is atomic, and
 // its temp file's name does not end in .js (OpenCode would load it).
 func InstallPlugin(dir string, opts PluginOptions) (InstallReport, error) {
-	path := filepath.Join(dir, PluginFile)
-	want := Plugin(opts)
-	rep := InstallReport{Path: path, Action: "created"}
-	old, err := settingsfile.Read(opts.Root, path)
-	switch {
-	case err != nil:
-		return rep, err
-	case old.Exists && bytes.Equal(old.Data, want):
-		rep.Action = "unchanged"
-		return rep, nil
-	case old.Exists && !isOurPlugin(old.Data):
-		return rep, fmt.Errorf("%s exists and is not plandash's plugin; move it away first", path)
-	case old.Exists:
-		rep.Action = "updated"
-	}
-	if err := settingsfile.Write(opts.Root, path, want); err != nil {
-		return rep, err
-	}
-	rep.Changed = true
-	return rep, nil
+	rep, err := ownFile(dir, opts.Root).Install(Plugin(opts))
+	return InstallReport(rep), err
 }
 
 // UninstallPlugin removes plandash's plugin file from dir, and nothing else; confined to root
 // when it is set (see PluginOptions.Root).
 func UninstallPlugin(dir, root string) (InstallReport, error) {
-	path := filepath.Join(dir, PluginFile)
-	rep := InstallReport{Path: path, Action: "absent"}
-	old, err := settingsfile.Read(root, path)
-	if err != nil || !old.Exists {
-		return rep, err
-	}
-	if !isOurPlugin(old.Data) {
-		return rep, fmt.Errorf("%s is not plandash's plugin; left untouched", path)
-	}
-	if err := settingsfile.Remove(root, path); err != nil {
-		return rep, err
-	}
-	rep.Action, rep.Changed = "removed", true
-	return rep, nil
+	rep, err := ownFile(dir, root).Uninstall()
+	return InstallReport(rep), err
+}
+
+// ownFile is plandash's plugin file in dir, confined to root when it is set.
+func ownFile(dir, root string) agentkit.OwnFile {
+	return agentkit.OwnFile{Path: filepath.Join(dir, PluginFile), Root: root, Ours: isOurPlugin, Noun: "plugin"}
 }

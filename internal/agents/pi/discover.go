@@ -2,15 +2,12 @@ package pi
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -20,12 +17,6 @@ const SessionStateFile = "pi-sessions.json"
 
 // maxSeenCalls bounds the tool calls a session parser remembers (to find a result's call).
 const maxSeenCalls = 1024
-
-// sessionReader is the part of plans.Service that says whether the extension reports a session
-// too.
-type sessionReader interface {
-	SessionOnly(ctx context.Context, id string) (plans.Session, error)
-}
 
 // fileState is what a session file's earlier lines taught its parser.
 type fileState struct {
@@ -64,17 +55,10 @@ func (p *sessionParser) Line(b []byte, number int) error {
 }
 
 func (p *sessionParser) Flush(ctx context.Context) error {
-	lines := p.lines
-	p.lines = p.lines[:0]
-	if p.st.sid == "" || len(lines) == 0 && p.st.announced {
-		return nil
-	}
-	saved := p.st.clone()
-	if err := p.svc.applySession(ctx, p.path, &p.st, lines); err != nil {
-		p.st = saved
-		return err
-	}
-	return nil
+	ready := p.st.sid != "" && (len(p.lines) > 0 || !p.st.announced)
+	return follow.FlushLines(&p.lines, &p.st, fileState.clone, ready, func(st *fileState, lines []SessionLine) error {
+		return p.svc.applySession(ctx, p.path, st, lines)
+	})
 }
 
 func (p *sessionParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.sid, Cwd: p.st.cwd} }
@@ -84,38 +68,20 @@ func (p *sessionParser) Saved() follow.Saved { return follow.Saved{Thread: p.st.
 // adds the tool calls and the usage.
 func (s *Service) applySession(ctx context.Context, path string, st *fileState, lines []SessionLine) error {
 	key := SessionKey(st.sid)
-	s.mu.Lock()
-	hooked := s.seen[key]
-	s.mu.Unlock()
-	if r, ok := s.plans.(sessionReader); ok && !hooked {
-		if sess, err := r.SessionOnly(ctx, key); err == nil {
-			hooked = slices.Contains(sess.Via, plans.ViaHooks)
-		}
-	}
-	var at time.Time
-	for _, l := range lines {
-		if l.At.After(at) {
-			at = l.At
-		}
-	}
-	if !at.IsZero() {
-		ctx = plans.WithTime(ctx, at)
-	}
-	b := &batch{sid: key}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-pi-sessions"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
+	ctx = agentkit.AtLatest(ctx, lines, func(l SessionLine) time.Time { return l.At })
+	b := &batch{agentkit.Batch{SID: key, IDPrefix: "pi-"}}
+	b.Initialize("plandash-pi-sessions", map[string]any{"name": AgentName, "title": AgentTitle})
 	if !st.announced {
-		b.request("session/new", map[string]any{"cwd": st.cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": map[string]any{
-			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path}}},
-			map[string]any{"sessionId": key})
+		b.NewSession(st.cwd, map[string]any{
+			"host": s.cfg.Host, "agentSessionId": st.sid, "via": plans.ViaTranscript, "transcriptPath": path})
 	}
 	usageChanged := false
 	for _, l := range lines {
 		switch l.Role {
 		case "user":
 			if l.Prompt != "" && !hooked {
-				b.request("session/prompt", map[string]any{"sessionId": key,
+				b.Request("session/prompt", map[string]any{"sessionId": key,
 					"prompt": []any{map[string]any{"type": "text", "text": l.Prompt}}}, nil)
 			}
 		case "assistant":
@@ -129,7 +95,7 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 				st.usage.Model, usageChanged = l.Model, true
 			}
 			if strings.TrimSpace(l.Text) != "" && !hooked {
-				b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "pi-file-" + l.EntryID,
+				b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "pi-file-" + l.EntryID,
 					"content": map[string]any{"type": "text", "text": l.Text}})
 			}
 			for _, c := range l.Calls {
@@ -150,20 +116,10 @@ func (s *Service) applySession(ctx context.Context, path string, st *fileState, 
 	if usageChanged {
 		u := st.usage
 		// Pi's session file names no context window size: Size stays unreported, not guessed.
-		b.update(map[string]any{"sessionUpdate": "usage_update", "used": u.Used, "size": 0,
+		b.Update(map[string]any{"sessionUpdate": "usage_update", "used": u.Used, "size": 0,
 			"_meta": map[string]any{"plandash": map[string]any{"model": u.Model, "inputTokens": u.InputTokens, "outputTokens": u.OutputTokens}}})
 	}
-	items := make([]plans.Item, 0, len(b.out))
-	for i, line := range b.out {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("pi: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
+	res, err := agentkit.Apply(ctx, s.plans, "pi", b.Out)
 	if err != nil {
 		return err
 	}
@@ -197,7 +153,7 @@ func (s *Service) sessionTool(b *batch, c SessionCall, l SessionLine, hooked boo
 	if l.IsError {
 		status = "failed"
 	}
-	b.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Title, "kind": toolKind(c.Name), "status": status})
+	b.Update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Title, "kind": toolKind(c.Name), "status": status})
 }
 
 // toolKind maps Pi's built-in tools onto ACP's tool kinds.
@@ -215,24 +171,12 @@ func toolKind(name string) string {
 	return "other"
 }
 
-// DiscoverOptions tunes a Discoverer. Zero values take the defaults named.
-type DiscoverOptions struct {
-	// StateDir keeps how far each session file was read across restarts (SessionStateFile);
-	// none when empty.
-	StateDir string
-	// Since limits the first read to files modified this recently; 7 days when zero.
-	Since time.Duration
-	// Rescan is how often the tree is checked besides file-system events; 30s when zero.
-	Rescan time.Duration
-	// Log receives skipped lines and failed applies; slog.Default when nil.
-	Log *slog.Logger
-	// Now is the clock for Since; time.Now when nil.
-	Now func() time.Time
-}
+// DiscoverOptions tunes a Discoverer (follow.DiscoverOptions).
+type DiscoverOptions = follow.DiscoverOptions
 
 // Discoverer follows Pi's session files read-only and shows their sessions through the
 // Service, without the extension installed.
-type Discoverer struct{ f *follow.Follower }
+type Discoverer = follow.Follower
 
 // SessionsDir is where Pi keeps its session files: $PI_CODING_AGENT_SESSION_DIR, else the
 // sessions directory of $PI_CODING_AGENT_DIR, else ~/.pi/agent/sessions.
@@ -248,20 +192,13 @@ func SessionsDir(getenv func(string) string) string {
 
 // NewDiscoverer makes a Discoverer of Pi's sessions directory dir (see SessionsDir).
 func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
-	if opts.Since <= 0 {
-		opts.Since = 7 * 24 * time.Hour
-	}
 	src := follow.Source{Name: "pi sessions", StateFile: SessionStateFile, Match: isSessionFile, MaxDepth: 2, MaxLineBytes: MaxSessionLine,
 		New: func(path string, saved follow.Saved) follow.Parser {
 			return &sessionParser{svc: s, path: path, st: fileState{sid: saved.Thread, cwd: saved.Cwd, announced: saved.Thread != "",
 				calls: map[string]SessionCall{}}}
 		}}
-	return &Discoverer{f: follow.New(dir, src, follow.Options{StateDir: opts.StateDir, Since: opts.Since, Rescan: opts.Rescan,
-		Log: opts.Log, Now: opts.Now})}
+	return follow.Discover(dir, src, opts)
 }
-
-// Run follows the session files until ctx ends. The directory need not exist yet.
-func (d *Discoverer) Run(ctx context.Context) error { return d.f.Run(ctx) }
 
 // isSessionFile reports whether rel (under the sessions directory) is a session file:
 // --<cwd>--/<time>_<id>.jsonl.

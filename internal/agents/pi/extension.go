@@ -1,14 +1,12 @@
 package pi
 
 import (
-	"bytes"
 	_ "embed" // the extension ships inside the binary
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 
-	"github.com/plandash/plandash/internal/agents/settingsfile"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 )
 
 // extensionSource is a string, so the embedded extension cannot be changed at run time.
@@ -59,25 +57,11 @@ func ExtensionDir(project string, getenv func(string) string) string {
 }
 
 // Report says what Install or Uninstall did.
-type Report struct {
-	Path    string
-	Action  string // "created", "updated", "unchanged", "removed", "absent"
-	Changed bool
-}
+type Report agentkit.FileReport
 
 // String says it in a sentence, for the command's output.
 func (r Report) String() string {
-	switch r.Action {
-	case "created":
-		return r.Path + ": created plandash's Pi extension; restart Pi (or /reload) to load it"
-	case "updated":
-		return r.Path + ": updated plandash's Pi extension; restart Pi (or /reload) to load it"
-	case "removed":
-		return r.Path + ": removed plandash's Pi extension"
-	case "absent":
-		return r.Path + ": no plandash extension there, nothing changed"
-	}
-	return r.Path + ": already up to date, nothing changed"
+	return agentkit.FileReport(r).Say("Pi extension", "extension", "restart Pi (or /reload) to load it")
 }
 
 // Install writes the extension into dir (created when missing). Running it again with the same
@@ -85,48 +69,18 @@ func (r Report) String() string {
 // one that is not a small, writable regular file (see settingsfile). The write is atomic, and
 // its temp file's name does not end in .ts (Pi would load it).
 func Install(dir string, opts Options) (Report, error) {
-	path := filepath.Join(dir, ExtensionFile)
-	want := Extension(opts)
-	rep := Report{Path: path, Action: "created"}
-	old, err := settingsfile.Read(opts.Root, path)
-	switch {
-	case err != nil:
-		return rep, err
-	case old.Exists && bytes.Equal(old.Data, want):
-		rep.Action = "unchanged"
-		return rep, nil
-	}
-	if err := old.CheckWritable(path); err != nil {
-		return rep, err
-	}
-	switch {
-	case old.Exists && !bytes.HasPrefix(old.Data, []byte(ExtensionMarker)):
-		return rep, fmt.Errorf("%s exists and is not plandash's extension; move it away first", path)
-	case old.Exists:
-		rep.Action = "updated"
-	}
-	if err := settingsfile.Write(opts.Root, path, want); err != nil {
-		return rep, err
-	}
-	rep.Changed = true
-	return rep, nil
+	rep, err := ownFile(dir, opts.Root).Install(Extension(opts))
+	return Report(rep), err
 }
 
 // Uninstall removes plandash's extension file from dir, and nothing else; confined to root
 // when it is set (see Options.Root).
 func Uninstall(dir, root string) (Report, error) {
-	path := filepath.Join(dir, ExtensionFile)
-	rep := Report{Path: path, Action: "absent"}
-	old, err := settingsfile.Read(root, path)
-	if err != nil || !old.Exists {
-		return rep, err
-	}
-	if !bytes.HasPrefix(old.Data, []byte(ExtensionMarker)) {
-		return rep, fmt.Errorf("%s is not plandash's extension; left untouched", path)
-	}
-	if err := settingsfile.Remove(root, path); err != nil {
-		return rep, err
-	}
-	rep.Action, rep.Changed = "removed", true
-	return rep, nil
+	rep, err := ownFile(dir, root).Uninstall()
+	return Report(rep), err
+}
+
+// ownFile is plandash's extension file in dir, confined to root when it is set.
+func ownFile(dir, root string) agentkit.OwnFile {
+	return agentkit.OwnFile{Path: filepath.Join(dir, ExtensionFile), Root: root, Ours: agentkit.Marked(ExtensionMarker), Noun: "extension"}
 }

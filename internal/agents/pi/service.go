@@ -9,21 +9,17 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/errs"
-	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/internal/waits"
 )
 
 // Applier is what the Service uses of plans.Service.
-type Applier interface {
-	Apply(ctx context.Context, st *plans.Stream, items []plans.Item) (plans.Result, error)
-}
+type Applier = agentkit.Applier
 
 // Gate is what the Service uses of approval.Gate.
 type Gate interface {
@@ -54,14 +50,10 @@ type Config struct {
 }
 
 // TerminalDecider is who decisions made in Pi's terminal are recorded under.
-const TerminalDecider = "terminal"
+const TerminalDecider = agentkit.TerminalDecider
 
 // ExtensionStopped is what a request says once the extension stopped waiting for its answer.
 const ExtensionStopped = "Pi stopped waiting — the plan is asked in Pi's terminal, outcome not known"
-
-// maxSeen bounds the set of sessions already announced; it is forgotten when full, which only
-// costs one more announcement per session.
-const maxSeen = 4096
 
 // Answer is what the Service answers a held event with, and what the extension reads.
 type Answer struct {
@@ -80,8 +72,7 @@ type Service struct {
 	gate  Gate // nil: plans are only recorded
 	cfg   Config
 
-	mu   sync.Mutex
-	seen map[string]bool
+	seen agentkit.Seen
 }
 
 // NewService makes a Service. gate may be nil to record plans without holding them.
@@ -98,7 +89,7 @@ func NewService(p Applier, gate Gate, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{plans: p, gate: gate, cfg: cfg, seen: map[string]bool{}}
+	return &Service{plans: p, gate: gate, cfg: cfg}
 }
 
 // Handle takes one posted event (the body of POST /api/v1/hooks/pi) and returns the answer:
@@ -136,56 +127,23 @@ func (s *Service) Captures(body []byte) bool {
 // record translates ev and applies it.
 func (s *Service) record(ctx context.Context, ev Event, planState string) error {
 	key := SessionKey(ev.SessionID)
-	s.mu.Lock()
-	announce := !s.seen[key]
-	s.mu.Unlock()
+	announce := !s.seen.Has(key)
 	msgs := Translate(ev, announce, s.cfg.Host, planState)
-	items := make([]plans.Item, 0, len(msgs))
-	for i, line := range msgs {
-		decoded, err := acp.DecodeLine(line)
-		if err != nil {
-			return fmt.Errorf("pi: translated message %d does not decode: %w", i+1, err)
-		}
-		for _, m := range decoded {
-			items = append(items, plans.Item{Line: i + 1, Msg: m})
-		}
-	}
-	res, err := s.plans.Apply(ctx, plans.NewStream(), items)
-	if err != nil {
-		return err
-	}
-	for _, e := range res.Errors {
-		s.cfg.Log.Warn("pi: update not applied", "session", key, "event", ev.Type, "line", e.Line, "err", e.Message)
-	}
-	s.mu.Lock()
-	if len(s.seen) >= maxSeen {
-		clear(s.seen)
-	}
-	s.seen[key] = true
-	s.mu.Unlock()
-	return nil
+	return s.recorder().Record(ctx, &s.seen, key, ev.Type, msgs)
+}
+
+// recorder applies what the Service translated.
+func (s *Service) recorder() agentkit.Recorder {
+	return agentkit.Recorder{Plans: s.plans, Log: s.cfg.Log, Name: "pi", Hook: "pi"}
 }
 
 // hold submits a submit_plan plan and waits for its decision.
 func (s *Service) hold(ctx context.Context, ev Event) ([]byte, error) {
-	r, _, err := s.gate.Submit(ctx, s.submission(ev))
+	// Should Pi stop waiting (the tool was aborted, or Pi quit), the extension asks in the
+	// terminal if it still can; nobody rejected the plan here: Hold hands it over.
+	r, err := s.holding().Hold(ctx, s.gate, s.submission(ev))
 	if err != nil {
 		return nil, err
-	}
-	id := r.ID
-	for !r.Decided() {
-		r, err = s.gate.Wait(ctx, id, time.Minute)
-		if ctx.Err() != nil {
-			// Pi stopped waiting (the tool was aborted, or Pi quit): the extension asks in the
-			// terminal if it still can; nobody rejected the plan here.
-			if _, err := s.gate.HandOver(context.WithoutCancel(ctx), id, TerminalDecider, ExtensionStopped); err != nil {
-				s.cfg.Log.Warn("pi: close request", "request", id, "err", err)
-			}
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	a := decision(r)
 	state := "rejected"
@@ -271,4 +229,9 @@ func planTitle(md string) string {
 		}
 	}
 	return "Pi plan"
+}
+
+// holding is how the Service holds its plans at the gate.
+func (s *Service) holding() agentkit.Holding {
+	return agentkit.Holding{Log: s.cfg.Log, Hook: "pi", Agent: AgentTitle, Stopped: ExtensionStopped}
 }

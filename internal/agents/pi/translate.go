@@ -3,9 +3,9 @@ package pi
 import (
 	"crypto/rand"
 	"encoding/json"
-	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -24,10 +24,8 @@ const (
 // plandash sees a session; session_start always announces. planState is the state a plan
 // event's plan is shown in ("proposed", "approved", …).
 func Translate(ev Event, announce bool, host, planState string) []json.RawMessage {
-	b := &batch{sid: SessionKey(ev.SessionID)}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-pi"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID), IDPrefix: "pi-"}}
+	b.Initialize("plandash-pi", map[string]any{"name": AgentName, "title": AgentTitle})
 	if ev.Host != "" {
 		host = ev.Host
 	}
@@ -36,8 +34,7 @@ func Translate(ev Event, announce bool, host, planState string) []json.RawMessag
 		if ev.SessionFile != "" {
 			meta["transcriptPath"] = hookkit.Truncate(ev.SessionFile, 4096)
 		}
-		b.request("session/new", map[string]any{"cwd": hookkit.Truncate(ev.Cwd, 4096), "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.sid})
+		b.NewSession(hookkit.Truncate(ev.Cwd, 4096), meta)
 	}
 	switch ev.Type {
 	case EventSessionStart:
@@ -47,9 +44,9 @@ func Translate(ev Event, announce bool, host, planState string) []json.RawMessag
 		}
 		b.message(text)
 	case EventSessionShutdown:
-		b.request("session/close", map[string]any{"sessionId": b.sid}, nil)
+		b.Request("session/close", map[string]any{"sessionId": b.SID}, nil)
 	case EventPrompt:
-		b.request("session/prompt", map[string]any{"sessionId": b.sid,
+		b.Request("session/prompt", map[string]any{"sessionId": b.SID,
 			"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(ev.Prompt, maxText)}}}, nil)
 	case EventAgentEnd:
 		text := hookkit.Truncate(ev.Text, maxText)
@@ -62,16 +59,16 @@ func Translate(ev Event, announce bool, host, planState string) []json.RawMessag
 	case EventPlan:
 		b.markdownPlan(ev.Plan, planState)
 	}
-	return b.out
+	return b.Out
 }
 
 // todos sets the session's todo list (removed when empty).
 func (b *batch) todos(todos []Todo) {
 	if len(todos) == 0 {
-		b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+		b.Update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
 		return
 	}
-	b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
+	b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
 }
 
 // markdownPlan sets the session's submitted plan, in state.
@@ -80,7 +77,7 @@ func (b *batch) markdownPlan(plan, state string) {
 	if strings.TrimSpace(md) == "" {
 		md = "_Pi submitted an empty plan._"
 	}
-	b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode, "content": md,
+	b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode, "content": md,
 		"_meta": map[string]any{"plandash": map[string]any{"state": state}}}})
 }
 
@@ -109,39 +106,12 @@ func wireStatus(s string) string {
 	return "_" + hookkit.Truncate(strings.TrimPrefix(s, "_"), 64)
 }
 
-// batch builds the messages of one event.
-type batch struct {
-	sid string
-	n   int
-	out []json.RawMessage
-}
-
-func (b *batch) add(v any) {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return // only plain maps and strings go in: this cannot fail
-	}
-	b.out = append(b.out, line)
-}
-
-// request adds a request and, when result is not nil, its response. Ids only need to be unique
-// within the batch: the service applies each batch on a stream of its own.
-func (b *batch) request(method string, params, result any) {
-	b.n++
-	id := "pi-" + strconv.Itoa(b.n)
-	b.add(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if result != nil {
-		b.add(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-}
-
-func (b *batch) update(u map[string]any) {
-	b.add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.sid, "update": u}})
-}
+// batch is agentkit.Batch, with the messages only Pi's events make.
+type batch struct{ agentkit.Batch }
 
 // message adds an agent message with an id of its own: activity merges chunks that share an id,
 // and two turns must stay apart.
 func (b *batch) message(text string) {
-	b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "pi-" + rand.Text()[:12],
+	b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "pi-" + rand.Text()[:12],
 		"content": map[string]any{"type": "text", "text": text}})
 }

@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/follow"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -138,24 +137,12 @@ func (p *chatParser) Flush(ctx context.Context) error {
 
 func (p *chatParser) Saved() follow.Saved { return follow.Saved{Thread: p.sid, Cwd: p.cwd} }
 
-// sessionReader is the part of plans.Service that says whether hooks report a session too.
-type sessionReader interface {
-	SessionOnly(ctx context.Context, id string) (plans.Session, error)
-}
-
 // applyChat translates lines of one chat, through the same translation as hook events, and
 // applies them in one batch. When hooks report the session too, they show its prompts and
 // answers; the chat then adds only its todos and plan, which replace the same plans whole.
 func (s *Service) applyChat(ctx context.Context, p *chatParser, lines [][]byte) (announced bool, err error) {
 	key := SessionKey(p.sid)
-	s.mu.Lock()
-	hooked := s.seen[key]
-	s.mu.Unlock()
-	if r, ok := s.plans.(sessionReader); ok && !hooked {
-		if sess, err := r.SessionOnly(ctx, key); err == nil {
-			hooked = slices.Contains(sess.Via, plans.ViaHooks)
-		}
-	}
+	hooked := agentkit.Hooked(ctx, &s.seen, s.plans, key)
 	var items []plans.Item
 	var at time.Time
 	announce := !p.announced
@@ -222,39 +209,21 @@ func (s *Service) applyChat(ctx context.Context, p *chatParser, lines [][]byte) 
 	return true, nil
 }
 
-// DiscoverOptions tunes a Discoverer.
-type DiscoverOptions struct {
-	// StateDir keeps how far each chat was read across restarts; none when empty.
-	StateDir string
-	// Since limits the first read to chats written this recently; 7 days when zero.
-	Since time.Duration
-	// Rescan is how often the whole tree is checked besides file-system events; 30s when zero.
-	Rescan time.Duration
-	// Log receives skipped lines; slog.Default when nil.
-	Log *slog.Logger
-	// Now is the clock for Since; time.Now when nil.
-	Now func() time.Time
-}
+// DiscoverOptions tunes a Discoverer (follow.DiscoverOptions).
+type DiscoverOptions = follow.DiscoverOptions
 
 // Discoverer follows Qwen Code's chat files (~/.qwen/projects/<project>/chats/<id>.jsonl)
 // read-only and shows their sessions through the Service, without any hook installed.
-type Discoverer struct{ f *follow.Follower }
+type Discoverer = follow.Follower
 
 // NewDiscoverer makes a Discoverer of Qwen Code's projects directory dir (see ChatDir).
 func (s *Service) NewDiscoverer(dir string, opts DiscoverOptions) *Discoverer {
-	if opts.Since <= 0 {
-		opts.Since = 7 * 24 * time.Hour
-	}
 	src := follow.Source{Name: "qwen chats", StateFile: ChatStateFile, Match: isChat, MaxDepth: 2, MaxLineBytes: MaxChatLine,
 		New: func(path string, saved follow.Saved) follow.Parser {
 			return &chatParser{svc: s, path: path, sid: saved.Thread, cwd: saved.Cwd, announced: saved.Thread != ""}
 		}}
-	return &Discoverer{f: follow.New(dir, src, follow.Options{StateDir: opts.StateDir, Since: opts.Since, Rescan: opts.Rescan,
-		Log: opts.Log, Now: opts.Now})}
+	return follow.Discover(dir, src, opts)
 }
-
-// Run follows the chats until ctx ends. The directory need not exist yet.
-func (d *Discoverer) Run(ctx context.Context) error { return d.f.Run(ctx) }
 
 // isChat reports whether rel (under the projects directory) is a chat: <project>/chats/*.jsonl.
 func isChat(rel string) bool {

@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 
+	"github.com/plandash/plandash/internal/agents/agentkit"
 	"github.com/plandash/plandash/internal/agents/hookkit"
 	"github.com/plandash/plandash/internal/plans"
 )
@@ -45,10 +45,8 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	if ev.SessionID == "" {
 		return nil, ErrNoSession
 	}
-	b := &batch{sid: SessionKey(ev.SessionID)}
-	b.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"plan": map[string]any{}},
-		"clientInfo": map[string]any{"name": "plandash-hook"}},
-		map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": AgentName, "title": AgentTitle}})
+	b := &batch{agentkit.Batch{SID: SessionKey(ev.SessionID), IDPrefix: "qwen-"}}
+	b.Initialize("plandash-hook", map[string]any{"name": AgentName, "title": AgentTitle})
 	if st.Announce || ev.HookEventName == EventSessionStart {
 		via := st.Via
 		if via == "" {
@@ -58,8 +56,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		if ev.TranscriptPath != "" {
 			meta["transcriptPath"] = ev.TranscriptPath
 		}
-		b.request("session/new", map[string]any{"cwd": ev.Cwd, "mcpServers": []any{}, "_meta": map[string]any{"plandash": meta}},
-			map[string]any{"sessionId": b.sid})
+		b.NewSession(ev.Cwd, meta)
 	}
 	switch ev.HookEventName {
 	case EventSessionStart:
@@ -69,7 +66,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		}
 		b.message(ev, text)
 	case EventSessionEnd:
-		b.request("session/close", map[string]any{"sessionId": b.sid}, nil)
+		b.Request("session/close", map[string]any{"sessionId": b.SID}, nil)
 	case EventUserPromptSubmit:
 		// Qwen Code also fires it for the model calls that carry tool results, with the prompt
 		// empty: only a prompt with text is the person's.
@@ -78,7 +75,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 			text = ev.Prompt
 		}
 		if strings.TrimSpace(text) != "" {
-			b.request("session/prompt", map[string]any{"sessionId": b.sid,
+			b.Request("session/prompt", map[string]any{"sessionId": b.SID,
 				"prompt": []any{map[string]any{"type": "text", "text": hookkit.Truncate(text, maxPromptText)}}}, nil)
 		}
 	case EventStop:
@@ -92,7 +89,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 		if title == "" {
 			title = ev.Title
 		}
-		b.update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": hookkit.Truncate(title, maxPromptText),
+		b.Update(map[string]any{"sessionUpdate": "notice", "severity": "info", "title": hookkit.Truncate(title, maxPromptText),
 			"description": ev.NotificationType})
 	case EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPermissionRequest:
 		if !b.planTool(ev) {
@@ -101,7 +98,7 @@ func Translate(ev Event, st State) ([]json.RawMessage, error) {
 	default:
 		b.raw(ev)
 	}
-	return b.out, nil
+	return b.Out, nil
 }
 
 // planTool handles the tools that carry plans and reports whether ev was one of them.
@@ -118,9 +115,9 @@ func (b *batch) planTool(ev Event) bool {
 		case !ok:
 			b.raw(ev)
 		case len(todos) == 0:
-			b.update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
+			b.Update(map[string]any{"sessionUpdate": "plan_removed", "planId": PlanTodos})
 		default:
-			b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
+			b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "items", "planId": PlanTodos, "entries": TodoEntries(todos)}})
 		}
 	case ToolExitPlanMode:
 		var state string
@@ -139,7 +136,7 @@ func (b *batch) planTool(ev Event) bool {
 			b.raw(ev)
 			return true
 		}
-		b.update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode,
+		b.Update(map[string]any{"sessionUpdate": "plan_update", "plan": map[string]any{"type": "markdown", "planId": PlanMode,
 			"content": hookkit.Truncate(md, MaxPlan), "_meta": map[string]any{"plandash": map[string]any{"state": state}}}})
 	case ToolAskUserQuestion:
 		return ev.HookEventName == EventPreToolUse // the question itself shows as a wait
@@ -237,47 +234,20 @@ func wireStatus(s string) string {
 	return "_" + s
 }
 
-// batch builds the messages of one event.
-type batch struct {
-	sid string
-	n   int
-	out []json.RawMessage
-}
-
-func (b *batch) add(v any) {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return // only plain maps and strings go in: this cannot fail
-	}
-	b.out = append(b.out, line)
-}
-
-// request adds a request and, when result is not nil, its response. Ids only need to be unique
-// within the batch: the service applies each batch on a stream of its own.
-func (b *batch) request(method string, params, result any) {
-	b.n++
-	id := "qwen-" + strconv.Itoa(b.n)
-	b.add(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if result != nil {
-		b.add(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-}
-
-func (b *batch) update(u map[string]any) {
-	b.add(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": b.sid, "update": u}})
-}
+// batch is agentkit.Batch, with the messages only Qwen Code's events make.
+type batch struct{ agentkit.Batch }
 
 // message adds an agent message whose id keeps two turns apart: activity merges chunks that
 // share an id.
 func (b *batch) message(ev Event, text string) {
 	h := sha256.Sum256(ev.Raw)
-	b.update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "qwen-" + ev.HookEventName + "-" + hex.EncodeToString(h[:6]),
+	b.Update(map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "qwen-" + ev.HookEventName + "-" + hex.EncodeToString(h[:6]),
 		"content": map[string]any{"type": "text", "text": text}})
 }
 
 // raw keeps an event plandash does not interpret, bounded, as an extension update.
 func (b *batch) raw(ev Event) {
-	b.update(map[string]any{"sessionUpdate": "_qwen_hook", "hookEventName": hookkit.Truncate(ev.HookEventName, 256),
+	b.Update(map[string]any{"sessionUpdate": "_qwen_hook", "hookEventName": hookkit.Truncate(ev.HookEventName, 256),
 		"toolName": hookkit.Truncate(ev.ToolName, 256), "event": bounded(ev.Raw, maxRawEvent)})
 }
 
