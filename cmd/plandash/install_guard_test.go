@@ -19,12 +19,19 @@ import (
 	"github.com/plandash/plandash/internal/agents/registry"
 )
 
+// installTarget is the file an agent's project install writes, under the project, and what the
+// install wrote there.
+type installTarget struct {
+	rel     string
+	written []byte
+}
+
 // installTargets is the file each agent's project install writes, under the project: found by
 // installing into a scratch project, as the one written there that doctor reads (its settings
 // or its plugin), so that every agent of the registry is covered.
-func installTargets(t *testing.T) map[string]string {
+func installTargets(t *testing.T) map[string]installTarget {
 	t.Helper()
-	targets := map[string]string{}
+	targets := map[string]installTarget{}
 	for _, a := range registry.All() {
 		if !a.Honours(agentkit.FlagProject) {
 			continue // installed for the user only; settingsfile's own tests guard the user's files
@@ -44,10 +51,14 @@ func installTargets(t *testing.T) map[string]string {
 		for _, p := range filesUnder(t, project) {
 			if slices.Contains(read, p) {
 				rel, _ := filepath.Rel(project, p)
-				targets[a.Name] = rel
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				targets[a.Name] = installTarget{rel, b}
 			}
 		}
-		if targets[a.Name] == "" {
+		if targets[a.Name].rel == "" {
 			t.Fatalf("%s's project install wrote none of the files doctor reads (%v)", a.Name, read)
 		}
 	}
@@ -123,7 +134,8 @@ func snapshot(t *testing.T, dirs ...string) string {
 // project, onto a read-only file, or onto a 200 MB file, returns at once with an error that
 // names the file and the reason, and writes nothing, in the project or outside it.
 func TestInstallRefusesWhatIsNotASettingsFile(t *testing.T) {
-	for agent, rel := range installTargets(t) {
+	for agent, scratch := range installTargets(t) {
+		rel := scratch.rel
 		for _, tc := range []struct {
 			name string
 			// prepare makes the trap at target (under project) and returns the FIFO's path
@@ -148,11 +160,13 @@ func TestInstallRefusesWhatIsNotASettingsFile(t *testing.T) {
 			}, "leads out of the project"},
 			{"a read-only file", func(t *testing.T, _, _, target string) string {
 				mkdirAll(t, filepath.Dir(target))
-				content := "{}\n"
+				// An empty settings file, or plandash's own plugin as an older install wrote
+				// it, made read-only: the install must refuse it, saying why.
+				content := []byte("{}\n")
 				if a, _ := registry.Lookup(agent); a.Plugins != nil {
-					content = "// plandash-" + agent + "-plugin (an old version)\n"
+					content = append(slices.Clip(scratch.written), "\n// (an older version)\n"...)
 				}
-				if err := os.WriteFile(target, []byte(content), 0o444); err != nil {
+				if err := os.WriteFile(target, content, 0o444); err != nil {
 					t.Fatal(err)
 				}
 				return ""

@@ -101,6 +101,9 @@ func migrateOutbox(ctx context.Context, w *sql.DB) error {
 	if version > len(outboxSchema) {
 		return &SchemaError{Found: version, Known: len(outboxSchema)}
 	}
+	if version == len(outboxSchema) {
+		return nil // up to date: nothing written (a full disk still serves)
+	}
 	for i := version; i < len(outboxSchema); i++ {
 		if _, err := tx.ExecContext(ctx, outboxSchema[i]); err != nil {
 			return fmt.Errorf("schema step %d: %w", i+1, err)
