@@ -159,6 +159,7 @@ func (n *Notifier) record(ctx context.Context, out *outcomes) {
 		if _, err := n.store.FinishAll(context.WithoutCancel(ctx), n.cfg.Owner, ds); err != nil {
 			n.cfg.Log.Warn("notify: recording deliveries", "n", len(ds), "err", err)
 		}
+		n.wakeFor(ds)
 		r.mu.Lock()
 	}
 	r.busy = false
@@ -290,8 +291,27 @@ func (n *Notifier) retry(out *outcomes, d Delivery, err error) {
 		n.finish(out, d, Failed, "gave up after "+n.cfg.GiveUp.String()+": "+err.Error())
 		return
 	}
-	d.Status, d.Error, d.Due = Pending, err.Error(), now.Add(backoff(d.Attempts))
+	wait := backoff(d.Attempts)
+	if errs.KindOf(err) == errs.Conflict {
+		// The announcement this end waits for is being sent this moment: try again soon.
+		wait = min(wait, 50*time.Millisecond<<min(max(d.Attempts-1, 0), 5))
+	}
+	d.Status, d.Error, d.Due = Pending, err.Error(), now.Add(wait)
 	out.add(d)
+}
+
+// wakeFor makes the sender read the outbox when the first of ds to try again falls due, when
+// that comes before its next poll.
+func (n *Notifier) wakeFor(ds []Delivery) {
+	now, soonest := n.cfg.Now(), n.cfg.Poll
+	for _, d := range ds {
+		if d.Status == Pending {
+			soonest = min(soonest, d.Due.Sub(now))
+		}
+	}
+	if soonest < n.cfg.Poll {
+		time.AfterFunc(max(soonest, 0), n.Kick)
+	}
 }
 
 // backoff is the wait before the next try: 1s, 2s, 4s … up to five minutes.

@@ -188,29 +188,30 @@ func (s *Store) finish(ctx context.Context, tx *sql.Tx, owner string, d notify.D
 	return err == nil, err
 }
 
-// Remote implements notify.Store.
+// Remote implements notify.Store. The message and whether the announcement is still pending
+// are read in one statement, so one snapshot: read apart, an announcement recorded between
+// the two reads looked neither sent nor pending, and its end was skipped.
 func (s *Store) Remote(ctx context.Context, target, waitID string) (string, int, int, error) {
-	var remote string
-	err := s.r.QueryRowContext(ctx, s.q(`SELECT remote FROM notify_remote WHERE target = $1 AND wait_id = $2`), target, waitID).Scan(&remote)
-	if errors.Is(err, sql.ErrNoRows) {
-		var pending int
-		if err := s.r.QueryRowContext(ctx, s.q(`SELECT count(*) FROM notify_outbox WHERE target = $1 AND wait_id = $2 AND event = 'began' AND status = 'pending'`),
-			target, waitID).Scan(&pending); err != nil {
-			return "", 0, 0, err
-		}
-		if pending > 0 {
-			return "", 0, 0, errs.Errorf(errs.Conflict, "the announcement of wait %q on %q is still being sent", waitID, target)
-		}
-		return "", 0, 0, errs.Errorf(errs.NotFound, "no message announced wait %q on %q", waitID, target)
-	}
-	if err != nil {
+	var remote sql.NullString
+	var pending int
+	err := s.r.QueryRowContext(ctx, s.q(`SELECT
+			(SELECT remote FROM notify_remote WHERE target = $1 AND wait_id = $2),
+			(SELECT count(*) FROM notify_outbox WHERE target = $1 AND wait_id = $2 AND event = 'began' AND status = 'pending')`),
+		target, waitID).Scan(&remote, &pending)
+	switch {
+	case err != nil:
 		return "", 0, 0, err
+	case remote.Valid:
+	case pending > 0:
+		return "", 0, 0, errs.Errorf(errs.Conflict, "the announcement of wait %q on %q is still being sent", waitID, target)
+	default:
+		return "", 0, 0, errs.Errorf(errs.NotFound, "no message announced wait %q on %q", waitID, target)
 	}
 	var announced, open int
 	err = s.r.QueryRowContext(ctx, s.q(`SELECT count(*), count(*) FILTER (WHERE r.wait_id <> $3 AND NOT EXISTS (
 			SELECT 1 FROM notify_outbox e WHERE e.key = r.target || '|' || r.wait_id || '|ended'))
-		FROM notify_remote r WHERE r.target = $1 AND r.remote = $2`), target, remote, waitID).Scan(&announced, &open)
-	return remote, announced, open, err
+		FROM notify_remote r WHERE r.target = $1 AND r.remote = $2`), target, remote.String, waitID).Scan(&announced, &open)
+	return remote.String, announced, open, err
 }
 
 // Skip implements notify.Store: one statement for all the waits (an announcement may end

@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) notify.Store, second func(t *test
 	t.Run("UnendedAreSentBeginsWithoutEnd", func(t *testing.T) { unended(t, open(t)) })
 	t.Run("EnqueueClaimedLeasesWhatIsDue", func(t *testing.T) { enqueueClaimed(t, open(t)) })
 	t.Run("RemoteNamesTheMessage", func(t *testing.T) { remote(t, open(t)) })
+	t.Run("RemoteWhileTheAnnouncementIsRecorded", func(t *testing.T) { remoteWhileRecorded(t, open(t)) })
 	t.Run("EnqueueClaimedOnceAcrossInstances", func(t *testing.T) {
 		a := open(t)
 		b := a
@@ -432,5 +433,44 @@ func remote(t *testing.T, s notify.Store) {
 	}
 	if _, _, _, err := s.Remote(ctx, "t", "w2"); errs.KindOf(err) != errs.NotFound {
 		t.Fatalf("Remote after pruning = %v; want not found", err)
+	}
+}
+
+// remoteWhileRecorded asks Remote, over and over, while the announcements it asks about are
+// recorded as sent: every answer is "still being sent" or the message, never "nothing was
+// announced" (which would skip the end of a wait that was announced).
+func remoteWhileRecorded(t *testing.T, s notify.Store) {
+	ctx := context.Background()
+	var ds []notify.Delivery
+	for i := range 40 {
+		ds = append(ds, delivery("t", fmt.Sprint("w", i), t0))
+	}
+	got, err := s.EnqueueClaimed(ctx, "a", t0, time.Minute, ds)
+	if err != nil || len(got) != len(ds) {
+		t.Fatalf("EnqueueClaimed = %d, %v", len(got), err)
+	}
+	done := make(chan struct{})
+	defer func() { <-done }() // also when a check fails: the store closes when the test ends
+	go func() {
+		defer close(done)
+		for _, d := range got {
+			d.Status, d.Done, d.Remote = notify.Sent, t0, "m-"+d.Wait.ID
+			if ok, err := s.Finish(ctx, "a", d); err != nil || !ok {
+				t.Errorf("Finish = %v, %v", ok, err)
+				return
+			}
+		}
+	}()
+	for _, d := range got {
+		for {
+			r, _, _, err := s.Remote(ctx, "t", d.Wait.ID)
+			if errs.KindOf(err) == errs.Conflict {
+				continue
+			}
+			if err != nil || r != "m-"+d.Wait.ID {
+				t.Fatalf("Remote(t, %s) while it is recorded = %q, %v; want its message or a conflict", d.Wait.ID, r, err)
+			}
+			break
+		}
 	}
 }
