@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,9 +54,16 @@ func TestRealClaudeTranscriptDiscovered(t *testing.T) {
 		t.Fatalf("transcripts %v", transcripts)
 	}
 	key := SessionKey(filepath.Base(transcripts[0][:len(transcripts[0])-len(".jsonl")]))
+	// The tasks are done three turns before the transcript's end: wait for its last line too
+	// (the fifth response's usage) before reading the rest.
 	eventually(t, time.Minute, func() (bool, string) {
 		got := planSummaryQuiet(p, key, PlanTasks)
-		return got == "Write the parser=completed,Test it=pending", "tasks " + got
+		d, err := p.Session(context.Background(), key)
+		if err != nil || d.Session.Usage == nil {
+			return false, "tasks " + got + ", no usage yet"
+		}
+		u := d.Session.Usage
+		return got == "Write the parser=completed,Test it=pending" && u.OutputTokens >= 50, fmt.Sprintf("tasks %s, usage %+v", got, *u)
 	})
 	d, err := p.Session(context.Background(), key)
 	if err != nil {

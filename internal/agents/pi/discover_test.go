@@ -69,7 +69,9 @@ func TestRealPiSessionsWithoutExtension(t *testing.T) {
 			return false
 		}
 		key = ss[0].ID
-		return toolCalled(p, key, "bash")
+		// The answer is the file's last line: once it shows, the rest was read.
+		d, err := p.Session(context.Background(), key)
+		return err == nil && toolCalled(p, key, "bash") && slices.ContainsFunc(d.Activity, func(a plans.Activity) bool { return a.Text == "All done here." })
 	})
 	sess, err := p.Session(context.Background(), key)
 	if err != nil {
