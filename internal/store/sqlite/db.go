@@ -63,7 +63,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	w, err := sql.Open("sqlite", dsn(path, "&_txlock=immediate"))
+	w, err := sql.Open("sqlite", dsn(path, "&_txlock=immediate"+writerCache))
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +99,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	return db, nil
 }
+
+// writerCache is the writer's page cache, 16 MB instead of SQLite's 2 MB. A commit touches the
+// newest page of each active session's revisions, tool calls and activity; with a hundred agents
+// posting that was more than 2 MB, and the writer read back from the file, for every commit,
+// the pages it had just evicted (and spilled dirty ones to the WAL early): 600 reads per commit
+// of 1,000 mixed messages over 100 sessions, 220 with 16 MB. The cache fills only as far as the
+// pages touched.
+const writerCache = "&_pragma=cache_size(-16000)"
 
 // dsn is the connection string of every connection to path, with extra parameters appended.
 // The pragmas are in the string, not run once, so that each connection the pools open gets them.

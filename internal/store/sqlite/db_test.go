@@ -290,6 +290,16 @@ func TestOpensOldSchema(t *testing.T) {
 	if _, total, err := p.RecentToolCalls(ctx, "old-session", 10); err != nil || total != 3 {
 		t.Fatalf("RecentToolCalls total after a new call = %d, %v; want 3", total, err)
 	}
+	// A call the upgrade moved is updated where it is: not counted again, its start kept.
+	moved := &plans.ToolCall{SessionID: "old-session", ID: "t1", Title: "Read", Status: "failed", Created: time.Unix(0, 1)}
+	if err := p.Commit(ctx, &plans.Changes{ToolCalls: []*plans.ToolCall{moved}}); err != nil {
+		t.Fatal(err)
+	}
+	// t3, made with no start time, sorts before the calls made at 1 and 2 ns.
+	if calls, total, err := p.RecentToolCalls(ctx, "old-session", 10); err != nil || total != 3 || len(calls) != 3 ||
+		calls[1].ID != "t1" || calls[1].Status != "failed" || calls[2].ID != "t2" {
+		t.Fatalf("RecentToolCalls after updating a moved call = %+v, %d, %v", calls, total, err)
+	}
 	if _, added, err := h.Record(ctx, sharedplans.HistoryEntry{Name: "release", Revision: 2, Title: "Release", Author: "ann", Content: "- [x] tag"}); err != nil || !added {
 		t.Fatalf("Record = %v, %v", added, err)
 	}

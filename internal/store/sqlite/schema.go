@@ -16,8 +16,31 @@ import (
 // version was recorded. They are idempotent (IF NOT EXISTS) because such a database (version 0)
 // may already hold any of their tables, with the same names and columns.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema, notifysql.SQLiteSchema, notifysql.SQLiteRemote, approvalsElsewhere}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema, notifysql.SQLiteSchema, notifysql.SQLiteRemote, approvalsElsewhere, toolCallsAppended}
 }
+
+// toolCallsAppended moves tool calls into a table kept in the order they were created, with
+// (session_id, id) a unique index beside it. Keyed by session and id, every new call of every
+// active session was inserted into the middle of the table, body and all, splitting pages: a
+// commit of 1,000 mixed messages over 100 sessions (100 new calls) wrote 272 pages of it. Now
+// the bodies are appended to the last pages and only the small index entries are spread. The
+// index and the trigger that counts a session's calls go with the old table and are made again.
+const toolCallsAppended = `
+CREATE TABLE tool_calls_appended (
+	session_id TEXT NOT NULL,
+	id TEXT NOT NULL,
+	created INTEGER NOT NULL,
+	body BLOB NOT NULL,
+	UNIQUE (session_id, id)
+);
+INSERT INTO tool_calls_appended(session_id, id, created, body) SELECT session_id, id, created, body FROM tool_calls ORDER BY created, session_id, id;
+DROP TABLE tool_calls;
+ALTER TABLE tool_calls_appended RENAME TO tool_calls;
+CREATE INDEX tool_calls_created ON tool_calls(session_id, created, id);
+CREATE TRIGGER tool_calls_counted AFTER INSERT ON tool_calls BEGIN
+	UPDATE sessions SET tool_calls = tool_calls + 1 WHERE id = NEW.session_id;
+END;
+`
 
 // approvalsElsewhere lists the requests the agents' own dialogs have (status 'elsewhere',
 // their outcome not known yet) without reading the decided ones.
