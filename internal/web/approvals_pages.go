@@ -21,11 +21,11 @@ func (s *Server) approvalsInbox(w http.ResponseWriter, r *http.Request) {
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
 	p, err := s.views.Inbox(r.Context())
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	p.Notice = n
-	s.pageStatus(w, r, code, templates.ApprovalsInbox(p))
+	writeHTMLStatus(w, r, s.log, code, templates.ApprovalsInbox(p))
 }
 
 // approvalData is a request's page with its decision form's key and the proof that it shows the
@@ -40,10 +40,10 @@ func (s *Server) approvalData(ctx context.Context, id string) (templates.Approva
 func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
 	p, err := s.approvalData(r.Context(), param(r, "id"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.ApprovalView(p))
+	writeHTML(w, r, s.log, templates.ApprovalView(p))
 }
 
 // approvalDecideForm serves POST /approvals/{id}/decide: the page's decision. Success goes back
@@ -52,7 +52,7 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 	ctx, id := r.Context(), param(r, "id")
 	form, err := readForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	in := approval.DecisionInput{Action: approval.Action(form.Get("action")), Comment: strings.ReplaceAll(form.Get("comment"), "\r\n", "\n"),
@@ -68,7 +68,7 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 	if in.Action == approval.Approve || in.Action == approval.Modify {
 		req, err := s.gate.Get(ctx, id)
 		if err != nil {
-			s.errorPage(w, r, err)
+			writePageError(w, r, s.log, err)
 			return
 		}
 		// A decided request falls through to Decide, which says who decided first.
@@ -95,7 +95,7 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := s.gate.Decide(ctx, id, in); err != nil {
 		if errs.KindOf(err) == errs.NotFound {
-			s.errorPage(w, r, err)
+			writePageError(w, r, s.log, err)
 			return
 		}
 		if fromInbox {
@@ -141,11 +141,11 @@ func refusal(a approval.Action, err error) templates.Notice {
 func (s *Server) approvalRefused(w http.ResponseWriter, r *http.Request, id string, in approval.DecisionInput, edit *approval.PlanBody, err error) {
 	p, perr := s.approvalData(r.Context(), id)
 	if perr != nil {
-		s.errorPage(w, r, perr)
+		writePageError(w, r, s.log, perr)
 		return
 	}
 	p.Notice, p.Edit, p.Comment, p.Drafts = refusal(in.Action, err), edit, in.Comment, in.Feedback
-	s.pageStatus(w, r, status(err), templates.ApprovalView(p))
+	writeHTMLStatus(w, r, s.log, status(err), templates.ApprovalView(p))
 }
 
 func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
@@ -186,7 +186,7 @@ func planFromForm(form url.Values, typ string) (approval.PlanBody, error) {
 func (s *Server) approvalRuleForm(w http.ResponseWriter, r *http.Request) {
 	form, err := readForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	in := approval.Rule{Agent: form.Get("agent"), SessionID: form.Get("session"), Kind: form.Get("kind"),
@@ -212,8 +212,8 @@ func (s *Server) approvalsAudit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p, err := s.views.Audit(r.Context(), q.Get("session"), q.Get("agent"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.AuditLog(p))
+	writeHTML(w, r, s.log, templates.AuditLog(p))
 }

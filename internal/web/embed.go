@@ -20,7 +20,7 @@ func (s *Server) requireEmbed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.auth.Check(r) {
 			w.Header().Set("Cache-Control", "no-store")
-			s.page(w, r, templates.EmbedBoot())
+			writeHTML(w, r, s.log, templates.EmbedBoot())
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -45,40 +45,40 @@ func (s *Server) embedOrigins() string {
 func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
 	f, err := parseOverviewFilter(r.URL.Query())
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	o, err := s.views.Overview(r.Context(), f)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.EmbedOverview(o, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedOverview(o, s.embedOrigins()))
 }
 
 func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
 	v, err := s.views.EmbedSession(r.Context(), param(r, "id"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.EmbedSession(v, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedSession(v, s.embedOrigins()))
 }
 
 func (s *Server) embedApprovals(w http.ResponseWriter, r *http.Request) {
 	p, err := s.views.Inbox(r.Context())
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.EmbedApprovals(p, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedApprovals(p, s.embedOrigins()))
 }
 
 func (s *Server) embedApproval(w http.ResponseWriter, r *http.Request) {
 	p, err := s.approvalData(r.Context(), param(r, "id"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.EmbedApprovalView(p, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedApprovalView(p, s.embedOrigins()))
 }

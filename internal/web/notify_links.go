@@ -13,7 +13,7 @@ import (
 // GET never decides (link previews in chat apps fetch it); it only says what the POST will do.
 func (s *Server) answerLinkPage(w http.ResponseWriter, r *http.Request) {
 	if s.notify == nil {
-		s.errorPage(w, r, errNotifyOff)
+		writePageError(w, r, s.log, errNotifyOff)
 		return
 	}
 	token := param(r, "token")
@@ -32,12 +32,12 @@ func (s *Server) answerLinkPage(w http.ResponseWriter, r *http.Request) {
 // check every POST passes; apps that post from a phone (ntfy's http action) send no Origin.
 func (s *Server) answerLinkForm(w http.ResponseWriter, r *http.Request) {
 	if s.notify == nil {
-		s.errorPage(w, r, errNotifyOff)
+		writePageError(w, r, s.log, errNotifyOff)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, r, errs.Errorf(errs.Invalid, "the form does not parse: %v", err))
+		writePageError(w, r, s.log, errs.Errorf(errs.Invalid, "the form does not parse: %v", err))
 		return
 	}
 	lk, outcome, err := s.links.Redeem(r.Context(), param(r, "token"), r.PostForm.Get("wait"), r.PostForm.Get("action"))
@@ -55,7 +55,7 @@ func (s *Server) answerRefused(w http.ResponseWriter, r *http.Request, lk notify
 	var ref *notify.LinkRefusal
 	code := status(err)
 	if !errors.As(err, &ref) && code == http.StatusInternalServerError {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	p := templates.AnswerLinkPage{State: "refused", Headline: "This link does not answer", Title: lk.Title, Message: err.Error()}

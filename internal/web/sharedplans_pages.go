@@ -21,10 +21,10 @@ import (
 func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
 	v, err := s.views.SharedList(r.Context(), r.URL)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.SharedListPage(v))
+	writeHTML(w, r, s.log, templates.SharedListPage(v))
 }
 
 // sharedPlanPage serves GET /shared/{name}?from=&to=: the plan, its editor, its history and
@@ -39,7 +39,7 @@ func (s *Server) sharedPlanPage(w http.ResponseWriter, r *http.Request) {
 	if n := r.URL.Query().Get("saved"); n != "" {
 		v.Notice = "Saved revision " + n + "."
 	}
-	s.page(w, r, templates.SharedPlanPageView(v))
+	writeHTML(w, r, s.log, templates.SharedPlanPageView(v))
 }
 
 func (s *Server) sharedErrorPage(w http.ResponseWriter, r *http.Request, err error) {
@@ -49,7 +49,7 @@ func (s *Server) sharedErrorPage(w http.ResponseWriter, r *http.Request, err err
 		_ = templates.ErrorPage(http.StatusNotFound, err.Error()).Render(r.Context(), w)
 		return
 	}
-	s.errorPage(w, r, err)
+	writePageError(w, r, s.log, err)
 }
 
 // sharedForm reads the editor's form. Browsers send textarea line breaks as CRLF; plans are
@@ -78,7 +78,7 @@ func (s *Server) sharedSaveForm(w http.ResponseWriter, r *http.Request) {
 	name := param(r, "name")
 	draft, err := s.sharedForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	draft.Name = name
@@ -137,14 +137,14 @@ func (s *Server) sharedEditorFailed(w http.ResponseWriter, r *http.Request, draf
 
 // sharedNewPage serves GET /shared/-/new.
 func (s *Server) sharedNewPage(w http.ResponseWriter, r *http.Request) {
-	s.page(w, r, templates.SharedNewPageView(templates.SharedEditor{New: true, Author: s.cfg.User, Status: "draft"}, int64(s.live.Seq())))
+	writeHTML(w, r, s.log, templates.SharedNewPageView(templates.SharedEditor{New: true, Author: s.cfg.User, Status: "draft"}, int64(s.live.Seq())))
 }
 
 // sharedCreateForm serves POST /shared/-/new: create only, never over an existing plan.
 func (s *Server) sharedCreateForm(w http.ResponseWriter, r *http.Request) {
 	draft, err := s.sharedForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	draft.New = true
@@ -174,7 +174,7 @@ func (s *Server) sharedDeleteForm(w http.ResponseWriter, r *http.Request) {
 	name := param(r, "name")
 	d, err := s.sharedForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	var guard *int

@@ -22,11 +22,11 @@ func (s *Server) waitPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) waitPageWith(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
 	v, err := s.views.Wait(r.Context(), param(r, "id"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	v.Notice = n
-	s.pageStatus(w, r, code, templates.WaitPage(v))
+	writeHTMLStatus(w, r, s.log, code, templates.WaitPage(v))
 }
 
 // waitAnswerForm serves POST /waits/{id}/answer: the page's form, one field per question
@@ -34,13 +34,13 @@ func (s *Server) waitPageWith(w http.ResponseWriter, r *http.Request, code int, 
 func (s *Server) waitAnswerForm(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxWaitsBody)
 	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, r, errs.Wrap(errs.Invalid, err, "the answer form could not be read: "+err.Error()))
+		writePageError(w, r, s.log, errs.Wrap(errs.Invalid, err, "the answer form could not be read: "+err.Error()))
 		return
 	}
 	id := param(r, "id")
 	rec, err := s.waits.Kept(r.Context(), id)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	a := waits.Answer{Answers: map[string][]string{}, By: s.decider(r)}
@@ -62,7 +62,7 @@ func (s *Server) waitAnswerForm(w http.ResponseWriter, r *http.Request) {
 		s.waitPageWith(w, r, status(err), templates.Notice{Kind: "error", Text: err.Error()})
 		return
 	case err != nil:
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	http.Redirect(w, r, "/waits/"+url.PathEscape(id), http.StatusSeeOther)
