@@ -14,19 +14,6 @@ func (s *Server) apiEmbedLogin(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// requireEmbed answers an embed view without a cookie with the boot page, which trades the token
-// in the URL fragment for one.
-func (s *Server) requireEmbed(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.auth.Check(r) {
-			w.Header().Set("Cache-Control", "no-store")
-			writeHTML(w, r, s.log, templates.EmbedBoot())
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // embedOrigins is who may talk to an embedded page over postMessage: the frame ancestors that
 // name an origin ('self' is the page's own).
 func (s *Server) embedOrigins() string {
