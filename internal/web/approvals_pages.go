@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -15,30 +14,12 @@ import (
 
 // approvalsInbox serves GET /approvals.
 func (s *Server) approvalsInbox(w http.ResponseWriter, r *http.Request) {
-	s.inbox(w, r, http.StatusOK, templates.Notice{})
-}
-
-func (s *Server) inbox(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
-	p, err := s.views.Inbox(r.Context())
-	if err != nil {
-		writePageError(w, r, s.log, err)
-		return
-	}
-	p.Notice = n
-	writeHTMLStatus(w, r, s.log, code, templates.ApprovalsInbox(p))
-}
-
-// approvalData is a request's page with its decision form's key and the proof that it shows the
-// plan.
-func (s *Server) approvalData(ctx context.Context, id string) (templates.ApprovalPage, error) {
-	p, err := s.views.Approval(ctx, id)
-	p.Key, p.Seen = newKey(), s.seenProof(id)
-	return p, err
+	s.pages.inbox(w, r, http.StatusOK, templates.Notice{})
 }
 
 // approvalPage serves GET /approvals/{id}.
 func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
-	p, err := s.approvalData(r.Context(), param(r, "id"))
+	p, err := s.pages.approval(r.Context(), param(r, "id"))
 	if err != nil {
 		writePageError(w, r, s.log, err)
 		return
@@ -56,11 +37,11 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := approval.DecisionInput{Action: approval.Action(form.Get("action")), Comment: strings.ReplaceAll(form.Get("comment"), "\r\n", "\n"),
-		Key: form.Get("key"), By: s.decider(r)}
+		Key: form.Get("key"), By: decider(r, s.cfg)}
 	fromInbox := form.Get("back") == "inbox"
 	if in.Action == approval.RequestChanges {
 		if in.Feedback, err = feedbackFromForm(form); err != nil {
-			s.approvalRefused(w, r, id, in, nil, err)
+			s.pages.approvalRefused(w, r, id, in, nil, err)
 			return
 		}
 	}
@@ -73,20 +54,20 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 		}
 		// A decided request falls through to Decide, which says who decided first.
 		if in.Action == approval.Approve && !req.Decided() {
-			if refused := s.approveRefused(form, req); refused != nil {
+			if refused := approveRefused(form, req, s.auth.seenOK(req.ID, form.Get("seen"))); refused != nil {
 				if fromInbox {
-					s.inbox(w, r, status(refused), refusal(in.Action, refused))
+					s.pages.inbox(w, r, status(refused), refusal(in.Action, refused))
 					return
 				}
 				kept, _ := planFromForm(form, req.Plan.Type)
-				s.approvalRefused(w, r, id, in, keptEdit(form, kept), refused)
+				s.pages.approvalRefused(w, r, id, in, keptEdit(form, kept), refused)
 				return
 			}
 		}
 		if in.Action == approval.Modify {
 			p, err := planFromForm(form, req.Plan.Type)
 			if err != nil {
-				s.approvalRefused(w, r, id, in, nil, err)
+				s.pages.approvalRefused(w, r, id, in, nil, err)
 				return
 			}
 			shown := p
@@ -99,10 +80,10 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if fromInbox {
-			s.inbox(w, r, status(err), refusal(in.Action, err))
+			s.pages.inbox(w, r, status(err), refusal(in.Action, err))
 			return
 		}
-		s.approvalRefused(w, r, id, in, edit, err)
+		s.pages.approvalRefused(w, r, id, in, edit, err)
 		return
 	}
 	target := "/approvals/" + url.PathEscape(id)
@@ -134,18 +115,6 @@ func refusal(a approval.Action, err error) templates.Notice {
 		return templates.Notice{Kind: "conflict", Text: "Your " + strings.ReplaceAll(string(a), "_", " ") + " was not recorded: " + why}
 	}
 	return templates.Notice{Kind: "error", Text: "Not recorded: " + err.Error() + "."}
-}
-
-// approvalRefused shows the request again with why the decision was refused, keeping the
-// person's comment and edit unless the request is decided and they no longer matter.
-func (s *Server) approvalRefused(w http.ResponseWriter, r *http.Request, id string, in approval.DecisionInput, edit *approval.PlanBody, err error) {
-	p, perr := s.approvalData(r.Context(), id)
-	if perr != nil {
-		writePageError(w, r, s.log, perr)
-		return
-	}
-	p.Notice, p.Edit, p.Comment, p.Drafts = refusal(in.Action, err), edit, in.Comment, in.Feedback
-	writeHTMLStatus(w, r, s.log, status(err), templates.ApprovalView(p))
 }
 
 func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
@@ -191,8 +160,8 @@ func (s *Server) approvalRuleForm(w http.ResponseWriter, r *http.Request) {
 	}
 	in := approval.Rule{Agent: form.Get("agent"), SessionID: form.Get("session"), Kind: form.Get("kind"),
 		Machine: form.Get("machine"), Cwd: form.Get("cwd"), Note: form.Get("note")}
-	if _, err := s.gate.AddRule(r.Context(), in, s.decider(r)); err != nil {
-		s.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "The rule was not added: " + err.Error() + "."})
+	if _, err := s.gate.AddRule(r.Context(), in, decider(r, s.cfg)); err != nil {
+		s.pages.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "The rule was not added: " + err.Error() + "."})
 		return
 	}
 	http.Redirect(w, r, "/approvals#rules-h", http.StatusSeeOther)
@@ -200,8 +169,8 @@ func (s *Server) approvalRuleForm(w http.ResponseWriter, r *http.Request) {
 
 // approvalRevokeForm serves POST /approvals/rules/{rule}/revoke.
 func (s *Server) approvalRevokeForm(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.gate.RevokeRule(r.Context(), param(r, "rule"), s.decider(r)); err != nil {
-		s.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "Not revoked: " + err.Error() + "."})
+	if _, err := s.gate.RevokeRule(r.Context(), param(r, "rule"), decider(r, s.cfg)); err != nil {
+		s.pages.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "Not revoked: " + err.Error() + "."})
 		return
 	}
 	http.Redirect(w, r, "/approvals#rules-h", http.StatusSeeOther)

@@ -16,9 +16,9 @@ func (s *Server) apiEmbedLogin(w http.ResponseWriter, r *http.Request) {
 
 // embedOrigins is who may talk to an embedded page over postMessage: the frame ancestors that
 // name an origin ('self' is the page's own).
-func (s *Server) embedOrigins() string {
+func embedOrigins(frameAncestors []string) string {
 	var out []string
-	for _, a := range s.cfg.FrameAncestors {
+	for _, a := range frameAncestors {
 		if a == "'self'" {
 			continue
 		}
@@ -40,7 +40,7 @@ func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
 		writePageError(w, r, s.log, err)
 		return
 	}
-	writeHTML(w, r, s.log, templates.EmbedOverview(o, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedOverview(o, embedOrigins(s.cfg.FrameAncestors)))
 }
 
 func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
@@ -49,7 +49,7 @@ func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
 		writePageError(w, r, s.log, err)
 		return
 	}
-	writeHTML(w, r, s.log, templates.EmbedSession(v, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedSession(v, embedOrigins(s.cfg.FrameAncestors)))
 }
 
 func (s *Server) embedApprovals(w http.ResponseWriter, r *http.Request) {
@@ -58,14 +58,14 @@ func (s *Server) embedApprovals(w http.ResponseWriter, r *http.Request) {
 		writePageError(w, r, s.log, err)
 		return
 	}
-	writeHTML(w, r, s.log, templates.EmbedApprovals(p, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedApprovals(p, embedOrigins(s.cfg.FrameAncestors)))
 }
 
 func (s *Server) embedApproval(w http.ResponseWriter, r *http.Request) {
-	p, err := s.approvalData(r.Context(), param(r, "id"))
+	p, err := s.pages.approval(r.Context(), param(r, "id"))
 	if err != nil {
 		writePageError(w, r, s.log, err)
 		return
 	}
-	writeHTML(w, r, s.log, templates.EmbedApprovalView(p, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedApprovalView(p, embedOrigins(s.cfg.FrameAncestors)))
 }

@@ -11,27 +11,15 @@ import (
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/waits"
-	"github.com/plandash/plandash/web/templates"
 )
 
 // notifySettings serves GET /settings/notifications.
 func (s *Server) notifySettings(w http.ResponseWriter, r *http.Request) {
-	s.notifySettingsWith(w, r, http.StatusOK, "")
-}
-
-func (s *Server) notifySettingsWith(w http.ResponseWriter, r *http.Request, code int, problem string) {
 	if s.notify == nil {
 		writePageError(w, r, s.log, errNotifyOff)
 		return
 	}
-	p, err := s.views.NotifySettings(r.Context())
-	if err != nil {
-		writePageError(w, r, s.log, err)
-		return
-	}
-	p.Error = problem
-	w.WriteHeader(code)
-	writeHTML(w, r, s.log, templates.NotifySettings(p))
+	s.pages.notifySettings(w, r, http.StatusOK, "")
 }
 
 // notifyAddTargetForm serves POST /settings/notifications/targets.
@@ -54,7 +42,7 @@ func (s *Server) notifyAddTargetForm(w http.ResponseWriter, r *http.Request) {
 			writePageError(w, r, s.log, err)
 			return
 		}
-		s.notifySettingsWith(w, r, status(err), err.Error())
+		s.pages.notifySettings(w, r, status(err), err.Error())
 		return
 	}
 	http.Redirect(w, r, "/settings/notifications", http.StatusSeeOther)
@@ -122,7 +110,7 @@ func (s *Server) notifyKindsForm(w http.ResponseWriter, r *http.Request) {
 			writePageError(w, r, s.log, err)
 			return
 		}
-		s.notifySettingsWith(w, r, status(err), err.Error())
+		s.pages.notifySettings(w, r, status(err), err.Error())
 		return
 	}
 	http.Redirect(w, r, "/settings/notifications", http.StatusSeeOther)

@@ -27,7 +27,7 @@ func (s *Server) acpAnswerForm(w http.ResponseWriter, r *http.Request) {
 		}
 		o.Feedback = fb // the proxy sends it to the agent in the outcome's _meta
 	}
-	if err := s.perms.Answer(stream, id, o, s.decider(r)); err != nil {
+	if err := s.perms.Answer(stream, id, o, decider(r, s.cfg)); err != nil {
 		writePageError(w, r, s.log, err)
 		return
 	}

@@ -91,6 +91,7 @@ type Server struct {
 	ready       func(context.Context) error
 	metrics     *metrics.Set
 	views       *views.Pages // what each page shows, and its live topics
+	pages       pageAnswers  // a page under a status, with a notice: a refused form shown again
 	assets      *assets
 	auth        *Auth
 	streams     *plans.Streams
@@ -138,6 +139,7 @@ func NewServer(d Deps) *Server {
 	s.assets = a
 	s.views = views.New(views.Deps{Plans: d.Plans, Gate: d.Gate, Shared: d.Shared, Perms: d.Perms, Waits: d.Waits,
 		Notify: d.Notify, Live: d.Live, Files: d.Files, Log: d.Log})
+	s.pages = pageAnswers{views: s.views, auth: s.auth, log: d.Log}
 	s.handler = s.routes()
 	return s
 }
