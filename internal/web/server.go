@@ -72,7 +72,9 @@ type Deps struct {
 	Ready func(context.Context) error
 }
 
-// Server is plandash's HTTP handler over its services.
+// Server is plandash's HTTP handler over its services. Its methods are the handlers routes.go
+// names, besides routes, Handler and Serve themselves; the rest of web is plain functions
+// (middleware.go, html.go, problem.go), Auth's, and pageAnswers' (a page shown again).
 type Server struct {
 	cfg         Config
 	log         *slog.Logger
