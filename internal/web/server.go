@@ -150,7 +150,8 @@ func NewServer(d Deps) *Server {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully: requests in flight get a few
-// seconds to finish. What the server runs beside (the idle sweep) has stopped when it returns.
+// seconds to finish. What the server runs beside (recording the agents' events it acknowledged)
+// has stopped when it returns.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
