@@ -27,7 +27,7 @@ func startDashboard(t *testing.T, ctx context.Context, data string) (*app.App, *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	ts := httptest.NewServer(srv.Handler())
+	ts := httptest.NewServer(srv.Server.Handler())
 	t.Cleanup(ts.Close)
 	return srv, ts
 }

@@ -26,7 +26,7 @@ func TestApprovalRequestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
+	ts := httptest.NewServer(srv.Server.Handler())
 	t.Cleanup(func() { ts.Close(); srv.Close() })
 	call := func(method, path, body string) []byte {
 		req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
@@ -116,7 +116,7 @@ func TestMCPStdioApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
+	ts := httptest.NewServer(srv.Server.Handler())
 	t.Cleanup(func() { ts.Close(); srv.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -189,7 +189,7 @@ func TestApprovalRequestAnswerLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := srv.Handler()
+	h := srv.Server.Handler()
 	var cut atomic.Bool
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/approvals" && cut.CompareAndSwap(false, true) {

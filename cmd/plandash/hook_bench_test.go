@@ -48,7 +48,7 @@ func BenchmarkHookGateDecision(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts := httptest.NewServer(a.Handler())
+	ts := httptest.NewServer(a.Server.Handler())
 	b.Cleanup(func() { ts.Close(); a.Close() })
 	api := func(method, path, body string) []byte {
 		req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))

@@ -42,7 +42,7 @@ func TestGateHooksAskWhenNoDecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts := httptest.NewServer(srv.Handler())
+		ts := httptest.NewServer(srv.Server.Handler())
 		t.Cleanup(func() { ts.Close(); srv.Close() })
 		return ts.URL
 	}

@@ -28,7 +28,7 @@ func TestHookClaudeCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
+	ts := httptest.NewServer(srv.Server.Handler())
 	t.Cleanup(func() { ts.Close(); srv.Close() })
 	event, err := os.ReadFile("../../internal/agents/claude/testdata/post_todowrite.json")
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -335,9 +334,6 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 
 // Close closes an application that was never served.
 func (a *App) Close() error { return a.DB.Close() }
-
-// Handler is the HTTP handler, for tests that serve it themselves.
-func (a *App) Handler() http.Handler { return a.Server.Handler() }
 
 // gateApprover is the gate as the MCP approval tool sees it.
 type gateApprover struct{ g *approval.Gate }

@@ -49,7 +49,7 @@ func TestDatabaseChoice(t *testing.T) {
 		if _, ok := a.DB.(*postgres.DB); !ok {
 			t.Fatalf("DB is %T, want *postgres.DB", a.DB)
 		}
-		srv := httptest.NewServer(a.Handler())
+		srv := httptest.NewServer(a.Server.Handler())
 		defer srv.Close()
 		body := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[{"content":"Build","priority":"high","status":"pending"}]}}}`
 		req, err := http.NewRequest("POST", srv.URL+"/api/v1/ingest", strings.NewReader(body))

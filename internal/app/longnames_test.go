@@ -26,7 +26,7 @@ func TestLongNamesAreRefusedClearly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	hs := httptest.NewServer(a.Handler())
+	hs := httptest.NewServer(a.Server.Handler())
 	defer hs.Close()
 	for _, n := range []int{241, 300, 5000} {
 		long := strings.Repeat("a", n)

@@ -298,7 +298,7 @@ func TestReadyz(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := httptest.NewServer(a.Handler())
+			srv := httptest.NewServer(a.Server.Handler())
 			defer srv.Close()
 			probe := func() int {
 				resp, err := http.Get(srv.URL + "/readyz")

@@ -33,7 +33,7 @@ func TestEveryAgentHasAHookRoute(t *testing.T) {
 		req.Host = "127.0.0.1"
 		req.Header.Set("Authorization", "Bearer tok")
 		rec := httptest.NewRecorder()
-		a.Handler().ServeHTTP(rec, req)
+		a.Server.Handler().ServeHTTP(rec, req)
 		return rec.Code, rec.Body.String()
 	}
 	for _, ag := range registry.All() {
@@ -55,7 +55,7 @@ func TestEveryAgentHasAHookRoute(t *testing.T) {
 	req.Host = "127.0.0.1"
 	req.Header.Set("Authorization", "Bearer tok")
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, req)
+	a.Server.Handler().ServeHTTP(rec, req)
 	doc, err := html.Parse(rec.Body)
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ func newServer(t *testing.T) *server {
 		t.Fatal(err)
 	}
 	s := &server{web: srv}
-	real := srv.Handler()
+	real := srv.Server.Handler()
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
 		if f := s.front.Load(); f != nil && (*f)(w, r) {

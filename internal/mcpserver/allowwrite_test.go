@@ -46,7 +46,7 @@ func TestExportNeedsAWriteRoot(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer srv.Close()
-			hs := httptest.NewServer(srv.Handler())
+			hs := httptest.NewServer(srv.Server.Handler())
 			defer hs.Close()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx,
 				&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{"mcp-token", http.DefaultTransport}}}, nil)

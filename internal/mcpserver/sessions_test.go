@@ -28,7 +28,7 @@ func openMCPApp(t *testing.T, idle time.Duration, perToken int) (*app.App, *http
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewServer(srv.Server.Handler())
 	t.Cleanup(func() {
 		// Abandoned clients leave their standalone GET streams open; Close would wait on them.
 		hs.CloseClientConnections()

@@ -246,7 +246,7 @@ func TestSharedPlanToolsStreamableHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewServer(srv.Server.Handler())
 	defer hs.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/plans"
 )
 
 // Set is plandash's own series, registered on one Registry. Every part of the application that
@@ -85,6 +86,14 @@ func (s *Set) Time(store, call string) func() {
 	h := s.StoreLatency.With(store, call)
 	start := time.Now()
 	return func() { h.ObserveDuration(time.Since(start)) }
+}
+
+// CountIngest counts one ingest post and its messages by kind.
+func (s *Set) CountIngest(items []plans.Item) {
+	s.IngestPosts.With("ingest").Inc()
+	for _, it := range items {
+		s.IngestMessages.With(MessageKind(it.Msg.Method, it.Msg.IsResponse())).Inc()
+	}
 }
 
 // MessageKind is the label a message is counted under: its method when ACP defines it

@@ -96,14 +96,14 @@ func TestFailuresRetryThenGiveUp(t *testing.T) {
 	first := rc.next(t)
 	lastDelivery(t, n, "flag-1", func(d notify.Delivery) bool { return d.Attempts == 1 && d.Due.After(clk.Now()) })
 	clk.add(2 * time.Second) // past the first backoff
-	n.Kick()
+	sendDue(t, n)
 	second := rc.next(t)
 	if first.Header.Get("Idempotency-Key") != second.Header.Get("Idempotency-Key") {
 		t.Fatal("a retry carries another idempotency key")
 	}
 	lastDelivery(t, n, "flag-1", func(d notify.Delivery) bool { return d.Attempts == 2 && d.Due.After(clk.Now()) })
 	clk.add(2 * time.Minute)
-	n.Kick()
+	sendDue(t, n)
 	rc.next(t)
 	d := lastDelivery(t, n, "flag-1", func(d notify.Delivery) bool { return d.Status == notify.Failed })
 	if !strings.Contains(d.Error, "gave up") || !strings.Contains(d.Error, "503") {

@@ -230,7 +230,7 @@ func TestDelayDropsWaitsAnsweredAtOnce(t *testing.T) {
 	src.set(plan("slow"))
 	waitFor(t, func() bool { return status("slow") == notify.Pending })
 	clk.add(time.Minute)
-	n.Kick()
+	sendDue(t, n)
 	r := rc.next(t)
 	var wh notify.WebhookBody
 	decode(t, r.Body, &wh)

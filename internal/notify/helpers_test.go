@@ -105,6 +105,14 @@ func run(t *testing.T, n *notify.Notifier) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
+// sendDue sends what is due now, as the sender's next read of the outbox would.
+func sendDue(t *testing.T, n *notify.Notifier) {
+	t.Helper()
+	if _, err := n.SendDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // plan is a wait for a short plan, which fits in a notification.
 func plan(id string) notify.Wait {
 	return notify.Wait{ID: id, Kind: "plan", Title: "Refactor " + id, Detail: "1. read\n2. write", Fits: true, Agent: "claude", AgentName: "Claude Code",

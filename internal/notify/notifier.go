@@ -44,7 +44,6 @@ type Notifier struct {
 	mu    sync.Mutex
 	open  map[string]Wait      // the list as last read; nil until read once
 	gone  map[string]time.Time // waits seen to end, when
-	kick  chan struct{}
 	vapid *VAPID
 
 	// busy counts each target's sends under way: a target that hangs holds at most
@@ -85,7 +84,7 @@ func New(store Store, src Source, cfg Config) *Notifier {
 		}
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	return &Notifier{cfg: cfg, store: store, src: src, kick: make(chan struct{}, 1), busy: map[string]int{}}
+	return &Notifier{cfg: cfg, store: store, src: src, busy: map[string]int{}}
 }
 
 func cmpOr(d, def time.Duration) time.Duration {
@@ -297,14 +296,6 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	}
 	n.sendBatch(ctx, claimed, targets)
 	return nil
-}
-
-// Kick makes the sender read the outbox now.
-func (n *Notifier) Kick() {
-	select {
-	case n.kick <- struct{}{}:
-	default:
-	}
 }
 
 func sleep(ctx context.Context, d time.Duration) {

@@ -59,7 +59,6 @@ func (n *Notifier) sendLoop(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-n.kick:
 		case <-tick.C:
 		}
 	}

@@ -11,8 +11,8 @@ import (
 
 // decider is who decides: the name a trusted proxy puts in the configured header, else the
 // per-agent token the request came with ("token:NAME"), else --user.
-func (s *Server) decider(r *http.Request) string {
-	if h := s.cfg.UserHeader; h != "" {
+func decider(r *http.Request, c Config) string {
+	if h := c.UserHeader; h != "" {
 		if v := strings.TrimSpace(r.Header.Get(h)); v != "" {
 			return v
 		}
@@ -20,8 +20,8 @@ func (s *Server) decider(r *http.Request) string {
 	if label := agentLabel(r); label != "" {
 		return label
 	}
-	if s.cfg.User != "" {
-		return s.cfg.User
+	if c.User != "" {
+		return c.User
 	}
 	return "local user"
 }

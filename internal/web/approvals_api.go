@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -28,7 +29,8 @@ type approvalProblem struct {
 	Request *approval.Request `json:"request,omitempty"`
 }
 
-func (s *Server) approvalOut(r *http.Request, a approval.Request) approvalJSON {
+// approvalOut is request a as the API returns it.
+func approvalOut(r *http.Request, a approval.Request) approvalJSON {
 	a.Fingerprint, a.SubmitterID = "", ""
 	scheme := "http://"
 	if r.TLS != nil {
@@ -37,8 +39,8 @@ func (s *Server) approvalOut(r *http.Request, a approval.Request) approvalJSON {
 	return approvalJSON{Request: a, PageURL: scheme + r.Host + "/approvals/" + a.ID}
 }
 
-// approvalError answers err as a problem; a late decision carries the winning one.
-func (s *Server) approvalError(w http.ResponseWriter, r *http.Request, err error) {
+// writeApprovalError answers err as a problem; a late decision carries the winning one.
+func writeApprovalError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var de *approval.DecidedError
 	if errors.As(err, &de) {
 		req := de.Request
@@ -47,7 +49,7 @@ func (s *Server) approvalError(w http.ResponseWriter, r *http.Request, err error
 			Problem: Problem{Title: "Conflict", Status: http.StatusConflict, Detail: err.Error()}, Request: &req})
 		return
 	}
-	writeProblem(w, r, s.log, err)
+	writeProblem(w, r, log, err)
 }
 
 // apiCreateApproval serves POST /api/v1/approvals: 201 with the new request, or 200 with the
@@ -60,7 +62,7 @@ func (s *Server) apiCreateApproval(w http.ResponseWriter, r *http.Request) {
 	}
 	req, created, err := s.gate.Submit(r.Context(), sub)
 	if err != nil {
-		s.approvalError(w, r, err)
+		writeApprovalError(w, r, s.log, err)
 		return
 	}
 	code := http.StatusOK
@@ -68,7 +70,7 @@ func (s *Server) apiCreateApproval(w http.ResponseWriter, r *http.Request) {
 		code = http.StatusCreated
 	}
 	w.Header().Set("Location", "/api/v1/approvals/"+req.ID)
-	writeJSON(w, code, s.approvalOut(r, req))
+	writeJSON(w, code, approvalOut(r, req))
 }
 
 // apiGetApproval serves GET /api/v1/approvals/{id}?wait=60s: at once, or when decided, or when
@@ -84,10 +86,10 @@ func (s *Server) apiGetApproval(w http.ResponseWriter, r *http.Request) {
 		if r.Context().Err() != nil {
 			return // the client left
 		}
-		s.approvalError(w, r, err)
+		writeApprovalError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.approvalOut(r, req))
+	writeJSON(w, http.StatusOK, approvalOut(r, req))
 }
 
 func parseWait(v string) (time.Duration, error) {
@@ -137,7 +139,7 @@ func (s *Server) apiListApprovals(w http.ResponseWriter, r *http.Request) {
 	writePage(w, r, list, next, key, func(rows []approval.Request, next string) any {
 		out := make([]approvalJSON, len(rows))
 		for i, a := range rows {
-			out[i] = s.approvalOut(r, a)
+			out[i] = approvalOut(r, a)
 		}
 		return struct {
 			Requests []approvalJSON `json:"requests"`
@@ -156,13 +158,13 @@ func (s *Server) apiDecideApproval(w http.ResponseWriter, r *http.Request) {
 	if k := r.Header.Get("Idempotency-Key"); k != "" && in.Key == "" {
 		in.Key = k
 	}
-	in.By = s.decider(r)
+	in.By = decider(r, s.cfg)
 	req, err := s.gate.Decide(r.Context(), param(r, "id"), in)
 	if err != nil {
-		s.approvalError(w, r, err)
+		writeApprovalError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.approvalOut(r, req))
+	writeJSON(w, http.StatusOK, approvalOut(r, req))
 }
 
 // apiApprovalCount serves GET /api/v1/approvals/count: what the navigation shows on every page,
@@ -219,7 +221,7 @@ func (s *Server) apiAddApprovalRule(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	rule, err := s.gate.AddRule(r.Context(), in, s.decider(r))
+	rule, err := s.gate.AddRule(r.Context(), in, decider(r, s.cfg))
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -229,7 +231,7 @@ func (s *Server) apiAddApprovalRule(w http.ResponseWriter, r *http.Request) {
 
 // apiRevokeApprovalRule serves DELETE /api/v1/approvals/rules/{rule}.
 func (s *Server) apiRevokeApprovalRule(w http.ResponseWriter, r *http.Request) {
-	rule, err := s.gate.RevokeRule(r.Context(), param(r, "rule"), s.decider(r))
+	rule, err := s.gate.RevokeRule(r.Context(), param(r, "rule"), decider(r, s.cfg))
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -15,35 +14,17 @@ import (
 
 // approvalsInbox serves GET /approvals.
 func (s *Server) approvalsInbox(w http.ResponseWriter, r *http.Request) {
-	s.inbox(w, r, http.StatusOK, templates.Notice{})
-}
-
-func (s *Server) inbox(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
-	p, err := s.views.Inbox(r.Context())
-	if err != nil {
-		s.errorPage(w, r, err)
-		return
-	}
-	p.Notice = n
-	s.pageStatus(w, r, code, templates.ApprovalsInbox(p))
-}
-
-// approvalData is a request's page with its decision form's key and the proof that it shows the
-// plan.
-func (s *Server) approvalData(ctx context.Context, id string) (templates.ApprovalPage, error) {
-	p, err := s.views.Approval(ctx, id)
-	p.Key, p.Seen = newKey(), s.seenProof(id)
-	return p, err
+	s.pages.inbox(w, r, http.StatusOK, templates.Notice{})
 }
 
 // approvalPage serves GET /approvals/{id}.
 func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
-	p, err := s.approvalData(r.Context(), param(r, "id"))
+	p, err := s.pages.approval(r.Context(), param(r, "id"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.ApprovalView(p))
+	writeHTML(w, r, s.log, templates.ApprovalView(p))
 }
 
 // approvalDecideForm serves POST /approvals/{id}/decide: the page's decision. Success goes back
@@ -52,15 +33,15 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 	ctx, id := r.Context(), param(r, "id")
 	form, err := readForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	in := approval.DecisionInput{Action: approval.Action(form.Get("action")), Comment: strings.ReplaceAll(form.Get("comment"), "\r\n", "\n"),
-		Key: form.Get("key"), By: s.decider(r)}
+		Key: form.Get("key"), By: decider(r, s.cfg)}
 	fromInbox := form.Get("back") == "inbox"
 	if in.Action == approval.RequestChanges {
 		if in.Feedback, err = feedbackFromForm(form); err != nil {
-			s.approvalRefused(w, r, id, in, nil, err)
+			s.pages.approvalRefused(w, r, id, in, nil, err)
 			return
 		}
 	}
@@ -68,25 +49,25 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 	if in.Action == approval.Approve || in.Action == approval.Modify {
 		req, err := s.gate.Get(ctx, id)
 		if err != nil {
-			s.errorPage(w, r, err)
+			writePageError(w, r, s.log, err)
 			return
 		}
 		// A decided request falls through to Decide, which says who decided first.
 		if in.Action == approval.Approve && !req.Decided() {
-			if refused := s.approveRefused(form, req); refused != nil {
+			if refused := approveRefused(form, req, s.auth.seenOK(req.ID, form.Get("seen"))); refused != nil {
 				if fromInbox {
-					s.inbox(w, r, status(refused), refusal(in.Action, refused))
+					s.pages.inbox(w, r, status(refused), refusal(in.Action, refused))
 					return
 				}
 				kept, _ := planFromForm(form, req.Plan.Type)
-				s.approvalRefused(w, r, id, in, keptEdit(form, kept), refused)
+				s.pages.approvalRefused(w, r, id, in, keptEdit(form, kept), refused)
 				return
 			}
 		}
 		if in.Action == approval.Modify {
 			p, err := planFromForm(form, req.Plan.Type)
 			if err != nil {
-				s.approvalRefused(w, r, id, in, nil, err)
+				s.pages.approvalRefused(w, r, id, in, nil, err)
 				return
 			}
 			shown := p
@@ -95,14 +76,14 @@ func (s *Server) approvalDecideForm(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := s.gate.Decide(ctx, id, in); err != nil {
 		if errs.KindOf(err) == errs.NotFound {
-			s.errorPage(w, r, err)
+			writePageError(w, r, s.log, err)
 			return
 		}
 		if fromInbox {
-			s.inbox(w, r, status(err), refusal(in.Action, err))
+			s.pages.inbox(w, r, status(err), refusal(in.Action, err))
 			return
 		}
-		s.approvalRefused(w, r, id, in, edit, err)
+		s.pages.approvalRefused(w, r, id, in, edit, err)
 		return
 	}
 	target := "/approvals/" + url.PathEscape(id)
@@ -134,18 +115,6 @@ func refusal(a approval.Action, err error) templates.Notice {
 		return templates.Notice{Kind: "conflict", Text: "Your " + strings.ReplaceAll(string(a), "_", " ") + " was not recorded: " + why}
 	}
 	return templates.Notice{Kind: "error", Text: "Not recorded: " + err.Error() + "."}
-}
-
-// approvalRefused shows the request again with why the decision was refused, keeping the
-// person's comment and edit unless the request is decided and they no longer matter.
-func (s *Server) approvalRefused(w http.ResponseWriter, r *http.Request, id string, in approval.DecisionInput, edit *approval.PlanBody, err error) {
-	p, perr := s.approvalData(r.Context(), id)
-	if perr != nil {
-		s.errorPage(w, r, perr)
-		return
-	}
-	p.Notice, p.Edit, p.Comment, p.Drafts = refusal(in.Action, err), edit, in.Comment, in.Feedback
-	s.pageStatus(w, r, status(err), templates.ApprovalView(p))
 }
 
 func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
@@ -186,13 +155,13 @@ func planFromForm(form url.Values, typ string) (approval.PlanBody, error) {
 func (s *Server) approvalRuleForm(w http.ResponseWriter, r *http.Request) {
 	form, err := readForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	in := approval.Rule{Agent: form.Get("agent"), SessionID: form.Get("session"), Kind: form.Get("kind"),
 		Machine: form.Get("machine"), Cwd: form.Get("cwd"), Note: form.Get("note")}
-	if _, err := s.gate.AddRule(r.Context(), in, s.decider(r)); err != nil {
-		s.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "The rule was not added: " + err.Error() + "."})
+	if _, err := s.gate.AddRule(r.Context(), in, decider(r, s.cfg)); err != nil {
+		s.pages.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "The rule was not added: " + err.Error() + "."})
 		return
 	}
 	http.Redirect(w, r, "/approvals#rules-h", http.StatusSeeOther)
@@ -200,8 +169,8 @@ func (s *Server) approvalRuleForm(w http.ResponseWriter, r *http.Request) {
 
 // approvalRevokeForm serves POST /approvals/rules/{rule}/revoke.
 func (s *Server) approvalRevokeForm(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.gate.RevokeRule(r.Context(), param(r, "rule"), s.decider(r)); err != nil {
-		s.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "Not revoked: " + err.Error() + "."})
+	if _, err := s.gate.RevokeRule(r.Context(), param(r, "rule"), decider(r, s.cfg)); err != nil {
+		s.pages.inbox(w, r, status(err), templates.Notice{Kind: "error", Text: "Not revoked: " + err.Error() + "."})
 		return
 	}
 	http.Redirect(w, r, "/approvals#rules-h", http.StatusSeeOther)
@@ -212,8 +181,8 @@ func (s *Server) approvalsAudit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p, err := s.views.Audit(r.Context(), q.Get("session"), q.Get("agent"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.AuditLog(p))
+	writeHTML(w, r, s.log, templates.AuditLog(p))
 }

@@ -20,15 +20,15 @@ import (
 // without the token, but it proves that the client loaded a page showing the plan, not that a
 // person read it: it stops the one-click (or j-then-a) approval of a plan nobody opened, not a
 // client that means to skip it, which can use the API with the token anyway.
-func (s *Server) seenProof(id string) string {
-	m := hmac.New(sha256.New, append([]byte("plandash seen v1\x00"), s.auth.token...))
+func (a *Auth) seenProof(id string) string {
+	m := hmac.New(sha256.New, append([]byte("plandash seen v1\x00"), a.token...))
 	m.Write([]byte(id))
 	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
 // seenOK reports whether proof is request id's seenProof.
-func (s *Server) seenOK(id, proof string) bool {
-	return hmac.Equal([]byte(proof), []byte(s.seenProof(id)))
+func (a *Auth) seenOK(id, proof string) bool {
+	return hmac.Equal([]byte(proof), []byte(a.seenProof(id)))
 }
 
 // errNotSeen refuses an approval whose form does not show the plan was on screen.
@@ -82,9 +82,10 @@ func sameJSON(a, b []byte) bool {
 }
 
 // approveRefused is why a form's plain approval of the pending request req is refused: the
-// plan was never shown, or the editor holds changes that approving would drop. Nil lets it on.
-func (s *Server) approveRefused(form url.Values, req approval.Request) error {
-	if !s.seenOK(req.ID, form.Get("seen")) {
+// plan was never shown (seen is false: the form's proof is not the request's), or the editor
+// holds changes that approving would drop. Nil lets it on.
+func approveRefused(form url.Values, req approval.Request, seen bool) error {
+	if !seen {
 		return errNotSeen
 	}
 	if editedPlan(form, req) {

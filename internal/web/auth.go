@@ -210,10 +210,6 @@ func (a *Auth) RequirePage(next http.Handler) http.Handler {
 	})
 }
 
-func lockedPage(w http.ResponseWriter, why string) {
-	writeLocked(w, http.StatusUnauthorized, why)
-}
-
 // Throttling wrong credentials: a client may fail maxFailures times in failWindow; after that it
 // is refused until the window ends. Guessing a 192-bit token is hopeless anyway; this keeps a
 // misconfigured script or a scanner from filling the log and burning CPU.

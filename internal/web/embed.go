@@ -14,24 +14,11 @@ func (s *Server) apiEmbedLogin(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// requireEmbed answers an embed view without a cookie with the boot page, which trades the token
-// in the URL fragment for one.
-func (s *Server) requireEmbed(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.auth.Check(r) {
-			w.Header().Set("Cache-Control", "no-store")
-			s.page(w, r, templates.EmbedBoot())
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // embedOrigins is who may talk to an embedded page over postMessage: the frame ancestors that
 // name an origin ('self' is the page's own).
-func (s *Server) embedOrigins() string {
+func embedOrigins(frameAncestors []string) string {
 	var out []string
-	for _, a := range s.cfg.FrameAncestors {
+	for _, a := range frameAncestors {
 		if a == "'self'" {
 			continue
 		}
@@ -45,40 +32,40 @@ func (s *Server) embedOrigins() string {
 func (s *Server) embedOverview(w http.ResponseWriter, r *http.Request) {
 	f, err := parseOverviewFilter(r.URL.Query())
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	o, err := s.views.Overview(r.Context(), f)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.EmbedOverview(o, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedOverview(o, embedOrigins(s.cfg.FrameAncestors)))
 }
 
 func (s *Server) embedSession(w http.ResponseWriter, r *http.Request) {
 	v, err := s.views.EmbedSession(r.Context(), param(r, "id"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.EmbedSession(v, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedSession(v, embedOrigins(s.cfg.FrameAncestors)))
 }
 
 func (s *Server) embedApprovals(w http.ResponseWriter, r *http.Request) {
 	p, err := s.views.Inbox(r.Context())
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.EmbedApprovals(p, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedApprovals(p, embedOrigins(s.cfg.FrameAncestors)))
 }
 
 func (s *Server) embedApproval(w http.ResponseWriter, r *http.Request) {
-	p, err := s.approvalData(r.Context(), param(r, "id"))
+	p, err := s.pages.approval(r.Context(), param(r, "id"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.EmbedApprovalView(p, s.embedOrigins()))
+	writeHTML(w, r, s.log, templates.EmbedApprovalView(p, embedOrigins(s.cfg.FrameAncestors)))
 }

@@ -155,8 +155,7 @@ func TestErrorMappingDrawsEveryKind(t *testing.T) {
 			}
 		})
 	}
-	s := &Server{log: log}
-	h := s.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
+	h := recoverPanics(log)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
 	req := httptest.NewRequest("GET", "/", nil)
 	req.Header.Set("Accept", browserAccept)
 	rec := httptest.NewRecorder()

@@ -66,8 +66,8 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	answer, err := h.Handle(r.Context(), body)
-	if r.Context().Err() != nil && s.stopping() {
-		writeRestarting(w, r, s) // the hook asks again once plandash is back
+	if r.Context().Err() != nil && stopping(s.stop) {
+		writeRestarting(w, r, s.log) // the hook asks again once plandash is back
 		return
 	}
 	if err != nil {

@@ -41,7 +41,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	s.countIngest(items)
+	s.metrics.CountIngest(items)
 	st := s.streams.Get(r.URL.Query().Get("stream"))
 	if agent := r.URL.Query().Get("agent"); agent != "" {
 		st.SetAgent(agent)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/metrics"
-	"github.com/plandash/plandash/internal/plans"
 )
 
 // metricsHandler serves GET /metrics in the Prometheus text format. It sits behind the API
@@ -21,13 +20,5 @@ func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	if err := s.metrics.Registry.WriteText(ctx, w); err != nil {
 		s.log.Debug("writing /metrics", "err", err)
-	}
-}
-
-// countIngest counts one ingest post and its messages by kind.
-func (s *Server) countIngest(items []plans.Item) {
-	s.metrics.IngestPosts.With("ingest").Inc()
-	for _, it := range items {
-		s.metrics.IngestMessages.With(metrics.MessageKind(it.Msg.Method, it.Msg.IsResponse())).Inc()
 	}
 }

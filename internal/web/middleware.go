@@ -3,7 +3,8 @@ package web
 // The middleware every request passes, in the order routes.go applies it: a panic becomes a
 // 500 page, the Host header is checked (DNS rebinding), security headers are set, state-changing
 // requests from other sites are refused (CSRF), pages are compressed, a server that is stopping
-// drains, and a request without credentials gets the locked page.
+// drains, and a request without credentials gets the locked page (an embed view, the boot page
+// that trades its token for a cookie).
 
 import (
 	"bufio"
@@ -11,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -185,31 +187,33 @@ func (g *gzipWriter) close() {
 // the server (or another instance) is back, instead of mistaking an empty 200 for an answer.
 var errRestarting = errs.New(errs.Unavailable, "plandash is shutting down; ask again in a moment")
 
-// stopping reports whether graceful shutdown has begun.
-func (s *Server) stopping() bool {
+// stopping reports whether graceful shutdown has begun: stop is closed when it does.
+func stopping(stop <-chan struct{}) bool {
 	select {
-	case <-s.stop:
+	case <-stop:
 		return true
 	default:
 		return false
 	}
 }
 
-// drain wraps a long-poll route: if the server began shutting down while the handler waited and
-// the handler wrote nothing, the client gets 503 with Retry-After.
-func (s *Server) drain(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &writeTracker{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		if !rec.wrote && s.stopping() {
-			writeRestarting(w, r, s)
-		}
-	})
+// drain wraps a long-poll route: if the server began shutting down (stop closed) while the
+// handler waited and the handler wrote nothing, the client gets 503 with Retry-After.
+func drain(stop <-chan struct{}, log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := &writeTracker{ResponseWriter: w}
+			next.ServeHTTP(rec, r)
+			if !rec.wrote && stopping(stop) {
+				writeRestarting(w, r, log)
+			}
+		})
+	}
 }
 
-func writeRestarting(w http.ResponseWriter, r *http.Request, s *Server) {
+func writeRestarting(w http.ResponseWriter, r *http.Request, log *slog.Logger) {
 	w.Header().Set("Retry-After", "1")
-	writeProblem(w, r, s.log, errRestarting)
+	writeProblem(w, r, log, errRestarting)
 }
 
 // writeTracker notes whether a handler wrote anything.
@@ -244,18 +248,22 @@ func writeLocked(w http.ResponseWriter, code int, why string) {
 	_ = templates.LockedPage(why).Render(context.Background(), w)
 }
 
+// lockedPage answers a page request without credentials (401) with the locked page.
+func lockedPage(w http.ResponseWriter, why string) {
+	writeLocked(w, http.StatusUnauthorized, why)
+}
+
 // loginForm takes the locked page's form: POST <page>?plandash-login with token=…. The right
 // token sets the cookie and sends the browser to the page with GET; a wrong one counts as a
 // failed attempt, exactly like a wrong ?token=, and the same throttle refuses the wrong tokens
 // of a client that keeps failing (never the right one). The cross-origin check runs before
 // this, so another site cannot sign a browser in with a token of its choosing.
-func (s *Server) loginForm(next http.Handler) http.Handler {
+func (a *Auth) loginForm(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || !r.URL.Query().Has(loginParam) || !wantsLogin(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		a := s.auth
 		client := a.clientIP(r)
 		r.Body = http.MaxBytesReader(w, r.Body, maxLoginForm)
 		if err := r.ParseForm(); err != nil {
@@ -305,17 +313,19 @@ func loginTarget(u *url.URL) string {
 // checkHost refuses requests whose Host header names a host plandash was not told it answers
 // to: a web page on evil.example whose name was re-pointed at 127.0.0.1 (DNS rebinding) reaches
 // the loopback server with Host: evil.example, and is refused before anything else. IP literals
-// and loopback names always pass; other names only when configured (--host).
-func (s *Server) checkHost(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hostAllowed(r.Host, s.cfg.Hosts) {
-			writeProblemStatus(w, r, s.log, errs.Errorf(errs.Forbidden,
-				"this plandash does not answer to the host %q: it answers to loopback names, IP addresses and the names given with --host", r.Host),
-				http.StatusMisdirectedRequest)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// and loopback names always pass; other names only when configured (--host): hosts.
+func checkHost(hosts []string, log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !hostAllowed(r.Host, hosts) {
+				writeProblemStatus(w, r, log, errs.Errorf(errs.Forbidden,
+					"this plandash does not answer to the host %q: it answers to loopback names, IP addresses and the names given with --host", r.Host),
+					http.StatusMisdirectedRequest)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 func hostAllowed(hostport string, extra []string) bool {
@@ -344,39 +354,61 @@ func hostAllowed(hostport string, extra []string) bool {
 
 // recoverPanics turns a handler's panic into a logged 500 (a page or a problem), instead of a
 // dropped connection or a blank answer. An aborted handler (http.ErrAbortHandler) is let through.
-func (s *Server) recoverPanics(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			v := recover()
-			if v == nil {
-				return
-			}
-			if v == http.ErrAbortHandler {
-				panic(v)
-			}
-			s.log.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-			if r.Header.Get("Upgrade") == "" {
-				writeProblem(w, r, s.log, fmt.Errorf("panic: %v", v))
-			}
-		}()
-		next.ServeHTTP(w, r)
-	})
+func recoverPanics(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				v := recover()
+				if v == nil {
+					return
+				}
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+				if r.Header.Get("Upgrade") == "" {
+					writeProblem(w, r, log, fmt.Errorf("panic: %v", v))
+				}
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// notFound answers a path no route serves.
+func notFound(log *slog.Logger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, log, errNoRoute(r.URL.Path))
+	}
 }
 
 // methodNotAllowed answers a method a route does not take.
-func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	writeProblemStatus(w, r, s.log, errs.Errorf(errs.Invalid, "%s is not something %s does", r.Method, r.URL.Path), http.StatusMethodNotAllowed)
-}
-
-// crossOriginRefused answers a state-changing request another site's page sent.
-func (s *Server) crossOriginRefused(w http.ResponseWriter, r *http.Request) {
-	writeProblem(w, r, s.log, errs.New(errs.Forbidden, "a request from another site was refused: plandash takes changes only from its own pages"))
+func methodNotAllowed(log *slog.Logger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		writeProblemStatus(w, r, log, errs.Errorf(errs.Invalid, "%s is not something %s does", r.Method, r.URL.Path), http.StatusMethodNotAllowed)
+	}
 }
 
 // csrf is the cross-site forgery check every request passes: Sec-Fetch-Site and Origin are
-// checked; non-browser clients (curl, the proxy) send neither.
-func (s *Server) csrf() func(http.Handler) http.Handler {
+// checked; non-browser clients (curl, the proxy) send neither. A state-changing request another
+// site's page sent is refused.
+func csrf(log *slog.Logger) func(http.Handler) http.Handler {
 	p := http.NewCrossOriginProtection()
-	p.SetDenyHandler(http.HandlerFunc(s.crossOriginRefused))
+	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, log, errs.New(errs.Forbidden, "a request from another site was refused: plandash takes changes only from its own pages"))
+	}))
 	return p.Handler
+}
+
+// requireEmbed answers an embed view without a cookie with the boot page, which trades the token
+// in the URL fragment for one.
+func (a *Auth) requireEmbed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.Check(r) {
+			w.Header().Set("Cache-Control", "no-store")
+			writeHTML(w, r, a.log, templates.EmbedBoot())
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

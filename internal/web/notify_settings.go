@@ -11,38 +11,26 @@ import (
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/notify"
 	"github.com/plandash/plandash/internal/waits"
-	"github.com/plandash/plandash/web/templates"
 )
 
 // notifySettings serves GET /settings/notifications.
 func (s *Server) notifySettings(w http.ResponseWriter, r *http.Request) {
-	s.notifySettingsWith(w, r, http.StatusOK, "")
-}
-
-func (s *Server) notifySettingsWith(w http.ResponseWriter, r *http.Request, code int, problem string) {
 	if s.notify == nil {
-		s.errorPage(w, r, errNotifyOff)
+		writePageError(w, r, s.log, errNotifyOff)
 		return
 	}
-	p, err := s.views.NotifySettings(r.Context())
-	if err != nil {
-		s.errorPage(w, r, err)
-		return
-	}
-	p.Error = problem
-	w.WriteHeader(code)
-	s.page(w, r, templates.NotifySettings(p))
+	s.pages.notifySettings(w, r, http.StatusOK, "")
 }
 
 // notifyAddTargetForm serves POST /settings/notifications/targets.
 func (s *Server) notifyAddTargetForm(w http.ResponseWriter, r *http.Request) {
 	if s.notify == nil {
-		s.errorPage(w, r, errNotifyOff)
+		writePageError(w, r, s.log, errNotifyOff)
 		return
 	}
 	form, err := readForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	t, err := targetFromForm(form)
@@ -51,10 +39,10 @@ func (s *Server) notifyAddTargetForm(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if status(err) == http.StatusInternalServerError {
-			s.errorPage(w, r, err)
+			writePageError(w, r, s.log, err)
 			return
 		}
-		s.notifySettingsWith(w, r, status(err), err.Error())
+		s.pages.notifySettings(w, r, status(err), err.Error())
 		return
 	}
 	http.Redirect(w, r, "/settings/notifications", http.StatusSeeOther)
@@ -90,11 +78,11 @@ func targetFromForm(f url.Values) (notify.Target, error) {
 // notifyDeleteTargetForm serves POST /settings/notifications/targets/{id}/delete.
 func (s *Server) notifyDeleteTargetForm(w http.ResponseWriter, r *http.Request) {
 	if s.notify == nil {
-		s.errorPage(w, r, errNotifyOff)
+		writePageError(w, r, s.log, errNotifyOff)
 		return
 	}
 	if err := s.notify.DeleteTarget(r.Context(), param(r, "id")); err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	http.Redirect(w, r, "/settings/notifications", http.StatusSeeOther)
@@ -105,12 +93,12 @@ func (s *Server) notifyDeleteTargetForm(w http.ResponseWriter, r *http.Request) 
 // only waits for its next prompt unticks "input"). Every box ticked announces every kind.
 func (s *Server) notifyKindsForm(w http.ResponseWriter, r *http.Request) {
 	if s.notify == nil {
-		s.errorPage(w, r, errNotifyOff)
+		writePageError(w, r, s.log, errNotifyOff)
 		return
 	}
 	form, err := readForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	kinds, err := kindsFromForm(form["kind"])
@@ -119,10 +107,10 @@ func (s *Server) notifyKindsForm(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if status(err) == http.StatusInternalServerError {
-			s.errorPage(w, r, err)
+			writePageError(w, r, s.log, err)
 			return
 		}
-		s.notifySettingsWith(w, r, status(err), err.Error())
+		s.pages.notifySettings(w, r, status(err), err.Error())
 		return
 	}
 	http.Redirect(w, r, "/settings/notifications", http.StatusSeeOther)

@@ -25,18 +25,18 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	f.Compact = templates.CompactDensity(r.URL.Query().Get("density"), cookie)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	o, err := s.views.Overview(r.Context(), f)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	o.Ingest = "http://" + r.Host + "/api/v1/ingest"
 	o.Connect = s.connect
 	o.Shared, o.SharedTotal = s.views.SharedStrip(r.Context())
-	s.page(w, r, templates.OverviewPage(o))
+	writeHTML(w, r, s.log, templates.OverviewPage(o))
 }
 
 // parseOverviewFilter reads the overview's query; a value out of bounds is refused rather than

@@ -54,7 +54,7 @@ func (s *Server) apiProxyAnswer(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	if err := s.perms.Answer(body.Stream, body.ID, acp.PermissionOutcome(body.Outcome), s.decider(r)); err != nil {
+	if err := s.perms.Answer(body.Stream, body.ID, acp.PermissionOutcome(body.Outcome), decider(r, s.cfg)); err != nil {
 		writeProblem(w, r, s.log, err)
 		return
 	}

@@ -12,13 +12,14 @@ import (
 // cross-site forgery before it reaches a handler.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.recoverPanics)
-	r.Use(s.checkHost)
+	draining := drain(s.stop, s.log) // long polls answer "ask again" once shutdown begins
+	r.Use(recoverPanics(s.log))
+	r.Use(checkHost(s.cfg.Hosts, s.log))
 	r.Use(securityHeaders(s.cfg.FrameAncestors))
-	r.Use(s.csrf())
+	r.Use(csrf(s.log))
 	r.Use(compressPages)
 	r.Use(s.assets.withBase)
-	r.Use(s.loginForm)
+	r.Use(s.auth.loginForm)
 
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
@@ -65,7 +66,7 @@ func (s *Server) routes() http.Handler {
 	})
 
 	r.Group(func(r chi.Router) {
-		r.Use(s.requireEmbed)
+		r.Use(s.auth.requireEmbed)
 		r.Get("/embed", s.embedOverview)
 		r.Get("/embed/sessions/{id}", s.embedSession)
 		r.Get("/embed/approvals", s.embedApprovals)
@@ -80,7 +81,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/metrics", s.metricsHandler)
 
 		r.Post("/api/v1/ingest", s.ingest)
-		r.With(s.drain).Post("/api/v1/hooks/{agent}", s.apiAgentHook)
+		r.With(draining).Post("/api/v1/hooks/{agent}", s.apiAgentHook)
 		r.Get("/api/v1/plans", s.apiOverview)
 		r.Get("/api/v1/sessions", s.apiSessionsList)
 		r.Get("/api/v1/sessions/{id}", s.apiSession)
@@ -96,7 +97,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/approvals/rules", s.apiAddApprovalRule)
 		r.Delete("/api/v1/approvals/rules/{rule}", s.apiRevokeApprovalRule)
 		r.Post("/api/v1/approvals/validate", s.apiValidatePlan)
-		r.With(s.drain).Get("/api/v1/approvals/{id}", s.apiGetApproval)
+		r.With(draining).Get("/api/v1/approvals/{id}", s.apiGetApproval)
 		r.Post("/api/v1/approvals/{id}/decision", s.apiDecideApproval)
 
 		r.Get("/api/v1/shared-plans", s.apiSharedList)
@@ -115,9 +116,9 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/proxy/permissions", s.apiProxyOffer)
 		r.Post("/api/v1/proxy/permissions/resolved", s.apiProxyResolved)
 		r.Post("/api/v1/proxy/permissions/answer", s.apiProxyAnswer)
-		r.With(s.drain).Get("/api/v1/proxy/answers", s.apiProxyAnswers)
+		r.With(draining).Get("/api/v1/proxy/answers", s.apiProxyAnswers)
 
-		r.With(s.drain).Get("/api/v1/waits", s.apiWaits)
+		r.With(draining).Get("/api/v1/waits", s.apiWaits)
 		r.Post("/api/v1/waits/{id}/answer", s.apiAnswerWait)
 
 		r.Get("/api/v1/notify/targets", s.apiNotifyTargets)
@@ -131,9 +132,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/api/v1/tokens", s.apiCreateToken)
 		r.Delete("/api/v1/tokens/{name}", s.apiRevokeToken)
 	})
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, s.log, errNoRoute(r.URL.Path))
-	})
-	r.MethodNotAllowed(s.methodNotAllowed)
+	r.NotFound(notFound(s.log))
+	r.MethodNotAllowed(methodNotAllowed(s.log))
 	return r
 }

@@ -72,7 +72,9 @@ type Deps struct {
 	Ready func(context.Context) error
 }
 
-// Server is plandash's HTTP handler over its services.
+// Server is plandash's HTTP handler over its services. Its methods are the handlers routes.go
+// names, besides routes, Handler and Serve themselves; the rest of web is plain functions
+// (middleware.go, html.go, problem.go), Auth's, and pageAnswers' (a page shown again).
 type Server struct {
 	cfg         Config
 	log         *slog.Logger
@@ -91,6 +93,7 @@ type Server struct {
 	ready       func(context.Context) error
 	metrics     *metrics.Set
 	views       *views.Pages // what each page shows, and its live topics
+	pages       pageAnswers  // a page under a status, with a notice: a refused form shown again
 	assets      *assets
 	auth        *Auth
 	streams     *plans.Streams
@@ -138,6 +141,7 @@ func NewServer(d Deps) *Server {
 	s.assets = a
 	s.views = views.New(views.Deps{Plans: d.Plans, Gate: d.Gate, Shared: d.Shared, Perms: d.Perms, Waits: d.Waits,
 		Notify: d.Notify, Live: d.Live, Files: d.Files, Log: d.Log})
+	s.pages = pageAnswers{views: s.views, auth: s.auth, log: d.Log}
 	s.handler = s.routes()
 	return s
 }
@@ -146,7 +150,8 @@ func NewServer(d Deps) *Server {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully: requests in flight get a few
-// seconds to finish. What the server runs beside (the idle sweep) has stopped when it returns.
+// seconds to finish. What the server runs beside (recording the agents' events it acknowledged)
+// has stopped when it returns.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -10,30 +10,30 @@ import (
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.plans.Sessions(r.Context(), 200)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.SessionsPage(list, s.plans.Now(), 0))
+	writeHTML(w, r, s.log, templates.SessionsPage(list, s.plans.Now(), 0))
 }
 
 // session serves GET /sessions/{id}.
 func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	v, err := s.views.Session(r.Context(), param(r, "id"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.SessionPageView(v))
+	writeHTML(w, r, s.log, templates.SessionPageView(v))
 }
 
 // history serves GET /sessions/{id}/plans/{plan}/history?from=&to=&cursor=&limit=.
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	h, err := s.views.History(r.Context(), param(r, "id"), param(r, "plan"), r.URL)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	// The page also lists the calls added, removed and changed; the API leaves that out.
 	h.Page.DAGDiff = s.views.DAGDiff(h.From, h.To)
-	s.page(w, r, templates.History(h.Page))
+	writeHTML(w, r, s.log, templates.History(h.Page))
 }

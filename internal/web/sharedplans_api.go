@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -16,10 +17,10 @@ import (
 )
 
 // sharedName reads and validates the {name} of the route.
-func (s *Server) sharedName(w http.ResponseWriter, r *http.Request) (string, bool) {
+func sharedName(w http.ResponseWriter, r *http.Request, log *slog.Logger) (string, bool) {
 	name := param(r, "name")
 	if err := sharedplans.ValidateName(name); err != nil {
-		s.writeSharedProblem(w, r, badRequest(err.Error()), false)
+		writeSharedProblem(w, r, log, badRequest(err.Error()), false)
 		return "", false
 	}
 	return name, true
@@ -30,12 +31,12 @@ func (s *Server) sharedName(w http.ResponseWriter, r *http.Request) (string, boo
 func (s *Server) apiSharedList(w http.ResponseWriter, r *http.Request) {
 	pr, err := pageRequest(r)
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	lp, err := s.shared.ListPage(r.Context(), pr.After.ID, pr.Limit)
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	writePage(w, r, lp.Plans, sharedCursor(lp.Next), func(p sharedplans.Summary) paging.Cursor { return sharedCursor(p.Name) },
@@ -55,13 +56,13 @@ func sharedCursor(name string) paging.Cursor { return paging.Cursor{ID: name} }
 // apiSharedGet serves GET /api/v1/shared-plans/{name}: read_plan's result, with the revision
 // as ETag (If-None-Match with it answers 304).
 func (s *Server) apiSharedGet(w http.ResponseWriter, r *http.Request) {
-	name, ok := s.sharedName(w, r)
+	name, ok := sharedName(w, r, s.log)
 	if !ok {
 		return
 	}
 	p, err := s.sharedTools.ReadPlan(r.Context(), sharedplans.ReadPlanArgs{Name: name})
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	w.Header().Set("ETag", etag(p.Revision))
@@ -86,50 +87,52 @@ type sharedWriteBody struct {
 // apiSharedWrite serves PUT (or POST) /api/v1/shared-plans/{name}: create or replace, guarded
 // by If-Match / If-None-Match: * or last_known_revision.
 func (s *Server) apiSharedWrite(w http.ResponseWriter, r *http.Request) {
-	name, ok := s.sharedName(w, r)
+	name, ok := sharedName(w, r, s.log)
 	if !ok {
 		return
 	}
 	var b sharedWriteBody
 	if err := decodeJSON(w, r, sharedplans.MaxEncodedSize, true, &b); err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	if b.Name != "" && b.Name != name {
-		s.writeSharedProblem(w, r, badRequest(fmt.Sprintf("the body names plan %q but the address names %q", b.Name, name)), false)
+		writeSharedProblem(w, r, s.log, badRequest(fmt.Sprintf("the body names plan %q but the address names %q", b.Name, name)), false)
 		return
 	}
 	g, err := parseSharedGuard(r, b.LastKnownRevision)
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
-	s.sharedUpsert(w, r, name, b, g)
+	sharedUpsert(w, r, s.log, s.shared, name, b, g)
 }
 
 // apiSharedCreate serves POST /api/v1/shared-plans: create only; an existing name conflicts.
 func (s *Server) apiSharedCreate(w http.ResponseWriter, r *http.Request) {
 	var b sharedWriteBody
 	if err := decodeJSON(w, r, sharedplans.MaxEncodedSize, true, &b); err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
-	s.sharedUpsert(w, r, b.Name, b, sharedGuard{mustNotExist: true})
+	sharedUpsert(w, r, s.log, s.shared, b.Name, b, sharedGuard{mustNotExist: true})
 }
 
-func (s *Server) sharedUpsert(w http.ResponseWriter, r *http.Request, name string, b sharedWriteBody, g sharedGuard) {
+// sharedUpsert writes plan name from an API body through svc, guarded by g, and answers with
+// the plan (201 when it is new).
+func sharedUpsert(w http.ResponseWriter, r *http.Request, log *slog.Logger, svc *sharedplans.Service, name string, b sharedWriteBody, g sharedGuard) {
 	if b.Content == nil || *b.Content == "" {
-		s.writeSharedProblem(w, r, invalid("content must not be empty"), false)
+		writeSharedProblem(w, r, log, invalid("content must not be empty"), false)
 		return
 	}
-	p, err := s.shared.Write(r.Context(), sharedplans.UpsertRequest{Name: name, Content: b.Content, Title: b.Title,
+	p, err := svc.Write(r.Context(), sharedplans.UpsertRequest{Name: name, Content: b.Content, Title: b.Title,
 		Author: b.Author, Status: b.Status, ExpectedRevision: g.expected, MustExist: g.mustExist, MustNotExist: g.mustNotExist}, apiSource(r))
 	if err != nil {
 		var vc *sharedplans.VersionConflictError
 		if g.mustNotExist && errors.As(err, &vc) && !g.header {
 			err = &existsError{vc}
 		}
-		s.writeSharedProblem(w, r, err, g.header)
+		writeSharedProblem(w, r, log, err, g.header)
 		return
 	}
 	w.Header().Set("ETag", etag(p.Revision))
@@ -143,13 +146,13 @@ func (s *Server) sharedUpsert(w http.ResponseWriter, r *http.Request, name strin
 
 // apiSharedStatus serves GET /api/v1/shared-plans/{name}/status: get_plan_status's result.
 func (s *Server) apiSharedStatus(w http.ResponseWriter, r *http.Request) {
-	name, ok := s.sharedName(w, r)
+	name, ok := sharedName(w, r, s.log)
 	if !ok {
 		return
 	}
 	v, err := s.sharedTools.GetPlanStatus(r.Context(), sharedplans.GetPlanStatusArgs{Name: name})
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	w.Header().Set("ETag", etag(v.Revision))
@@ -159,7 +162,7 @@ func (s *Server) apiSharedStatus(w http.ResponseWriter, r *http.Request) {
 // apiSharedSetStatus serves PUT (or POST) /api/v1/shared-plans/{name}/status: set_plan_status,
 // guarded like a write.
 func (s *Server) apiSharedSetStatus(w http.ResponseWriter, r *http.Request) {
-	name, ok := s.sharedName(w, r)
+	name, ok := sharedName(w, r, s.log)
 	if !ok {
 		return
 	}
@@ -168,12 +171,12 @@ func (s *Server) apiSharedSetStatus(w http.ResponseWriter, r *http.Request) {
 		LastKnownRevision *int   `json:"last_known_revision,omitempty"`
 	}
 	if err := decodeJSON(w, r, sharedplans.MaxEncodedSize, true, &b); err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	g, err := parseSharedGuard(r, b.LastKnownRevision)
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	var v sharedplans.StatusView
@@ -182,7 +185,7 @@ func (s *Server) apiSharedSetStatus(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.writeSharedProblem(w, r, err, g.header)
+		writeSharedProblem(w, r, s.log, err, g.header)
 		return
 	}
 	w.Header().Set("ETag", etag(v.Revision))
@@ -192,13 +195,13 @@ func (s *Server) apiSharedSetStatus(w http.ResponseWriter, r *http.Request) {
 // apiSharedDelete serves DELETE /api/v1/shared-plans/{name}, guarded by If-Match when given.
 // Unguarded, it also removes a corrupt plan file (docker-agent's recovery path).
 func (s *Server) apiSharedDelete(w http.ResponseWriter, r *http.Request) {
-	name, ok := s.sharedName(w, r)
+	name, ok := sharedName(w, r, s.log)
 	if !ok {
 		return
 	}
 	g, err := parseSharedGuard(r, nil)
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	var res sharedplans.DeleteResult
@@ -207,7 +210,7 @@ func (s *Server) apiSharedDelete(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.writeSharedProblem(w, r, err, g.header)
+		writeSharedProblem(w, r, s.log, err, g.header)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
@@ -217,14 +220,14 @@ func (s *Server) apiSharedDelete(w http.ResponseWriter, r *http.Request) {
 // plandash has recorded, newest first, without content, a page at a time; ?seq=N returns that
 // one state with its content.
 func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
-	name, ok := s.sharedName(w, r)
+	name, ok := sharedName(w, r, s.log)
 	if !ok {
 		return
 	}
 	if v := r.URL.Query().Get("seq"); v != "" {
 		seq, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			s.writeSharedProblem(w, r, badRequest("seq must be a history sequence number"), false)
+			writeSharedProblem(w, r, s.log, badRequest("seq must be a history sequence number"), false)
 			return
 		}
 		e, found, err := s.shared.History().Entry(r.Context(), name, seq)
@@ -232,7 +235,7 @@ func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 			err = fmt.Errorf("%w: no history entry %d for plan %q", sharedplans.ErrPlanNotFound, seq, name)
 		}
 		if err != nil {
-			s.writeSharedProblem(w, r, err, false)
+			writeSharedProblem(w, r, s.log, err, false)
 			return
 		}
 		writeJSON(w, http.StatusOK, e)
@@ -240,12 +243,12 @@ func (s *Server) apiSharedHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	pr, err := pageRequest(r)
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	hist, err := s.shared.History().HistoryBefore(r.Context(), name, pr.After.Key, pr.Fetch())
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	key := func(e sharedplans.HistoryEntry) paging.Cursor { return paging.Cursor{Key: e.Seq} }
@@ -272,7 +275,7 @@ func emptyIfNil[T any](s []T) []T {
 func (s *Server) apiSharedTool(w http.ResponseWriter, r *http.Request) {
 	tool, ok := s.sharedTools.Tool(param(r, "tool"))
 	if !ok {
-		s.writeSharedProblem(w, r, fmt.Errorf("%w: no tool %q", sharedplans.ErrPlanNotFound, param(r, "tool")), false)
+		writeSharedProblem(w, r, s.log, fmt.Errorf("%w: no tool %q", sharedplans.ErrPlanNotFound, param(r, "tool")), false)
 		return
 	}
 	args, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sharedplans.MaxEncodedSize))
@@ -294,7 +297,7 @@ func (s *Server) apiSharedTool(w http.ResponseWriter, r *http.Request) {
 		err = s.shared.Attributed(r.Context(), "", apiSource(r), call) // a read: nothing to record
 	}
 	if err != nil {
-		s.writeSharedProblem(w, r, err, false)
+		writeSharedProblem(w, r, s.log, err, false)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -13,12 +13,12 @@ import (
 func (s *Server) sharedRequestApproval(w http.ResponseWriter, r *http.Request) {
 	rev, err := strconv.Atoi(r.FormValue("revision"))
 	if err != nil {
-		s.errorPage(w, r, errs.New(errs.Unprocessable, "the form lacks the plan's revision"))
+		writePageError(w, r, s.log, errs.New(errs.Unprocessable, "the form lacks the plan's revision"))
 		return
 	}
 	req, err := s.shared.RequestApproval(r.Context(), s.gate, param(r, "name"), rev)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	http.Redirect(w, r, "/approvals/"+url.PathEscape(req.ID), http.StatusSeeOther)

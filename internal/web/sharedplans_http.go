@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,14 +17,14 @@ import (
 
 // writeSharedProblem answers with err as a problem. headerGuard says the request's guard came
 // from If-Match / If-None-Match, which turns a conflict into 412 Precondition Failed.
-func (s *Server) writeSharedProblem(w http.ResponseWriter, r *http.Request, err error, headerGuard bool) {
+func writeSharedProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error, headerGuard bool) {
 	code := status(err)
 	// With a header guard, a failed precondition is 412: a stale revision, If-None-Match: * on
 	// an existing plan, If-Match: * on a missing one.
 	if headerGuard && (errors.Is(err, sharedplans.ErrConflict) || errors.Is(err, sharedplans.ErrPlanNotFound)) {
 		code = http.StatusPreconditionFailed
 	}
-	writeProblemStatus(w, r, s.log, err, code)
+	writeProblemStatus(w, r, log, err, code)
 }
 
 func etag(revision int) string { return `"` + strconv.Itoa(revision) + `"` }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/sharedplans"
-	"github.com/plandash/plandash/internal/views"
 	"github.com/plandash/plandash/web/templates"
 )
 
@@ -21,10 +21,10 @@ import (
 func (s *Server) sharedListPage(w http.ResponseWriter, r *http.Request) {
 	v, err := s.views.SharedList(r.Context(), r.URL)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	s.page(w, r, templates.SharedListPage(v))
+	writeHTML(w, r, s.log, templates.SharedListPage(v))
 }
 
 // sharedPlanPage serves GET /shared/{name}?from=&to=: the plan, its editor, its history and
@@ -33,28 +33,30 @@ func (s *Server) sharedPlanPage(w http.ResponseWriter, r *http.Request) {
 	name := param(r, "name")
 	v, err := s.views.SharedPlan(r.Context(), name, r.URL.Query())
 	if err != nil {
-		s.sharedErrorPage(w, r, err)
+		writeSharedErrorPage(w, r, s.log, err)
 		return
 	}
 	if n := r.URL.Query().Get("saved"); n != "" {
 		v.Notice = "Saved revision " + n + "."
 	}
-	s.page(w, r, templates.SharedPlanPageView(v))
+	writeHTML(w, r, s.log, templates.SharedPlanPageView(v))
 }
 
-func (s *Server) sharedErrorPage(w http.ResponseWriter, r *http.Request, err error) {
+// writeSharedErrorPage answers a shared plan's page that failed: a plan that is not there, or
+// whose name is not one, is a 404.
+func writeSharedErrorPage(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	if errs.KindOf(err) == errs.NotFound || errs.KindOf(err) == errs.Unprocessable {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
 		_ = templates.ErrorPage(http.StatusNotFound, err.Error()).Render(r.Context(), w)
 		return
 	}
-	s.errorPage(w, r, err)
+	writePageError(w, r, log, err)
 }
 
 // sharedForm reads the editor's form. Browsers send textarea line breaks as CRLF; plans are
 // written with the LF line breaks agents write, so a browser edit does not rewrite every line.
-func (s *Server) sharedForm(w http.ResponseWriter, r *http.Request) (templates.SharedEditor, error) {
+func sharedForm(w http.ResponseWriter, r *http.Request) (templates.SharedEditor, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, sharedplans.MaxContentSize+64<<10)
 	if err := r.ParseForm(); err != nil {
 		return templates.SharedEditor{}, err
@@ -76,23 +78,23 @@ func (s *Server) sharedForm(w http.ResponseWriter, r *http.Request) (templates.S
 // opened at. If someone saved first, nothing is written and the page shows both versions.
 func (s *Server) sharedSaveForm(w http.ResponseWriter, r *http.Request) {
 	name := param(r, "name")
-	draft, err := s.sharedForm(w, r)
+	draft, err := sharedForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	draft.Name = name
-	p, err := s.sharedWrite(r.Context(), draft, false)
+	p, err := sharedWrite(r.Context(), s.shared, draft, false)
 	if err != nil {
-		s.sharedEditorFailed(w, r, draft, err)
+		s.pages.sharedEditorFailed(w, r, draft, err)
 		return
 	}
 	http.Redirect(w, r, "/shared/"+url.PathEscape(name)+"?saved="+strconv.Itoa(p.Revision), http.StatusSeeOther)
 }
 
-// sharedWrite stores an editor's draft and records it as the browser's. create refuses any
-// existing plan; otherwise the draft's revision guards the write.
-func (s *Server) sharedWrite(ctx context.Context, d templates.SharedEditor, create bool) (sharedplans.Plan, error) {
+// sharedWrite stores an editor's draft through svc and records it as the browser's. create
+// refuses any existing plan; otherwise the draft's revision guards the write.
+func sharedWrite(ctx context.Context, svc *sharedplans.Service, d templates.SharedEditor, create bool) (sharedplans.Plan, error) {
 	if d.Content == "" {
 		return sharedplans.Plan{}, invalid("content must not be empty")
 	}
@@ -101,54 +103,23 @@ func (s *Server) sharedWrite(ctx context.Context, d templates.SharedEditor, crea
 	if !create {
 		req.ExpectedRevision = &d.Revision
 	}
-	return s.shared.Write(ctx, req, "browser")
-}
-
-// sharedEditorFailed answers a refused save with the plan page, the draft kept in the editor:
-// on a conflict, with both versions and their differences.
-func (s *Server) sharedEditorFailed(w http.ResponseWriter, r *http.Request, draft templates.SharedEditor, err error) {
-	ctx := r.Context()
-	v, verr := s.views.SharedPlan(ctx, draft.Name, nil)
-	if verr != nil && !errors.Is(verr, views.ErrSharedUnknown) {
-		s.sharedErrorPage(w, r, verr)
-		return
-	}
-	code := status(err)
-	if errors.Is(err, sharedplans.ErrConflict) {
-		// Saving again is a deliberate overwrite of what was shown.
-		v.Conflict, draft.Revision = s.views.SharedConflict(ctx, draft)
-	} else {
-		if code == http.StatusInternalServerError {
-			s.log.Error("shared plans: save failed", "plan", draft.Name, "err", err)
-			draft.Error = "Not saved: something went wrong; the server log has the details."
-		} else {
-			draft.Error = "Not saved: " + err.Error()
-		}
-	}
-	if v.Plan.Name == "" {
-		v.Plan = templates.SharedPlan{Name: draft.Name, Removed: true}
-	}
-	v.Editor = draft
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
-	_ = templates.SharedPlanPageView(v).Render(ctx, w)
+	return svc.Write(ctx, req, "browser")
 }
 
 // sharedNewPage serves GET /shared/-/new.
 func (s *Server) sharedNewPage(w http.ResponseWriter, r *http.Request) {
-	s.page(w, r, templates.SharedNewPageView(templates.SharedEditor{New: true, Author: s.cfg.User, Status: "draft"}, int64(s.live.Seq())))
+	writeHTML(w, r, s.log, templates.SharedNewPageView(templates.SharedEditor{New: true, Author: s.cfg.User, Status: "draft"}, int64(s.live.Seq())))
 }
 
 // sharedCreateForm serves POST /shared/-/new: create only, never over an existing plan.
 func (s *Server) sharedCreateForm(w http.ResponseWriter, r *http.Request) {
-	draft, err := s.sharedForm(w, r)
+	draft, err := sharedForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	draft.New = true
-	p, err := s.sharedWrite(r.Context(), draft, true)
+	p, err := sharedWrite(r.Context(), s.shared, draft, true)
 	if err != nil {
 		var vc *sharedplans.VersionConflictError
 		if errors.As(err, &vc) {
@@ -172,9 +143,9 @@ func (s *Server) sharedCreateForm(w http.ResponseWriter, r *http.Request) {
 // whose file is broken is shown without one, and is removed unguarded).
 func (s *Server) sharedDeleteForm(w http.ResponseWriter, r *http.Request) {
 	name := param(r, "name")
-	d, err := s.sharedForm(w, r)
+	d, err := sharedForm(w, r)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	var guard *int
@@ -188,7 +159,7 @@ func (s *Server) sharedDeleteForm(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		v, verr := s.views.SharedPlan(r.Context(), name, nil)
 		if verr != nil {
-			s.sharedErrorPage(w, r, verr)
+			writeSharedErrorPage(w, r, s.log, verr)
 			return
 		}
 		v.Notice = "Not deleted: " + err.Error()

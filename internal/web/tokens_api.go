@@ -28,16 +28,17 @@ type tokenCreated struct {
 // maxTokenBody bounds a token request: a name, a scope and a duration.
 const maxTokenBody = 4 << 10
 
-func (s *Server) tokenService() (*tokens.Service, error) {
-	if s.auth.tokens == nil {
+// tokenService is the per-agent tokens the server takes, or why there are none.
+func (a *Auth) tokenService() (*tokens.Service, error) {
+	if a.tokens == nil {
 		return nil, errs.New(errs.NotFound, "this server takes no per-agent tokens")
 	}
-	return s.auth.tokens, nil
+	return a.tokens, nil
 }
 
 // apiListTokens serves GET /api/v1/tokens: every token, never a secret.
 func (s *Server) apiListTokens(w http.ResponseWriter, r *http.Request) {
-	svc, err := s.tokenService()
+	svc, err := s.auth.tokenService()
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -55,7 +56,7 @@ func (s *Server) apiListTokens(w http.ResponseWriter, r *http.Request) {
 
 // apiCreateToken serves POST /api/v1/tokens: 201 with the token and its secret.
 func (s *Server) apiCreateToken(w http.ResponseWriter, r *http.Request) {
-	svc, err := s.tokenService()
+	svc, err := s.auth.tokenService()
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -85,14 +86,14 @@ func (s *Server) apiCreateToken(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	s.log.Info("token created", "token", tok.Name, "scope", tok.Scope, "by", s.decider(r))
+	s.log.Info("token created", "token", tok.Name, "scope", tok.Scope, "by", decider(r, s.cfg))
 	w.Header().Set("Cache-Control", "no-store") // the secret must not linger in a cache
 	writeJSON(w, http.StatusCreated, tokenCreated{Token: tok, Secret: secret})
 }
 
 // apiRevokeToken serves DELETE /api/v1/tokens/{name}: 204 once revoked.
 func (s *Server) apiRevokeToken(w http.ResponseWriter, r *http.Request) {
-	svc, err := s.tokenService()
+	svc, err := s.auth.tokenService()
 	if err != nil {
 		writeProblem(w, r, s.log, err)
 		return
@@ -102,6 +103,6 @@ func (s *Server) apiRevokeToken(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	s.log.Info("token revoked", "token", name, "by", s.decider(r))
+	s.log.Info("token revoked", "token", name, "by", decider(r, s.cfg))
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -62,7 +62,7 @@ func (s *Server) apiAnswerWait(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
-	a.By = s.decider(r)
+	a.By = decider(r, s.cfg)
 	ended, outcome, err := s.waits.Answer(r.Context(), param(r, "id"), a)
 	var ee *waits.EndedError
 	if errors.As(err, &ee) {

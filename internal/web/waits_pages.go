@@ -14,19 +14,7 @@ import (
 
 // waitPage serves GET /waits/{id}: an agent's question with its form, or how it ended.
 func (s *Server) waitPage(w http.ResponseWriter, r *http.Request) {
-	s.waitPageWith(w, r, http.StatusOK, templates.Notice{})
-}
-
-// waitPageWith answers with a wait's page under status code, with a notice: a refused answer
-// shown again.
-func (s *Server) waitPageWith(w http.ResponseWriter, r *http.Request, code int, n templates.Notice) {
-	v, err := s.views.Wait(r.Context(), param(r, "id"))
-	if err != nil {
-		s.errorPage(w, r, err)
-		return
-	}
-	v.Notice = n
-	s.pageStatus(w, r, code, templates.WaitPage(v))
+	s.pages.wait(w, r, http.StatusOK, templates.Notice{})
 }
 
 // waitAnswerForm serves POST /waits/{id}/answer: the page's form, one field per question
@@ -34,16 +22,16 @@ func (s *Server) waitPageWith(w http.ResponseWriter, r *http.Request, code int, 
 func (s *Server) waitAnswerForm(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxWaitsBody)
 	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, r, errs.Wrap(errs.Invalid, err, "the answer form could not be read: "+err.Error()))
+		writePageError(w, r, s.log, errs.Wrap(errs.Invalid, err, "the answer form could not be read: "+err.Error()))
 		return
 	}
 	id := param(r, "id")
 	rec, err := s.waits.Kept(r.Context(), id)
 	if err != nil {
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
-	a := waits.Answer{Answers: map[string][]string{}, By: s.decider(r)}
+	a := waits.Answer{Answers: map[string][]string{}, By: decider(r, s.cfg)}
 	for i, q := range rec.Questions {
 		key := "q" + strconv.Itoa(i)
 		if text := strings.TrimSpace(r.PostForm.Get(key + "-text")); text != "" {
@@ -56,13 +44,13 @@ func (s *Server) waitAnswerForm(w http.ResponseWriter, r *http.Request) {
 	var ee *waits.EndedError
 	switch {
 	case errors.As(err, &ee):
-		s.waitPageWith(w, r, http.StatusConflict, templates.Notice{Kind: "conflict", Text: "Already answered: " + ee.Outcome})
+		s.pages.wait(w, r, http.StatusConflict, templates.Notice{Kind: "conflict", Text: "Already answered: " + ee.Outcome})
 		return
 	case err != nil && errs.KindOf(err) != errs.Internal:
-		s.waitPageWith(w, r, status(err), templates.Notice{Kind: "error", Text: err.Error()})
+		s.pages.wait(w, r, status(err), templates.Notice{Kind: "error", Text: err.Error()})
 		return
 	case err != nil:
-		s.errorPage(w, r, err)
+		writePageError(w, r, s.log, err)
 		return
 	}
 	http.Redirect(w, r, "/waits/"+url.PathEscape(id), http.StatusSeeOther)

@@ -93,7 +93,7 @@ func userHooks(t *testing.T, settings []byte) (map[string]int, int) {
 		groups, _ := settingsfile.ParseArray(m.Value)
 		for _, g := range groups {
 			for _, h := range settingsfile.GroupHooks(g) {
-				if settingsfile.IsOurs(h, "claude") {
+				if (settingsfile.Hooks{Agent: "claude"}).IsOurs(h) {
 					ours++
 				} else {
 					users[settingsfile.Compact(h)]++

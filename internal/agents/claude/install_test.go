@@ -207,7 +207,7 @@ func TestHookCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !settingsfile.IsOurs(hook, "claude") {
+		if !(settingsfile.Hooks{Agent: "claude"}).IsOurs(hook) {
 			t.Errorf("%s is not recognised as plandash's", got)
 		}
 	}

@@ -79,7 +79,7 @@ func ourHooks(t *testing.T, b []byte) int {
 	n := 0
 	for _, g := range v.Hooks.Stop {
 		for _, h := range g.Hooks {
-			if settingsfile.IsOurs(h, "codex") {
+			if (settingsfile.Hooks{Agent: "codex"}).IsOurs(h) {
 				n++
 			}
 		}

@@ -114,7 +114,7 @@ func geminiHooks(b []byte) (users map[string]int, ours int) {
 		groups, _ := settingsfile.ParseArray(m.Value)
 		for _, g := range groups {
 			for _, h := range settingsfile.GroupHooks(g) {
-				if settingsfile.IsOurs(h, "gemini") {
+				if (settingsfile.Hooks{Agent: "gemini"}).IsOurs(h) {
 					ours++
 				} else {
 					users[settingsfile.Compact(h)]++

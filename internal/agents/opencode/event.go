@@ -38,9 +38,6 @@ const (
 // SessionPrefix starts every plandash session id that comes from OpenCode.
 const SessionPrefix = "opencode:"
 
-// SessionKey is the plandash session id of an OpenCode session.
-func SessionKey(id string) string { return SessionPrefix + id }
-
 // Plan ids of the plans an OpenCode session shows.
 const (
 	PlanTodos = "todos" // todowrite's list, replaced whole by each call

@@ -48,7 +48,7 @@ func TestHookQuestion(t *testing.T) {
 
 	held := handleAsync(ctx, s, question("que_1"))
 	rec := openQuestion()
-	if rec.SessionID != SessionKey("ses_1") || !rec.Answerable || rec.Title != "Which colour?" {
+	if rec.SessionID != OpenCode.SessionKey("ses_1") || !rec.Answerable || rec.Title != "Which colour?" {
 		t.Fatalf("kept %+v", rec)
 	}
 	if _, _, err := asked.Answer(ctx, rec.ID, waits.Answer{Action: "opt-1", By: "ann"}); err != nil {
@@ -75,7 +75,7 @@ func TestHookQuestion(t *testing.T) {
 		t.Errorf("the wait after OpenCode's answer: %+v %v", got, err)
 	}
 
-	input := waits.InputID(SessionKey("ses_1"))
+	input := waits.InputID(OpenCode.SessionKey("ses_1"))
 	if _, err := s.Handle(ctx, post(t, EventSessionIdle, map[string]any{"sessionID": "ses_1"}, "")); err != nil {
 		t.Fatal(err)
 	}

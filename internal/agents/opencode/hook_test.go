@@ -84,7 +84,7 @@ func TestHookTodosAndInput(t *testing.T) {
 			}
 		})
 	}
-	d, err := r.plans.Session(ctx, SessionKey("ses_1"))
+	d, err := r.plans.Session(ctx, OpenCode.SessionKey("ses_1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestHookPlanExit(t *testing.T) {
 			defer cancel()
 			ch := handleAsync(ctx, s, question("que_"+tt.name))
 			req := r.request(t)
-			if req.Plan.Markdown != "# Parser\n\n1. Lex\n" || req.Title != "Plan: Parser" || req.SessionID != SessionKey("ses_2") {
+			if req.Plan.Markdown != "# Parser\n\n1. Lex\n" || req.Title != "Plan: Parser" || req.SessionID != OpenCode.SessionKey("ses_2") {
 				t.Errorf("request %+v", req)
 			}
 			tt.end(t, r, s, req, cancel)

@@ -39,7 +39,7 @@ func TestRealPluginQuestion(t *testing.T) {
 	session := s.Prompt("build", "set up the storage")
 
 	q := waitstest.AwaitOpen(t, a.Asked, waits.KindQuestion, nil)
-	if q.SessionID != opencode.SessionKey(session) || q.AgentName != opencode.AgentTitle || !q.Answerable ||
+	if q.SessionID != opencode.OpenCode.SessionKey(session) || q.AgentName != opencode.AgentTitle || !q.Answerable ||
 		len(q.Questions) != 1 || len(q.Questions[0].Options) != 2 {
 		t.Fatalf("kept question %+v", q)
 	}
@@ -62,7 +62,7 @@ func TestRealPluginQuestion(t *testing.T) {
 		return false
 	})
 	in := waitstest.AwaitOpen(t, a.Asked, waits.KindInput, nil)
-	if in.SessionID != opencode.SessionKey(session) || in.Title != "OpenCode waits for your next prompt" {
+	if in.SessionID != opencode.OpenCode.SessionKey(session) || in.Title != "OpenCode waits for your next prompt" {
 		t.Errorf("input wait %+v", in)
 	}
 }

@@ -117,10 +117,10 @@ func TestRealPluginPlanExit(t *testing.T) {
 			session := s.Prompt("plan", "plan the parser")
 
 			req := pending(t, a.Gate)
-			if req.SessionID != opencode.SessionKey(session) || req.Agent != opencode.AgentTitle {
+			if req.SessionID != opencode.OpenCode.SessionKey(session) || req.Agent != opencode.AgentTitle {
 				t.Errorf("request %+v", req)
 			}
-			d, err := a.Plans.Session(context.Background(), opencode.SessionKey(session))
+			d, err := a.Plans.Session(context.Background(), opencode.OpenCode.SessionKey(session))
 			if err != nil {
 				t.Fatal(err)
 			}

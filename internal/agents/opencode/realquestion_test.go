@@ -55,7 +55,7 @@ func TestRealServeQuestion(t *testing.T) {
 			time.Sleep(50 * time.Millisecond) // polling interval, not an assertion
 		}
 	}
-	if rec.SessionID != SessionKey(session) || rec.AgentName != AgentTitle || len(rec.Questions) != 1 || len(rec.Questions[0].Options) != 2 || !rec.Answerable {
+	if rec.SessionID != OpenCode.SessionKey(session) || rec.AgentName != AgentTitle || len(rec.Questions) != 1 || len(rec.Questions[0].Options) != 2 || !rec.Answerable {
 		t.Fatalf("kept question %+v", rec)
 	}
 	if _, _, err := asked.Answer(context.Background(), rec.ID, waits.Answer{Action: "opt-1", By: "ann"}); err != nil {
@@ -78,7 +78,7 @@ func TestRealServeQuestion(t *testing.T) {
 	})
 
 	// The turn over, the session waits for its next prompt; busy again, it no longer does.
-	input := waits.InputID(SessionKey(session))
+	input := waits.InputID(OpenCode.SessionKey(session))
 	for {
 		r, err := asked.Get(context.Background(), input)
 		if err == nil && r.Open() && r.Kind == waits.KindInput && !r.Answerable {

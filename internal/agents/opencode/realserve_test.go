@@ -98,10 +98,10 @@ func TestRealServePlanExit(t *testing.T) {
 			session := s.Prompt("plan", "plan the parser")
 
 			req := r.request(t)
-			if req.SessionID != SessionKey(session) || req.Agent != AgentTitle {
+			if req.SessionID != OpenCode.SessionKey(session) || req.Agent != AgentTitle {
 				t.Errorf("request %+v", req)
 			}
-			d, err := r.plans.Session(context.Background(), SessionKey(session))
+			d, err := r.plans.Session(context.Background(), OpenCode.SessionKey(session))
 			if err != nil {
 				t.Fatal(err)
 			}

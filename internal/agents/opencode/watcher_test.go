@@ -36,7 +36,7 @@ func TestReconnectAndAuth(t *testing.T) {
 	r.watch(t, hs.URL, Options{Username: user, Password: pass, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		d, err := r.plans.Session(context.Background(), SessionKey("ses_1"))
+		d, err := r.plans.Session(context.Background(), OpenCode.SessionKey("ses_1"))
 		if err == nil && len(d.Plans) == 1 && d.Plans[0].Entries[0].Status == "completed" {
 			if d.Plans[0].Revision < 2 {
 				t.Errorf("revision %d", d.Plans[0].Revision)

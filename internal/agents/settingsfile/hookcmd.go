@@ -1,7 +1,6 @@
 package settingsfile
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 )
@@ -46,10 +45,6 @@ func IsOurCommand(cmd, agent string) bool {
 	}
 	return strings.Contains(filepath.Base(bin), "plandash")
 }
-
-// IsOurs reports whether a hook object ({"type":"command","command":…}) runs `plandash hook
-// AGENT` (see IsOurCommand). The member is named exactly "command", as the agents read it.
-func IsOurs(hook json.RawMessage, agent string) bool { return Hooks{Agent: agent}.isOurs(hook) }
 
 // firstWord splits off a command's first shell word, which may be quoted (a path with spaces,
 // as ShellQuote writes it).

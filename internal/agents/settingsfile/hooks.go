@@ -29,18 +29,20 @@ type Hooks struct {
 // ours reports whether one element of an event's list is, or holds, plandash's hook.
 func (h Hooks) ours(e json.RawMessage) bool {
 	if h.Flat {
-		return h.isOurs(e)
+		return h.IsOurs(e)
 	}
 	for _, hk := range GroupHooks(e) {
-		if h.isOurs(hk) {
+		if h.IsOurs(hk) {
 			return true
 		}
 	}
 	return false
 }
 
-// isOurs reports whether a hook object's command runs `plandash hook AGENT`.
-func (h Hooks) isOurs(hook json.RawMessage) bool {
+// IsOurs reports whether a hook object ({"type":"command","command":…}) runs `plandash hook
+// AGENT` (see IsOurCommand). The command is the member CommandKey names ("command" by default),
+// as the agent reads it.
+func (h Hooks) IsOurs(hook json.RawMessage) bool {
 	key := h.CommandKey
 	if key == "" {
 		key = "command"
@@ -226,7 +228,7 @@ func (h Hooks) strip(list array) array {
 	out := array{tail: list.tail}
 	for _, e := range list.elems {
 		if h.Flat {
-			if !h.isOurs(e.v) {
+			if !h.IsOurs(e.v) {
 				out.elems = append(out.elems, e)
 			}
 			continue
@@ -238,7 +240,7 @@ func (h Hooks) strip(list array) array {
 		}
 		keep := array{tail: hs.tail}
 		for _, hk := range hs.elems {
-			if !h.isOurs(hk.v) {
+			if !h.IsOurs(hk.v) {
 				keep.elems = append(keep.elems, hk)
 			}
 		}

@@ -151,7 +151,7 @@ func count(o Object, key string) int {
 func (c mergeCase) ours(b []byte) int {
 	n := 0
 	for _, hk := range c.allHooks(b) {
-		if c.install.isOurs(hk) {
+		if c.install.IsOurs(hk) {
 			n++
 		}
 	}
@@ -211,7 +211,7 @@ func (c mergeCase) keptUsers(t *testing.T, in, out []byte) {
 	}
 	users := map[string]int{}
 	for _, hk := range c.allHooks(in) {
-		if !c.install.isOurs(hk) {
+		if !c.install.IsOurs(hk) {
 			users[Compact(hk)]++
 		}
 	}

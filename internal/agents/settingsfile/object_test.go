@@ -132,12 +132,12 @@ func TestIsOurs(t *testing.T) {
 		"curl -s http://localhost:7420/api/v1/hooks/claude": false,
 	} {
 		h, _ := json.Marshal(map[string]string{"type": "command", "command": cmd})
-		if got := IsOurs(h, "claude"); got != want {
+		if got := (Hooks{Agent: "claude"}).IsOurs(h); got != want {
 			t.Errorf("%q: got %v", cmd, got)
 		}
 	}
 	for _, h := range []string{`[]`, `{"command":1}`, `"plandash hook claude"`} {
-		if IsOurs(json.RawMessage(h), "claude") {
+		if (Hooks{Agent: "claude"}).IsOurs(json.RawMessage(h)) {
 			t.Errorf("%s counted as ours", h)
 		}
 	}
