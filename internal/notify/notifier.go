@@ -44,6 +44,7 @@ type Notifier struct {
 	mu    sync.Mutex
 	open  map[string]Wait      // the list as last read; nil until read once
 	gone  map[string]time.Time // waits seen to end, when
+	wake  chan struct{}        // reads the outbox before the next poll (see wakeFor)
 	vapid *VAPID
 
 	// busy counts each target's sends under way: a target that hangs holds at most
@@ -84,7 +85,7 @@ func New(store Store, src Source, cfg Config) *Notifier {
 		}
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	return &Notifier{cfg: cfg, store: store, src: src, busy: map[string]int{}}
+	return &Notifier{cfg: cfg, store: store, src: src, wake: make(chan struct{}, 1), busy: map[string]int{}}
 }
 
 func cmpOr(d, def time.Duration) time.Duration {

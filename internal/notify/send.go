@@ -59,6 +59,7 @@ func (n *Notifier) sendLoop(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
+		case <-n.wake:
 		case <-tick.C:
 		}
 	}
@@ -309,7 +310,12 @@ func (n *Notifier) wakeFor(ds []Delivery) {
 		}
 	}
 	if soonest < n.cfg.Poll {
-		time.AfterFunc(max(soonest, 0), n.Kick)
+		time.AfterFunc(max(soonest, 0), func() {
+			select {
+			case n.wake <- struct{}{}:
+			default:
+			}
+		})
 	}
 }
 
