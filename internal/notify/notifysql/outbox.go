@@ -188,30 +188,125 @@ func (s *Store) finish(ctx context.Context, tx *sql.Tx, owner string, d notify.D
 	return err == nil, err
 }
 
-// Remote implements notify.Store. The message and whether the announcement is still pending
-// are read in one statement, so one snapshot: read apart, an announcement recorded between
-// the two reads looked neither sent nor pending, and its end was skipped.
+// Remote implements notify.Store: Remotes for one wait.
 func (s *Store) Remote(ctx context.Context, target, waitID string) (string, int, int, error) {
-	var remote sql.NullString
-	var pending int
-	err := s.r.QueryRowContext(ctx, s.q(`SELECT
-			(SELECT remote FROM notify_remote WHERE target = $1 AND wait_id = $2),
-			(SELECT count(*) FROM notify_outbox WHERE target = $1 AND wait_id = $2 AND event = 'began' AND status = 'pending')`),
-		target, waitID).Scan(&remote, &pending)
-	switch {
-	case err != nil:
+	as, err := s.Remotes(ctx, target, []string{waitID})
+	if err != nil {
 		return "", 0, 0, err
-	case remote.Valid:
-	case pending > 0:
-		return "", 0, 0, errs.Errorf(errs.Conflict, "the announcement of wait %q on %q is still being sent", waitID, target)
-	default:
-		return "", 0, 0, errs.Errorf(errs.NotFound, "no message announced wait %q on %q", waitID, target)
 	}
-	var announced, open int
-	err = s.r.QueryRowContext(ctx, s.q(`SELECT count(*), count(*) FILTER (WHERE r.wait_id <> $3 AND NOT EXISTS (
-			SELECT 1 FROM notify_outbox e WHERE e.key = r.target || '|' || r.wait_id || '|ended'))
-		FROM notify_remote r WHERE r.target = $1 AND r.remote = $2`), target, remote.String, waitID).Scan(&announced, &open)
-	return remote.String, announced, open, err
+	a, ok := as[waitID]
+	switch {
+	case !ok:
+		return "", 0, 0, errs.Errorf(errs.NotFound, "no message announced wait %q on %q", waitID, target)
+	case a.Pending:
+		return "", 0, 0, errs.Errorf(errs.Conflict, "the announcement of wait %q on %q is still being sent", waitID, target)
+	}
+	return a.Remote, a.Waits, a.Open, nil
+}
+
+// Remotes implements notify.Store. The messages and the pending announcements are read in one
+// statement, so one snapshot: read apart, an announcement recorded between the two reads
+// looked neither sent nor pending, and its end was skipped. Then one statement reads, for
+// every message found, the waits it announced and which of them have their end stored.
+func (s *Store) Remotes(ctx context.Context, target string, waitIDs []string) (map[string]notify.Announcement, error) {
+	out := map[string]notify.Announcement{}
+	var remotes []string
+	for chunk := range slices.Chunk(waitIDs, maxIn) {
+		args, in := inList([]any{target}, chunk)
+		rows, err := s.r.QueryContext(ctx, s.q(`SELECT wait_id, remote, 0 FROM notify_remote WHERE target = $1 AND wait_id IN (`+in+`)
+			UNION ALL
+			SELECT wait_id, '', count(*) FROM notify_outbox WHERE target = $1 AND wait_id IN (`+in+`) AND event = 'began' AND status = 'pending'
+			GROUP BY wait_id`), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id, remote string
+			var pending int
+			if err := rows.Scan(&id, &remote, &pending); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			a := out[id]
+			if remote != "" {
+				a.Remote, a.Pending = remote, false
+				remotes = append(remotes, remote)
+			} else if pending > 0 && a.Remote == "" {
+				a.Pending = true
+			}
+			out[id] = a
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for id, a := range out {
+		if a.Remote == "" && !a.Pending {
+			delete(out, id)
+		}
+	}
+	slices.Sort(remotes)
+	remotes = slices.Compact(remotes)
+	type member struct {
+		wait  string
+		ended bool
+	}
+	members := map[string][]member{}
+	for chunk := range slices.Chunk(remotes, maxIn) {
+		args, in := inList([]any{target}, chunk)
+		rows, err := s.r.QueryContext(ctx, s.q(`SELECT r.remote, r.wait_id, CASE WHEN EXISTS (
+				SELECT 1 FROM notify_outbox e WHERE e.key = r.target || '|' || r.wait_id || '|ended') THEN 1 ELSE 0 END
+			FROM notify_remote r WHERE r.target = $1 AND r.remote IN (`+in+`)`), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var remote, wait string
+			var ended int
+			if err := rows.Scan(&remote, &wait, &ended); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			members[remote] = append(members[remote], member{wait, ended == 1})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for id, a := range out {
+		if a.Remote == "" {
+			continue
+		}
+		for _, m := range members[a.Remote] {
+			a.Waits++
+			if m.wait != id && !m.ended {
+				a.Open++
+			}
+		}
+		out[id] = a
+	}
+	return out, nil
+}
+
+// maxIn is the most values one "IN (…)" lists: under every database's parameter limit.
+const maxIn = 500
+
+// inList appends vals to args and returns the placeholders that name them. Their number is
+// rounded up to a power of two (the last value repeated), so a statement has a few texts
+// whatever the batch's size, and stays among the prepared ones.
+func inList(args []any, vals []string) ([]any, string) {
+	n := 1
+	for n < len(vals) {
+		n *= 2
+	}
+	marks := make([]string, n)
+	for i := range n {
+		args = append(args, vals[min(i, len(vals)-1)])
+		marks[i] = "$" + strconv.Itoa(len(args))
+	}
+	return args, strings.Join(marks, ", ")
 }
 
 // Skip implements notify.Store: one statement for all the waits (an announcement may end

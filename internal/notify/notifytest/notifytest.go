@@ -397,6 +397,9 @@ func remote(t *testing.T, s notify.Store) {
 	if _, _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.Conflict {
 		t.Fatalf("Remote while the announcement is being sent = %v; want a conflict (ask again)", err)
 	}
+	if as, err := s.Remotes(ctx, "t", []string{"w1", "w2", "none"}); err != nil || len(as) != 2 || !as["w1"].Pending || !as["w2"].Pending {
+		t.Fatalf("Remotes while the announcements are being sent = %+v, %v; want w1 and w2 pending", as, err)
+	}
 	for _, d := range got {
 		// w1 and w2 went out in one message; w3 failed; u's message has its own id.
 		d.Status, d.Done, d.Remote = notify.Sent, t0, "m-12"
@@ -412,6 +415,12 @@ func remote(t *testing.T, s notify.Store) {
 	}
 	if r, n, open, err := s.Remote(ctx, "t", "w2"); err != nil || r != "m-12" || n != 2 || open != 1 {
 		t.Fatalf("Remote(t, w2) = %q %d %d %v; want m-12, announcing 2, w1 still open", r, n, open, err)
+	}
+	// Many at once say what Remote says of each.
+	as, err := s.Remotes(ctx, "t", []string{"w1", "w2", "w3", "none"})
+	want := notify.Announcement{Remote: "m-12", Waits: 2, Open: 1}
+	if err != nil || len(as) != 2 || as["w1"] != want || as["w2"] != want {
+		t.Fatalf("Remotes(t, w1 w2 w3 none) = %+v, %v; want w1 and w2 in m-12, each with the other open", as, err)
 	}
 	// w1's end is stored: its message has no other wait open for w2 any more.
 	end := delivery("t", "w1", t0)
