@@ -251,7 +251,7 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 		return err
 	}
 	now := n.cfg.Now()
-	var ds []Delivery
+	ds := make([]Delivery, 0, (len(began)+len(ended))*len(targets))
 	for _, w := range began {
 		if n.cfg.OnBegin != nil {
 			n.cfg.OnBegin(w)

@@ -90,17 +90,28 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 	for _, t := range targets {
 		byID[t.ID] = t
 	}
-	groups := map[string][]Delivery{}
+	// Each target's deliveries, in the order of ds, with their slices sized up front: a
+	// burst's batch is thousands of deliveries, and growing a slice per target copied them
+	// over and over.
+	count := map[string]int{}
 	var order []string
 	for _, d := range ds {
-		if _, ok := groups[d.Target]; !ok {
+		if count[d.Target] == 0 {
 			order = append(order, d.Target)
 		}
-		groups[d.Target] = append(groups[d.Target], d)
+		count[d.Target]++
+	}
+	groups := make(map[string][]Delivery, len(order))
+	for _, d := range ds {
+		g, ok := groups[d.Target]
+		if !ok {
+			g = make([]Delivery, 0, count[d.Target])
+		}
+		groups[d.Target] = append(g, d)
 	}
 	for _, id := range order {
 		t, ok := byID[id]
-		out := &outcomes{}
+		out := &outcomes{ds: make([]Delivery, 0, len(groups[id]))}
 		if !n.take(id) {
 			now := n.cfg.Now()
 			for _, d := range groups[id] {
@@ -199,7 +210,13 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 		}
 		return
 	}
-	var began, ended []Delivery
+	nb := 0
+	for _, d := range ds {
+		if d.Event == Began {
+			nb++
+		}
+	}
+	began, ended := make([]Delivery, 0, nb), make([]Delivery, 0, len(ds)-nb)
 	for _, d := range ds {
 		switch {
 		case d.Event == Began && !n.stillOpen(d.Wait.ID):

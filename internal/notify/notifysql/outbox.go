@@ -40,7 +40,7 @@ func (s *Store) EnqueueClaimed(ctx context.Context, owner string, now time.Time,
 // enqueue stores the new deliveries and their links in one transaction and returns the ones
 // it stored; with an owner, those due at now are leased to it (Attempts 1).
 func (s *Store) enqueue(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) (added []notify.Delivery, err error) {
-	err = s.outboxTx(ctx, func(tx *sql.Tx) error {
+	err = s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		added, err = s.insert(ctx, tx, owner, now, lease, ds)
 		return err
 	})
@@ -48,7 +48,7 @@ func (s *Store) enqueue(ctx context.Context, owner string, now time.Time, lease 
 }
 
 func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, error) {
-	var added []notify.Delivery
+	added := make([]notify.Delivery, 0, len(ds))
 	for _, d := range ds {
 		w, err := json.Marshal(d.Wait)
 		if err != nil {
@@ -59,7 +59,9 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.T
 		if owner != "" && d.Status == notify.Pending && !d.Due.After(now) {
 			by, until, d.Attempts = owner, nanos(now.Add(lease)), 1
 		}
-		err = s.queryRow(ctx, tx, insertDelivery, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(d.Status), nanos(d.Created), by, until, d.Attempts).Scan(&d.ID)
+		var id int64 // scanned apart: &d.ID would move every d to the heap
+		err = s.queryRow(ctx, tx, insertDelivery, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(d.Status), nanos(d.Created), by, until, d.Attempts).Scan(&id)
+		d.ID = id
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // stored already: its links are not stored, nor sent
 		}
@@ -83,13 +85,21 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.T
 // cut may lose the last of it, and all of that is made again at the next start: the open
 // waits are announced again (same keys) and the ends of sent announcements again (Unended),
 // with the same idempotency keys.
-func (s *Store) outboxTx(ctx context.Context, fn func(*sql.Tx) error) error {
+//
+// On SQLite the transaction and its statements run without ctx's cancellation: they are
+// local and short (a stop waits milliseconds for them), and the driver watches a cancellable
+// context with a goroutine per statement, which in a burst was thousands of goroutines and
+// their garbage for the one writer's rows.
+func (s *Store) outboxTx(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	if s.dialect == SQLite {
+		ctx = context.WithoutCancel(ctx)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -124,7 +134,7 @@ func scanDelivery(sc interface{ Scan(...any) error }) (notify.Delivery, error) {
 // skipping rows another instance is claiming this moment), and the update re-checks them, so
 // two instances never lease one row at once.
 func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) (out []notify.Delivery, err error) {
-	err = s.outboxTx(ctx, func(tx *sql.Tx) error {
+	err = s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		out = nil
 		rows, err := s.query(ctx, tx, claimDue, owner, nanos(now.Add(lease)), nanos(now), limit)
 		if err != nil {
@@ -155,7 +165,7 @@ func (s *Store) FinishAll(ctx context.Context, owner string, ds []notify.Deliver
 		return 0, nil
 	}
 	finished := 0
-	err := s.outboxTx(ctx, func(tx *sql.Tx) error {
+	err := s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		finished = 0
 		for _, d := range ds {
 			ok, err := s.finish(ctx, tx, owner, d)
@@ -321,7 +331,7 @@ func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now
 			marks[i] = "$" + strconv.Itoa(len(args))
 		}
 		var keys []string
-		err := s.outboxTx(ctx, func(tx *sql.Tx) error {
+		err := s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			keys = nil
 			rows, err := s.query(ctx, tx, `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
 				WHERE wait_id IN (`+strings.Join(marks, ", ")+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args...)
