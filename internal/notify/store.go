@@ -91,6 +91,12 @@ type Store interface {
 	// a second write. One whose key was stored already (another instance's, or a restart's)
 	// is not returned, so one instance sends it.
 	EnqueueClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []Delivery) ([]Delivery, error)
+	// EndClaimed is Skip and then EnqueueClaimed in one transaction, for waits that ended: it
+	// marks the pending, unleased deliveries of event ev of waitIDs as skipped, calls then with
+	// the keys it skipped, and stores and leases what then returns as EnqueueClaimed does.
+	// then is called once, within the transaction: it must be quick and must not use the store.
+	EndClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, waitIDs []string, ev Event, why string,
+		then func(skipped []string) []Delivery) ([]Delivery, error)
 	// Claim leases up to limit pending deliveries due at now to owner until now+lease; a
 	// delivery leased to someone else is not claimed until its lease ends. Attempts counts
 	// the claim.

@@ -28,13 +28,18 @@ func (s *Store) EnqueueClaimed(ctx context.Context, owner string, now time.Time,
 	if err != nil {
 		return nil, err
 	}
+	return leased(added), nil
+}
+
+// leased is the deliveries of added that insert leased to their owner.
+func leased(added []notify.Delivery) []notify.Delivery {
 	out := added[:0]
 	for _, d := range added {
 		if d.Attempts > 0 {
 			out = append(out, d)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // enqueue stores the new deliveries and their links in one transaction and returns the ones
@@ -321,39 +326,56 @@ func inList(args []any, vals []string) ([]any, string) {
 
 // Skip implements notify.Store: one statement for all the waits (an announcement may end
 // hundreds at once), in chunks that keep under every database's parameter limit.
-func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now time.Time, why string) ([]string, error) {
-	var out []string
-	for chunk := range slices.Chunk(waitIDs, 500) {
-		args := []any{why, nanos(now), string(ev)}
-		marks := make([]string, len(chunk))
-		for i, id := range chunk {
-			args = append(args, id)
-			marks[i] = "$" + strconv.Itoa(len(args))
+func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now time.Time, why string) (keys []string, err error) {
+	err = s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		keys, err = s.skip(ctx, tx, waitIDs, ev, now, why)
+		return err
+	})
+	return keys, err
+}
+
+// EndClaimed implements notify.Store: the end of a burst's waits is one commit, not two.
+func (s *Store) EndClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, waitIDs []string, ev notify.Event, why string,
+	then func(skipped []string) []notify.Delivery) ([]notify.Delivery, error) {
+	var added []notify.Delivery
+	err := s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		keys, err := s.skip(ctx, tx, waitIDs, ev, now, why)
+		if err != nil {
+			return err
 		}
-		var keys []string
-		err := s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			keys = nil
-			rows, err := s.query(ctx, tx, `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
-				WHERE wait_id IN (`+strings.Join(marks, ", ")+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var k string
-				if err := rows.Scan(&k); err != nil {
-					return err
-				}
-				keys = append(keys, k)
-			}
-			return rows.Err()
-		})
+		added, err = s.insert(ctx, tx, owner, now, lease, then(keys))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return leased(added), nil
+}
+
+// skip is Skip in tx.
+func (s *Store) skip(ctx context.Context, tx *sql.Tx, waitIDs []string, ev notify.Event, now time.Time, why string) ([]string, error) {
+	var keys []string
+	for chunk := range slices.Chunk(waitIDs, maxIn) {
+		args, in := inList([]any{why, nanos(now), string(ev)}, chunk)
+		rows, err := s.query(ctx, tx, `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
+			WHERE wait_id IN (`+in+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args...)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, keys...)
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			keys = append(keys, k)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
+	return keys, nil
 }
 
 // Unended implements notify.Store.
