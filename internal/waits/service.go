@@ -96,6 +96,7 @@ func New(gate Gate, perms Permissions, sessions Sessions, asked *Asked, cfg Conf
 	s.seq = s.next(0)
 	gate.OnChange(func(c approval.Change) {
 		if c.Request != nil {
+			s.heard(*c.Request)
 			began := ""
 			if !c.Request.Decided() {
 				began = c.Request.Title
@@ -211,6 +212,22 @@ func (s *Service) read(ctx context.Context, seq uint64) (List, error) {
 	return List{Seq: seq, Waits: out[:min(len(out), MaxList)]}, nil
 }
 
+// heard keeps a request the gate just stored, as the change carries it, for the next read of
+// the list: a plan that begins then costs that read no fetch of its own (the time between a
+// wait's beginning and its notification). A read checks it against its Seq as any other.
+func (s *Service) heard(r approval.Request) {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	if s.plans == nil {
+		s.plans = map[string]approval.Request{}
+	}
+	if r.Status == approval.Pending {
+		s.plans[r.ID] = r
+	} else {
+		delete(s.plans, r.ID)
+	}
+}
+
 // pending is the gate's pending requests, oldest first: their summaries read, and whole only
 // those not read before at their Seq. One decided (or changed) between the two reads is left
 // out: the change moved the list's sequence past this read, so a newer list follows.
@@ -219,13 +236,12 @@ func (s *Service) pending(ctx context.Context) ([]approval.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.pmu.Lock()
-	known := s.plans
-	s.pmu.Unlock()
 	next := make(map[string]approval.Request, len(sums))
 	out := make([]approval.Request, 0, len(sums))
 	for _, m := range sums {
-		r, ok := known[m.ID]
+		s.pmu.Lock()
+		r, ok := s.plans[m.ID]
+		s.pmu.Unlock()
 		if !ok || r.Seq != m.Seq {
 			if r, err = s.gate.Get(ctx, m.ID); errs.KindOf(err) == errs.NotFound {
 				continue
@@ -239,6 +255,7 @@ func (s *Service) pending(ctx context.Context) ([]approval.Request, error) {
 		next[m.ID] = r
 		out = append(out, r)
 	}
+	// What was heard during this read is dropped with the rest: the next read fetches it.
 	s.pmu.Lock()
 	s.plans = next
 	s.pmu.Unlock()
