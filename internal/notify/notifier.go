@@ -251,7 +251,7 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 		return err
 	}
 	now := n.cfg.Now()
-	var ds []Delivery
+	ds := make([]Delivery, 0, (len(began)+len(ended))*len(targets))
 	for _, w := range began {
 		if n.cfg.OnBegin != nil {
 			n.cfg.OnBegin(w)
@@ -262,36 +262,45 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 			}
 		}
 	}
-	if len(ended) > 0 {
-		ids := make([]string, len(ended))
-		o, says := n.src.(Outcomes)
-		for i, w := range ended {
-			ids[i] = w.ID
-			if says {
-				ended[i].Outcome = clip(o.Outcome(ctx, w.ID), maxOutcome)
-			}
+	if len(ended) == 0 {
+		if len(ds) == 0 {
+			return nil
 		}
-		keys, err := n.store.Skip(ctx, ids, Began, now, "the wait ended before the delay was over")
+		n.attachLinks(targets, ds, now)
+		claimed, err := n.store.EnqueueClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ds)
 		if err != nil {
 			return err
 		}
-		skipped := map[string]bool{}
-		for _, k := range keys {
-			skipped[k] = true
-		}
-		for _, w := range ended {
-			for _, t := range targets {
-				if t.Filter.Allows(w) && !skipped[DeliveryKey(t.ID, w.ID, Began)] {
-					ds = append(ds, Delivery{Key: DeliveryKey(t.ID, w.ID, Ended), Target: t.ID, Event: Ended, Wait: w, Due: now, Status: Pending, Created: now})
-				}
-			}
-		}
-	}
-	if len(ds) == 0 {
+		n.sendBatch(ctx, claimed, targets)
 		return nil
 	}
-	n.attachLinks(targets, ds, now)
-	claimed, err := n.store.EnqueueClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ds)
+	ids := make([]string, len(ended))
+	o, says := n.src.(Outcomes)
+	for i, w := range ended {
+		ids[i] = w.ID
+		if says {
+			ended[i].Outcome = clip(o.Outcome(ctx, w.ID), maxOutcome)
+		}
+	}
+	// The announcements still waiting out a delay are skipped, and the ends of the others
+	// stored, in one transaction: an end is told only where its beginning was.
+	claimed, err := n.store.EndClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ids, Began, "the wait ended before the delay was over",
+		func(keys []string) []Delivery {
+			skipped := make(map[string]bool, len(keys))
+			for _, k := range keys {
+				skipped[k] = true
+			}
+			all := ds[:len(ds):len(ds)]
+			for _, w := range ended {
+				for _, t := range targets {
+					if t.Filter.Allows(w) && !skipped[DeliveryKey(t.ID, w.ID, Began)] {
+						all = append(all, Delivery{Key: DeliveryKey(t.ID, w.ID, Ended), Target: t.ID, Event: Ended, Wait: w, Due: now, Status: Pending, Created: now})
+					}
+				}
+			}
+			n.attachLinks(targets, all, now)
+			return all
+		})
 	if err != nil {
 		return err
 	}

@@ -90,17 +90,28 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 	for _, t := range targets {
 		byID[t.ID] = t
 	}
-	groups := map[string][]Delivery{}
+	// Each target's deliveries, in the order of ds, with their slices sized up front: a
+	// burst's batch is thousands of deliveries, and growing a slice per target copied them
+	// over and over.
+	count := map[string]int{}
 	var order []string
 	for _, d := range ds {
-		if _, ok := groups[d.Target]; !ok {
+		if count[d.Target] == 0 {
 			order = append(order, d.Target)
 		}
-		groups[d.Target] = append(groups[d.Target], d)
+		count[d.Target]++
+	}
+	groups := make(map[string][]Delivery, len(order))
+	for _, d := range ds {
+		g, ok := groups[d.Target]
+		if !ok {
+			g = make([]Delivery, 0, count[d.Target])
+		}
+		groups[d.Target] = append(g, d)
 	}
 	for _, id := range order {
 		t, ok := byID[id]
-		out := &outcomes{}
+		out := &outcomes{ds: make([]Delivery, 0, len(groups[id]))}
 		if !n.take(id) {
 			now := n.cfg.Now()
 			for _, d := range groups[id] {
@@ -199,7 +210,13 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 		}
 		return
 	}
-	var began, ended []Delivery
+	nb := 0
+	for _, d := range ds {
+		if d.Event == Began {
+			nb++
+		}
+	}
+	began, ended := make([]Delivery, 0, nb), make([]Delivery, 0, len(ds)-nb)
 	for _, d := range ds {
 		switch {
 		case d.Event == Began && !n.stillOpen(d.Wait.ID):
@@ -224,27 +241,39 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 // once every wait a message announced has ended (a coalesced "5 plans wait" stays until the
 // last is answered), one request per message.
 func (n *Notifier) ended(ctx context.Context, t Target, ds []Delivery, out *outcomes) {
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.Wait.ID
+	}
+	// One read for the whole batch: a burst's ends are hundreds, and a read per end was most
+	// of the cost of telling them.
+	as, err := n.store.Remotes(ctx, t.ID, ids)
+	if err != nil {
+		for _, d := range ds {
+			n.retry(out, d, err)
+		}
+		return
+	}
 	byRemote := map[string][]Delivery{}
 	var order []string
 	for _, d := range ds {
-		remote, announced, open, err := n.store.Remote(ctx, t.ID, d.Wait.ID)
-		if errs.KindOf(err) == errs.NotFound {
+		a, ok := as[d.Wait.ID]
+		switch {
+		case !ok:
 			n.finish(out, d, Skipped, "no message announced it here, so there is nothing to clear")
 			continue
-		}
-		if err != nil {
-			n.retry(out, d, err) // a conflict: its announcement is on its way; clear it after
+		case a.Pending: // its announcement is on its way; clear it after
+			n.retry(out, d, errs.Errorf(errs.Conflict, "the announcement of wait %q on %q is still being sent", d.Wait.ID, t.ID))
 			continue
-		}
-		if open > 0 {
+		case a.Open > 0:
 			n.finish(out, d, Skipped, "its message also announces a wait still open; the last to end clears it")
 			continue
 		}
-		d.Remote, d.announced = remote, announced
-		if _, ok := byRemote[remote]; !ok {
-			order = append(order, remote)
+		d.Remote, d.announced = a.Remote, a.Waits
+		if _, ok := byRemote[a.Remote]; !ok {
+			order = append(order, a.Remote)
 		}
-		byRemote[remote] = append(byRemote[remote], d)
+		byRemote[a.Remote] = append(byRemote[a.Remote], d)
 	}
 	for _, r := range order {
 		n.deliver(ctx, t, byRemote[r], out)

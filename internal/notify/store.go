@@ -57,6 +57,14 @@ func DeliveryKey(target, waitID string, ev Event) string {
 	return target + "|" + waitID + "|" + string(ev)
 }
 
+// Announcement is the message that announced a wait on a target, as Remotes reads it.
+type Announcement struct {
+	Remote  string // what the target calls the message; "" while Pending
+	Pending bool   // no message yet, and the announcement is pending: its message may yet exist
+	Waits   int    // how many waits the message announced
+	Open    int    // how many of the others have no "ended" delivery stored yet
+}
+
 // Link is a capability for one answer to one wait: the raw token is only ever in the message
 // that carries it; the store keeps its hash.
 type Link struct {
@@ -83,6 +91,12 @@ type Store interface {
 	// a second write. One whose key was stored already (another instance's, or a restart's)
 	// is not returned, so one instance sends it.
 	EnqueueClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []Delivery) ([]Delivery, error)
+	// EndClaimed is Skip and then EnqueueClaimed in one transaction, for waits that ended: it
+	// marks the pending, unleased deliveries of event ev of waitIDs as skipped, calls then with
+	// the keys it skipped, and stores and leases what then returns as EnqueueClaimed does.
+	// then is called once, within the transaction: it must be quick and must not use the store.
+	EndClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, waitIDs []string, ev Event, why string,
+		then func(skipped []string) []Delivery) ([]Delivery, error)
 	// Claim leases up to limit pending deliveries due at now to owner until now+lease; a
 	// delivery leased to someone else is not claimed until its lease ends. Attempts counts
 	// the claim.
@@ -101,6 +115,12 @@ type Store interface {
 	// errs.Conflict while the wait's announcement there is still pending (being sent, or to
 	// be tried again): its message may yet exist.
 	Remote(ctx context.Context, target, waitID string) (remote string, announced, open int, err error)
+	// Remotes is Remote for many waits on one target, in two statements whatever their number
+	// (the end of a burst asks for hundreds): each wait's message and whether its announcement
+	// is pending are read in one snapshot, as Remote reads them. A wait with neither is not in
+	// the map (Remote's errs.NotFound); one whose announcement is pending and that has no
+	// message yet has Pending set (Remote's errs.Conflict).
+	Remotes(ctx context.Context, target string, waitIDs []string) (map[string]Announcement, error)
 	// Skip marks the pending, unleased deliveries of event of the waits as skipped, and
 	// returns the keys of those it skipped.
 	Skip(ctx context.Context, waitIDs []string, ev Event, now time.Time, why string) ([]string, error)

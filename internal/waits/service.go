@@ -21,7 +21,7 @@ import (
 // dialogs answered (outcome not known yet), deciding one, and hearing
 // of its changes (local ones, and other instances' through its Notify).
 type Gate interface {
-	Pending(ctx context.Context) ([]approval.Request, error)
+	PendingSummaries(ctx context.Context) ([]approval.Summary, error)
 	Elsewhere(ctx context.Context) ([]approval.Request, error)
 	Get(ctx context.Context, id string) (approval.Request, error)
 	Decide(ctx context.Context, id string, in approval.DecisionInput) (approval.Request, error)
@@ -72,6 +72,13 @@ type Service struct {
 	// next change. Callers must not modify its waits.
 	cached   *List
 	cachedAt uint64
+
+	// plans is the pending requests as last read, by ID, each good for its Seq (a request is
+	// written with a new Seq each time): a read of the list reads every pending request's
+	// summary, and only the new or changed ones whole. A burst of a thousand plans at the gate
+	// was a thousand plans decoded on every change, for every reader of the list.
+	pmu   sync.Mutex
+	plans map[string]approval.Request
 }
 
 // New builds the list over its sources and starts hearing their changes. asked may be nil.
@@ -89,6 +96,7 @@ func New(gate Gate, perms Permissions, sessions Sessions, asked *Asked, cfg Conf
 	s.seq = s.next(0)
 	gate.OnChange(func(c approval.Change) {
 		if c.Request != nil {
+			s.heard(*c.Request)
 			began := ""
 			if !c.Request.Decided() {
 				began = c.Request.Title
@@ -165,7 +173,7 @@ func (s *Service) List(ctx context.Context) (List, error) {
 // read reads the list from its sources, as of seq.
 func (s *Service) read(ctx context.Context, seq uint64) (List, error) {
 	var out []Wait
-	pending, err := s.gate.Pending(ctx)
+	pending, err := s.pending(ctx)
 	if err != nil {
 		return List{}, err
 	}
@@ -202,6 +210,56 @@ func (s *Service) read(ctx context.Context, seq uint64) (List, error) {
 		out = []Wait{}
 	}
 	return List{Seq: seq, Waits: out[:min(len(out), MaxList)]}, nil
+}
+
+// heard keeps a request the gate just stored, as the change carries it, for the next read of
+// the list: a plan that begins then costs that read no fetch of its own (the time between a
+// wait's beginning and its notification). A read checks it against its Seq as any other.
+func (s *Service) heard(r approval.Request) {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	if s.plans == nil {
+		s.plans = map[string]approval.Request{}
+	}
+	if r.Status == approval.Pending {
+		s.plans[r.ID] = r
+	} else {
+		delete(s.plans, r.ID)
+	}
+}
+
+// pending is the gate's pending requests, oldest first: their summaries read, and whole only
+// those not read before at their Seq. One decided (or changed) between the two reads is left
+// out: the change moved the list's sequence past this read, so a newer list follows.
+func (s *Service) pending(ctx context.Context) ([]approval.Request, error) {
+	sums, err := s.gate.PendingSummaries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	next := make(map[string]approval.Request, len(sums))
+	out := make([]approval.Request, 0, len(sums))
+	for _, m := range sums {
+		s.pmu.Lock()
+		r, ok := s.plans[m.ID]
+		s.pmu.Unlock()
+		if !ok || r.Seq != m.Seq {
+			if r, err = s.gate.Get(ctx, m.ID); errs.KindOf(err) == errs.NotFound {
+				continue
+			} else if err != nil {
+				return nil, err
+			}
+			if r.Seq != m.Seq || r.Status != approval.Pending {
+				continue
+			}
+		}
+		next[m.ID] = r
+		out = append(out, r)
+	}
+	// What was heard during this read is dropped with the rest: the next read fetches it.
+	s.pmu.Lock()
+	s.plans = next
+	s.pmu.Unlock()
+	return out, nil
 }
 
 // Get is the current wait id; ok is false when there is none (it ended, or never was).

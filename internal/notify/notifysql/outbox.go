@@ -28,19 +28,24 @@ func (s *Store) EnqueueClaimed(ctx context.Context, owner string, now time.Time,
 	if err != nil {
 		return nil, err
 	}
+	return leased(added), nil
+}
+
+// leased is the deliveries of added that insert leased to their owner.
+func leased(added []notify.Delivery) []notify.Delivery {
 	out := added[:0]
 	for _, d := range added {
 		if d.Attempts > 0 {
 			out = append(out, d)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // enqueue stores the new deliveries and their links in one transaction and returns the ones
 // it stored; with an owner, those due at now are leased to it (Attempts 1).
 func (s *Store) enqueue(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) (added []notify.Delivery, err error) {
-	err = s.outboxTx(ctx, func(tx *sql.Tx) error {
+	err = s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		added, err = s.insert(ctx, tx, owner, now, lease, ds)
 		return err
 	})
@@ -48,7 +53,7 @@ func (s *Store) enqueue(ctx context.Context, owner string, now time.Time, lease 
 }
 
 func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, error) {
-	var added []notify.Delivery
+	added := make([]notify.Delivery, 0, len(ds))
 	for _, d := range ds {
 		w, err := json.Marshal(d.Wait)
 		if err != nil {
@@ -59,7 +64,9 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.T
 		if owner != "" && d.Status == notify.Pending && !d.Due.After(now) {
 			by, until, d.Attempts = owner, nanos(now.Add(lease)), 1
 		}
-		err = s.queryRow(ctx, tx, insertDelivery, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(d.Status), nanos(d.Created), by, until, d.Attempts).Scan(&d.ID)
+		var id int64 // scanned apart: &d.ID would move every d to the heap
+		err = s.queryRow(ctx, tx, insertDelivery, d.Key, d.Target, d.Wait.ID, string(d.Event), string(w), nanos(d.Due), string(d.Status), nanos(d.Created), by, until, d.Attempts).Scan(&id)
+		d.ID = id
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // stored already: its links are not stored, nor sent
 		}
@@ -83,13 +90,21 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.T
 // cut may lose the last of it, and all of that is made again at the next start: the open
 // waits are announced again (same keys) and the ends of sent announcements again (Unended),
 // with the same idempotency keys.
-func (s *Store) outboxTx(ctx context.Context, fn func(*sql.Tx) error) error {
+//
+// On SQLite the transaction and its statements run without ctx's cancellation: they are
+// local and short (a stop waits milliseconds for them), and the driver watches a cancellable
+// context with a goroutine per statement, which in a burst was thousands of goroutines and
+// their garbage for the one writer's rows.
+func (s *Store) outboxTx(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	if s.dialect == SQLite {
+		ctx = context.WithoutCancel(ctx)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -124,7 +139,7 @@ func scanDelivery(sc interface{ Scan(...any) error }) (notify.Delivery, error) {
 // skipping rows another instance is claiming this moment), and the update re-checks them, so
 // two instances never lease one row at once.
 func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) (out []notify.Delivery, err error) {
-	err = s.outboxTx(ctx, func(tx *sql.Tx) error {
+	err = s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		out = nil
 		rows, err := s.query(ctx, tx, claimDue, owner, nanos(now.Add(lease)), nanos(now), limit)
 		if err != nil {
@@ -155,7 +170,7 @@ func (s *Store) FinishAll(ctx context.Context, owner string, ds []notify.Deliver
 		return 0, nil
 	}
 	finished := 0
-	err := s.outboxTx(ctx, func(tx *sql.Tx) error {
+	err := s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		finished = 0
 		for _, d := range ds {
 			ok, err := s.finish(ctx, tx, owner, d)
@@ -188,67 +203,179 @@ func (s *Store) finish(ctx context.Context, tx *sql.Tx, owner string, d notify.D
 	return err == nil, err
 }
 
-// Remote implements notify.Store. The message and whether the announcement is still pending
-// are read in one statement, so one snapshot: read apart, an announcement recorded between
-// the two reads looked neither sent nor pending, and its end was skipped.
+// Remote implements notify.Store: Remotes for one wait.
 func (s *Store) Remote(ctx context.Context, target, waitID string) (string, int, int, error) {
-	var remote sql.NullString
-	var pending int
-	err := s.r.QueryRowContext(ctx, s.q(`SELECT
-			(SELECT remote FROM notify_remote WHERE target = $1 AND wait_id = $2),
-			(SELECT count(*) FROM notify_outbox WHERE target = $1 AND wait_id = $2 AND event = 'began' AND status = 'pending')`),
-		target, waitID).Scan(&remote, &pending)
-	switch {
-	case err != nil:
+	as, err := s.Remotes(ctx, target, []string{waitID})
+	if err != nil {
 		return "", 0, 0, err
-	case remote.Valid:
-	case pending > 0:
-		return "", 0, 0, errs.Errorf(errs.Conflict, "the announcement of wait %q on %q is still being sent", waitID, target)
-	default:
-		return "", 0, 0, errs.Errorf(errs.NotFound, "no message announced wait %q on %q", waitID, target)
 	}
-	var announced, open int
-	err = s.r.QueryRowContext(ctx, s.q(`SELECT count(*), count(*) FILTER (WHERE r.wait_id <> $3 AND NOT EXISTS (
-			SELECT 1 FROM notify_outbox e WHERE e.key = r.target || '|' || r.wait_id || '|ended'))
-		FROM notify_remote r WHERE r.target = $1 AND r.remote = $2`), target, remote.String, waitID).Scan(&announced, &open)
-	return remote.String, announced, open, err
+	a, ok := as[waitID]
+	switch {
+	case !ok:
+		return "", 0, 0, errs.Errorf(errs.NotFound, "no message announced wait %q on %q", waitID, target)
+	case a.Pending:
+		return "", 0, 0, errs.Errorf(errs.Conflict, "the announcement of wait %q on %q is still being sent", waitID, target)
+	}
+	return a.Remote, a.Waits, a.Open, nil
+}
+
+// Remotes implements notify.Store. The messages and the pending announcements are read in one
+// statement, so one snapshot: read apart, an announcement recorded between the two reads
+// looked neither sent nor pending, and its end was skipped. Then one statement reads, for
+// every message found, the waits it announced and which of them have their end stored.
+func (s *Store) Remotes(ctx context.Context, target string, waitIDs []string) (map[string]notify.Announcement, error) {
+	out := map[string]notify.Announcement{}
+	var remotes []string
+	for chunk := range slices.Chunk(waitIDs, maxIn) {
+		args, in := inList([]any{target}, chunk)
+		rows, err := s.r.QueryContext(ctx, s.q(`SELECT wait_id, remote, 0 FROM notify_remote WHERE target = $1 AND wait_id IN (`+in+`)
+			UNION ALL
+			SELECT wait_id, '', count(*) FROM notify_outbox WHERE target = $1 AND wait_id IN (`+in+`) AND event = 'began' AND status = 'pending'
+			GROUP BY wait_id`), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id, remote string
+			var pending int
+			if err := rows.Scan(&id, &remote, &pending); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			a := out[id]
+			if remote != "" {
+				a.Remote, a.Pending = remote, false
+				remotes = append(remotes, remote)
+			} else if pending > 0 && a.Remote == "" {
+				a.Pending = true
+			}
+			out[id] = a
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for id, a := range out {
+		if a.Remote == "" && !a.Pending {
+			delete(out, id)
+		}
+	}
+	slices.Sort(remotes)
+	remotes = slices.Compact(remotes)
+	type member struct {
+		wait  string
+		ended bool
+	}
+	members := map[string][]member{}
+	for chunk := range slices.Chunk(remotes, maxIn) {
+		args, in := inList([]any{target}, chunk)
+		rows, err := s.r.QueryContext(ctx, s.q(`SELECT r.remote, r.wait_id, CASE WHEN EXISTS (
+				SELECT 1 FROM notify_outbox e WHERE e.key = r.target || '|' || r.wait_id || '|ended') THEN 1 ELSE 0 END
+			FROM notify_remote r WHERE r.target = $1 AND r.remote IN (`+in+`)`), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var remote, wait string
+			var ended int
+			if err := rows.Scan(&remote, &wait, &ended); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			members[remote] = append(members[remote], member{wait, ended == 1})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for id, a := range out {
+		if a.Remote == "" {
+			continue
+		}
+		for _, m := range members[a.Remote] {
+			a.Waits++
+			if m.wait != id && !m.ended {
+				a.Open++
+			}
+		}
+		out[id] = a
+	}
+	return out, nil
+}
+
+// maxIn is the most values one "IN (…)" lists: under every database's parameter limit.
+const maxIn = 500
+
+// inList appends vals to args and returns the placeholders that name them. Their number is
+// rounded up to a power of two (the last value repeated), so a statement has a few texts
+// whatever the batch's size, and stays among the prepared ones.
+func inList(args []any, vals []string) ([]any, string) {
+	n := 1
+	for n < len(vals) {
+		n *= 2
+	}
+	marks := make([]string, n)
+	for i := range n {
+		args = append(args, vals[min(i, len(vals)-1)])
+		marks[i] = "$" + strconv.Itoa(len(args))
+	}
+	return args, strings.Join(marks, ", ")
 }
 
 // Skip implements notify.Store: one statement for all the waits (an announcement may end
 // hundreds at once), in chunks that keep under every database's parameter limit.
-func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now time.Time, why string) ([]string, error) {
-	var out []string
-	for chunk := range slices.Chunk(waitIDs, 500) {
-		args := []any{why, nanos(now), string(ev)}
-		marks := make([]string, len(chunk))
-		for i, id := range chunk {
-			args = append(args, id)
-			marks[i] = "$" + strconv.Itoa(len(args))
+func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now time.Time, why string) (keys []string, err error) {
+	err = s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		keys, err = s.skip(ctx, tx, waitIDs, ev, now, why)
+		return err
+	})
+	return keys, err
+}
+
+// EndClaimed implements notify.Store: the end of a burst's waits is one commit, not two.
+func (s *Store) EndClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, waitIDs []string, ev notify.Event, why string,
+	then func(skipped []string) []notify.Delivery) ([]notify.Delivery, error) {
+	var added []notify.Delivery
+	err := s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		keys, err := s.skip(ctx, tx, waitIDs, ev, now, why)
+		if err != nil {
+			return err
 		}
-		var keys []string
-		err := s.outboxTx(ctx, func(tx *sql.Tx) error {
-			keys = nil
-			rows, err := s.query(ctx, tx, `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
-				WHERE wait_id IN (`+strings.Join(marks, ", ")+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var k string
-				if err := rows.Scan(&k); err != nil {
-					return err
-				}
-				keys = append(keys, k)
-			}
-			return rows.Err()
-		})
+		added, err = s.insert(ctx, tx, owner, now, lease, then(keys))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return leased(added), nil
+}
+
+// skip is Skip in tx.
+func (s *Store) skip(ctx context.Context, tx *sql.Tx, waitIDs []string, ev notify.Event, now time.Time, why string) ([]string, error) {
+	var keys []string
+	for chunk := range slices.Chunk(waitIDs, maxIn) {
+		args, in := inList([]any{why, nanos(now), string(ev)}, chunk)
+		rows, err := s.query(ctx, tx, `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
+			WHERE wait_id IN (`+in+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args...)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, keys...)
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			keys = append(keys, k)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
+	return keys, nil
 }
 
 // Unended implements notify.Store.

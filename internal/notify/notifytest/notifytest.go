@@ -5,6 +5,7 @@ package notifytest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ func Run(t *testing.T, open func(t *testing.T) notify.Store, second func(t *test
 	t.Run("EnqueueIsIdempotent", func(t *testing.T) { enqueueIdempotent(t, open(t)) })
 	t.Run("ClaimLeases", func(t *testing.T) { claimLeases(t, open(t)) })
 	t.Run("SkipLeavesLeased", func(t *testing.T) { skip(t, open(t)) })
+	t.Run("EndClaimedSkipsThenStores", func(t *testing.T) { endClaimed(t, open(t)) })
 	t.Run("LinksAreSingleUse", func(t *testing.T) { links(t, open(t)) })
 	t.Run("Targets", func(t *testing.T) { targets(t, open(t)) })
 	t.Run("SecretIsMadeOnce", func(t *testing.T) { secret(t, open(t)) })
@@ -125,6 +127,46 @@ func skip(t *testing.T, s notify.Store) {
 	got, err := s.Skip(ctx, []string{"w", "other"}, notify.Began, t0.Add(time.Second), "ended")
 	if err != nil || len(got) != 1 || got[0] != notify.DeliveryKey("waiting", "w", notify.Began) {
 		t.Fatalf("Skip = %v, %v; want only the unleased delivery", got, err)
+	}
+	r, _ := s.Recent(ctx, "waiting", 1)
+	if len(r) != 1 || r[0].Status != notify.Skipped || r[0].Error != "ended" {
+		t.Fatalf("skipped delivery = %+v", r)
+	}
+}
+
+// endClaimed ends a wait announced on one target and still waiting out its delay on another:
+// the delayed announcement is skipped, and only the other target's end is stored and leased,
+// in one call.
+func endClaimed(t *testing.T, s notify.Store) {
+	ctx := context.Background()
+	if _, err := s.Enqueue(ctx, []notify.Delivery{delivery("sent", "w", t0), delivery("waiting", "w", t0.Add(time.Minute))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Claim(ctx, "a", t0, 30*time.Second, 10); err != nil {
+		t.Fatal(err)
+	}
+	var heard []string
+	got, err := s.EndClaimed(ctx, "a", t0.Add(time.Second), time.Minute, []string{"w", "other"}, notify.Began, "ended",
+		func(skipped []string) []notify.Delivery {
+			heard = skipped
+			var ds []notify.Delivery
+			for _, target := range []string{"sent", "waiting"} {
+				if !slices.Contains(skipped, notify.DeliveryKey(target, "w", notify.Began)) {
+					end := delivery(target, "w", t0.Add(time.Second))
+					end.Key, end.Event = notify.DeliveryKey(target, "w", notify.Ended), notify.Ended
+					ds = append(ds, end)
+				}
+			}
+			return ds
+		})
+	if len(heard) != 1 || heard[0] != notify.DeliveryKey("waiting", "w", notify.Began) {
+		t.Fatalf("EndClaimed told then of %v; want only the delayed announcement skipped", heard)
+	}
+	if err != nil || len(got) != 1 || got[0].Target != "sent" || got[0].Event != notify.Ended || got[0].Attempts != 1 || got[0].ID == 0 {
+		t.Fatalf("EndClaimed = %+v, %v; want the end on the target that heard the beginning, leased", got, err)
+	}
+	if again, err := s.Claim(ctx, "b", t0.Add(time.Second), time.Minute, 10); err != nil || len(again) != 0 {
+		t.Fatalf("Claim after EndClaimed = %+v, %v; want nothing (the end is leased, the skipped one done)", again, err)
 	}
 	r, _ := s.Recent(ctx, "waiting", 1)
 	if len(r) != 1 || r[0].Status != notify.Skipped || r[0].Error != "ended" {
@@ -397,6 +439,9 @@ func remote(t *testing.T, s notify.Store) {
 	if _, _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.Conflict {
 		t.Fatalf("Remote while the announcement is being sent = %v; want a conflict (ask again)", err)
 	}
+	if as, err := s.Remotes(ctx, "t", []string{"w1", "w2", "none"}); err != nil || len(as) != 2 || !as["w1"].Pending || !as["w2"].Pending {
+		t.Fatalf("Remotes while the announcements are being sent = %+v, %v; want w1 and w2 pending", as, err)
+	}
 	for _, d := range got {
 		// w1 and w2 went out in one message; w3 failed; u's message has its own id.
 		d.Status, d.Done, d.Remote = notify.Sent, t0, "m-12"
@@ -412,6 +457,12 @@ func remote(t *testing.T, s notify.Store) {
 	}
 	if r, n, open, err := s.Remote(ctx, "t", "w2"); err != nil || r != "m-12" || n != 2 || open != 1 {
 		t.Fatalf("Remote(t, w2) = %q %d %d %v; want m-12, announcing 2, w1 still open", r, n, open, err)
+	}
+	// Many at once say what Remote says of each.
+	as, err := s.Remotes(ctx, "t", []string{"w1", "w2", "w3", "none"})
+	want := notify.Announcement{Remote: "m-12", Waits: 2, Open: 1}
+	if err != nil || len(as) != 2 || as["w1"] != want || as["w2"] != want {
+		t.Fatalf("Remotes(t, w1 w2 w3 none) = %+v, %v; want w1 and w2 in m-12, each with the other open", as, err)
 	}
 	// w1's end is stored: its message has no other wait open for w2 any more.
 	end := delivery("t", "w1", t0)
