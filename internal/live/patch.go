@@ -70,7 +70,11 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 	if len(html) < minPatch || len(old) < minPatch {
 		return nil
 	}
-	ta, tb := tokens(old), tokens(html)
+	// An element's edits are local (an entry's status, a count), so the markup both renders
+	// share at either end is kept whole rather than tokenised and diffed: that work, done for
+	// every change, was most of what the fan-out allocated.
+	pre, suf := sharedEnds(old, html)
+	ta, tb := tokens(old[pre:len(old)-suf]), tokens(html[pre:len(html)-suf])
 	ids := make(map[string]int32, len(ta))
 	intern := func(ts [][]byte) []int32 {
 		out := make([]int32, len(ts))
@@ -106,6 +110,9 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 		}
 		return n
 	}
+	if pre > 0 {
+		add(utf16Len(old[:pre]))
+	}
 	for _, s := range textdiff.IDs(intern(ta), intern(tb), patchBudget) {
 		switch s.Op {
 		case textdiff.Keep:
@@ -117,6 +124,9 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 				ins.Write(t)
 			}
 		}
+	}
+	if suf > 0 {
+		add(utf16Len(old[len(old)-suf:]))
 	}
 	if ins.Len() > 0 {
 		ops = append(ops, ins.String())
@@ -133,14 +143,42 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
+// sharedEnds is how many bytes a and b share at their start and, apart from those, at their end,
+// each cut back to a token boundary (just after a separator at the start, at a separator at the
+// end), so that what lies between tokenises as it would within the whole.
+func sharedEnds(a, b []byte) (pre, suf int) {
+	n := min(len(a), len(b))
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	for pre > 0 && !separator(a[pre-1]) {
+		pre--
+	}
+	for rest := n - pre; suf < rest && a[len(a)-1-suf] == b[len(b)-1-suf]; {
+		suf++
+	}
+	for suf > 0 && !separator(a[len(a)-suf]) {
+		suf--
+	}
+	return pre, suf
+}
+
+// separator reports whether c is a token of its own (tokens).
+func separator(c byte) bool {
+	switch c {
+	case '<', '>', '"', '\'', '=', '/', ' ', '\n', '\t':
+		return true
+	}
+	return false
+}
+
 // tokens splits markup into runs of plain characters and single separators (<, >, quotes, =,
 // /, white space), so that a changed attribute value, word or number is one token.
 func tokens(html []byte) [][]byte {
 	out := make([][]byte, 0, len(html)/4)
 	start := 0
 	for i, c := range html {
-		switch c {
-		case '<', '>', '"', '\'', '=', '/', ' ', '\n', '\t':
+		if separator(c) {
 			if start < i {
 				out = append(out, html[start:i])
 			}
