@@ -74,11 +74,13 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 	// share at either end is kept whole rather than tokenised and diffed: that work, done for
 	// every change, was most of what the fan-out allocated.
 	pre, suf := sharedEnds(old, html)
-	ta, tb := tokens(old[pre:len(old)-suf]), tokens(html[pre:len(html)-suf])
-	ids := make(map[string]int32, len(ta))
-	intern := func(ts [][]byte) []int32 {
-		out := make([]int32, len(ts))
-		for i, t := range ts {
+	ma, mb := old[pre:len(old)-suf], html[pre:len(html)-suf]
+	ba, bb := tokens(ma), tokens(mb)
+	ids := make(map[string]int32, len(ba)/8)
+	intern := func(m []byte, bounds []int32) []int32 {
+		out := make([]int32, len(bounds)-1)
+		for i := range out {
+			t := m[bounds[i]:bounds[i+1]]
 			id, ok := ids[string(t)]
 			if !ok {
 				id = int32(len(ids))
@@ -103,26 +105,17 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 		}
 		ops = append(ops, n)
 	}
-	units := func(ts [][]byte) int {
-		n := 0
-		for _, t := range ts {
-			n += utf16Len(t)
-		}
-		return n
-	}
 	if pre > 0 {
 		add(utf16Len(old[:pre]))
 	}
-	for _, s := range textdiff.IDs(intern(ta), intern(tb), patchBudget) {
+	for _, s := range textdiff.IDs(intern(ma, ba), intern(mb, bb), patchBudget) {
 		switch s.Op {
 		case textdiff.Keep:
-			add(units(ta[s.A0:s.A1]))
+			add(utf16Len(ma[ba[s.A0]:ba[s.A1]]))
 		case textdiff.Delete:
-			add(-units(ta[s.A0:s.A1]))
+			add(-utf16Len(ma[ba[s.A0]:ba[s.A1]]))
 		case textdiff.Insert:
-			for _, t := range tb[s.B0:s.B1] {
-				ins.Write(t)
-			}
+			ins.Write(mb[bb[s.B0]:bb[s.B1]])
 		}
 	}
 	if suf > 0 {
@@ -173,21 +166,22 @@ func separator(c byte) bool {
 }
 
 // tokens splits markup into runs of plain characters and single separators (<, >, quotes, =,
-// /, white space), so that a changed attribute value, word or number is one token.
-func tokens(html []byte) [][]byte {
-	out := make([][]byte, 0, len(html)/4)
+// /, white space), so that a changed attribute value, word or number is one token. It returns
+// their bounds: token i is html[b[i]:b[i+1]].
+func tokens(html []byte) []int32 {
+	out := make([]int32, 1, len(html)/3+2)
 	start := 0
 	for i, c := range html {
 		if separator(c) {
 			if start < i {
-				out = append(out, html[start:i])
+				out = append(out, int32(i))
 			}
-			out = append(out, html[i:i+1])
+			out = append(out, int32(i+1))
 			start = i + 1
 		}
 	}
 	if start < len(html) {
-		out = append(out, html[start:])
+		out = append(out, int32(len(html)))
 	}
 	return out
 }
