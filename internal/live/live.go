@@ -368,8 +368,7 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	hf := hub.Fragment{Key: f.ID, Seq: seq, Data: b, Sum: h.Sum64() | 1, // never zero: zero is unknown
 		Of: f.Of, Whole: f.Whole, Shows: f.Shows}
 	if f.View != nil && f.ID != "" {
-		html := bytes.Clone(html) // kept: the next render's patch starts from it
-		if prev, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
+		if prev, html, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
 			id, parent, whole := f.ID, f.Parent, len(b)
 			hf.Patch = sync.OnceValue(func() []byte { return patch(id, parent, seq, prev.html, html, whole) })
 			hf.Base = prev.sum

@@ -51,17 +51,23 @@ type rendered struct {
 	html []byte
 }
 
-// swap records html (digest sum) as element id's newest markup and returns the one it replaces.
-func (r *renders) swap(id string, sum uint64, html []byte) (rendered, bool) {
+// swap records html (digest sum) as element id's newest markup and returns the one it replaces
+// and the copy it keeps. html is borrowed: it is copied only when it differs from what was
+// remembered (most elements of a redone group are as they were).
+func (r *renders) swap(id string, sum uint64, html []byte) (prev rendered, kept []byte, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.last == nil || r.bytes > maxRemembered {
 		r.last, r.bytes = map[string]rendered{}, 0
 	}
-	prev, ok := r.last[id]
-	r.last[id] = rendered{sum, html}
-	r.bytes += len(html) - len(prev.html)
-	return prev, ok
+	prev, ok = r.last[id]
+	if ok && prev.sum == sum {
+		return prev, prev.html, ok
+	}
+	kept = bytes.Clone(html)
+	r.last[id] = rendered{sum, kept}
+	r.bytes += len(kept) - len(prev.html)
+	return prev, kept, ok
 }
 
 // patch encodes the edits from old to html as element id's patch frame, or returns nil when
