@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime/debug"
 	"time"
+
+	"github.com/plandash/plandash/internal/live"
 )
 
 // Memory a burst of changes took is given back once the changes stop. The runtime collects when
@@ -38,10 +40,14 @@ func releaseWhenQuiet(ctx context.Context, seq func() uint64, tick <-chan time.T
 	}
 }
 
-// releaseMemory runs releaseWhenQuiet for serve: every quietCheck, burstSize changes, and
-// debug.FreeOSMemory (a collection, then every free page returned).
-func releaseMemory(ctx context.Context, seq func() uint64) {
+// releaseMemory runs releaseWhenQuiet for serve: every quietCheck, burstSize changes; the live
+// layer forgets the markup it kept for patches, then debug.FreeOSMemory (a collection, then
+// every free page returned).
+func releaseMemory(ctx context.Context, l *live.Live) {
 	t := time.NewTicker(quietCheck)
 	defer t.Stop()
-	releaseWhenQuiet(ctx, seq, t.C, burstSize, debug.FreeOSMemory)
+	releaseWhenQuiet(ctx, l.Seq, t.C, burstSize, func() {
+		l.Forget()
+		debug.FreeOSMemory()
+	})
 }

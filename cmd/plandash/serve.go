@@ -267,7 +267,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			}
 		}()
 	}
-	go releaseMemory(ctx, srv.Live.Seq)
+	go releaseMemory(ctx, srv.Live)
 	err = srv.Serve(ctx, ln)
 	if errors.Is(err, context.Canceled) {
 		err = nil

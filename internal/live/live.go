@@ -166,6 +166,11 @@ func (l *Live) Register(t Topic) {
 	}
 }
 
+// Forget drops the markup remembered for patches (up to 16 MB after a burst of changes to many
+// elements): for a server gone quiet, whose memory is worth more than a patch. Each element's
+// next change is then sent whole once.
+func (l *Live) Forget() { l.renders.forget() }
+
 // Seq is the newest sequence number. A page reads it before it reads the store, so whatever
 // changes after is announced with a larger number and reaches it live or by catch-up.
 func (l *Live) Seq() uint64 {

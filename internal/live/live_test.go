@@ -281,3 +281,29 @@ func TestAppendFrameAllocates(t *testing.T) {
 		t.Errorf("appendFrame into a buffer large enough allocates %.0f times", n)
 	}
 }
+
+// TestForget: an element's next render carries a patch from the markup remembered of it, and,
+// once Forget dropped that, is sent whole; the render after that patches again.
+func TestForget(t *testing.T) {
+	l := New(hub.New(hub.Options{}), Options{})
+	body := strings.Repeat("step ", 200)
+	render := func(seq uint64, s string) hub.Fragment {
+		t.Helper()
+		f, err := l.fragment(Fragment{ID: "x", View: text(body + s)}, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	render(1, "a")
+	if f := render(2, "b"); f.Patch == nil || f.Patch() == nil {
+		t.Fatal("no patch from the remembered markup")
+	}
+	l.Forget()
+	if f := render(3, "c"); f.Patch != nil {
+		t.Error("a patch after Forget")
+	}
+	if f := render(4, "d"); f.Patch == nil || f.Patch() == nil {
+		t.Error("no patch once the markup was remembered again")
+	}
+}

@@ -70,6 +70,13 @@ func (r *renders) swap(id string, sum uint64, html []byte) (prev rendered, kept 
 	return prev, kept, ok
 }
 
+// forget drops every remembered markup.
+func (r *renders) forget() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last, r.bytes = nil, 0
+}
+
 // patch encodes the edits from old to html as element id's patch frame, or returns nil when
 // sending the whole (whole bytes) is about as cheap.
 func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
