@@ -104,7 +104,11 @@ func benchMemory(ctx context.Context, e *env) (*table, error) {
 		fmt.Sprintf("goal: peak RSS ≤ %d MB in every run: plandash %s MB (the bare hub %s MB): %s", memGoalMB, spread(peak.ours), spread(peak.yard), verdict(peakMet)),
 		fmt.Sprintf("goal: RSS back within %.0f %% of idle within %s of the load stopping, every run: plandash back after %s s: %s", (memReturnFrac-1)*100, watch, spread(back), verdict(backMet)))
 	t.notes = append(t.notes, notes...)
-	t.notes = append(t.notes, "RSS is VmRSS, peak VmHWM, from /proc/<pid>/status; plandash runs with its defaults (no GOGC, no GOMEMLIMIT in its environment)")
+	settings := "its defaults (neither GOGC nor GOMEMLIMIT set)"
+	if g, m := os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"); g != "" || m != "" {
+		settings = fmt.Sprintf("GOGC=%q GOMEMLIMIT=%q from bench's environment: NOT the default settings the goal is about", g, m)
+	}
+	t.notes = append(t.notes, "RSS is VmRSS, peak VmHWM, from /proc/<pid>/status; plandash runs with "+settings)
 	return t, nil
 }
 
