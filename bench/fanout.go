@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,7 +32,20 @@ type fanResult struct {
 	// the socket holding the update.
 	post, after time.Duration
 	cpuPerMsg   float64
+	// perSocket is the bytes a socket was sent per timed update (message payloads, all
+	// messages of the timed phase over sockets × updates).
+	perSocket float64
 }
+
+// Issue 31 §2: a one-entry change to one plan of a six-plan session costs at most cardGoal
+// bytes per socket; fan-out p99 at 100 sockets at most sameSizeGoal× the bare hub sending
+// frames of the same size, and ownLinesGoal× the bare hub sending its own lines.
+const (
+	cardGoal     = 1200
+	sameSizeGoal = 1.2
+	ownLinesGoal = 1.5
+	groupPlans   = 6
+)
 
 // benchFanOut measures, for every update and every socket, the time from the start of the
 // POST to the socket holding a state at least as new as that update. A socket that skips an
@@ -60,8 +74,13 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 	for _, sockets := range []int{100, 1000} {
 		p50 := &row{name: fmt.Sprintf("%d sockets p50", sockets), unit: "ms"}
 		p99 := &row{name: fmt.Sprintf("%d sockets p99", sockets), unit: "ms"}
+		// At 100 sockets the bare hub runs a second time, each post padded to the bytes per
+		// socket plandash sent in the same run: the same fan-out, frames of the same size.
+		same := &row{name: fmt.Sprintf("%d sockets p99, bare hub sending frames of plandash's size", sockets), unit: "ms"}
+		wire := &row{name: "bytes per socket per update", unit: "B"}
 		var notes []string
 		for i := range e.runs {
+			var pad int // the size the padded yardstick sends: plandash's bytes per socket
 			side := func(s *server, ours bool) func() error {
 				return func() error {
 					sid := fmt.Sprintf("fan-%d-%d", sockets, i)
@@ -70,14 +89,17 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 						// As an overview that shows the session's group says when it connects.
 						post, ws = s.URL+"/api/v1/ingest", s.wsURL("/ws?topic=all&shows="+templates.GroupID(sid))
 					}
-					res, err := e.fanLoad(ctx, s, post, ws, sid, sockets, updates, rate)
+					res, err := e.fanLoad(ctx, s, post, ws, sid, sockets, updates, rate, ours, 0)
 					if err != nil {
 						return fmt.Errorf("%s: %w", s.name, err)
 					}
 					q50, q99 := quantileMS(res.lat, 0.50), quantileMS(res.lat, 0.99)
 					if ours {
 						p50.ours, p99.ours, p99.cpuOurs = append(p50.ours, q50), append(p99.ours, q99), append(p99.cpuOurs, res.cpuPerMsg)
+						same.ours, wire.ours = append(same.ours, q99), append(wire.ours, res.perSocket)
+						pad = int(res.perSocket)
 					} else {
+						wire.yard = append(wire.yard, res.perSocket)
 						p50.yard, p99.yard, p99.cpuYard = append(p50.yard, q50), append(p99.yard, q99), append(p99.cpuYard, res.cpuPerMsg)
 					}
 					notes = append(notes, fmt.Sprintf("%s run %d: %d pairs, %d coalesced, %d never covered, %d other messages; p50 POST %.2f ms, answer → socket %.2f ms",
@@ -91,8 +113,25 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 			if err := pair(i, side(pd, true), side(yard, false)); err != nil {
 				return nil, err
 			}
+			if sockets != 100 {
+				continue
+			}
+			res, err := e.fanLoad(ctx, yard, yard.URL+"/post", yard.wsURL("/ws"), fmt.Sprintf("fan-pad-%d", i), sockets, updates, rate, false, pad)
+			if err != nil {
+				return nil, fmt.Errorf("yard-hub padded to %d B: %w", pad, err)
+			}
+			same.yard = append(same.yard, quantileMS(res.lat, 0.99))
+			notes = append(notes, fmt.Sprintf("yard-hub run %d, posts of %d B (a short plan update, padded): %d pairs, %d coalesced, %d never covered; %.0f B per socket per update",
+				i+1, pad, len(res.lat)+res.missing, res.coalesced, res.missing, res.perSocket))
 		}
 		t.rows = append(t.rows, p50, p99)
+		if sockets == 100 {
+			t.rows = append(t.rows, same, wire)
+			t.notes = append(t.notes,
+				fmt.Sprintf("goal: a one-entry change to one plan of a %d-plan session ≤ %d B per socket: plandash %s B: %s", groupPlans, cardGoal, spread(wire.ours), verdict(slices.Max(wire.ours) <= cardGoal)),
+				fmt.Sprintf("goal: %d sockets p99 ≤ %.1f× the bare hub sending frames of plandash's size: %s× (runs %s): %s", sockets, sameSizeGoal, num(median(same.ratios())), spread(same.ratios()), verdict(slices.Max(same.ratios()) <= sameSizeGoal)),
+				fmt.Sprintf("goal: %d sockets p99 ≤ %.1f× the bare hub sending its own %.1f KB lines: %s× (runs %s): %s", sockets, ownLinesGoal, median(wire.yard)/1000, num(median(p99.ratios())), spread(p99.ratios()), verdict(slices.Max(p99.ratios()) <= ownLinesGoal)))
+		}
 		t.notes = append(t.notes, notes...)
 		ourRSS, err := pd.peakRSS()
 		if err != nil {
@@ -111,10 +150,30 @@ func benchFanOut(ctx context.Context, e *env) (*table, error) {
 
 // fanLoad connects sockets subscribers, warms up until each has seen a state, then posts
 // updates one at a time at rate per second and waits for every socket to hold the last one.
-func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string, sockets, updates, rate int) (fanResult, error) {
+// For plandash (ours) the session has groupPlans plans, the one updated and others as the
+// overview shows them beside it; a pad above zero pads every post with spaces to pad bytes.
+func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string, sockets, updates, rate int, ours bool, pad int) (fanResult, error) {
 	var res fanResult
-	if _, err := e.post(ctx, postURL, benchplan.Line(sid, 0)); err != nil {
+	line := func(rev int) string {
+		if pad <= 0 {
+			return benchplan.Line(sid, rev)
+		}
+		// The least plan update that says its revision, padded: frames as small as plandash's
+		// when those are smaller than the bare hub's own lines.
+		l := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"plan","entries":[{"content":"rev-%06d"}]}}}`, sid, rev)
+		return l + strings.Repeat(" ", max(0, pad-len(l)))
+	}
+	if _, err := e.post(ctx, postURL, line(0)); err != nil {
 		return res, err
+	}
+	if ours {
+		var others strings.Builder
+		for p := 1; p < groupPlans; p++ {
+			others.WriteString(planUpdateLine(sid, p) + "\n")
+		}
+		if _, err := e.post(ctx, postURL, others.String()); err != nil {
+			return res, err
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -122,7 +181,7 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 	total := maxWarm + updates + 1
 	arrival := make([][]time.Time, sockets) // arrival[s][k]: when socket s first held update k
 	seen := make([]atomic.Int64, sockets)   // newest revision socket s holds
-	var other atomic.Int64
+	var other, received atomic.Int64
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
@@ -150,6 +209,7 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 					return
 				}
 				now := time.Now()
+				received.Add(int64(msg.Len()))
 				newest := benchplan.NewestRev(msg.Bytes())
 				old := seen[i].Load()
 				if newest <= old || newest >= int64(total) {
@@ -180,7 +240,7 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 	warm := 0
 	for warm < maxWarm && !all(1) {
 		warm++
-		if _, err := e.post(ctx, postURL, benchplan.Line(sid, warm)); err != nil {
+		if _, err := e.post(ctx, postURL, line(warm)); err != nil {
 			return res, err
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -197,12 +257,13 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 	if err != nil {
 		return res, err
 	}
+	recv0 := received.Load()
 	starts, ends := make([]time.Time, total), make([]time.Time, total)
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	for k := first; k < first+updates; k++ {
 		<-tick.C
 		starts[k] = time.Now()
-		if _, err := e.post(ctx, postURL, benchplan.Line(sid, k)); err != nil {
+		if _, err := e.post(ctx, postURL, line(k)); err != nil {
 			tick.Stop()
 			return res, err
 		}
@@ -217,6 +278,7 @@ func (e *env) fanLoad(ctx context.Context, s *server, postURL, wsURL, sid string
 	if err != nil {
 		return res, err
 	}
+	res.perSocket = float64(received.Load()-recv0) / float64(sockets*updates)
 	cancel()
 	wg.Wait()
 	res.cpuPerMsg = cpuPer(cpu0, cpu1, updates)

@@ -113,7 +113,7 @@ func benchLongSession(ctx context.Context, e *env) (*table, error) {
 				if busy {
 					wg.Go(func() { errc <- busyAgent(ctx, e, ingest, calls+100000*(i+1), stop, &posted) })
 				}
-				res, err := e.fanLoad(ctx, pd, ingest, wsAll, fmt.Sprintf("other-%d-%v", i, busy), sockets, updates, 100)
+				res, err := e.fanLoad(ctx, pd, ingest, wsAll, fmt.Sprintf("other-%d-%v", i, busy), sockets, updates, 100, false, 0)
 				close(stop)
 				wg.Wait()
 				if busy {

@@ -97,7 +97,7 @@ func benchTeam(ctx context.Context, e *env) (*teamReport, error) {
 			{"fan-out p99, post to A, browsers on B (PostgreSQL)", a, b},
 			{"fan-out p99, one SQLite instance", lite, lite},
 		} {
-			res, err := e.fanLoad(ctx, c.at, c.post.URL+"/api/v1/ingest", ws(c.at), fmt.Sprintf("team-fan-%d-%d", i, k), browsers, fanUpdates, 100)
+			res, err := e.fanLoad(ctx, c.at, c.post.URL+"/api/v1/ingest", ws(c.at), fmt.Sprintf("team-fan-%d-%d", i, k), browsers, fanUpdates, 100, false, 0)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.name, err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -57,10 +58,17 @@ func (h *bareHub) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	var m acpLine
-	if err := json.Unmarshal(body, &m); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+	// One line or many (NDJSON, as plandash's ingest takes them): each is decoded; all are
+	// stored with one fsync and sent as one message.
+	for line := range bytes.Lines(body) {
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		var m acpLine
+		if err := json.Unmarshal(line, &m); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -126,24 +125,7 @@ func userName(getenv func(string) string) string {
 	return "local user"
 }
 
-// serverGCPercent is the Go collector's target for serve and demo when GOGC does not set one.
-// Every change a live page shows allocates (the rows read back, the rendered fragment, its frame),
-// and at the runtime's default of 100 a small heap was collected every few hundred updates: the
-// updates that met a collection were the slowest ones. Measured from outside (bench fanout, 100
-// sockets, three runs each): p99 1.42–1.87× the bare hub's at 100, 1.21–1.47× at 400. The heap
-// grows with what the server holds: peak memory went from 39 to 59 MB with 100 open pages, and
-// from about 115 to 250 MB with 1,000 (README, Configuration).
-const serverGCPercent = 400
-
-// tuneGC sets serverGCPercent, unless the user's GOGC has chosen already.
-func tuneGC(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(serverGCPercent)
-	}
-}
-
 func serveCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, isDemo bool) error {
-	tuneGC(getenv)
 	name := "serve"
 	if isDemo {
 		name = "demo"
@@ -285,6 +267,7 @@ func serveCmd(ctx context.Context, args []string, getenv func(string) string, st
 			}
 		}()
 	}
+	go releaseMemory(ctx, srv.Live)
 	err = srv.Serve(ctx, ln)
 	if errors.Is(err, context.Canceled) {
 		err = nil

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -296,21 +295,44 @@ func (s *server) wireSize(t *testing.T, path string) (wire, plain int) {
 	return len(b), len(p)
 }
 
-// TestServeTunesGC: serve collects at serverGCPercent, unless GOGC says otherwise.
-func TestServeTunesGC(t *testing.T) {
-	old := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(old)
-	tuneGC(func(string) string { return "" })
-	if got := debug.SetGCPercent(100); got != serverGCPercent {
-		t.Errorf("without GOGC: GC percent %d, want %d", got, serverGCPercent)
+// TestReleaseWhenQuiet: memory is released once after a burst of changes stops, never while
+// changes flow, and not for a trickle.
+func TestReleaseWhenQuiet(t *testing.T) {
+	tick, seqs, released := make(chan time.Time), make(chan uint64), make(chan uint64, 10)
+	var cur uint64 // the change number the loop last read; only the loop touches it
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		seq := func() uint64 { cur = <-seqs; return cur }
+		releaseWhenQuiet(ctx, seq, tick, 100, func() { released <- cur })
+	}()
+	seqs <- 0
+	look := func(n uint64) { // a tick, at which the loop reads change number n
+		tick <- time.Time{}
+		seqs <- n
 	}
-	tuneGC(func(k string) string {
-		if k == "GOGC" {
-			return "50" // the runtime applied it at start; serve leaves it be
-		}
-		return ""
-	})
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("with GOGC set: GC percent %d, want it left as it was (100)", got)
+	var n uint64
+	for range 3 {
+		n += 10 // a trickle, each change followed by quiet
+		look(n)
+		look(n)
+	}
+	for range 50 {
+		n += 50 // a burst: changes between every two looks
+		look(n)
+	}
+	look(n) // it stopped
+	look(n)
+	look(n)
+	cancel()
+	<-done
+	close(released)
+	var got []uint64
+	for r := range released {
+		got = append(got, r)
+	}
+	if len(got) != 1 || got[0] != n {
+		t.Errorf("released at changes %v, want once, at %d (when the burst had stopped)", got, n)
 	}
 }

@@ -8,3 +8,10 @@ func (s *Subscription) ResetOverflow() {
 	defer s.mu.Unlock()
 	s.overflowed = false
 }
+
+// PendingCap is the pending storage s holds, for tests of what a burst leaves behind.
+func (s *Subscription) PendingCap() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cap(s.pending)
+}

@@ -358,3 +358,30 @@ func TestCloseConcurrent(t *testing.T) {
 		t.Fatalf("Subscribers = %d after concurrent Close, want 0", got)
 	}
 }
+
+// TestBurstStorageDropped: the storage a burst grew is dropped once drains are small again, and
+// kept while they are not.
+func TestBurstStorageDropped(t *testing.T) {
+	h := hub.New(hub.Options{})
+	s := h.Subscribe("t")
+	defer s.Close()
+	burst := func(n int) []hub.Fragment {
+		for i := range n {
+			h.Publish("t", hub.Fragment{Key: fmt.Sprint("k", i), Data: []byte("x")})
+		}
+		return s.Drain(nil)
+	}
+	if got := burst(1000); len(got) != 1000 {
+		t.Fatalf("drained %d, want 1000", len(got))
+	}
+	if c := s.PendingCap(); c < 1000 {
+		t.Fatalf("after a large drain the storage is %d, want it kept", c)
+	}
+	burst(1)
+	if c := s.PendingCap(); c > 64 {
+		t.Errorf("after a burst and then a drain of one, the storage is %d, want it dropped", c)
+	}
+	if got := burst(3); len(got) != 3 {
+		t.Errorf("after the drop, drained %d, want 3", len(got))
+	}
+}

@@ -106,11 +106,22 @@ func (s *Subscription) deliver(frags []Fragment) {
 // burst (measured: about 0.15µs to clear 1024 slots, against about 40ns per deleted key).
 // Entries are zeroed so the backing array does not keep old fragments' Data alive until it
 // happens to be overwritten.
+//
+// Storage a burst grew is dropped once a drain takes less than a quarter of it: a page's backlog
+// of a thousand sessions' changes must not stay resident for every open socket after the burst
+// has passed.
 func (s *Subscription) reset() {
+	if c := cap(s.pending); c > keepPending && len(s.pending) < c/4 {
+		s.release()
+		return
+	}
 	clear(s.pending)
 	s.pending = s.pending[:0]
 	clear(s.index)
 }
+
+// keepPending is the pending storage a subscription always keeps once it has grown that far.
+const keepPending = 64
 
 // release empties pending and drops its storage. An overflowed subscriber has shown it is not
 // keeping up and a closed one needs nothing, so keeping MaxPending-sized buffers for either would

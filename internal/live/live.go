@@ -14,14 +14,15 @@ package live
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/plandash/plandash/internal/hub"
@@ -122,7 +123,8 @@ type Live struct {
 	wake  chan struct{}
 	seed  maphash.Seed // of the fragments' digests
 
-	renders renders // the newest markup of each element, for patches
+	renders renders   // the newest markup of each element, for patches
+	scratch sync.Pool // of *scratch
 }
 
 // New returns a Live publishing to h. Its sequence starts at the clock's microseconds, so a page
@@ -163,6 +165,11 @@ func (l *Live) Register(t Topic) {
 		l.byKind[k] = append(l.byKind[k], &t)
 	}
 }
+
+// Forget drops the markup remembered for patches (up to 16 MB after a burst of changes to many
+// elements): for a server gone quiet, whose memory is worth more than a patch. Each element's
+// next change is then sent whole once.
+func (l *Live) Forget() { l.renders.forget() }
 
 // Seq is the newest sequence number. A page reads it before it reads the store, so whatever
 // changes after is announced with a larger number and reaches it live or by catch-up.
@@ -341,16 +348,23 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 }
 
 // fragment renders f into the frame pages receive, numbered seq, with the digest of what it
-// shows: its parent and markup, which two renders of an unchanged element share.
+// shows: its parent and markup, which two renders of an unchanged element share. The markup and
+// the frame are written into reused scratch buffers and copied out at their exact sizes:
+// buffers grown afresh for every element of every change, and the markup copied once more into
+// a string for encoding/json, were most of what the fan-out allocated.
 func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
-	html, err := markup(f)
-	if err != nil {
+	s, _ := l.scratch.Get().(*scratch)
+	if s == nil {
+		s = new(scratch)
+	}
+	defer s.put(&l.scratch)
+	s.html.Reset()
+	if err := markupTo(&s.html, f); err != nil {
 		return hub.Fragment{}, err
 	}
-	b, err := encode(f, seq, html)
-	if err != nil {
-		return hub.Fragment{}, err
-	}
+	html := s.html.Bytes()
+	s.frame = appendFrame(s.frame[:0], f, seq, html)
+	b := bytes.Clone(s.frame)
 	var h maphash.Hash
 	h.SetSeed(l.seed)
 	h.WriteString(f.Parent)
@@ -359,7 +373,7 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	hf := hub.Fragment{Key: f.ID, Seq: seq, Data: b, Sum: h.Sum64() | 1, // never zero: zero is unknown
 		Of: f.Of, Whole: f.Whole, Shows: f.Shows}
 	if f.View != nil && f.ID != "" {
-		if prev, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
+		if prev, html, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
 			id, parent, whole := f.ID, f.Parent, len(b)
 			hf.Patch = sync.OnceValue(func() []byte { return patch(id, parent, seq, prev.html, html, whole) })
 			hf.Base = prev.sum
@@ -368,8 +382,25 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	return hf, nil
 }
 
+// scratch is the buffers one fragment is rendered and encoded in.
+type scratch struct {
+	html  bytes.Buffer
+	frame []byte
+}
+
+// maxScratch is the largest scratch buffer kept for reuse: a snapshot of a whole page is rare
+// and need not stay resident.
+const maxScratch = 256 << 10
+
+func (s *scratch) put(p *sync.Pool) {
+	if s.html.Cap() <= maxScratch && cap(s.frame) <= maxScratch {
+		p.Put(s)
+	}
+}
+
 // frame is what the socket sends: replace element ID with HTML (remove it when HTML is empty),
-// or insert it into Parent when the page does not have it yet.
+// or insert it into Parent when the page does not have it yet. It is written by appendFrame, in
+// this order, as encoding/json would write it.
 type frame struct {
 	T      string `json:"t"`
 	ID     string `json:"id"`
@@ -380,31 +411,99 @@ type frame struct {
 
 // markup is f's markup; empty for a removal.
 func markup(f Fragment) ([]byte, error) {
-	if f.View == nil {
-		return nil, nil
-	}
 	var html bytes.Buffer
-	if err := f.View.Render(context.Background(), &html); err != nil {
-		return nil, err
+	err := markupTo(&html, f)
+	return html.Bytes(), err
+}
+
+// markupTo writes f's markup to html; nothing for a removal.
+func markupTo(html *bytes.Buffer, f Fragment) error {
+	if f.View == nil {
+		return nil
+	}
+	if err := f.View.Render(context.Background(), html); err != nil {
+		return err
 	}
 	if html.Len() == 0 {
-		return nil, fmt.Errorf("element %s rendered empty", f.ID)
+		return fmt.Errorf("element %s rendered empty", f.ID)
 	}
-	return html.Bytes(), nil
+	return nil
 }
 
 // encode is the frame of f showing html.
 func encode(f Fragment, seq uint64, html []byte) ([]byte, error) {
-	// Not HTML-escaped: a frame is parsed by the page's script, never put into a document as it
-	// is, and "\u003c" for every "<" made a frame of markup about a third larger.
-	var b bytes.Buffer
-	b.Grow(len(html) + len(html)/8 + 64)
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(frame{T: "f", ID: f.ID, Parent: f.Parent, Seq: seq, HTML: string(html)}); err != nil {
-		return nil, err
+	return appendFrame(nil, f, seq, html), nil
+}
+
+// appendFrame appends the frame of f showing html to dst: the JSON of frame, not HTML-escaped
+// (a frame is parsed by the page's script, never put into a document as it is, and "\u003c" for
+// every "<" made a frame of markup about a third larger).
+func appendFrame(dst []byte, f Fragment, seq uint64, html []byte) []byte {
+	dst = append(dst, `{"t":"f","id":`...)
+	dst = appendJSONString(dst, f.ID)
+	if f.Parent != "" {
+		dst = append(dst, `,"parent":`...)
+		dst = appendJSONString(dst, f.Parent)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	dst = append(dst, `,"seq":`...)
+	dst = strconv.AppendUint(dst, seq, 10)
+	dst = append(dst, `,"html":`...)
+	dst = appendJSONString(dst, html)
+	return append(dst, '}')
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json escapes it with
+// SetEscapeHTML(false): quotes, backslashes and control characters; invalid UTF-8 becomes
+// U+FFFD, and U+2028 and U+2029 are escaped for the sake of JavaScript parsers that predate
+// their being allowed in strings.
+func appendJSONString[T string | []byte](dst []byte, s T) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // Resync is the frame that tells a page to reload.

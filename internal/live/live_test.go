@@ -254,3 +254,56 @@ func frameOf(f Fragment, seq uint64) ([]byte, error) {
 	}
 	return encode(f, seq, html)
 }
+
+// FuzzAppendFrame: a frame is what encoding/json writes of it, without HTML escaping.
+func FuzzAppendFrame(f *testing.F) {
+	f.Add("p-s-main", "plans", uint64(7), `<li class="x">a "b" \ c</li>`)
+	f.Add("", "", uint64(0), "\x00\x01\b\f\n\r\t\x1f\x7f")
+	f.Add("é", "🚀", uint64(1<<63), "bad \xff\xfe byte \u2028 \u2029 \xe2\x80")
+	f.Fuzz(func(t *testing.T, id, parent string, seq uint64, html string) {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(frame{T: "f", ID: id, Parent: parent, Seq: seq, HTML: html}); err != nil {
+			t.Fatal(err)
+		}
+		got := appendFrame(nil, Fragment{ID: id, Parent: parent}, seq, []byte(html))
+		if w := bytes.TrimSuffix(want.Bytes(), []byte("\n")); !bytes.Equal(got, w) {
+			t.Fatalf("appendFrame\n%q\nencoding/json\n%q", got, w)
+		}
+	})
+}
+
+func TestAppendFrameAllocates(t *testing.T) {
+	html := []byte(strings.Repeat(`<li class="entry">Step é 🚀 "quoted"</li>`, 40))
+	dst := make([]byte, 0, 4096)
+	if n := testing.AllocsPerRun(100, func() { dst = appendFrame(dst[:0], Fragment{ID: "p-s-main", Parent: "plans"}, 42, html) }); n != 0 {
+		t.Errorf("appendFrame into a buffer large enough allocates %.0f times", n)
+	}
+}
+
+// TestForget: an element's next render carries a patch from the markup remembered of it, and,
+// once Forget dropped that, is sent whole; the render after that patches again.
+func TestForget(t *testing.T) {
+	l := New(hub.New(hub.Options{}), Options{})
+	body := strings.Repeat("step ", 200)
+	render := func(seq uint64, s string) hub.Fragment {
+		t.Helper()
+		f, err := l.fragment(Fragment{ID: "x", View: text(body + s)}, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	render(1, "a")
+	if f := render(2, "b"); f.Patch == nil || f.Patch() == nil {
+		t.Fatal("no patch from the remembered markup")
+	}
+	l.Forget()
+	if f := render(3, "c"); f.Patch != nil {
+		t.Error("a patch after Forget")
+	}
+	if f := render(4, "d"); f.Patch == nil || f.Patch() == nil {
+		t.Error("no patch once the markup was remembered again")
+	}
+}

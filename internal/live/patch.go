@@ -51,17 +51,30 @@ type rendered struct {
 	html []byte
 }
 
-// swap records html (digest sum) as element id's newest markup and returns the one it replaces.
-func (r *renders) swap(id string, sum uint64, html []byte) (rendered, bool) {
+// swap records html (digest sum) as element id's newest markup and returns the one it replaces
+// and the copy it keeps. html is borrowed: it is copied only when it differs from what was
+// remembered (most elements of a redone group are as they were).
+func (r *renders) swap(id string, sum uint64, html []byte) (prev rendered, kept []byte, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.last == nil || r.bytes > maxRemembered {
 		r.last, r.bytes = map[string]rendered{}, 0
 	}
-	prev, ok := r.last[id]
-	r.last[id] = rendered{sum, html}
-	r.bytes += len(html) - len(prev.html)
-	return prev, ok
+	prev, ok = r.last[id]
+	if ok && prev.sum == sum {
+		return prev, prev.html, ok
+	}
+	kept = bytes.Clone(html)
+	r.last[id] = rendered{sum, kept}
+	r.bytes += len(kept) - len(prev.html)
+	return prev, kept, ok
+}
+
+// forget drops every remembered markup.
+func (r *renders) forget() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last, r.bytes = nil, 0
 }
 
 // patch encodes the edits from old to html as element id's patch frame, or returns nil when
@@ -70,11 +83,17 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 	if len(html) < minPatch || len(old) < minPatch {
 		return nil
 	}
-	ta, tb := tokens(old), tokens(html)
-	ids := make(map[string]int32, len(ta))
-	intern := func(ts [][]byte) []int32 {
-		out := make([]int32, len(ts))
-		for i, t := range ts {
+	// An element's edits are local (an entry's status, a count), so the markup both renders
+	// share at either end is kept whole rather than tokenised and diffed: that work, done for
+	// every change, was most of what the fan-out allocated.
+	pre, suf := sharedEnds(old, html)
+	ma, mb := old[pre:len(old)-suf], html[pre:len(html)-suf]
+	ba, bb := tokens(ma), tokens(mb)
+	ids := make(map[string]int32, len(ba)/8)
+	intern := func(m []byte, bounds []int32) []int32 {
+		out := make([]int32, len(bounds)-1)
+		for i := range out {
+			t := m[bounds[i]:bounds[i+1]]
 			id, ok := ids[string(t)]
 			if !ok {
 				id = int32(len(ids))
@@ -99,24 +118,21 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 		}
 		ops = append(ops, n)
 	}
-	units := func(ts [][]byte) int {
-		n := 0
-		for _, t := range ts {
-			n += utf16Len(t)
-		}
-		return n
+	if pre > 0 {
+		add(utf16Len(old[:pre]))
 	}
-	for _, s := range textdiff.IDs(intern(ta), intern(tb), patchBudget) {
+	for _, s := range textdiff.IDs(intern(ma, ba), intern(mb, bb), patchBudget) {
 		switch s.Op {
 		case textdiff.Keep:
-			add(units(ta[s.A0:s.A1]))
+			add(utf16Len(ma[ba[s.A0]:ba[s.A1]]))
 		case textdiff.Delete:
-			add(-units(ta[s.A0:s.A1]))
+			add(-utf16Len(ma[ba[s.A0]:ba[s.A1]]))
 		case textdiff.Insert:
-			for _, t := range tb[s.B0:s.B1] {
-				ins.Write(t)
-			}
+			ins.Write(mb[bb[s.B0]:bb[s.B1]])
 		}
+	}
+	if suf > 0 {
+		add(utf16Len(old[len(old)-suf:]))
 	}
 	if ins.Len() > 0 {
 		ops = append(ops, ins.String())
@@ -133,23 +149,52 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
+// sharedEnds is how many bytes a and b share at their start and, apart from those, at their end,
+// each cut back to a token boundary (just after a separator at the start, at a separator at the
+// end), so that what lies between tokenises as it would within the whole.
+func sharedEnds(a, b []byte) (pre, suf int) {
+	n := min(len(a), len(b))
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	for pre > 0 && !separator(a[pre-1]) {
+		pre--
+	}
+	for rest := n - pre; suf < rest && a[len(a)-1-suf] == b[len(b)-1-suf]; {
+		suf++
+	}
+	for suf > 0 && !separator(a[len(a)-suf]) {
+		suf--
+	}
+	return pre, suf
+}
+
+// separator reports whether c is a token of its own (tokens).
+func separator(c byte) bool {
+	switch c {
+	case '<', '>', '"', '\'', '=', '/', ' ', '\n', '\t':
+		return true
+	}
+	return false
+}
+
 // tokens splits markup into runs of plain characters and single separators (<, >, quotes, =,
-// /, white space), so that a changed attribute value, word or number is one token.
-func tokens(html []byte) [][]byte {
-	out := make([][]byte, 0, len(html)/4)
+// /, white space), so that a changed attribute value, word or number is one token. It returns
+// their bounds: token i is html[b[i]:b[i+1]].
+func tokens(html []byte) []int32 {
+	out := make([]int32, 1, len(html)/3+2)
 	start := 0
 	for i, c := range html {
-		switch c {
-		case '<', '>', '"', '\'', '=', '/', ' ', '\n', '\t':
+		if separator(c) {
 			if start < i {
-				out = append(out, html[start:i])
+				out = append(out, int32(i))
 			}
-			out = append(out, html[i:i+1])
+			out = append(out, int32(i+1))
 			start = i + 1
 		}
 	}
 	if start < len(html) {
-		out = append(out, html[start:])
+		out = append(out, int32(len(html)))
 	}
 	return out
 }

@@ -65,6 +65,11 @@ func TestPatch(t *testing.T) {
 		{"text with accents and an emoji", card("pending", "café 🚀 naïve"), card("completed", "café 🚀 naïve — done")},
 		{"invalid UTF-8 kept", card("pending", "bad \xff byte"), card("completed", "bad \xff byte")},
 		{"invalid UTF-8 inserted", card("pending", "ok"), card("completed", "now \xfe\xff bad")},
+		{"the first byte changes", "<" + card("pending", "a")[1:], "[" + card("pending", "a")[1:]},
+		{"the last byte changes", card("pending", "a") + "x", card("pending", "a") + "y"},
+		{"the old and more", card("pending", "a"), card("pending", "a") + "<p>more</p>"},
+		{"the old and less", card("pending", "a") + "<p>more</p>", card("pending", "a")},
+		{"a word grows inside", card("pending", "write the tests"), card("pending", "write the testsuite")},
 	} {
 		whole, err := encode(Fragment{ID: f.ID, Parent: f.Parent}, 2, []byte(c.b))
 		if err != nil {
@@ -97,6 +102,8 @@ func TestPatch(t *testing.T) {
 func FuzzPatch(f *testing.F) {
 	f.Add(card("pending", "a"), card("done", "b"))
 	f.Add(strings.Repeat("é🚀<x>", 200), strings.Repeat("é🚀<y>", 200))
+	f.Add(card("pending", "a"), card("pending", "a")+"<b>")
+	f.Add(card("pending", "ab"), card("pending", "aXb"))
 	f.Fuzz(func(t *testing.T, a, b string) {
 		a, b = strings.Repeat(a, 1+minPatch/(len(a)+1)), strings.Repeat(b, 1+minPatch/(len(b)+1))
 		whole, err := encode(Fragment{ID: "x"}, 1, []byte(b))
@@ -113,8 +120,10 @@ func FuzzPatch(f *testing.F) {
 	})
 }
 
+// BenchmarkPatchCard: a card whose revision and one entry moved on, as on every plan update.
 func BenchmarkPatchCard(b *testing.B) {
-	a, c := []byte(card("pending", "write the tests")), []byte(card("in_progress", "write the tests"))
+	a := []byte(card("pending", "write the tests"))
+	c := []byte(strings.ReplaceAll(card("in_progress", "write the tests"), "7", "8"))
 	f := Fragment{ID: "p-s-main"}
 	b.ReportAllocs()
 	for b.Loop() {

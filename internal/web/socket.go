@@ -77,6 +77,9 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 			c.Close(websocket.StatusNormalClosure, "resync")
 			return
 		}
+		if cap(buf) > keepDrained && len(buf) < cap(buf)/4 {
+			buf = nil // a burst's backlog, past: not kept for every open socket
+		}
 		buf = sub.Drain(buf[:0])
 		for _, f := range buf {
 			b := page.frame(f)
@@ -91,8 +94,12 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 				s.metrics.FanoutLag.ObserveDuration(time.Since(f.At))
 			}
 		}
+		clear(buf) // the frames sent are not kept alive by the buffer until it is overwritten
 	}
 }
+
+// keepDrained is the drain buffer a socket always keeps once it has grown that far.
+const keepDrained = 64
 
 // showsParam is the containers a page says it shows (?shows=id,id,…: see pageElements).
 func showsParam(v string) []string {
