@@ -22,10 +22,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/plandash/plandash/internal/hub"
+	"github.com/plandash/plandash/internal/jsontext"
 )
 
 // Change names something that changed in the store.
@@ -440,70 +440,16 @@ func encode(f Fragment, seq uint64, html []byte) ([]byte, error) {
 // every "<" made a frame of markup about a third larger).
 func appendFrame(dst []byte, f Fragment, seq uint64, html []byte) []byte {
 	dst = append(dst, `{"t":"f","id":`...)
-	dst = appendJSONString(dst, f.ID)
+	dst = jsontext.AppendString(dst, f.ID, jsontext.Plain)
 	if f.Parent != "" {
 		dst = append(dst, `,"parent":`...)
-		dst = appendJSONString(dst, f.Parent)
+		dst = jsontext.AppendString(dst, f.Parent, jsontext.Plain)
 	}
 	dst = append(dst, `,"seq":`...)
 	dst = strconv.AppendUint(dst, seq, 10)
 	dst = append(dst, `,"html":`...)
-	dst = appendJSONString(dst, html)
+	dst = jsontext.AppendString(dst, html, jsontext.Plain)
 	return append(dst, '}')
-}
-
-// appendJSONString appends s as a JSON string, escaped as encoding/json escapes it with
-// SetEscapeHTML(false): quotes, backslashes and control characters; invalid UTF-8 becomes
-// U+FFFD, and U+2028 and U+2029 are escaped for the sake of JavaScript parsers that predate
-// their being allowed in strings.
-func appendJSONString[T string | []byte](dst []byte, s T) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // Resync is the frame that tells a page to reload.

@@ -2,102 +2,14 @@ package sharedplans
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/plandash/plandash/internal/jsontext"
 )
 
 // The plan encoder writes exactly what encoding/json writes for Plan (json.MarshalIndent with a
 // two-space indent for files, json.Marshal for tool results), in one pass into a buffer of the
 // exact size, where encoding/json needs a growing buffer and a second pass to indent a large
 // plan. FuzzEncodePlan holds the two byte for byte.
-
-// escLen is the escaped length of each ASCII byte under encoding/json's rules with HTML
-// escaping: 1 for bytes copied as they are, 2 for \" \\ \b \f \n \r \t, 6 for \u00XX (other
-// control characters, and <, > and &).
-var escLen = func() (t [utf8.RuneSelf]uint8) {
-	for b := range t {
-		switch {
-		case b == '"' || b == '\\' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
-			t[b] = 2
-		case b < 0x20 || b == '<' || b == '>' || b == '&':
-			t[b] = 6
-		default:
-			t[b] = 1
-		}
-	}
-	return t
-}()
-
-const hexDigits = "0123456789abcdef"
-
-// quotedLen is len(appendQuoted(nil, s)).
-func quotedLen(s string) int {
-	n := 2
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			n += int(escLen[b])
-			i++
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1, c == '\u2028', c == '\u2029':
-			n += 6
-		default:
-			n += size
-		}
-		i += size
-	}
-	return n
-}
-
-// appendQuoted appends s as a JSON string exactly as encoding/json does with HTML escaping:
-// invalid UTF-8 becomes \ufffd, and U+2028 and U+2029 are escaped.
-func appendQuoted(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if escLen[b] == 1 {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			start = i + size
-		case c == '\u2028' || c == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			start = i + size
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
 
 // planField is one member of Plan's encoding, in struct order.
 type planField struct {
@@ -145,7 +57,7 @@ func appendPlan(dst []byte, p *Plan, indent bool) []byte {
 		if f.isNum {
 			dst = strconv.AppendInt(dst, int64(f.num), 10)
 		} else {
-			dst = appendQuoted(dst, f.str)
+			dst = jsontext.AppendString(dst, f.str, jsontext.HTML)
 		}
 	}
 	if indent {
@@ -172,7 +84,7 @@ func planLen(p *Plan, indent bool) int {
 		if f.isNum {
 			n += len(strconv.Itoa(f.num))
 		} else {
-			n += quotedLen(f.str)
+			n += jsontext.Len(f.str, jsontext.HTML)
 		}
 	}
 	return n + (fields-1)*sep
