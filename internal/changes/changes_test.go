@@ -155,3 +155,35 @@ func TestMainJSGatePage(t *testing.T) {
 		}
 	}
 }
+
+// TestPagesNameTheirTopics: no template gives its page a topic spelled out ("session:"+id or
+// "all"), so a page subscribes only to topics named here, which the renderers are registered
+// under.
+func TestPagesNameTheirTopics(t *testing.T) {
+	files, err := filepath.Glob("../../web/templates/*.templ")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no templates: %v", err)
+	}
+	topics := constBlock(t, "Topics a page")
+	pages := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(b)) {
+			if !strings.Contains(line, "@Page(") && !strings.Contains(line, "@EmbedPage(") {
+				continue
+			}
+			pages++
+			for name, v := range topics {
+				if strings.Contains(line, `"`+v+`:"`) || strings.Contains(line, `, "`+v+`",`) {
+					t.Errorf("%s: a page's topic is spelled out, not changes.%s: %s", filepath.Base(f), name, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+	if pages < 10 {
+		t.Fatalf("found %d pages in the templates: update this test", pages)
+	}
+}

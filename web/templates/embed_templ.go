@@ -8,6 +8,8 @@ package templates
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
+import "github.com/plandash/plandash/internal/changes"
+
 // EmbedPage is the frame of pages meant for IDE panels and other hosts' iframes: no site chrome,
 // one socket for the whole page, and the host messaging script. origins lists who may talk to
 // the frame over postMessage (the configured frame ancestors).
@@ -187,7 +189,7 @@ func EmbedOverview(o Overview, origins string) templ.Component {
 			templ_7745c5c3_Var11 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = EmbedPage(pageTitle(o.InProgressCount(), "plandash"), "all", o.Seq, origins, embedOverviewBody(o)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = EmbedPage(pageTitle(o.InProgressCount(), "plandash"), changes.TopicAll, o.Seq, origins, embedOverviewBody(o)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -303,7 +305,7 @@ func EmbedSession(v SessionPage, origins string) templ.Component {
 			templ_7745c5c3_Var15 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = EmbedPage(pageTitle(inProgress(v.Plans), v.Detail.Session.Name()), "session:"+v.Detail.Session.ID, v.Detail.Seq, origins, sessionBody(v)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = EmbedPage(pageTitle(inProgress(v.Plans), v.Detail.Session.Name()), changes.TopicSession+":"+v.Detail.Session.ID, v.Detail.Seq, origins, sessionBody(v)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -392,7 +394,7 @@ func EmbedApprovals(p ApprovalsPage, origins string) templ.Component {
 			templ_7745c5c3_Var19 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = EmbedPage(approvalTitle(len(p.Pending), "Approvals"), "approvals", p.Seq, origins, embedApprovalsBody(p)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = EmbedPage(approvalTitle(len(p.Pending), "Approvals"), changes.TopicApprovals, p.Seq, origins, embedApprovalsBody(p)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -483,7 +485,7 @@ func EmbedApprovalView(p ApprovalPage, origins string) templ.Component {
 			templ_7745c5c3_Var21 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = EmbedPage(p.Request.Title, "approval:"+p.Request.ID, p.Seq, origins, approvalBody(p)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = EmbedPage(p.Request.Title, changes.TopicApproval+":"+p.Request.ID, p.Seq, origins, approvalBody(p)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/approval"
+	"github.com/plandash/plandash/internal/changes"
 	"github.com/plandash/plandash/internal/dag"
-
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -41,7 +41,7 @@ func SessionPageView(v SessionPage) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = Page(pageTitle(inProgress(v.Plans), v.Detail.Session.Name()+" · plandash"), "session:"+v.Detail.Session.ID, v.Detail.Seq, sessionBody(v)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page(pageTitle(inProgress(v.Plans), v.Detail.Session.Name()+" · plandash"), changes.TopicSession+":"+v.Detail.Session.ID, v.Detail.Seq, sessionBody(v)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
