@@ -183,27 +183,34 @@ func freshPageCost() (time.Duration, error) {
 	return time.Since(start) / (size / 4096), nil
 }
 
+// startPiped starts cmd with its stdin and stdout piped and its stderr kept, and returns a buffer
+// with room for want bytes of output and one more (to notice extra output), touched now so
+// that its pages are not faulted in while the clock runs.
+func startPiped(cmd *exec.Cmd, want int) (back []byte, in io.WriteCloser, out io.ReadCloser, stderr *bytes.Buffer, err error) {
+	back = make([]byte, want+1)
+	for i := 0; i < len(back); i += 4096 {
+		back[i] = 1
+	}
+	if in, err = cmd.StdinPipe(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if out, err = cmd.StdoutPipe(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	stderr = new(bytes.Buffer)
+	cmd.Stderr = stderr
+	if err = cmd.Start(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return back, in, out, stderr, nil
+}
+
 // pipeThrough writes data to cmd's stdin and reads its stdout to the end, checking every byte
 // came back unchanged.
 func pipeThrough(cmd *exec.Cmd, data []byte) (proxyRun, error) {
 	var res proxyRun
-	// Room for everything and one byte more (to notice extra output), touched now so that the
-	// pages are not faulted in while the clock runs.
-	back := make([]byte, len(data)+1)
-	for i := 0; i < len(back); i += 4096 {
-		back[i] = 1
-	}
-	in, err := cmd.StdinPipe()
+	back, in, out, stderr, err := startPiped(cmd, len(data))
 	if err != nil {
-		return res, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return res, err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
 		return res, err
 	}
 	start := time.Now()

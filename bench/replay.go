@@ -56,21 +56,8 @@ type replayRun struct {
 // then closes stdin (the IDE hangs up) and waits for the tree; it checks every byte came back.
 func loadThrough(cmd *exec.Cmd, request, replay []byte) (replayRun, error) {
 	var res replayRun
-	back := make([]byte, len(replay)+1)
-	for i := 0; i < len(back); i += 4096 {
-		back[i] = 1 // faulted in now, not while the clock runs
-	}
-	in, err := cmd.StdinPipe()
+	back, in, out, stderr, err := startPiped(cmd, len(replay))
 	if err != nil {
-		return res, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return res, err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
 		return res, err
 	}
 	// Let the tree start (plandash connects to its dashboard) before the clock runs.
