@@ -1,0 +1,97 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// A batch reads what another process wrote to the file since this one last wrote it, though
+// this one remembers the rows it wrote (current.go).
+func TestBatchSeesAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "plandash.db")
+	open := func() *DB {
+		db, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	a, b := open(), open() // two processes on one data directory
+	at := time.Unix(100, 0).UTC()
+	write := func(db *DB, title string, rev int) {
+		t.Helper()
+		tx, err := db.plans.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		sess, err := tx.Session(ctx, "s")
+		if err != nil {
+			sess = plans.Session{ID: "s", FirstSeen: at}
+		}
+		p, err := tx.Plan(ctx, "s", "p")
+		if err != nil {
+			p = plans.Plan{SessionID: "s", ID: "p", Kind: plans.KindItems, Created: at}
+		}
+		if p.Revision != rev-1 {
+			t.Fatalf("%s: the batch read revision %d of the plan, want %d", title, p.Revision, rev-1)
+		}
+		sess.Title, sess.LastSeen = title, at.Add(time.Duration(rev)*time.Second)
+		p.Revision, p.Updated, p.Entries = rev, sess.LastSeen, []plans.Entry{{Content: title, Status: "pending"}}
+		rp := p
+		if err := tx.Commit(ctx, &plans.Changes{Sessions: []*plans.Session{&sess}, Plans: []*plans.Plan{&p}, Revisions: []*plans.Plan{&rp}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(a, "a1", 1)
+	write(a, "a2", 2) // from a's memory
+	write(b, "b3", 3) // b reads the file
+	write(a, "a4", 4) // a must read the file again: b wrote revision 3
+	got, err := b.Plans().Session(ctx, "s")
+	if err != nil || got.Title != "a4" {
+		t.Fatalf("session = %+v, %v; want the title a4", got, err)
+	}
+	revs, err := b.Plans().History(ctx, "s", "p")
+	if err != nil || len(revs) != 4 {
+		t.Fatalf("history has %d revisions (%v), want 4", len(revs), err)
+	}
+}
+
+// A batch that ends without committing writes nothing, and what it read stays true.
+func TestBatchRollback(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	s := db.plans
+	sess := &plans.Session{ID: "s", FirstSeen: time.Unix(1, 0).UTC(), LastSeen: time.Unix(1, 0).UTC()}
+	if err := s.Commit(ctx, &plans.Changes{Sessions: []*plans.Session{sess}}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tx.Session(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Title = "not committed"
+	tx.Rollback()
+	tx.Rollback() // twice is harmless
+	if err := tx.Commit(ctx, &plans.Changes{Sessions: []*plans.Session{&got}}); err == nil {
+		t.Error("a batch rolled back committed")
+	}
+	tx, err = s.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if again, err := tx.Session(ctx, "s"); err != nil || again.Title != "" {
+		t.Fatalf("after a rollback the session is %+v, %v", again, err)
+	}
+}
