@@ -70,10 +70,16 @@ func (t *txn) Plan(ctx context.Context, sessionID, planID string) (plans.Plan, e
 }
 
 func (t *txn) ToolCall(ctx context.Context, sessionID, id string) (plans.ToolCall, error) {
+	if c, ok := t.s.cur.toolCall(plans.PlanKey{SessionID: sessionID, PlanID: id}); ok {
+		return c, nil
+	}
 	return oneStmt[plans.ToolCall](ctx, t.bound(ctx, &t.toolCall, t.s.stmt.toolCall), sessionID, id)
 }
 
 func (t *txn) LastActivity(ctx context.Context, sessionID string) (plans.Activity, error) {
+	if a, ok := t.s.cur.lastActivity(sessionID); ok {
+		return a, nil
+	}
 	return lastActivity(ctx, t.bound(ctx, &t.lastActivity, t.s.stmt.lastActivity), sessionID)
 }
 

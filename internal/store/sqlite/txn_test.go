@@ -95,3 +95,53 @@ func TestBatchRollback(t *testing.T) {
 		t.Fatalf("after a rollback the session is %+v, %v", again, err)
 	}
 }
+
+// The running tool calls and newest activity a process remembers give way to what another
+// process wrote too.
+func TestBatchSeesAnotherProcessCallsAndActivity(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "plandash.db")
+	open := func() *DB {
+		db, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	a, b := open(), open()
+	at := time.Unix(100, 0).UTC()
+	// step reads the call and the newest activity in a batch of db, checks them, and writes
+	// the call with status and the activity with text appended.
+	step := func(db *DB, wantStatus, wantText, status, text string) {
+		t.Helper()
+		tx, err := db.plans.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		call, err := tx.ToolCall(ctx, "s", "c")
+		if err != nil {
+			call = plans.ToolCall{SessionID: "s", ID: "c", Created: at}
+		}
+		act, err := tx.LastActivity(ctx, "s")
+		if err != nil {
+			act = plans.Activity{SessionID: "s", At: at, Kind: "agent_message_chunk"}
+		}
+		if call.Status != wantStatus || act.Text != wantText {
+			t.Fatalf("the batch read status %q and text %q, want %q and %q", call.Status, act.Text, wantStatus, wantText)
+		}
+		call.Status, call.Updated = status, at
+		act.Text += text
+		sess := plans.Session{ID: "s", FirstSeen: at, LastSeen: at}
+		if err := tx.Commit(ctx, &plans.Changes{Sessions: []*plans.Session{&sess}, ToolCalls: []*plans.ToolCall{&call},
+			Activity: []*plans.Activity{&act}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(a, "", "", "pending", "a")
+	step(a, "pending", "a", "in_progress", "b") // from a's memory
+	step(b, "in_progress", "ab", "in_progress", "c")
+	step(a, "in_progress", "abc", "completed", "d") // a reads what b wrote
+	step(a, "completed", "abcd", "completed", "e")  // a completed call is read from the file
+}
