@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 
 	"github.com/plandash/plandash/internal/plans"
@@ -111,6 +112,19 @@ func (c *current) putActivity(a plans.Activity) {
 	c.newest = put(c.newest, a.SessionID, a)
 }
 
+// ownPlan is p with its JSON copied: a plan's _meta, its entries' and a custom plan's object
+// may be slices of a whole posted body, which the kept plan would otherwise hold on to.
+func ownPlan(p plans.Plan) plans.Plan {
+	p.Meta, p.Raw = bytes.Clone(p.Meta), bytes.Clone(p.Raw)
+	if slices.ContainsFunc(p.Entries, func(e plans.Entry) bool { return e.Meta != nil }) {
+		p.Entries = slices.Clone(p.Entries) // the batch's plan keeps its own
+		for i := range p.Entries {
+			p.Entries[i].Meta = bytes.Clone(p.Entries[i].Meta)
+		}
+	}
+	return p
+}
+
 // committed records what a commit wrote.
 func (c *current) committed(ch *plans.Changes) {
 	c.mu.Lock()
@@ -119,7 +133,7 @@ func (c *current) committed(ch *plans.Changes) {
 		c.sessions = put(c.sessions, s.ID, *s)
 	}
 	for _, p := range ch.Plans {
-		c.plans = put(c.plans, p.Key(), *p)
+		c.plans = put(c.plans, p.Key(), ownPlan(*p))
 	}
 	for _, t := range ch.ToolCalls {
 		c.putToolCall(*t)

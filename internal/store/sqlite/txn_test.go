@@ -145,3 +145,31 @@ func TestBatchSeesAnotherProcessCallsAndActivity(t *testing.T) {
 	step(a, "in_progress", "abc", "completed", "d") // a reads what b wrote
 	step(a, "completed", "abcd", "completed", "e")  // a completed call is read from the file
 }
+
+// The plans a batch remembers keep their own JSON: the body they were decoded from is reused
+// or freed after the post, and must not change (or be held by) the remembered plan.
+func TestRememberedPlanOwnsItsJSON(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t).plans
+	body := []byte(`{"a":1}{"b":2}{"c":3}`)
+	at := time.Unix(1, 0).UTC()
+	p := &plans.Plan{SessionID: "s", ID: "p", Kind: plans.KindCustom, Revision: 1, Created: at, Updated: at,
+		Meta: body[0:7], Raw: body[7:14], Entries: []plans.Entry{{Content: "x", Status: "pending", Meta: body[14:]}}}
+	sess := &plans.Session{ID: "s", FirstSeen: at, LastSeen: at}
+	if err := s.Commit(ctx, &plans.Changes{Sessions: []*plans.Session{sess}, Plans: []*plans.Plan{p}}); err != nil {
+		t.Fatal(err)
+	}
+	clear(body) // the server's buffer, reused for the next post
+	tx, err := s.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	got, err := tx.Plan(ctx, "s", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Meta) != `{"a":1}` || string(got.Raw) != `{"b":2}` || string(got.Entries[0].Meta) != `{"c":3}` {
+		t.Fatalf("the remembered plan changed with the body it came from: meta %q raw %q entry %q", got.Meta, got.Raw, got.Entries[0].Meta)
+	}
+}
