@@ -149,6 +149,7 @@ func refuse(code int, format string, args ...any) error {
 type batch struct {
 	svc    *Service
 	ctx    context.Context
+	tx     Txn // the batch's reads and its commit
 	st     *Stream
 	source string    // the current call's SourceOf
 	at     time.Time // the current call's TimeOf
@@ -337,7 +338,7 @@ func (b *batch) session(id string) (*Session, error) {
 		}
 		return s, nil
 	}
-	s, err := b.svc.store.Session(b.ctx, id)
+	s, err := b.tx.Session(b.ctx, id)
 	switch {
 	case isNotFound(err):
 		s = Session{ID: id, FirstSeen: seen}

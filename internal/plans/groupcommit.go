@@ -72,17 +72,20 @@ func (s *Service) commitQueued(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := &batch{svc: s, ctx: ctx, now: s.cfg.Now()}
-	var err error
-	for _, c := range group {
-		b.st, b.source, b.at, b.callSessions, b.callSeen = c.st, c.source, c.at, nil, nil
-		if c.res, err = b.applyItems(c.items); err != nil {
-			break
-		}
-		c.res.Sessions = b.callSessions
-	}
+	tx, err := Begin(ctx, s.store)
 	if err == nil {
-		err = s.commit(ctx, b.changes())
+		b := &batch{svc: s, ctx: ctx, tx: tx, now: s.cfg.Now()}
+		for _, c := range group {
+			b.st, b.source, b.at, b.callSessions, b.callSeen = c.st, c.source, c.at, nil, nil
+			if c.res, err = b.applyItems(c.items); err != nil {
+				break
+			}
+			c.res.Sessions = b.callSessions
+		}
+		if err == nil {
+			err = s.commit(ctx, b.changes(), tx.Commit)
+		}
+		tx.Rollback() // after a commit, nothing to do
 	}
 	for _, c := range group {
 		if err != nil {

@@ -92,12 +92,13 @@ func (s *Service) Idle() time.Duration { return s.cfg.Idle }
 // Now is the service's clock.
 func (s *Service) Now() time.Time { return s.cfg.Now() }
 
-// commit writes c and tells the listeners; the caller holds s.mu.
-func (s *Service) commit(ctx context.Context, c *Changes) error {
+// commit writes c with write (the store's or a batch transaction's Commit) and tells the
+// listeners; the caller holds s.mu.
+func (s *Service) commit(ctx context.Context, c *Changes, write func(context.Context, *Changes) error) error {
 	if c.Empty() {
 		return nil
 	}
-	if err := s.store.Commit(ctx, c); err != nil {
+	if err := write(ctx, c); err != nil {
 		return err
 	}
 	ids := make([]string, 0, len(c.Sessions))
@@ -288,7 +289,7 @@ func (s *Service) EndSession(ctx context.Context, id string) (Session, error) {
 	sess.Ended = true
 	sess.LastSeen = s.cfg.Now()
 	c := &Changes{Sessions: []*Session{&sess}}
-	return sess, s.commit(ctx, c)
+	return sess, s.commit(ctx, c, s.store.Commit)
 }
 
 // isNotFound reports whether err says a thing does not exist.

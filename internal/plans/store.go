@@ -74,3 +74,38 @@ type Store interface {
 
 	Lister // the paged lists (lists.go)
 }
+
+// Txn is one batch's transaction: the reads a batch makes of what it is about to change, and
+// its commit. A batch reads each session and plan it touches before it writes them; a store
+// that runs those reads inside the write transaction pays one transaction per batch instead of
+// one per read, and nobody else can change what was read before it is written.
+type Txn interface {
+	Session(ctx context.Context, id string) (Session, error)
+	Plan(ctx context.Context, sessionID, planID string) (Plan, error)
+	ToolCall(ctx context.Context, sessionID, id string) (ToolCall, error)
+	LastActivity(ctx context.Context, sessionID string) (Activity, error)
+	// Commit writes c as Store.Commit does and ends the transaction.
+	Commit(ctx context.Context, c *Changes) error
+	// Rollback ends the transaction without writing anything; after Commit it does nothing.
+	Rollback()
+}
+
+// A TxStore is a Store that can read and commit a batch in one transaction.
+type TxStore interface {
+	Store
+	Begin(ctx context.Context) (Txn, error)
+}
+
+// Begin starts a batch on st: in a transaction of st's own when it is a TxStore, else with
+// reads and a commit straight on st, as separate calls.
+func Begin(ctx context.Context, st Store) (Txn, error) {
+	if ts, ok := st.(TxStore); ok {
+		return ts.Begin(ctx)
+	}
+	return directTxn{st}, nil
+}
+
+// directTxn is a batch on a store without transactions of its own.
+type directTxn struct{ Store }
+
+func (directTxn) Rollback() {}

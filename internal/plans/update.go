@@ -72,7 +72,7 @@ func (b *batch) plan(sessionID, planID string) (*Plan, error) {
 	if p, ok := b.plans[k]; ok {
 		return p, nil
 	}
-	p, err := b.svc.store.Plan(b.ctx, sessionID, planID)
+	p, err := b.tx.Plan(b.ctx, sessionID, planID)
 	switch {
 	case isNotFound(err):
 		p = Plan{SessionID: sessionID, ID: planID}
@@ -185,7 +185,7 @@ func (b *batch) toolCall(sessionID string, u *acp.ToolCallUpdate) error {
 	k := PlanKey{sessionID, u.ToolCallID}
 	t, ok := b.tools[k]
 	if !ok {
-		tc, err := b.svc.store.ToolCall(b.ctx, sessionID, u.ToolCallID)
+		tc, err := b.tx.ToolCall(b.ctx, sessionID, u.ToolCallID)
 		switch {
 		case isNotFound(err):
 			tc = ToolCall{SessionID: sessionID, ID: u.ToolCallID, Status: "pending", Created: b.now}
@@ -276,7 +276,7 @@ func (b *batch) latest(sessionID string) (*Activity, error) {
 	if a, ok := b.lastAct[sessionID]; ok {
 		return a, nil
 	}
-	a, err := b.svc.store.LastActivity(b.ctx, sessionID)
+	a, err := b.tx.LastActivity(b.ctx, sessionID)
 	switch {
 	case isNotFound(err):
 		b.lastAct[sessionID] = nil

@@ -58,6 +58,20 @@ func TestMigrations(t *testing.T) {
 				t.Fatalf("a new database has Seq %d", seq)
 			}
 		}},
+		{"the sessions' seq index is dropped and ChangedSince still answers", func(t *testing.T, url string) {
+			db := open(t, url)
+			sess := &plans.Session{ID: "s"}
+			if err := db.Plans().Commit(ctx, &plans.Changes{Sessions: []*plans.Session{sess}}); err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			if err := connect(t, url).QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE indexname = 'sessions_seq' AND schemaname = current_schema()`).Scan(&n); err != nil || n != 0 {
+				t.Fatalf("the sessions' seq index is still there (%d, %v)", n, err)
+			}
+			if ids, _, err := db.Plans().ChangedSince(ctx, 0); err != nil || !slices.Equal(ids, []string{"s"}) {
+				t.Fatalf("ChangedSince(0) = %v, %v", ids, err)
+			}
+		}},
 		{"a second Open changes nothing and keeps the data", func(t *testing.T, url string) {
 			first := open(t, url)
 			sess := &plans.Session{ID: "kept", Agent: "a"}

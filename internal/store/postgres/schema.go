@@ -16,8 +16,13 @@ const toolCallsByTime = `CREATE INDEX IF NOT EXISTS tool_calls_created ON tool_c
 // n, recorded in plandash_schema. A new table or column is a new step at the end; a step never
 // changes once released.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, multiInstance, permissionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, permissionStreams, keptWaitsSchema, notifysql.PostgresSchema, notifysql.PostgresRemote, revisionDeltas, approvalsElsewhere}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, multiInstance, permissionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, permissionStreams, keptWaitsSchema, notifysql.PostgresSchema, notifysql.PostgresRemote, revisionDeltas, approvalsElsewhere, sessionsSeqDropped}
 }
+
+// sessionsSeqDropped drops the index of sessions by change number, as SQLite does: every
+// commit moved each session it touched in it, and nothing reads it but ChangedSince, which the
+// server does not call.
+const sessionsSeqDropped = `DROP INDEX IF EXISTS sessions_seq;`
 
 // approvalsElsewhere lists the requests the agents' own dialogs have (status 'elsewhere',
 // their outcome not known yet) without reading the decided ones.

@@ -225,6 +225,13 @@ func TestOpensOldSchema(t *testing.T) {
 	if p.Seq() != 7 {
 		t.Fatalf("Seq = %d, want the old file's 7", p.Seq())
 	}
+	var seqIndexes int
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'sessions_seq'`).Scan(&seqIndexes); err != nil || seqIndexes != 0 {
+		t.Fatalf("the sessions' seq index is still there (%d, %v)", seqIndexes, err)
+	}
+	if ids, cur, err := p.ChangedSince(ctx, 6); err != nil || !slices.Equal(ids, []string{"old-session"}) || cur != 7 {
+		t.Fatalf("ChangedSince(6) = %v, %d, %v; want the old session without its index", ids, cur, err)
+	}
 	plan, err := p.Plan(ctx, "old-session", "main")
 	if err != nil || plan.Revision != 2 || plan.Entries[0].Status != plans.StatusCompleted {
 		t.Fatalf("Plan = %+v, %v", plan, err)

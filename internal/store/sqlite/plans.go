@@ -19,6 +19,7 @@ type plansStore struct {
 	seq atomic.Uint64
 
 	cache delta.Cache // newest revisions, the bases of the next deltas
+	cur   current     // sessions and plans as they are in the file (current.go)
 	stmt  *writeStmts // the commit's statements, prepared once (stmts.go)
 }
 
@@ -85,30 +86,29 @@ func openPlans(ctx context.Context, w *sql.DB, r *readDB, f *faults) (*plansStor
 func (s *plansStore) Seq() uint64 { return s.seq.Load() }
 
 // Commit writes one batch of changes in a single transaction.
-func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
-	defer func() { err = s.f.note(err) }() // registered first, so it sees the error last
-	seq := s.seq.Load() + 1
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
+	t, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
+	return t.Commit(ctx, c)
+}
+
+// write writes c in tx as change seq. Its revisions go to the cache (the batch's Committed)
+// once tx commits.
+func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, seq uint64) (*delta.Batch, error) {
 	// Bound to tx once, not per row: each binding is a Stmt of its own until tx ends.
 	upsertSession, upsertPlan := tx.StmtContext(ctx, s.stmt.upsertSession), tx.StmtContext(ctx, s.stmt.upsertPlan)
 	for _, sess := range c.Sessions {
 		sess.Seq = seq
 		if err := exec(ctx, upsertSession,
 			sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen)); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	batch, err := s.putRevisions(ctx, tx, c.Revisions, seq)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, p := range c.Plans {
 		p.Seq = seq
@@ -120,38 +120,33 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) (err error) {
 		}
 		if err := exec(ctx, upsertPlan,
 			p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), body, len(p.Entries), p.OpenEntries()); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	upsertToolCall := tx.StmtContext(ctx, s.stmt.upsertToolCall)
 	for _, t := range c.ToolCalls {
 		if err := exec(ctx, upsertToolCall,
 			t.SessionID, t.ID, t.Created.UnixNano(), mustJSON(t)); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	updateActivity, insertActivity := tx.StmtContext(ctx, s.stmt.updateActivity), tx.StmtContext(ctx, s.stmt.insertActivity)
 	for _, a := range c.Activity {
 		if a.ID != 0 {
 			if err := exec(ctx, updateActivity, mustJSON(a), a.ID); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
 		res, err := insertActivity.ExecContext(ctx, a.SessionID, mustJSON(a))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if a.ID, err = res.LastInsertId(); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	batch.Committed()
-	s.seq.Store(seq)
-	return nil
+	return batch, nil
 }
 
 func exec(ctx context.Context, st *sql.Stmt, args ...any) error {
@@ -176,9 +171,14 @@ func (s *plansStore) ToolCall(ctx context.Context, sessionID, id string) (plans.
 
 // LastActivity loads a session's newest activity.
 func (s *plansStore) LastActivity(ctx context.Context, sessionID string) (plans.Activity, error) {
+	return lastActivity(ctx, s.stmt.lastActivity, sessionID)
+}
+
+// lastActivity reads a session's newest activity with st (writeStmts.lastActivity).
+func lastActivity(ctx context.Context, st *sql.Stmt, sessionID string) (plans.Activity, error) {
 	var id int64
 	var body []byte
-	err := s.stmt.lastActivity.QueryRowContext(ctx, sessionID).Scan(&id, &body)
+	err := st.QueryRowContext(ctx, sessionID).Scan(&id, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return plans.Activity{}, plans.ErrNotFound
 	}

@@ -18,6 +18,8 @@ type writeStmts struct {
 	updateActivity, insertActivity                            *sql.Stmt
 	// The reads a batch makes before it commits, on the writer so they see its own state.
 	session, plan, toolCall, lastActivity *sql.Stmt
+	// dataVersion tells whether another process wrote the file (current.go).
+	dataVersion *sql.Stmt
 }
 
 // prepareWrites prepares the statements on w; the tables must exist (migrate ran).
@@ -45,6 +47,7 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 	prep(&st.plan, `SELECT body FROM plans WHERE session_id=? AND plan_id=?`)
 	prep(&st.toolCall, `SELECT body FROM tool_calls WHERE session_id=? AND id=?`)
 	prep(&st.lastActivity, `SELECT id, body FROM activity WHERE session_id=? ORDER BY id DESC LIMIT 1`)
+	prep(&st.dataVersion, `PRAGMA data_version`)
 	if err := errors.Join(errs...); err != nil {
 		st.close()
 		return nil, err
@@ -55,7 +58,7 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 // close releases the statements; the DB closes them too, so this only matters on a failed open.
 func (st *writeStmts) close() {
 	for _, s := range []*sql.Stmt{st.upsertSession, st.upsertPlan, st.insertRevision, st.upsertToolCall,
-		st.updateActivity, st.insertActivity, st.session, st.plan, st.toolCall, st.lastActivity} {
+		st.updateActivity, st.insertActivity, st.session, st.plan, st.toolCall, st.lastActivity, st.dataVersion} {
 		if s != nil {
 			s.Close()
 		}
