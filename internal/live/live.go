@@ -166,7 +166,7 @@ func (l *Live) Register(t Topic) {
 	}
 }
 
-// Forget drops the markup remembered for patches (up to 16 MB after a burst of changes to many
+// Forget drops the markup remembered for patches (up to 4 MB after a burst of changes to many
 // elements): for a server gone quiet, whose memory is worth more than a patch. Each element's
 // next change is then sent whole once.
 func (l *Live) Forget() { l.renders.forget() }

@@ -35,8 +35,14 @@ const (
 	// patchBudget bounds the diff's search (textdiff.IDs), so two unlike renders of a large
 	// element cost little before the whole is sent instead.
 	patchBudget = 1 << 16
-	// maxRemembered bounds the markup remembered for patching; past it the memory starts over.
-	maxRemembered = 16 << 20
+	// maxRemembered bounds the markup remembered for patching. A patch needs the element's
+	// previous render, so the markup is worth keeping only for elements that change again soon:
+	// 4 MB is the groups of a couple of hundred busy sessions, more than the pages people keep
+	// open show. It was 16 MB, dropped all at once when full: with a thousand sessions posting
+	// in turn that was wiped before any session came round again (no patch was ever sent from
+	// it), yet it held up to 16 MB live, and the collector lets the heap grow to twice what is
+	// live (bench memory: the largest thing in the heap at the peak).
+	maxRemembered = 4 << 20
 )
 
 // renders is the newest markup rendered of each element.
@@ -57,8 +63,11 @@ type rendered struct {
 func (r *renders) swap(id string, sum uint64, html []byte) (prev rendered, kept []byte, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.last == nil || r.bytes > maxRemembered {
-		r.last, r.bytes = map[string]rendered{}, 0
+	if r.last == nil {
+		r.last = map[string]rendered{}
+	}
+	if r.bytes > maxRemembered {
+		r.evict()
 	}
 	prev, ok = r.last[id]
 	if ok && prev.sum == sum {
@@ -68,6 +77,19 @@ func (r *renders) swap(id string, sum uint64, html []byte) (prev rendered, kept 
 	r.last[id] = rendered{sum, kept}
 	r.bytes += len(kept) - len(prev.html)
 	return prev, kept, ok
+}
+
+// evict drops remembered markup until a quarter of the budget is free, elements in map order,
+// which is random: most of what was remembered survives, where starting over dropped every
+// patch at once. The caller holds r.mu.
+func (r *renders) evict() {
+	for id, e := range r.last {
+		if r.bytes <= maxRemembered*3/4 {
+			return
+		}
+		delete(r.last, id)
+		r.bytes -= len(e.html)
+	}
 }
 
 // forget drops every remembered markup.

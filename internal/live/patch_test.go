@@ -1,7 +1,9 @@
 package live
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -130,5 +132,22 @@ func BenchmarkPatchCard(b *testing.B) {
 		if patch(f.ID, f.Parent, 2, a, c, 1<<20) == nil {
 			b.Fatal("no patch")
 		}
+	}
+}
+
+// TestRendersBounded: the markup remembered for patches stays within its budget however many
+// elements change, and reaching it drops part of what was remembered, not all of it.
+func TestRendersBounded(t *testing.T) {
+	var r renders
+	html := bytes.Repeat([]byte("x"), 10<<10)
+	n := 2 * maxRemembered / len(html)
+	for i := range n {
+		r.swap(fmt.Sprint("e", i), uint64(i+1), html)
+		if r.bytes > maxRemembered+len(html) {
+			t.Fatalf("after %d elements %d bytes remembered, budget %d", i+1, r.bytes, maxRemembered)
+		}
+	}
+	if len(r.last) < maxRemembered/len(html)/2 {
+		t.Errorf("%d elements remembered after %d changed: eviction dropped too much", len(r.last), n)
 	}
 }
