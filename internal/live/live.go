@@ -336,6 +336,10 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 	}
 	out := make([]hub.Fragment, 0, len(frags))
 	for _, f := range frags {
+		if f.Whole {
+			out = append(out, l.lazy(t, f, st))
+			continue
+		}
 		hf, err := l.fragment(f, seq)
 		if err != nil {
 			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
@@ -345,6 +349,22 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 		out = append(out, hf)
 	}
 	return out, true
+}
+
+// lazy is container f sent whole, rendered only once a page that does not show it yet is sent
+// it (hub.Fragment.Load): its parts, rendered on their own, are what every page that shows it
+// gets.
+func (l *Live) lazy(t *Topic, f Fragment, st stamp) hub.Fragment {
+	return hub.Fragment{Key: f.ID, Seq: st.seq, At: st.at, Of: f.Of, Whole: true, Shows: f.Shows,
+		Load: sync.OnceValues(func() (hub.Fragment, bool) {
+			hf, err := l.fragment(f, st.seq)
+			if err != nil {
+				l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
+				return hub.Fragment{}, false
+			}
+			hf.At = st.at
+			return hf, true
+		})}
 }
 
 // fragment renders f into the frame pages receive, numbered seq, with the digest of what it

@@ -170,6 +170,12 @@ func (p *pageElements) frame(f hub.Fragment) []byte {
 	case f.Whole && p.containers[f.Key]:
 		return nil // the page gets its parts
 	case f.Whole:
+		if f.Load != nil {
+			var ok bool
+			if f, ok = f.Load(); !ok {
+				return nil
+			}
+		}
 		// The page replaces the container and what it held: its parts are as new as it is
 		// (swap.js drops older ones) and what was remembered of them no longer holds.
 		for k, e := range p.shown {
