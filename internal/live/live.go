@@ -125,6 +125,7 @@ type Live struct {
 
 	renders renders   // the newest markup of each element, for patches
 	scratch sync.Pool // of *scratch
+	patches sync.Pool // of *patchScratch
 }
 
 // New returns a Live publishing to h. Its sequence starts at the clock's microseconds, so a page
@@ -395,7 +396,14 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	if f.View != nil && f.ID != "" {
 		if prev, html, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
 			id, parent, whole := f.ID, f.Parent, len(b)
-			hf.Patch = sync.OnceValue(func() []byte { return patch(id, parent, seq, prev.html, html, whole) })
+			hf.Patch = sync.OnceValue(func() []byte {
+				s, _ := l.patches.Get().(*patchScratch)
+				if s == nil {
+					s = new(patchScratch)
+				}
+				defer s.put(&l.patches)
+				return s.patch(id, parent, seq, prev.html, html, whole)
+			})
 			hf.Base = prev.sum
 		}
 	}
