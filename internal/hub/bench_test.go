@@ -172,3 +172,33 @@ func BenchmarkRoundTrip(b *testing.B) {
 		b.ReportMetric(float64(delivered.Load()-subs)/float64(b.N*subs), "delivered/publish")
 	})
 }
+
+// BenchmarkPublishKeptUp is the overview's fan-out: every change publishes a session's group as
+// twelve fragments (the group whole, its head parts and six cards) to n subscribers, each of
+// which drains before the next change, as a socket that keeps up does. ns/delivery is the
+// hub's cost per subscriber per change.
+func BenchmarkPublishKeptUp(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("subs=%d", n), func(b *testing.B) {
+			h := hub.New(hub.Options{})
+			subs := make([]*hub.Subscription, n)
+			for i := range subs {
+				subs[i] = h.Subscribe("t")
+				defer subs[i].Close()
+			}
+			frags := benchFrags(12)
+			var buf []hub.Fragment
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				for j := range frags {
+					frags[j].Seq = uint64(i)
+				}
+				h.Publish("t", frags...)
+				for _, s := range subs {
+					buf = s.Drain(buf[:0])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/delivery")
+		})
+	}
+}

@@ -385,3 +385,32 @@ func TestBurstStorageDropped(t *testing.T) {
 		t.Errorf("after the drop, drained %d, want 3", len(got))
 	}
 }
+
+// TestCoalesceAcrossIndex: pending keeps one fragment per key, the newest, whether it is small
+// enough to be searched in order or has grown past that and is searched through its index, and
+// across drains on either side of the change.
+func TestCoalesceAcrossIndex(t *testing.T) {
+	h := hub.New(hub.Options{})
+	s := h.Subscribe("t")
+	defer s.Close()
+	for _, n := range []int{3, 40, 5, 100} {
+		for round := range 3 {
+			for i := range n {
+				seq := uint64(10 + round)
+				if round == 2 {
+					seq = 1 // older than what is pending: ignored
+				}
+				h.Publish("t", hub.Fragment{Key: fmt.Sprint("k", i), Seq: seq})
+			}
+		}
+		got := s.Drain(nil)
+		if len(got) != n {
+			t.Fatalf("%d keys: drained %d fragments", n, len(got))
+		}
+		for i, f := range got {
+			if want := fmt.Sprint("k", i); f.Key != want || f.Seq != 11 {
+				t.Fatalf("%d keys: fragment %d is %s@%d, want %s@11", n, i, f.Key, f.Seq, want)
+			}
+		}
+	}
+}

@@ -13,9 +13,11 @@ type Subscription struct {
 
 	// mu guards everything below. Publishers and the consumer hold it only to merge or copy at
 	// most maxPending entries, which is what keeps a slow consumer from slowing publishers.
-	mu         sync.Mutex
-	pending    []Fragment     // first-publish order since the last Drain
-	index      map[string]int // key -> position in pending
+	mu      sync.Mutex
+	pending []Fragment // first-publish order since the last Drain
+	// index maps key -> position in pending, and is kept only while pending holds more than
+	// linearPending fragments: below that, pending is searched in order.
+	index      map[string]int
 	overflowed bool
 	closed     bool
 }
@@ -74,12 +76,9 @@ func (s *Subscription) deliver(frags []Fragment) {
 	if s.closed || s.overflowed {
 		return
 	}
-	if s.index == nil {
-		s.index = make(map[string]int)
-	}
 	wasEmpty := len(s.pending) == 0
 	for _, f := range frags {
-		if i, ok := s.index[f.Key]; ok {
+		if i := s.find(f.Key); i >= 0 {
 			// Equal Seq replaces, so publishers that leave Seq at zero still get
 			// last-publish-wins; only a strictly older fragment is ignored.
 			if f.Seq >= s.pending[i].Seq {
@@ -93,18 +92,57 @@ func (s *Subscription) deliver(frags []Fragment) {
 			s.signal()
 			return
 		}
-		s.index[f.Key] = len(s.pending)
 		s.pending = append(s.pending, f)
+		switch n := len(s.pending); {
+		case n == linearPending+1:
+			s.reindex()
+		case n > linearPending+1:
+			s.index[f.Key] = n - 1
+		}
 	}
 	if wasEmpty && len(s.pending) > 0 {
 		s.signal()
 	}
 }
 
+// linearPending is how many pending fragments are searched in order rather than through index.
+// A subscriber that keeps up holds one change's fragments at a time (the overview sends a dozen
+// for a session's group), and comparing a dozen keys costs less than hashing them into a map:
+// with a thousand open overviews, the map was most of what a publish cost per subscriber.
+const linearPending = 16
+
+// find is the position of key in pending, or -1.
+func (s *Subscription) find(key string) int {
+	if len(s.pending) > linearPending {
+		if i, ok := s.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range s.pending {
+		if s.pending[i].Key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// reindex builds index afresh from pending, which has just outgrown linearPending.
+func (s *Subscription) reindex() {
+	if s.index == nil {
+		s.index = make(map[string]int, 2*linearPending)
+	}
+	clear(s.index)
+	for i := range s.pending {
+		s.index[s.pending[i].Key] = i
+	}
+}
+
 // reset empties pending but keeps its storage, so a steady consumer reuses the same buffers
-// every round. clear beats deleting the drained keys one by one even on a map grown by a past
-// burst (measured: about 0.15µs to clear 1024 slots, against about 40ns per deleted key).
-// Entries are zeroed so the backing array does not keep old fragments' Data alive until it
+// every round. index is left as it is: it is consulted only once pending outgrows
+// linearPending again, and reindex clears it then (clear beats deleting the drained keys one by
+// one even on a map grown by a past burst: about 0.15µs for 1024 slots, against about 40ns per
+// deleted key). Entries are zeroed so the backing array does not keep old fragments' Data alive until it
 // happens to be overwritten.
 //
 // Storage a burst grew is dropped once a drain takes less than a quarter of it: a page's backlog
@@ -117,7 +155,6 @@ func (s *Subscription) reset() {
 	}
 	clear(s.pending)
 	s.pending = s.pending[:0]
-	clear(s.index)
 }
 
 // keepPending is the pending storage a subscription always keeps once it has grown that far.

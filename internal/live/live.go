@@ -125,6 +125,7 @@ type Live struct {
 
 	renders renders   // the newest markup of each element, for patches
 	scratch sync.Pool // of *scratch
+	patches sync.Pool // of *patchScratch
 }
 
 // New returns a Live publishing to h. Its sequence starts at the clock's microseconds, so a page
@@ -166,7 +167,7 @@ func (l *Live) Register(t Topic) {
 	}
 }
 
-// Forget drops the markup remembered for patches (up to 16 MB after a burst of changes to many
+// Forget drops the markup remembered for patches (up to 4 MB after a burst of changes to many
 // elements): for a server gone quiet, whose memory is worth more than a patch. Each element's
 // next change is then sent whole once.
 func (l *Live) Forget() { l.renders.forget() }
@@ -336,6 +337,10 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 	}
 	out := make([]hub.Fragment, 0, len(frags))
 	for _, f := range frags {
+		if f.Whole {
+			out = append(out, l.lazy(t, f, st))
+			continue
+		}
 		hf, err := l.fragment(f, seq)
 		if err != nil {
 			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
@@ -345,6 +350,22 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 		out = append(out, hf)
 	}
 	return out, true
+}
+
+// lazy is container f sent whole, rendered only once a page that does not show it yet is sent
+// it (hub.Fragment.Load): its parts, rendered on their own, are what every page that shows it
+// gets.
+func (l *Live) lazy(t *Topic, f Fragment, st stamp) hub.Fragment {
+	return hub.Fragment{Key: f.ID, Seq: st.seq, At: st.at, Of: f.Of, Whole: true, Shows: f.Shows,
+		Load: sync.OnceValues(func() (hub.Fragment, bool) {
+			hf, err := l.fragment(f, st.seq)
+			if err != nil {
+				l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
+				return hub.Fragment{}, false
+			}
+			hf.At = st.at
+			return hf, true
+		})}
 }
 
 // fragment renders f into the frame pages receive, numbered seq, with the digest of what it
@@ -375,7 +396,14 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	if f.View != nil && f.ID != "" {
 		if prev, html, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
 			id, parent, whole := f.ID, f.Parent, len(b)
-			hf.Patch = sync.OnceValue(func() []byte { return patch(id, parent, seq, prev.html, html, whole) })
+			hf.Patch = sync.OnceValue(func() []byte {
+				s, _ := l.patches.Get().(*patchScratch)
+				if s == nil {
+					s = new(patchScratch)
+				}
+				defer s.put(&l.patches)
+				return s.patch(id, parent, seq, prev.html, html, whole)
+			})
 			hf.Base = prev.sum
 		}
 	}

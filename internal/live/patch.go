@@ -3,6 +3,7 @@ package live
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -35,8 +36,14 @@ const (
 	// patchBudget bounds the diff's search (textdiff.IDs), so two unlike renders of a large
 	// element cost little before the whole is sent instead.
 	patchBudget = 1 << 16
-	// maxRemembered bounds the markup remembered for patching; past it the memory starts over.
-	maxRemembered = 16 << 20
+	// maxRemembered bounds the markup remembered for patching. A patch needs the element's
+	// previous render, so the markup is worth keeping only for elements that change again soon:
+	// 4 MB is the groups of a couple of hundred busy sessions, more than the pages people keep
+	// open show. It was 16 MB, dropped all at once when full: with a thousand sessions posting
+	// in turn that was wiped before any session came round again (no patch was ever sent from
+	// it), yet it held up to 16 MB live, and the collector lets the heap grow to twice what is
+	// live (bench memory: the largest thing in the heap at the peak).
+	maxRemembered = 4 << 20
 )
 
 // renders is the newest markup rendered of each element.
@@ -57,8 +64,11 @@ type rendered struct {
 func (r *renders) swap(id string, sum uint64, html []byte) (prev rendered, kept []byte, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.last == nil || r.bytes > maxRemembered {
-		r.last, r.bytes = map[string]rendered{}, 0
+	if r.last == nil {
+		r.last = map[string]rendered{}
+	}
+	if r.bytes > maxRemembered {
+		r.evict()
 	}
 	prev, ok = r.last[id]
 	if ok && prev.sum == sum {
@@ -68,6 +78,19 @@ func (r *renders) swap(id string, sum uint64, html []byte) (prev rendered, kept 
 	r.last[id] = rendered{sum, kept}
 	r.bytes += len(kept) - len(prev.html)
 	return prev, kept, ok
+}
+
+// evict drops remembered markup until a quarter of the budget is free, elements in map order,
+// which is random: most of what was remembered survives, where starting over dropped every
+// patch at once. The caller holds r.mu.
+func (r *renders) evict() {
+	for id, e := range r.last {
+		if r.bytes <= maxRemembered*3/4 {
+			return
+		}
+		delete(r.last, id)
+		r.bytes -= len(e.html)
+	}
 }
 
 // forget drops every remembered markup.
@@ -80,6 +103,33 @@ func (r *renders) forget() {
 // patch encodes the edits from old to html as element id's patch frame, or returns nil when
 // sending the whole (whole bytes) is about as cheap.
 func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
+	var s patchScratch
+	return s.patch(id, parent, seq, old, html, whole)
+}
+
+// patchScratch is the working memory of one patch at a time, kept for the next (Live.patches):
+// the tokens' bounds, the interned tokens and the diff's own. A patch is worked out for every
+// change to an element a page holds, and this memory, allocated afresh each time, was half of
+// what the fan-out allocated per change (bench fanout's allocation profile), so twice as many
+// collections as the rest of the change needed.
+type patchScratch struct {
+	ba, bb, ia, ib []int32
+	ids            map[string]int32
+	diff           textdiff.Differ
+}
+
+// maxPatchScratch is the most tokens a patchScratch keeps for reuse: an element's edits are
+// usually within a few kilobytes of markup, and a rare large diff need not stay resident.
+const maxPatchScratch = 16 << 10
+
+func (s *patchScratch) put(p *sync.Pool) {
+	if cap(s.ba) <= maxPatchScratch && cap(s.bb) <= maxPatchScratch && len(s.ids) <= maxPatchScratch {
+		p.Put(s)
+	}
+}
+
+// patch is the package's patch, in s's memory.
+func (s *patchScratch) patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 	if len(html) < minPatch || len(old) < minPatch {
 		return nil
 	}
@@ -88,10 +138,15 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 	// every change, was most of what the fan-out allocated.
 	pre, suf := sharedEnds(old, html)
 	ma, mb := old[pre:len(old)-suf], html[pre:len(html)-suf]
-	ba, bb := tokens(ma), tokens(mb)
-	ids := make(map[string]int32, len(ba)/8)
-	intern := func(m []byte, bounds []int32) []int32 {
-		out := make([]int32, len(bounds)-1)
+	s.ba, s.bb = appendTokens(s.ba[:0], ma), appendTokens(s.bb[:0], mb)
+	ba, bb := s.ba, s.bb
+	if s.ids == nil {
+		s.ids = make(map[string]int32, len(ba)/8)
+	}
+	clear(s.ids)
+	ids := s.ids
+	intern := func(out []int32, m []byte, bounds []int32) []int32 {
+		out = slices.Grow(out[:0], len(bounds)-1)[:len(bounds)-1]
 		for i := range out {
 			t := m[bounds[i]:bounds[i+1]]
 			id, ok := ids[string(t)]
@@ -121,14 +176,15 @@ func patch(id, parent string, seq uint64, old, html []byte, whole int) []byte {
 	if pre > 0 {
 		add(utf16Len(old[:pre]))
 	}
-	for _, s := range textdiff.IDs(intern(ma, ba), intern(mb, bb), patchBudget) {
-		switch s.Op {
+	s.ia, s.ib = intern(s.ia, ma, ba), intern(s.ib, mb, bb)
+	for _, r := range s.diff.IDs(s.ia, s.ib, patchBudget) {
+		switch r.Op {
 		case textdiff.Keep:
-			add(utf16Len(ma[ba[s.A0]:ba[s.A1]]))
+			add(utf16Len(ma[ba[r.A0]:ba[r.A1]]))
 		case textdiff.Delete:
-			add(-utf16Len(ma[ba[s.A0]:ba[s.A1]]))
+			add(-utf16Len(ma[ba[r.A0]:ba[r.A1]]))
 		case textdiff.Insert:
-			ins.Write(mb[bb[s.B0]:bb[s.B1]])
+			ins.Write(mb[bb[r.B0]:bb[r.B1]])
 		}
 	}
 	if suf > 0 {
@@ -178,11 +234,11 @@ func separator(c byte) bool {
 	return false
 }
 
-// tokens splits markup into runs of plain characters and single separators (<, >, quotes, =,
+// appendTokens splits markup into runs of plain characters and single separators (<, >, quotes, =,
 // /, white space), so that a changed attribute value, word or number is one token. It returns
-// their bounds: token i is html[b[i]:b[i+1]].
-func tokens(html []byte) []int32 {
-	out := make([]int32, 1, len(html)/3+2)
+// their bounds, in dst's memory: token i is html[b[i]:b[i+1]].
+func appendTokens(dst []int32, html []byte) []int32 {
+	out := append(slices.Grow(dst[:0], len(html)/3+2), 0)
 	start := 0
 	for i, c := range html {
 		if separator(c) {

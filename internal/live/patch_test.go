@@ -1,7 +1,9 @@
 package live
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -104,6 +106,7 @@ func FuzzPatch(f *testing.F) {
 	f.Add(strings.Repeat("é🚀<x>", 200), strings.Repeat("é🚀<y>", 200))
 	f.Add(card("pending", "a"), card("pending", "a")+"<b>")
 	f.Add(card("pending", "ab"), card("pending", "aXb"))
+	var reused patchScratch // the live layer's patches reuse one scratch after another
 	f.Fuzz(func(t *testing.T, a, b string) {
 		a, b = strings.Repeat(a, 1+minPatch/(len(a)+1)), strings.Repeat(b, 1+minPatch/(len(b)+1))
 		whole, err := encode(Fragment{ID: "x"}, 1, []byte(b))
@@ -111,6 +114,9 @@ func FuzzPatch(f *testing.F) {
 			t.Skip()
 		}
 		p := patch("x", "", 1, []byte(a), []byte(b), len(whole)*4) // patch even when not worth it
+		if q := reused.patch("x", "", 1, []byte(a), []byte(b), len(whole)*4); !bytes.Equal(p, q) {
+			t.Fatalf("a reused scratch patched %s, a fresh one %s", q, p)
+		}
 		if p == nil {
 			return
 		}
@@ -125,10 +131,28 @@ func BenchmarkPatchCard(b *testing.B) {
 	a := []byte(card("pending", "write the tests"))
 	c := []byte(strings.ReplaceAll(card("in_progress", "write the tests"), "7", "8"))
 	f := Fragment{ID: "p-s-main"}
+	var s patchScratch // as the live layer reuses it
 	b.ReportAllocs()
 	for b.Loop() {
-		if patch(f.ID, f.Parent, 2, a, c, 1<<20) == nil {
+		if s.patch(f.ID, f.Parent, 2, a, c, 1<<20) == nil {
 			b.Fatal("no patch")
 		}
+	}
+}
+
+// TestRendersBounded: the markup remembered for patches stays within its budget however many
+// elements change, and reaching it drops part of what was remembered, not all of it.
+func TestRendersBounded(t *testing.T) {
+	var r renders
+	html := bytes.Repeat([]byte("x"), 10<<10)
+	n := 2 * maxRemembered / len(html)
+	for i := range n {
+		r.swap(fmt.Sprint("e", i), uint64(i+1), html)
+		if r.bytes > maxRemembered+len(html) {
+			t.Fatalf("after %d elements %d bytes remembered, budget %d", i+1, r.bytes, maxRemembered)
+		}
+	}
+	if len(r.last) < maxRemembered/len(html)/2 {
+		t.Errorf("%d elements remembered after %d changed: eviction dropped too much", len(r.last), n)
 	}
 }

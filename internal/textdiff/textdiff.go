@@ -29,6 +29,19 @@ func IDs(a, b []int32, budget int) []Span {
 	return d.out
 }
 
+// Differ diffs like IDs but keeps its working memory from one diff to the next, for a caller
+// that diffs often (the live layer patches an element for every change). It is not safe for
+// concurrent use.
+type Differ struct{ d myers }
+
+// IDs is textdiff.IDs. The script it returns is valid until the Differ's next diff.
+func (df *Differ) IDs(a, b []int32, budget int) []Span {
+	df.d = myers{a: a, b: b, v1: df.d.v1, v2: df.d.v2, out: df.d.out[:0], budget: budget, limited: budget > 0}
+	df.d.compare(0, len(a), 0, len(b))
+	df.d.a, df.d.b = nil, nil // not kept alive by a pooled Differ
+	return df.d.out
+}
+
 // myers holds one diff's inputs (interned ids, compared as integers), the two V arrays of the
 // middle-snake search, reused across the recursion, and what is left of its budget.
 type myers struct {

@@ -138,10 +138,14 @@ func closeOnRevoke(ctx context.Context, c *websocket.Conn) context.Context {
 // a snapshot says which it brings) and whole to one that does not. A page is never sent an
 // element on its own and inside its container: the digest of a container says nothing of its
 // children, so sending one whole forgets what was remembered of its parts.
+//
+// What the page shows of a container sent whole (or removed) is remembered as of any element,
+// and its seq is the floor of its parts: they are at least as new as the container the page
+// holds. (A map of floors of its own, beside the elements, was a quarter of what the sockets of
+// a thousand sessions' overviews held.)
 type pageElements struct {
 	shown      map[string]shownElement
-	containers map[string]bool   // the containers the page shows
-	floors     map[string]uint64 // the seq of each container sent whole: its parts are at least as new
+	containers map[string]bool // the containers the page shows
 }
 
 type shownElement struct {
@@ -155,7 +159,7 @@ type shownElement struct {
 const maxPageElements = 2048
 
 func newPageElements(containers ...string) *pageElements {
-	p := &pageElements{shown: map[string]shownElement{}, containers: map[string]bool{}, floors: map[string]uint64{}}
+	p := &pageElements{shown: map[string]shownElement{}, containers: map[string]bool{}}
 	for _, c := range containers[:min(len(containers), maxPageElements)] {
 		p.containers[c] = true
 	}
@@ -170,22 +174,33 @@ func (p *pageElements) frame(f hub.Fragment) []byte {
 	case f.Whole && p.containers[f.Key]:
 		return nil // the page gets its parts
 	case f.Whole:
+		if f.Load != nil {
+			var ok bool
+			if f, ok = f.Load(); !ok {
+				return nil
+			}
+		}
 		// The page replaces the container and what it held: its parts are as new as it is
-		// (swap.js drops older ones) and what was remembered of them no longer holds.
+		// (swap.js drops older ones; the container's seq, remembered below, is their floor).
+		// Nothing is remembered of them: parts are remembered only while the page shows their
+		// container, and forgotten when it stops (removal, below).
+	case f.Of != "" && !p.containers[f.Of]:
+		return nil // the page gets the container whole
+	case f.Of != "" && f.Seq <= p.shown[f.Of].seq:
+		// Older than the container the page holds (sent whole, or removed before a snapshot
+		// brought it back): it would drop it.
+		return nil
+	case p.containers[f.Key]:
+		// Removed (a container's only other change), and its parts with it: a page that is sent
+		// it whole later holds none of what was remembered of them. Forgotten here, once, rather
+		// than looked for among every remembered element for each container sent whole (a
+		// thousand sessions' overview sends one for most changes).
+		delete(p.containers, f.Key)
 		for k, e := range p.shown {
 			if e.of == f.Key {
 				delete(p.shown, k)
 			}
 		}
-		if f.Seq > 0 && len(p.floors) < maxPageElements {
-			p.floors[f.Key] = f.Seq
-		}
-	case f.Of != "" && !p.containers[f.Of]:
-		return nil // the page gets the container whole
-	case f.Of != "" && f.Seq <= p.floors[f.Of]:
-		return nil // older than the container the page holds: it would drop it
-	case p.containers[f.Key]:
-		delete(p.containers, f.Key) // removed (a container's only other change)
 	}
 	for _, c := range f.Shows {
 		if len(p.containers) < maxPageElements {
