@@ -223,15 +223,23 @@ func (s *Store) Remote(ctx context.Context, target, waitID string) (string, int,
 // statement, so one snapshot: read apart, an announcement recorded between the two reads
 // looked neither sent nor pending, and its end was skipped. Then one statement reads, for
 // every message found, the waits it announced and which of them have their end stored.
+//
+// The pending announcements are found by their keys, one row each through the keys' unique
+// index: by wait id, every target's deliveries of the wait were read to keep this target's
+// (at the end of a burst, three rows read for each one kept, with three targets).
 func (s *Store) Remotes(ctx context.Context, target string, waitIDs []string) (map[string]notify.Announcement, error) {
 	out := map[string]notify.Announcement{}
 	var remotes []string
 	for chunk := range slices.Chunk(waitIDs, maxIn) {
+		keys := make([]string, len(chunk))
+		for i, id := range chunk {
+			keys[i] = notify.DeliveryKey(target, id, notify.Began)
+		}
 		args, in := inList([]any{target}, chunk)
+		args, inKeys := inList(args, keys)
 		rows, err := s.r.QueryContext(ctx, s.q(`SELECT wait_id, remote, 0 FROM notify_remote WHERE target = $1 AND wait_id IN (`+in+`)
 			UNION ALL
-			SELECT wait_id, '', count(*) FROM notify_outbox WHERE target = $1 AND wait_id IN (`+in+`) AND event = 'began' AND status = 'pending'
-			GROUP BY wait_id`), args...)
+			SELECT wait_id, '', 1 FROM notify_outbox WHERE key IN (`+inKeys+`) AND status = 'pending'`), args...)
 		if err != nil {
 			return nil, err
 		}
