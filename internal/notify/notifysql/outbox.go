@@ -335,6 +335,7 @@ func inList(args []any, vals []string) ([]any, string) {
 // Skip implements notify.Store: one statement for all the waits (an announcement may end
 // hundreds at once), in chunks that keep under every database's parameter limit.
 func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now time.Time, why string) (keys []string, err error) {
+	s.prepareSkip(ctx, waitIDs)
 	err = s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		keys, err = s.skip(ctx, tx, waitIDs, ev, now, why)
 		return err
@@ -346,6 +347,7 @@ func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now
 func (s *Store) EndClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, waitIDs []string, ev notify.Event, why string,
 	then func(skipped []string) []notify.Delivery) ([]notify.Delivery, error) {
 	var added []notify.Delivery
+	s.prepareSkip(ctx, waitIDs)
 	err := s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		keys, err := s.skip(ctx, tx, waitIDs, ev, now, why)
 		if err != nil {
@@ -360,13 +362,33 @@ func (s *Store) EndClaimed(ctx context.Context, owner string, now time.Time, lea
 	return leased(added), nil
 }
 
+// skipSQL is skip's statement for a chunk of waits, and its arguments.
+func skipSQL(chunk []string, ev notify.Event, now time.Time, why string) (string, []any) {
+	args, in := inList([]any{why, nanos(now), string(ev)}, chunk)
+	return `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
+			WHERE wait_id IN (` + in + `) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args
+}
+
+// prepareSkip prepares, on SQLite, the statements skip will run for waitIDs, before the
+// transaction that runs them: within it the writer's one connection is taken, so a statement
+// not prepared before was parsed and planned anew on every end of a wait (one "IN (…)" text
+// per chunk size, so a handful in all, kept from then on).
+func (s *Store) prepareSkip(ctx context.Context, waitIDs []string) {
+	if s.stmts == nil {
+		return
+	}
+	for chunk := range slices.Chunk(waitIDs, maxIn) {
+		q, _ := skipSQL(chunk, "", time.Time{}, "")
+		s.stmts.get(ctx, s.q(q), false)
+	}
+}
+
 // skip is Skip in tx.
 func (s *Store) skip(ctx context.Context, tx *sql.Tx, waitIDs []string, ev notify.Event, now time.Time, why string) ([]string, error) {
 	var keys []string
 	for chunk := range slices.Chunk(waitIDs, maxIn) {
-		args, in := inList([]any{why, nanos(now), string(ev)}, chunk)
-		rows, err := s.query(ctx, tx, `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
-			WHERE wait_id IN (`+in+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args...)
+		q, args := skipSQL(chunk, ev, now, why)
+		rows, err := s.query(ctx, tx, q, args...)
 		if err != nil {
 			return nil, err
 		}
