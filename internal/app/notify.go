@@ -22,11 +22,12 @@ type waitsSource struct {
 	streak   int
 }
 
-// How long the notifier rests in a burst: three times its last read and handling, at most a
-// quarter of a second (the notification of a wait that began in a burst is that much later;
-// one that begins alone is not).
+// How long the notifier rests in a burst: three times its last read and handling, at least
+// minRest and at most a quarter of a second (the notification of a wait that began in a burst
+// is that much later; one that begins alone is not).
 const (
 	restFactor = 3
+	minRest    = 25 * time.Millisecond
 	maxRest    = 250 * time.Millisecond
 )
 
@@ -74,7 +75,7 @@ func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify
 		s.streak = 0
 	} else if s.streak++; s.streak > 1 {
 		busy := s.took + time.Since(s.returned)
-		t := time.NewTimer(min(restFactor*busy, maxRest))
+		t := time.NewTimer(min(max(restFactor*busy, minRest), maxRest))
 		select {
 		case <-ctx.Done():
 			t.Stop()

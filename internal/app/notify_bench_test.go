@@ -21,8 +21,8 @@ import (
 )
 
 // BenchmarkWaitToWebhook measures how long a loopback webhook waits to hear that a plan began
-// to wait at the gate, beside a bare Go HTTP client posting a body of the same size to the
-// same receiver in the same run. Each wait is decided once heard, so the list stays short.
+// to wait at the gate, beside a bare Go HTTP client posting the same body to the same
+// receiver in the same run. Each wait is decided once heard, so the list stays short.
 //
 // "Wait begins" is measured from two points, both reported:
 //   - p50-us, p99-us: from the call to Gate.Submit, the domain call the HTTP handler makes
@@ -36,19 +36,39 @@ import (
 //
 // Ratios to the bare client's p99: p99-x-bare and stored-p99-x-bare. On SQLite with
 // synchronous=FULL each commit is an fsync, so the ratio mostly measures the disk.
+//
+// Both clocks stop when the receiver has read the whole body, before it looks at it, and the
+// bare client posts the very body and headers plandash's last announcement carried: the
+// receiver's own work (decoding the JSON to tell the requests apart) is in neither figure.
+// Each wait is decided once heard, and its end's notification received, before the bare
+// client posts: neither runs beside the other's work.
 func BenchmarkWaitToWebhook(b *testing.B) {
-	heard := make(chan string, 16)
-	var size int
+	type arrival struct {
+		id string
+		at time.Time
+	}
+	heard := make(chan arrival, 16)
+	var (
+		mu       sync.Mutex
+		lastBody []byte      // the body of the last announcement received
+		lastHead http.Header // and its headers
+	)
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
-		var body notify.WebhookBody
-		if json.Unmarshal(raw, &body) == nil && body.Event == "wait.began" && len(body.Waits) == 1 {
-			size = len(raw)
-			heard <- body.Waits[0].ID
+		at := time.Now()
+		if r.Header.Get("X-Bare") != "" {
+			heard <- arrival{"bare", at}
 			return
 		}
-		if r.Header.Get("X-Bare") != "" {
-			heard <- "bare"
+		var body notify.WebhookBody
+		err := json.Unmarshal(raw, &body)
+		if err == nil && body.Event == "wait.began" && len(body.Waits) == 1 {
+			mu.Lock()
+			lastBody, lastHead = raw, r.Header.Clone()
+			mu.Unlock()
+			heard <- arrival{body.Waits[0].ID, at}
+		} else if err == nil && body.Event == "wait.ended" && len(body.Waits) == 1 {
+			heard <- arrival{"ended " + body.Waits[0].ID, at}
 		}
 	}))
 	b.Cleanup(rc.Close)
@@ -86,9 +106,11 @@ func BenchmarkWaitToWebhook(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for id := <-heard; id != "plan-"+r.ID; id = <-heard {
+		got := <-heard
+		for got.id != "plan-"+r.ID {
+			got = <-heard
 		}
-		heardAt := time.Now()
+		heardAt := got.at
 		notified = append(notified, heardAt.Sub(start))
 		b.StopTimer()
 		if at, ok := stored.LoadAndDelete("plan-" + r.ID); ok {
@@ -97,19 +119,33 @@ func BenchmarkWaitToWebhook(b *testing.B) {
 		if _, err := a.Gate.Decide(ctx, r.ID, approval.DecisionInput{Action: approval.Approve, By: "bench"}); err != nil {
 			b.Fatal(err)
 		}
-		payload := bytes.Repeat([]byte("x"), size)
+		// The end's notification is sent before the bare client posts: the two do not run at
+		// once, and the next wait begins with the notifier idle, as a wait that begins alone.
+		for got.id != "ended plan-"+r.ID {
+			got = <-heard
+		}
+		mu.Lock()
+		payload, head := lastBody, lastHead
+		mu.Unlock()
 		b.StartTimer()
 		start = time.Now()
-		req, _ := http.NewRequest("POST", rc.URL+"/bare", bytes.NewReader(payload))
+		req, _ := http.NewRequest("POST", rc.URL+"/hook", bytes.NewReader(payload))
+		for k, v := range head {
+			if k != "Content-Length" && k != "Accept-Encoding" { // the transport sets these itself
+				req.Header[k] = v
+			}
+		}
 		req.Header.Set("X-Bare", "1")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			b.Fatal(err)
 		}
 		resp.Body.Close()
-		for <-heard != "bare" {
+		got = <-heard
+		for got.id != "bare" {
+			got = <-heard
 		}
-		bare = append(bare, time.Since(start))
+		bare = append(bare, got.at.Sub(start))
 	}
 	b.StopTimer()
 	q := func(ds []time.Duration, p float64) float64 {

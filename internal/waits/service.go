@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -73,13 +74,23 @@ type Service struct {
 	cached   *List
 	cachedAt uint64
 
-	// plans is the pending requests as last read, by ID, each good for its Seq (a request is
-	// written with a new Seq each time): a read of the list reads every pending request's
-	// summary, and only the new or changed ones whole. A burst of a thousand plans at the gate
-	// was a thousand plans decoded on every change, for every reader of the list.
-	pmu   sync.Mutex
-	plans map[string]approval.Request
+	// plans is the gate's pending requests, by ID, each good for its Seq (a request is written
+	// with a new Seq each time): read whole from the store at most every resync, and kept
+	// current in between by the requests the gate's changes carry (heard). A read of the list
+	// then reads no request from the store: in a burst of a thousand plans at the gate, reading
+	// every pending request's summary on every change was most of what the list cost its
+	// readers (the notifier reads it after each change, pages after theirs).
+	pmu    sync.Mutex
+	plans  map[string]approval.Request
+	readAt time.Time          // when plans was last read whole; zero: never, or no longer trusted
+	during []approval.Request // the changes heard while plans is read whole (nil when it is not)
+	full   sync.Mutex         // held by the one whole read at a time
 }
+
+// resync is how long the pending requests kept from the gate's changes are trusted before
+// they are read whole again: a change this instance did not hear (another instance's, its
+// note lost) shows within it.
+const resync = time.Second
 
 // New builds the list over its sources and starts hearing their changes. asked may be nil.
 func New(gate Gate, perms Permissions, sessions Sessions, asked *Asked, cfg Config) *Service {
@@ -212,14 +223,18 @@ func (s *Service) read(ctx context.Context, seq uint64) (List, error) {
 	return List{Seq: seq, Waits: out[:min(len(out), MaxList)]}, nil
 }
 
-// heard keeps a request the gate just stored, as the change carries it, for the next read of
-// the list: a plan that begins then costs that read no fetch of its own (the time between a
-// wait's beginning and its notification). A read checks it against its Seq as any other.
+// heard keeps a request the gate just stored, as the change carries it: the pending requests
+// kept between whole reads follow it, and a whole read under way replays it on what it read
+// (see pending). The gate calls its listeners in the order of its commits, so the last request
+// heard of an ID is its newest.
 func (s *Service) heard(r approval.Request) {
 	s.pmu.Lock()
 	defer s.pmu.Unlock()
+	if s.during != nil {
+		s.during = append(s.during, r)
+	}
 	if s.plans == nil {
-		s.plans = map[string]approval.Request{}
+		return
 	}
 	if r.Status == approval.Pending {
 		s.plans[r.ID] = r
@@ -228,20 +243,77 @@ func (s *Service) heard(r approval.Request) {
 	}
 }
 
-// pending is the gate's pending requests, oldest first: their summaries read, and whole only
-// those not read before at their Seq. One decided (or changed) between the two reads is left
-// out: the change moved the list's sequence past this read, so a newer list follows.
+// pending is the gate's pending requests, oldest first: those kept from the gate's changes
+// while they are trusted (see resync), else read whole.
 func (s *Service) pending(ctx context.Context) ([]approval.Request, error) {
+	if out, ok := s.kept(); ok {
+		return out, nil
+	}
+	s.full.Lock()
+	defer s.full.Unlock()
+	if out, ok := s.kept(); ok { // read whole by another reader meanwhile
+		return out, nil
+	}
+	s.pmu.Lock()
+	prev := maps.Clone(s.plans) // heard changes s.plans meanwhile
+	s.during = []approval.Request{}
+	s.pmu.Unlock()
+	next, err := s.readPending(ctx, prev)
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	during := s.during
+	s.during = nil
+	if err != nil {
+		s.plans, s.readAt = nil, time.Time{}
+		return nil, err
+	}
+	// What the gate committed while the store was read may be in what was read or not: a
+	// change newer than the request read replaces it, and one that ended a request removes it.
+	for _, r := range during {
+		if cur, ok := next[r.ID]; ok && cur.Seq >= r.Seq {
+			continue
+		}
+		if r.Status == approval.Pending {
+			next[r.ID] = r
+		} else {
+			delete(next, r.ID)
+		}
+	}
+	s.plans, s.readAt = next, time.Now()
+	return sortedPending(next), nil
+}
+
+// kept is the pending requests kept from the gate's changes, when they are trusted.
+func (s *Service) kept() ([]approval.Request, bool) {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	if s.plans == nil || s.readAt.IsZero() || time.Since(s.readAt) >= resync {
+		return nil, false
+	}
+	return sortedPending(s.plans), true
+}
+
+// sortedPending is the requests of m oldest first, as the store lists them.
+func sortedPending(m map[string]approval.Request) []approval.Request {
+	out := make([]approval.Request, 0, len(m))
+	for _, r := range m {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b approval.Request) int { return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.ID, b.ID)) })
+	return out
+}
+
+// readPending reads the gate's pending requests from the store: every pending request's
+// summary, and whole only those not in prev at their Seq. One decided (or changed) between the
+// two reads is left out; the change that did it is heard and replayed (see pending).
+func (s *Service) readPending(ctx context.Context, prev map[string]approval.Request) (map[string]approval.Request, error) {
 	sums, err := s.gate.PendingSummaries(ctx)
 	if err != nil {
 		return nil, err
 	}
 	next := make(map[string]approval.Request, len(sums))
-	out := make([]approval.Request, 0, len(sums))
 	for _, m := range sums {
-		s.pmu.Lock()
-		r, ok := s.plans[m.ID]
-		s.pmu.Unlock()
+		r, ok := prev[m.ID]
 		if !ok || r.Seq != m.Seq {
 			if r, err = s.gate.Get(ctx, m.ID); errs.KindOf(err) == errs.NotFound {
 				continue
@@ -253,13 +325,8 @@ func (s *Service) pending(ctx context.Context) ([]approval.Request, error) {
 			}
 		}
 		next[m.ID] = r
-		out = append(out, r)
 	}
-	// What was heard during this read is dropped with the rest: the next read fetches it.
-	s.pmu.Lock()
-	s.plans = next
-	s.pmu.Unlock()
-	return out, nil
+	return next, nil
 }
 
 // Get is the current wait id; ok is false when there is none (it ended, or never was).

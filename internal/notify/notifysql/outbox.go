@@ -223,15 +223,23 @@ func (s *Store) Remote(ctx context.Context, target, waitID string) (string, int,
 // statement, so one snapshot: read apart, an announcement recorded between the two reads
 // looked neither sent nor pending, and its end was skipped. Then one statement reads, for
 // every message found, the waits it announced and which of them have their end stored.
+//
+// The pending announcements are found by their keys, one row each through the keys' unique
+// index: by wait id, every target's deliveries of the wait were read to keep this target's
+// (at the end of a burst, three rows read for each one kept, with three targets).
 func (s *Store) Remotes(ctx context.Context, target string, waitIDs []string) (map[string]notify.Announcement, error) {
 	out := map[string]notify.Announcement{}
 	var remotes []string
 	for chunk := range slices.Chunk(waitIDs, maxIn) {
+		keys := make([]string, len(chunk))
+		for i, id := range chunk {
+			keys[i] = notify.DeliveryKey(target, id, notify.Began)
+		}
 		args, in := inList([]any{target}, chunk)
+		args, inKeys := inList(args, keys)
 		rows, err := s.r.QueryContext(ctx, s.q(`SELECT wait_id, remote, 0 FROM notify_remote WHERE target = $1 AND wait_id IN (`+in+`)
 			UNION ALL
-			SELECT wait_id, '', count(*) FROM notify_outbox WHERE target = $1 AND wait_id IN (`+in+`) AND event = 'began' AND status = 'pending'
-			GROUP BY wait_id`), args...)
+			SELECT wait_id, '', 1 FROM notify_outbox WHERE key IN (`+inKeys+`) AND status = 'pending'`), args...)
 		if err != nil {
 			return nil, err
 		}
@@ -327,6 +335,7 @@ func inList(args []any, vals []string) ([]any, string) {
 // Skip implements notify.Store: one statement for all the waits (an announcement may end
 // hundreds at once), in chunks that keep under every database's parameter limit.
 func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now time.Time, why string) (keys []string, err error) {
+	s.prepareSkip(ctx, waitIDs)
 	err = s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		keys, err = s.skip(ctx, tx, waitIDs, ev, now, why)
 		return err
@@ -338,6 +347,7 @@ func (s *Store) Skip(ctx context.Context, waitIDs []string, ev notify.Event, now
 func (s *Store) EndClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, waitIDs []string, ev notify.Event, why string,
 	then func(skipped []string) []notify.Delivery) ([]notify.Delivery, error) {
 	var added []notify.Delivery
+	s.prepareSkip(ctx, waitIDs)
 	err := s.outboxTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		keys, err := s.skip(ctx, tx, waitIDs, ev, now, why)
 		if err != nil {
@@ -352,13 +362,33 @@ func (s *Store) EndClaimed(ctx context.Context, owner string, now time.Time, lea
 	return leased(added), nil
 }
 
+// skipSQL is skip's statement for a chunk of waits, and its arguments.
+func skipSQL(chunk []string, ev notify.Event, now time.Time, why string) (string, []any) {
+	args, in := inList([]any{why, nanos(now), string(ev)}, chunk)
+	return `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
+			WHERE wait_id IN (` + in + `) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args
+}
+
+// prepareSkip prepares, on SQLite, the statements skip will run for waitIDs, before the
+// transaction that runs them: within it the writer's one connection is taken, so a statement
+// not prepared before was parsed and planned anew on every end of a wait (one "IN (…)" text
+// per chunk size, so a handful in all, kept from then on).
+func (s *Store) prepareSkip(ctx context.Context, waitIDs []string) {
+	if s.stmts == nil {
+		return
+	}
+	for chunk := range slices.Chunk(waitIDs, maxIn) {
+		q, _ := skipSQL(chunk, "", time.Time{}, "")
+		s.stmts.get(ctx, s.q(q), false)
+	}
+}
+
 // skip is Skip in tx.
 func (s *Store) skip(ctx context.Context, tx *sql.Tx, waitIDs []string, ev notify.Event, now time.Time, why string) ([]string, error) {
 	var keys []string
 	for chunk := range slices.Chunk(waitIDs, maxIn) {
-		args, in := inList([]any{why, nanos(now), string(ev)}, chunk)
-		rows, err := s.query(ctx, tx, `UPDATE notify_outbox SET status = 'skipped', error = $1, done = $2
-			WHERE wait_id IN (`+in+`) AND event = $3 AND status = 'pending' AND lease_until <= $2 RETURNING key`, args...)
+		q, args := skipSQL(chunk, ev, now, why)
+		rows, err := s.query(ctx, tx, q, args...)
 		if err != nil {
 			return nil, err
 		}

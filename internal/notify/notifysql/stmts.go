@@ -25,21 +25,29 @@ const maxStmts = 64
 // A statement is prepared here only outside a transaction (intx false): the writer's one
 // connection is the transaction's meanwhile, and preparing on the pool would wait for it for
 // ever. Those a transaction runs are prepared up front (Prepare).
+//
+// The lock is not held while preparing: that waits for the writer's connection, and a
+// transaction holding it asks for its statements here meanwhile.
 func (c *stmts) get(ctx context.Context, query string, intx bool) *sql.Stmt {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st, ok := c.m[query]; ok || intx {
+	st, ok := c.m[query]
+	full := len(c.m) >= maxStmts
+	c.mu.Unlock()
+	if ok || intx || full {
 		return st
-	}
-	if len(c.m) >= maxStmts {
-		return nil
 	}
 	st, err := c.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil // the direct call says why
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if kept, ok := c.m[query]; ok { // prepared meanwhile by another caller
+		st.Close()
+		return kept
 	}
 	c.m[query] = st
 	return st
