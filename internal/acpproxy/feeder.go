@@ -25,7 +25,8 @@ const (
 )
 
 // tapFeeder hands what the proxy forwards to the tap on a goroutine of its own, so forwarding a
-// chunk costs one copy of it and never waits on the tap's line splitting and parsing. Chunks of
+// chunk costs one copy of it (into a ring, see chunkRing) and never waits on the tap's line
+// splitting and parsing. Chunks of
 // both directions go through one queue in the order they were forwarded: each is queued before
 // it is written to its peer, so a request is queued before the agent can have read it, let
 // alone answered, and the tap sees the two in that order.
@@ -44,6 +45,7 @@ type tapFeeder struct {
 	ends     int // directions whose end was queued; after both, nothing more comes
 	wake     chan struct{}
 	finished chan struct{} // closed when the goroutine has fed everything and stopped
+	ring     chunkRing     // the copies of chunks, while they wait for the tap
 
 	// The burst under way: when it began, when its last chunk came, and its size.
 	burstStart, burstLast time.Time
@@ -52,11 +54,12 @@ type tapFeeder struct {
 
 // tapChunk is one forwarded chunk, or the end of one direction's stream.
 type tapChunk struct {
-	dir  acp.Direction
-	at   time.Time
-	b    []byte
-	end  bool
-	lost bool // chunks of this direction were dropped just before this one
+	dir     acp.Direction
+	at      time.Time
+	b       []byte
+	end     bool
+	lost    bool // chunks of this direction were dropped just before this one
+	ringEnd int  // b lies in the feeder's ring and ends there; 0: b is the tap's to keep
 }
 
 func newTapFeeder(t *Tap, max int) *tapFeeder {
@@ -68,9 +71,7 @@ func newTapFeeder(t *Tap, max int) *tapFeeder {
 
 // put queues a copy of b, read from the peer that sends in direction dir.
 func (f *tapFeeder) put(dir acp.Direction, b []byte) {
-	at := f.tap.now()
-	cp := append([]byte(nil), b...)
-	f.queue(tapChunk{dir: dir, at: at, b: cp})
+	f.queue(tapChunk{dir: dir, at: f.tap.now(), b: b})
 }
 
 // end queues the end of direction dir's stream.
@@ -96,6 +97,15 @@ func (f *tapFeeder) queue(c tapChunk) {
 		return
 	}
 	c.lost, f.lost[slot] = f.lost[slot], false
+	if !c.end {
+		// The copy is made under the lock, as the ring is; it is a memmove of one chunk.
+		if cp, end := f.ring.alloc(len(c.b)); cp != nil {
+			copy(cp, c.b)
+			c.b, c.ringEnd = cp, end
+		} else {
+			c.b = append([]byte(nil), c.b...)
+		}
+	}
 	if c.end {
 		if f.ends++; f.ends == 2 {
 			f.closed = true
@@ -149,10 +159,14 @@ func (f *tapFeeder) run() {
 			if c.end {
 				f.tap.endAt(c.dir, c.at)
 			} else {
-				f.tap.feedAt(c.dir, c.at, c.b, true)
+				// A chunk in the ring is given back next, so the tap copies what it keeps.
+				f.tap.feedAt(c.dir, c.at, c.b, c.ringEnd == 0)
 			}
 			f.mu.Lock()
 			f.bytes -= len(c.b)
+			if c.ringEnd > 0 {
+				f.ring.free(c.ringEnd)
+			}
 			f.mu.Unlock()
 		}
 	}
