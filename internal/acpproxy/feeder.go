@@ -34,18 +34,19 @@ type tapFeeder struct {
 	tap *Tap
 	max int
 
-	mu       sync.Mutex
-	idle     sync.Cond  // signalled when pending empties
-	pending  []tapChunk // from head on
-	head     int
-	bytes    int
-	busy     bool    // the goroutine is feeding a batch it took out
-	lost     [2]bool // a chunk of that direction was dropped since the last one queued
-	closed   bool
-	ends     int // directions whose end was queued; after both, nothing more comes
-	wake     chan struct{}
-	finished chan struct{} // closed when the goroutine has fed everything and stopped
-	ring     chunkRing     // the copies of chunks, while they wait for the tap
+	mu        sync.Mutex
+	idle      sync.Cond  // signalled when pending empties
+	pending   []tapChunk // from head on
+	head      int
+	bytes     int
+	busy      bool    // the goroutine is feeding a batch it took out
+	lost      [2]bool // a chunk of that direction was dropped since the last one queued
+	closed    bool
+	ends      int // directions whose end was queued; after both, nothing more comes
+	wake      chan struct{}
+	finished  chan struct{} // closed when the goroutine has fed everything and stopped
+	ring      chunkRing     // the copies of chunks, while they wait for the tap
+	idleSince time.Time     // when the goroutine last took every chunk queued; its own
 
 	// The burst under way: when it began, when its last chunk came, and its size.
 	burstStart, burstLast time.Time
@@ -136,6 +137,7 @@ func (f *tapFeeder) run() {
 				if closed {
 					return
 				}
+				f.idleSince = time.Now()
 				break
 			}
 			// Looked at before every chunk, so a burst that begins while the tap works through a
@@ -173,23 +175,29 @@ func (f *tapFeeder) run() {
 	}
 }
 
-// gather lets the chunks forwarded in the next moment join the one that woke the tap, unless
-// the stream is ending. While the tap sleeps here, queueing a chunk only fills the wake channel:
-// the forwarding path wakes no thread for it. At a few thousand frames a second that wake-up
-// per frame (a futex call, and a second thread running beside the forwarder) cost more than
-// the tap's own work; the dashboard, which is posted to every Interval (50 ms), does not see
-// the difference.
+// gather lets the chunks forwarded in the next moment join the one that woke the tap, when
+// chunks come close together (the tap had been idle for less than gatherBelow) and the stream
+// is not ending. While the tap sleeps here, queueing a chunk only fills the wake channel: the
+// forwarding path wakes no thread for it. At a few thousand frames a second that wake-up per
+// frame (a futex call, and a second thread running beside the forwarder) cost more than the
+// tap's own work; the dashboard, which is posted to every Interval (50 ms), does not see the
+// difference. Frames further apart are taken at once: sleeping would add a timer's wake-up to
+// each.
 func (f *tapFeeder) gather() {
 	f.mu.Lock()
 	closed := f.closed
 	f.mu.Unlock()
-	if !closed {
+	if !closed && time.Since(f.idleSince) < gatherBelow {
 		time.Sleep(tapGather)
 	}
 }
 
-// tapGather is how long the tap waits after a chunk for more to come.
-const tapGather = 5 * time.Millisecond
+// tapGather is how long the tap waits for more chunks after one came; gatherBelow is the pause
+// between chunks under which it does.
+const (
+	tapGather   = 5 * time.Millisecond
+	gatherBelow = 2 * time.Millisecond
+)
 
 // hold is how long the tap should wait before looking again, with f.mu held: while a burst goes
 // on, until it pauses; zero when nothing holds it back.
