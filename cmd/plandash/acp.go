@@ -108,7 +108,7 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.Stderr = stderr
-	p := &acpproxy.Proxy{ClientIn: stdin, ClientOut: stdout, Tap: tap, PlanUpdates: *planUpdates, Approvals: mode, Log: log}
+	p := &acpproxy.Proxy{ClientIn: pollableStdin(stdin), ClientOut: stdout, Tap: tap, PlanUpdates: *planUpdates, Approvals: mode, Log: log}
 	if mode != acpproxy.ApprovalsIDE {
 		broker := &acpproxy.RemoteBroker{API: api, Stream: *stream, Log: log}
 		go broker.Run(sinkCtx)

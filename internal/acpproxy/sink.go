@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -180,11 +181,18 @@ func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 		n += len(f.line) + 80
 	}
 	body = make([]byte, 0, n)
-	for _, f := range batch {
+	for i, f := range batch {
+		if i > 0 {
+			// Encoding a batch of long frames takes milliseconds of CPU, and Go lets a busy
+			// goroutine run for up to 10 ms before it preempts it: on two cores, with a GC
+			// worker on the other, a forwarding goroutine that wakes meanwhile would wait for
+			// the whole batch. Yielding between frames lets it run at once.
+			runtime.Gosched()
+		}
 		b := acp.TrimSpace(f.line)
 		valid := (acp.IsObject(b) || acp.IsArray(b)) && acp.Valid(b)
 		if valid {
-			s.observe(b)
+			s.observeFrame(f, b)
 			if s.session != "" && len(s.early) > 0 && earlyUsed == nil {
 				var used []uint64
 				body, used = s.flushEarly(body)
@@ -250,6 +258,26 @@ func (s *Sink) flushEarly(body []byte) ([]byte, []uint64) {
 	return body, seqs
 }
 
+// observeFrame is observe for a frame of the queue: a plan frame's key already names its
+// session, so its plan (often kilobytes of entries) is not walked again.
+func (s *Sink) observeFrame(f frame, b []byte) {
+	if sid, _, ok := strings.Cut(f.key, "\x00"); ok && sid != "" {
+		s.noteSession(sid)
+		return
+	}
+	s.observe(b)
+}
+
+// noteSession makes id the session a violation is attached to, and one the dashboard is told
+// ended when the proxy does.
+func (s *Sink) noteSession(id string) {
+	s.session = id
+	if s.batch == nil {
+		s.batch = map[string]bool{}
+	}
+	s.batch[id] = true
+}
+
 // observe notes the session a frame belongs to and the agent's name, when it says them.
 func (s *Sink) observe(b []byte) {
 	if !acp.IsObject(b) || !bytes.Contains(b, []byte("sessionId")) && !bytes.Contains(b, []byte("agentInfo")) {
@@ -264,11 +292,7 @@ func (s *Sink) observe(b []byte) {
 		var f [2][]byte
 		acp.Lookup(v, f[:], "sessionId", "agentInfo")
 		if id, ok := acp.Unquote(f[0]); ok && id != "" {
-			s.session = id
-			if s.batch == nil {
-				s.batch = map[string]bool{}
-			}
-			s.batch[id] = true
+			s.noteSession(id)
 		}
 		if acp.IsObject(f[1]) {
 			if im := acp.DecodeImplementation(f[1]); im.Name != "" {
