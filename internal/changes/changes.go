@@ -23,12 +23,16 @@ func Kinds() []string { return []string{Session, Approval, Rules, Permissions, S
 // topics that render parts): the count's notification names it.
 const BeganPrefix = "began:"
 
-// Parts of a session that its page redoes on their own.
+// Parts of a session that its pages redo on their own.
 const (
 	PartPlan      = "plan:"    // + the plan's id
 	PartCall      = "call:"    // + the tool call's id
 	PartCallCount = "calls"    // the count of a session's tool calls, which only a new call changes
 	PartActivity  = "activity" // the session's activity
+	// PartRemoved + the plan's id: the plan was removed (and is announced as PartPlan too). The
+	// overview takes its card away on this alone: reading every changed plan back to see whether
+	// it was removed was a store read per plan update on every overview's critical path.
+	PartRemoved = "removed:"
 )
 
 // Topics a page's socket subscribes to; keyed ones as name:<id>. Every page also follows

@@ -356,16 +356,23 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 // it (hub.Fragment.Load): its parts, rendered on their own, are what every page that shows it
 // gets.
 func (l *Live) lazy(t *Topic, f Fragment, st stamp) hub.Fragment {
+	whole := newShared(func() loaded {
+		hf, err := l.fragment(f, st.seq)
+		if err != nil {
+			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
+			return loaded{}
+		}
+		hf.At = st.at
+		return loaded{hf, true}
+	})
 	return hub.Fragment{Key: f.ID, Seq: st.seq, At: st.at, Of: f.Of, Whole: true, Shows: f.Shows,
-		Load: sync.OnceValues(func() (hub.Fragment, bool) {
-			hf, err := l.fragment(f, st.seq)
-			if err != nil {
-				l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
-				return hub.Fragment{}, false
-			}
-			hf.At = st.at
-			return hf, true
-		})}
+		Load: func() (hub.Fragment, bool) { l := whole.get(); return l.f, l.ok }}
+}
+
+// loaded is a container's fragment rendered whole, and whether that worked.
+type loaded struct {
+	f  hub.Fragment
+	ok bool
 }
 
 // fragment renders f into the frame pages receive, numbered seq, with the digest of what it
@@ -396,14 +403,14 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	if f.View != nil && f.ID != "" {
 		if prev, html, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
 			id, parent, whole := f.ID, f.Parent, len(b)
-			hf.Patch = sync.OnceValue(func() []byte {
+			hf.Patch = newShared(func() []byte {
 				s, _ := l.patches.Get().(*patchScratch)
 				if s == nil {
 					s = new(patchScratch)
 				}
 				defer s.put(&l.patches)
 				return s.patch(id, parent, seq, prev.html, html, whole)
-			})
+			}).get
 			hf.Base = prev.sum
 		}
 	}

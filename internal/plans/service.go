@@ -48,8 +48,11 @@ type Service struct {
 
 // Committed says what one commit changed, finer than sessions, so a listener can redo only that.
 type Committed struct {
-	Sessions  []string  // every session touched
-	Plans     []PlanKey // plans with a new revision (or removed)
+	Sessions []string  // every session touched
+	Plans    []PlanKey // plans with a new revision (or removed)
+	// Removed are the plans of Plans that were removed, so a listener that only takes a removed
+	// plan's card away need not read every changed plan back to find out.
+	Removed   []PlanKey
 	ToolCalls []PlanKey // tool calls, as {SessionID, tool call id}
 	Activity  []string  // sessions with new or merged activity
 	// CallsAdded are the sessions that gained tool calls (their count changed).
@@ -112,6 +115,9 @@ func (s *Service) commit(ctx context.Context, c *Changes, write func(context.Con
 		done := Committed{Sessions: ids}
 		for _, p := range c.Plans {
 			done.Plans = append(done.Plans, p.Key())
+			if p.Removed {
+				done.Removed = append(done.Removed, p.Key())
+			}
 		}
 		for _, t := range c.ToolCalls {
 			done.ToolCalls = append(done.ToolCalls, PlanKey{t.SessionID, t.ID})

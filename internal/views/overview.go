@@ -168,7 +168,7 @@ func (p *Pages) renderOverview(ctx context.Context, _ string, c live.Change) ([]
 		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(needs, total, p.plans.Now())}}, nil
 	}
 	if c.Part != "" {
-		return p.overviewRemoved(ctx, c.ID, strings.TrimPrefix(c.Part, partPlan))
+		return overviewRemoved(c.ID, strings.TrimPrefix(c.Part, partRemoved)), nil
 	}
 	return p.overviewFragments(ctx, c.ID, p.plans.Now())
 }
@@ -241,13 +241,10 @@ func (p *Pages) overviewFragments(ctx context.Context, id string, now time.Time)
 }
 
 // overviewRemoved takes a removed plan's card out of its group on a page that shows the group;
-// a plan that changed otherwise is redrawn with its session (overviewFragments).
-func (p *Pages) overviewRemoved(ctx context.Context, id, planID string) ([]live.Fragment, error) {
-	pl, err := p.plans.Plan(ctx, id, planID)
-	if err != nil || !pl.Removed {
-		return nil, err
-	}
-	f := live.Remove(templates.PlanID(pl))
+// a plan that changed otherwise is redrawn with its session (overviewFragments). A plan removed
+// and then revised again is numbered later than its removal, so pages keep the newer card.
+func overviewRemoved(id, planID string) []live.Fragment {
+	f := live.Remove(templates.PlanID(plans.Plan{SessionID: id, ID: planID}))
 	f.Of = templates.GroupID(id)
-	return []live.Fragment{f}, nil
+	return []live.Fragment{f}
 }

@@ -31,8 +31,8 @@ const (
 
 // registerTopics declares every live page: which changes it shows and how it renders them.
 func (p *Pages) registerTopics() {
-	p.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeWaits}, Parts: true, PartPrefixes: []string{partPlan}, Render: p.renderOverview, Snapshot: p.overviewSnapshot})
-	p.live.Register(live.Topic{Name: topicSession, Keyed: true, Parts: true, Kinds: []string{changeSession}, Render: p.renderSessionPart, Snapshot: p.renderSession})
+	p.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeWaits}, Parts: true, PartPrefixes: []string{partRemoved}, Render: p.renderOverview, Snapshot: p.overviewSnapshot})
+	p.live.Register(live.Topic{Name: topicSession, Keyed: true, Parts: true, PartPrefixes: []string{partPlan, partCall, partCallCount, partActivity}, Kinds: []string{changeSession}, Render: p.renderSessionPart, Snapshot: p.renderSession})
 	p.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions, changeWaits}, Render: p.renderInbox})
 	p.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: p.renderApprovalPanel})
 	p.live.Register(live.Topic{Name: topicShared, Kinds: []string{changeShared}, Render: p.renderSharedCard})
@@ -50,12 +50,15 @@ func (p *Pages) registerTopics() {
 // overview's group, the page's head), and the parts that changed, which a session's page redoes
 // on their own.
 func (p *Pages) sessionsCommitted(c plans.Committed) {
-	cs := make([]live.Change, 0, len(c.Sessions)+len(c.Plans)+len(c.ToolCalls)+len(c.Activity))
+	cs := make([]live.Change, 0, len(c.Sessions)+len(c.Plans)+len(c.Removed)+len(c.ToolCalls)+len(c.Activity))
 	for _, id := range c.Sessions {
 		cs = append(cs, live.Change{Kind: changeSession, ID: id})
 	}
 	for _, pl := range c.Plans {
 		cs = append(cs, live.Change{Kind: changeSession, ID: pl.SessionID, Part: partPlan + pl.PlanID})
+	}
+	for _, pl := range c.Removed {
+		cs = append(cs, live.Change{Kind: changeSession, ID: pl.SessionID, Part: partRemoved + pl.PlanID})
 	}
 	for _, t := range c.ToolCalls {
 		cs = append(cs, live.Change{Kind: changeSession, ID: t.SessionID, Part: partCall + t.PlanID})
@@ -69,9 +72,10 @@ func (p *Pages) sessionsCommitted(c plans.Committed) {
 	p.live.Announce(cs...)
 }
 
-// Parts of a session that its page redoes on their own.
+// Parts of a session that its pages redo on their own.
 const (
 	partPlan      = changes.PartPlan
+	partRemoved   = changes.PartRemoved
 	partCall      = changes.PartCall
 	partCallCount = changes.PartCallCount
 	partActivity  = changes.PartActivity

@@ -127,3 +127,35 @@ func TestOverviewDiagramFollowsItsToolCalls(t *testing.T) {
 			strings.Contains(f.HTML, `data-status="completed"`)
 	})
 }
+
+// TestOverviewRemovedPlanLeaves: a removed plan's card leaves the group of a page that shows it,
+// and a plan removed and then revised again comes back: the removal is older than the revision.
+func TestOverviewRemovedPlanLeaves(t *testing.T) {
+	ts := newTestServer(t, testConfig{})
+	for p := range 3 {
+		ts.ingest(t, sixPlanUpdate("sess", p, 1))
+	}
+	c := ts.socket(t, "topic=all&shows="+templates.GroupID("sess"))
+	card := "p-sess-plan-01"
+	ts.ingest(t, update("sess", `{"sessionUpdate":"plan_removed","planId":"plan-01"}`))
+	var removedAt uint64
+	frames(t, c, "the removed plan's card taken out", func(f frame) bool {
+		if f.ID == templates.GroupID("sess") {
+			t.Fatal("a page that shows the group was sent it whole")
+		}
+		if f.ID == card && f.HTML == "" {
+			removedAt = f.Seq
+		}
+		return removedAt != 0
+	})
+	ts.ingest(t, sixPlanUpdate("sess", 1, 2))
+	frames(t, c, "the plan's card back", func(f frame) bool {
+		if f.ID != card {
+			return false
+		}
+		if f.HTML == "" || f.Seq <= removedAt || f.Parent != templates.GroupCardsID("sess") {
+			t.Fatalf("card frame after the removal: %+v (removed at %d)", f, removedAt)
+		}
+		return true
+	})
+}

@@ -196,6 +196,9 @@ func commitNotes(c *plans.Changes) []Note {
 	}
 	for _, p := range c.Plans {
 		out = append(out, Note{Kind: NoteSession, ID: p.SessionID, Part: changes.PartPlan + p.ID})
+		if p.Removed {
+			out = append(out, Note{Kind: NoteSession, ID: p.SessionID, Part: changes.PartRemoved + p.ID})
+		}
 	}
 	for _, t := range c.ToolCalls {
 		out = append(out, Note{Kind: NoteSession, ID: t.SessionID, Part: changes.PartCall + t.ID})
