@@ -32,6 +32,9 @@ func DecodeLine(line []byte) ([]Message, error) {
 	}
 	owned := bytes.Clone(b)
 	msgs, le := decodeTop(owned, nil, envelope{})
+	for i := range msgs {
+		msgs[i].checked = msgs[i].Params
+	}
 	if le != nil {
 		return msgs, le
 	}
