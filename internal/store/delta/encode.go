@@ -1,0 +1,135 @@
+package delta
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/plandash/plandash/internal/plans"
+)
+
+// Every revision a batch stores is a delta, and encoding/json spent more on finding its way
+// through a delta's map and slices by reflection (and on checking again raw values it had just
+// written) than on the bytes. The appenders here write the same bytes directly;
+// TestEncodersAgree and the diff tests hold them to encoding/json.
+
+// encodeDelta is json.Marshal(d), for a delta whose raw values are json.Marshal's output, as
+// diffPlans and diffFields over a plan's own JSON make them: compact and escaped, so encoding/json
+// would copy them unchanged.
+func encodeDelta(d delta) []byte {
+	b := make([]byte, 0, 256)
+	b = append(b, '{')
+	sep := func() {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+	}
+	if len(d.Set) > 0 {
+		sep()
+		b = append(b, `"s":{`...)
+		for i, k := range slices.Sorted(maps.Keys(d.Set)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendRaw(b, d.Set[k])
+		}
+		b = append(b, '}')
+	}
+	if len(d.Del) > 0 {
+		sep()
+		b = append(b, `"d":[`...)
+		for i, k := range d.Del {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+		}
+		b = append(b, ']')
+	}
+	if len(d.Entries) > 0 {
+		sep()
+		b = append(b, `"e":[`...)
+		for i, h := range d.Entries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"a":`...)
+			b = strconv.AppendInt(b, int64(h.At), 10)
+			if h.Del != 0 {
+				b = append(b, `,"n":`...)
+				b = strconv.AppendInt(b, int64(h.Del), 10)
+			}
+			if len(h.Ins) > 0 {
+				b = append(b, `,"i":[`...)
+				for j, r := range h.Ins {
+					if j > 0 {
+						b = append(b, ',')
+					}
+					b = appendRaw(b, r)
+				}
+				b = append(b, ']')
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendRaw appends a raw value as encoding/json writes one that is already compact and
+// escaped: unchanged, and null when empty.
+func appendRaw(b []byte, r json.RawMessage) []byte {
+	if len(r) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, r...)
+}
+
+// appendString appends s as a JSON string. Text of printable ASCII that encoding/json leaves
+// alone (no quote, backslash, <, > or &) is copied; anything else goes through encoding/json,
+// so its escapes stay encoding/json's own.
+func appendString(b []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return append(b, mustJSON(s)...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// encodeEntry is json.Marshal(e). An entry with _meta (raw JSON as the agent sent it, which
+// encoding/json compacts) goes through encoding/json.
+func encodeEntry(e plans.Entry) json.RawMessage {
+	if len(e.Meta) > 0 {
+		return mustJSON(e)
+	}
+	b := make([]byte, 0, len(e.Content)+len(e.Priority)+len(e.Status)+40)
+	b = append(b, `{"content":`...)
+	b = appendString(b, e.Content)
+	b = append(b, `,"priority":`...)
+	b = appendString(b, e.Priority)
+	b = append(b, `,"status":`...)
+	b = appendString(b, e.Status)
+	return append(b, '}')
+}
+
+// encodeValue is json.Marshal(v) for the members diffPlans sets, with the common ones (text
+// and times) written directly.
+func encodeValue(v any) json.RawMessage {
+	switch v := v.(type) {
+	case string:
+		return appendString(nil, v)
+	case time.Time:
+		// encoding/json writes MarshalJSON's quoted RFC 3339 text, which needs no escaping.
+		if b, err := v.MarshalJSON(); err == nil {
+			return b
+		}
+	}
+	return mustJSON(v)
+}
