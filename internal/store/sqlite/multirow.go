@@ -17,6 +17,12 @@ type multiRow struct {
 	stmts []*sql.Stmt // stmts[i] inserts chunkSizes[i] rows
 }
 
+// A statement that writes several rows and may stop part way (ABORT, SQLite's default for a
+// constraint) makes SQLite copy every page it touches to a statement journal first, so it can
+// undo just that statement: more than the rows cost, spilling to a temporary file. The statements
+// say OR FAIL instead, which stops without undoing the rows before; a batch whose statement fails
+// is rolled back whole, so nothing of it is kept either way.
+
 // chunkSizes are the numbers of rows a multiRow inserts in one statement, largest first; the
 // last is 1 so any number of rows is written. The largest keeps a statement's variables (64 rows
 // of at most 7 columns) far below SQLite's limit of 32,766.

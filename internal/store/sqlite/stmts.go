@@ -39,13 +39,13 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 		*dst = m
 		errs = append(errs, err)
 	}
-	multi(&st.upsertSession, `INSERT INTO sessions(id, body, last_seen, ended, seq, first_seen)`, 6,
+	multi(&st.upsertSession, `INSERT OR FAIL INTO sessions(id, body, last_seen, ended, seq, first_seen)`, 6,
 		` ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen, ended=excluded.ended, seq=excluded.seq`)
-	multi(&st.upsertPlan, `INSERT INTO plans(session_id, plan_id, removed, updated, body, entry_count, open_count)`, 7,
+	multi(&st.upsertPlan, `INSERT OR FAIL INTO plans(session_id, plan_id, removed, updated, body, entry_count, open_count)`, 7,
 		` ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body,
 			entry_count=excluded.entry_count, open_count=excluded.open_count`)
-	multi(&st.insertRevision, `INSERT INTO plan_revisions(session_id, plan_id, revision, body, format, at)`, 6, ``)
-	multi(&st.upsertToolCall, `INSERT INTO tool_calls(session_id, id, created, body)`, 4,
+	multi(&st.insertRevision, `INSERT OR FAIL INTO plan_revisions(session_id, plan_id, revision, body, format, at)`, 6, ``)
+	multi(&st.upsertToolCall, `INSERT OR FAIL INTO tool_calls(session_id, id, created, body)`, 4,
 		` ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`)
 	prep(&st.updateActivity, `UPDATE activity SET body=? WHERE id=?`)
 	prep(&st.insertActivity, `INSERT INTO activity(session_id, body) VALUES(?,?)`)
