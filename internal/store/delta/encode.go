@@ -29,7 +29,14 @@ func encodeDelta(d delta) []byte {
 	if len(d.Set) > 0 {
 		sep()
 		b = append(b, `"s":{`...)
-		for i, k := range slices.Sorted(maps.Keys(d.Set)) {
+		var one [1]string // most deltas set one member: sorting it needs no slice
+		keys := one[:0]
+		if len(d.Set) > 1 {
+			keys = make([]string, 0, len(d.Set))
+		}
+		keys = slices.AppendSeq(keys, maps.Keys(d.Set))
+		slices.Sort(keys)
+		for i, k := range keys {
 			if i > 0 {
 				b = append(b, ',')
 			}
