@@ -110,13 +110,17 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// encodeEntry is json.Marshal(e). An entry with _meta (raw JSON as the agent sent it, which
-// encoding/json compacts) goes through encoding/json.
+// encodeEntry is json.Marshal(e).
 func encodeEntry(e plans.Entry) json.RawMessage {
+	return appendEntry(make([]byte, 0, len(e.Content)+len(e.Priority)+len(e.Status)+40), e)
+}
+
+// appendEntry appends json.Marshal(e). An entry with _meta (raw JSON as the agent sent it, which
+// encoding/json compacts) goes through encoding/json.
+func appendEntry(b []byte, e plans.Entry) []byte {
 	if len(e.Meta) > 0 {
-		return mustJSON(e)
+		return append(b, mustJSON(e)...)
 	}
-	b := make([]byte, 0, len(e.Content)+len(e.Priority)+len(e.Status)+40)
 	b = append(b, `{"content":`...)
 	b = appendString(b, e.Content)
 	b = append(b, `,"priority":`...)
@@ -124,6 +128,13 @@ func encodeEntry(e plans.Entry) json.RawMessage {
 	b = append(b, `,"status":`...)
 	b = appendString(b, e.Status)
 	return append(b, '}')
+}
+
+// appendTime appends json.Marshal(t): time.Time's MarshalJSON is its AppendText quoted.
+func appendTime(b []byte, t time.Time) ([]byte, error) {
+	b = append(b, '"')
+	b, err := t.AppendText(b)
+	return append(b, '"'), err
 }
 
 // encodeValue is json.Marshal(v) for the members diffPlans sets, with the common ones (text
@@ -134,9 +145,77 @@ func encodeValue(v any) json.RawMessage {
 		return appendString(nil, v)
 	case time.Time:
 		// encoding/json writes MarshalJSON's quoted RFC 3339 text, which needs no escaping.
-		if b, err := v.MarshalJSON(); err == nil {
+		if b, err := appendTime(make([]byte, 0, 40), v); err == nil {
 			return b
 		}
 	}
 	return mustJSON(v)
+}
+
+// EncodePlan is json.Marshal(p): the plan's stored JSON, as its current row and as a whole
+// revision. A plan with raw JSON of the agent's (raw, _meta), which encoding/json compacts and
+// escapes, goes through encoding/json; TestEncodePlan holds the rest to it for every field.
+func EncodePlan(p *plans.Plan) []byte {
+	if len(p.Raw) > 0 || len(p.Meta) > 0 {
+		return mustJSON(p)
+	}
+	b := make([]byte, 0, 256+len(p.Markdown)+100*len(p.Entries))
+	b = append(b, `{"sessionId":`...)
+	b = appendString(b, p.SessionID)
+	b = append(b, `,"id":`...)
+	b = appendString(b, p.ID)
+	b = append(b, `,"kind":`...)
+	b = appendString(b, string(p.Kind))
+	b = append(b, `,"type":`...)
+	b = appendString(b, p.Type)
+	b = append(b, `,"revision":`...)
+	b = strconv.AppendInt(b, int64(p.Revision), 10)
+	b = append(b, `,"created":`...)
+	b, err1 := appendTime(b, p.Created)
+	b = append(b, `,"updated":`...)
+	b, err2 := appendTime(b, p.Updated)
+	if err1 != nil || err2 != nil {
+		return mustJSON(p) // for its error
+	}
+	if p.Removed {
+		b = append(b, `,"removed":true`...)
+	}
+	if p.Agent != "" {
+		b = append(b, `,"agent":`...)
+		b = appendString(b, p.Agent)
+	}
+	if len(p.Entries) > 0 {
+		b = append(b, `,"entries":[`...)
+		for i, e := range p.Entries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendEntry(b, e)
+		}
+		b = append(b, ']')
+	}
+	if p.Markdown != "" {
+		b = append(b, `,"markdown":`...)
+		b = appendString(b, p.Markdown)
+	}
+	if p.URI != "" {
+		b = append(b, `,"uri":`...)
+		b = appendString(b, p.URI)
+	}
+	if len(p.Warnings) > 0 {
+		b = append(b, `,"warnings":[`...)
+		for i, w := range p.Warnings {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, w)
+		}
+		b = append(b, ']')
+	}
+	if p.Replayed {
+		b = append(b, `,"replayed":true`...)
+	}
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, p.Seq, 10)
+	return append(b, '}')
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plandash/plandash/internal/plans"
+	"github.com/plandash/plandash/internal/plans/planstest"
 )
 
 var awkward = []string{"", "Read the code", `"quoted"`, `back\slash`, "<b>&amp;</b>", "\x00\x1f\x7f", "\xff\xfe", "é\u2028\u2029", "tab\tnew\nline", "🙂"}
@@ -62,4 +63,51 @@ func FuzzEncodeEntry(f *testing.F) {
 		checkEntry(t, plans.Entry{Content: content, Priority: priority, Status: status})
 		checkValue(t, content)
 	})
+}
+
+// planFields are plans.Plan's fields in order, as EncodePlan writes them: a field added to
+// Plan must be added to EncodePlan too.
+var planFields = []string{"SessionID", "ID", "Kind", "Type", "Revision", "Created", "Updated", "Removed", "Agent",
+	"Entries", "Markdown", "URI", "Raw", "Meta", "Warnings", "Replayed", "Seq"}
+
+// TestEncodePlan: EncodePlan writes what encoding/json writes, for a plan with each field
+// changed alone and for plans with awkward text.
+func TestEncodePlan(t *testing.T) {
+	ty := reflect.TypeFor[plans.Plan]()
+	var names []string
+	for i := range ty.NumField() {
+		names = append(names, ty.Field(i).Name)
+	}
+	if !reflect.DeepEqual(names, planFields) {
+		t.Fatalf("plans.Plan has the fields %v; EncodePlan writes %v: teach it the change", names, planFields)
+	}
+	base := bigPlan("s", "p", 3)
+	base.Revision, base.Updated, base.Seq = 4, rt0.Add(time.Millisecond), 9
+	checkPlan(t, base)
+	for _, p := range planstest.Vary(t, *base) {
+		checkPlan(t, &p)
+	}
+	for _, s := range awkward {
+		p := *base
+		p.SessionID, p.ID, p.Agent, p.Markdown, p.URI, p.Warnings = s, s, s, s, s, []string{s, "w"}
+		p.Entries = []plans.Entry{{Content: s, Priority: s, Status: s}, {Content: "m", Meta: json.RawMessage(` {"a": "<"} `)}}
+		checkPlan(t, &p)
+	}
+	checkPlan(t, &plans.Plan{})
+	checkPlan(t, &plans.Plan{Created: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}) // MarshalJSON fails: so must EncodePlan
+}
+
+func checkPlan(t *testing.T, p *plans.Plan) {
+	t.Helper()
+	want, wantErr := json.Marshal(p)
+	if wantErr != nil {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("EncodePlan of a plan encoding/json refuses (%v) did not panic", wantErr)
+			}
+		}()
+	}
+	if got := EncodePlan(p); !bytes.Equal(got, want) {
+		t.Errorf("EncodePlan = %s\nencoding/json  %s", got, want)
+	}
 }

@@ -128,6 +128,11 @@ func checkDiffPlans(t *testing.T, seed uint64, w1, w2 string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, p := range []*plans.Plan{a, b} {
+		if got, want := EncodePlan(p), mustJSON(p); !bytes.Equal(got, want) {
+			t.Fatalf("EncodePlan = %s\nencoding/json  %s", got, want)
+		}
+	}
 	// Both ways of finding the delta store what encoding/json would write.
 	whole, err := splitOwn(mustJSON(b))
 	if err != nil {

@@ -127,7 +127,7 @@ func (b *Batch) Encode(p *plans.Plan) (format int, row []byte, err error) {
 	if ok && !keyframe && base.plan != nil {
 		format, row = FormatDelta, encodeDelta(diffPlans(base.plan, p))
 	} else {
-		whole := mustJSON(p)
+		whole := EncodePlan(p)
 		next, err := splitOwn(whole)
 		if err != nil {
 			return 0, nil, err

@@ -117,7 +117,7 @@ func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, se
 		// number names one state of a plan.
 		body := batch.Whole(p)
 		if body == nil {
-			body = mustJSON(p)
+			body = delta.EncodePlan(p)
 		}
 		args = append(args, p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), body, len(p.Entries), p.OpenEntries())
 	}
