@@ -34,7 +34,7 @@ func BenchmarkDecodePlanUpdate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		n, _, err := DecodeSessionNotification(msgs[0].Params)
+		n, _, err := msgs[0].SessionNotification()
 		if err != nil || len(n.Update.Plan.Entries) != 10 {
 			b.Fatal(err)
 		}

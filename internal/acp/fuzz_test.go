@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -150,6 +152,7 @@ func FuzzDecodeLine(f *testing.F) {
 			if !m.IsRequest() && !m.IsNotification() && !m.IsResponse() {
 				t.Fatalf("message of no kind: %+v", m)
 			}
+			checkSessionNotification(t, m)
 		}
 	})
 }
@@ -190,6 +193,17 @@ func FuzzDecodeSessionNotification(f *testing.F) {
 			checkToolCall(t, tc)
 		}
 	})
+}
+
+// checkSessionNotification holds the method that trusts DecodeLine's checks to what
+// DecodeSessionNotification finds checking the params itself.
+func checkSessionNotification(t *testing.T, m Message) {
+	t.Helper()
+	n1, w1, err1 := m.SessionNotification()
+	n2, w2, err2 := DecodeSessionNotification(m.Params)
+	if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(n1, n2) || !reflect.DeepEqual(w1, w2) {
+		t.Fatalf("Message.SessionNotification: %+v %v %v; DecodeSessionNotification: %+v %v %v", n1, w1, err1, n2, w2, err2)
+	}
 }
 
 func checkToolCall(t *testing.T, tc *ToolCallUpdate) {

@@ -32,6 +32,9 @@ func DecodeLine(line []byte) ([]Message, error) {
 	}
 	owned := bytes.Clone(b)
 	msgs, le := decodeTop(owned, nil, envelope{})
+	for i := range msgs {
+		msgs[i].checked = msgs[i].Params
+	}
 	if le != nil {
 		return msgs, le
 	}
@@ -118,12 +121,15 @@ func decodeTop(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
 // decodeObject tells a transcript envelope from a message: an envelope has "msg" and no
 // "jsonrpc".
 func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
-	var f [4][]byte
-	Lookup(b, f[:], "msg", "jsonrpc", "dir", "ts")
-	if f[0] == nil || f[1] != nil {
-		return decodeMessage(b, dst, env)
+	// One pass over the object finds the members of both: a message's params are most of a
+	// line, and every pass over the object skips over them.
+	var all [messageMembers + 3][]byte
+	Lookup(b, all[:], "jsonrpc", "id", "method", "params", "result", "error", "msg", "dir", "ts")
+	if all[messageMembers] == nil || all[0] != nil {
+		return messageOf(b, [messageMembers][]byte(all[:messageMembers]), dst, env)
 	}
-	if dir := f[2]; dir != nil {
+	msg, dir, ts := all[messageMembers], all[messageMembers+1], all[messageMembers+2]
+	if dir != nil {
 		s, _ := Unquote(dir)
 		switch Direction(s) {
 		case ClientToAgent, AgentToClient:
@@ -132,7 +138,7 @@ func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError)
 			return dst, invalidErr(`"dir" must be "c2a" or "a2c", not %s`, describe(dir))
 		}
 	}
-	if ts := f[3]; ts != nil {
+	if ts != nil {
 		s, ok := Unquote(ts)
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if !ok || err != nil {
@@ -140,7 +146,6 @@ func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError)
 		}
 		env.ts = t
 	}
-	msg := f[0]
 	if !IsObject(msg) && !IsArray(msg) {
 		return dst, invalidErr(`"msg" must be a JSON-RPC message or batch, not %s`, jsonType(msg))
 	}
@@ -153,8 +158,17 @@ func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError)
 
 // decodeMessage checks the JSON-RPC 2.0 shape of one object and appends it to dst.
 func decodeMessage(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
-	var f [6][]byte
+	var f [messageMembers][]byte
 	Lookup(b, f[:], "jsonrpc", "id", "method", "params", "result", "error")
+	return messageOf(b, f, dst, env)
+}
+
+// messageMembers is how many members of a message messageOf looks at.
+const messageMembers = 6
+
+// messageOf is decodeMessage once object b's members jsonrpc, id, method, params, result and
+// error are found (f, in that order; nil when missing).
+func messageOf(b []byte, f [messageMembers][]byte, dst []Message, env envelope) ([]Message, *LineError) {
 	version, id, method, params, result, rpcErr := f[0], f[1], f[2], f[3], f[4], f[5]
 
 	if version == nil {

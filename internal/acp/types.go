@@ -30,6 +30,11 @@ type Message struct {
 	// Dir is "" otherwise.
 	Dir  Direction
 	Time time.Time
+
+	// checked is Params as DecodeLine checked them (valid JSON and UTF-8) in the copy of the
+	// line it made: while m.Params is still that slice, decoding them need neither check nor
+	// copy them again (SessionNotification).
+	checked json.RawMessage
 }
 
 // IsRequest reports whether m is a request (it has both an id and a method).

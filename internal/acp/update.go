@@ -130,6 +130,24 @@ func DecodeSessionNotification(params json.RawMessage) (SessionNotification, []W
 	if err != nil {
 		return SessionNotification{}, nil, err
 	}
+	return decodeSessionNotification(b)
+}
+
+// SessionNotification decodes m's params as DecodeSessionNotification does. When DecodeLine
+// made m, its params were checked and copied with the line, so they are not checked and copied
+// a second time: what it returns points into that copy, which m.Params shares.
+func (m Message) SessionNotification() (SessionNotification, []Warning, error) {
+	p, b := m.Params, TrimSpace(m.Params)
+	checked := len(p) > 0 && len(p) == len(m.checked) && &p[0] == &m.checked[0]
+	if !checked || !IsObject(b) { // not checked, or to fail as DecodeSessionNotification does
+		return DecodeSessionNotification(p)
+	}
+	return decodeSessionNotification(b)
+}
+
+// decodeSessionNotification decodes params b, a JSON object that is valid UTF-8 and not
+// shared with the caller.
+func decodeSessionNotification(b []byte) (SessionNotification, []Warning, error) {
 	var f [3][]byte
 	Lookup(b, f[:], "sessionId", "update", "_meta")
 	sid, err := requireString(f[0], "sessionId")

@@ -374,3 +374,25 @@ func TestDecodeSessionNotificationOwnsBytes(t *testing.T) {
 		t.Errorf("results alias the caller's buffer")
 	}
 }
+
+// TestMessageSessionNotification: a message not made by DecodeLine, or whose params were
+// replaced since, has its params checked as DecodeSessionNotification checks them.
+func TestMessageSessionNotification(t *testing.T) {
+	good := `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}`
+	msgs, err := DecodeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":` + good + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := msgs[0].SessionNotification(); err != nil || n.SessionID != "s" {
+		t.Fatalf("decoded line: %+v, %v", n, err)
+	}
+	for _, params := range []string{`{"sessionId":"s","update":`, "{\"sessionId\":\"\xff\"}", `[1]`, `null`, ``} {
+		for _, m := range []Message{{Params: json.RawMessage(params)}, {Params: json.RawMessage(params), checked: msgs[0].Params}} {
+			_, _, err := m.SessionNotification()
+			_, _, want := DecodeSessionNotification(json.RawMessage(params))
+			if err == nil || err.Error() != want.Error() {
+				t.Errorf("params %q: error %v, want %v", params, err, want)
+			}
+		}
+	}
+}

@@ -199,7 +199,7 @@ func (b *batch) apply(m acp.Message) ([]string, error) {
 	case m.IsResponse():
 		return nil, b.response(m)
 	case m.Method == acp.MethodSessionUpdate:
-		return b.update(m.Params)
+		return b.update(m)
 	case m.IsRequest():
 		b.st.corr.Request(m)
 		return nil, b.request(m)

@@ -300,7 +300,8 @@ func (s *Service) EndSession(ctx context.Context, id string) (Session, error) {
 
 // isNotFound reports whether err says a thing does not exist.
 func isNotFound(err error) bool {
-	return errors.Is(err, ErrNotFound) || errs.KindOf(err) == errs.NotFound
+	// nil first: KindOf allocates its target even for no error, and most lookups find.
+	return err != nil && (errors.Is(err, ErrNotFound) || errs.KindOf(err) == errs.NotFound)
 }
 
 // SessionOnly loads a session without its plans.

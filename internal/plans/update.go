@@ -8,8 +8,8 @@ import (
 )
 
 // update applies one session/update notification.
-func (b *batch) update(params json.RawMessage) ([]string, error) {
-	n, warns, err := acp.DecodeSessionNotification(params)
+func (b *batch) update(m acp.Message) ([]string, error) {
+	n, warns, err := m.SessionNotification()
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) plans.Store, size RevisionBytes) 
 		{"Activity merges and lists the newest", testActivity},
 		{"ListSessions pages by cursor and filters", testListSessions},
 		{"WentIdle lists the sessions last seen in a window", testWentIdle},
+		{"a commit of many rows stores every one", testBigBatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}

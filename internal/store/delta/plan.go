@@ -20,9 +20,9 @@ func diffPlans(a, b *plans.Plan) delta {
 		case omitted:
 			d.Del = append(d.Del, k)
 		case d.Set == nil:
-			d.Set = map[string]json.RawMessage{k: mustJSON(v)}
+			d.Set = map[string]json.RawMessage{k: encodeValue(v)}
 		default:
-			d.Set[k] = mustJSON(v)
+			d.Set[k] = encodeValue(v)
 		}
 	}
 	if a.SessionID != b.SessionID {
@@ -84,8 +84,8 @@ func diffPlans(a, b *plans.Plan) delta {
 // diffEntryStructs is diffEntries for entries as structs: the hunks that turn a into b, each
 // inserted entry encoded as it is in the plan's JSON.
 func diffEntryStructs(a, b []plans.Entry) []hunk {
-	key := func(e plans.Entry) string { return string(mustJSON(e)) } // equal exactly when the entries are
-	return hunks(a, b, plans.Entry.Equal, key, func(e plans.Entry) json.RawMessage { return mustJSON(e) })
+	key := func(e plans.Entry) string { return string(encodeEntry(e)) } // equal exactly when the entries are
+	return hunks(a, b, plans.Entry.Equal, key, encodeEntry)
 }
 
 // clonePlan copies p with slices of its own, so the copy a tip keeps does not change with p.

@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
@@ -126,6 +127,21 @@ func checkDiffPlans(t *testing.T, seed uint64, w1, w2 string) {
 	want, err := decode[plans.Plan](mustJSON(b))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range []*plans.Plan{a, b} {
+		if got, want := EncodePlan(p), mustJSON(p); !bytes.Equal(got, want) {
+			t.Fatalf("EncodePlan = %s\nencoding/json  %s", got, want)
+		}
+	}
+	// Both ways of finding the delta store what encoding/json would write.
+	whole, err := splitOwn(mustJSON(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []delta{diffPlans(a, b), diffFields(base, whole)} {
+		if got, want := encodeDelta(d), mustJSON(d); !bytes.Equal(got, want) {
+			t.Fatalf("encodeDelta = %s\nencoding/json  %s", got, want)
+		}
 	}
 	next := applyStored(t, diffPlans(a, b), base)
 	next[revisionKey] = json.RawMessage(strconv.Itoa(b.Revision)) // as replay does

@@ -125,9 +125,9 @@ func (b *Batch) Encode(p *plans.Plan) (format int, row []byte, err error) {
 	t := tip{revision: p.Revision, plan: clonePlan(p)}
 	format = FormatFull
 	if ok && !keyframe && base.plan != nil {
-		format, row = FormatDelta, mustJSON(diffPlans(base.plan, p))
+		format, row = FormatDelta, encodeDelta(diffPlans(base.plan, p))
 	} else {
-		whole := mustJSON(p)
+		whole := EncodePlan(p)
 		next, err := splitOwn(whole)
 		if err != nil {
 			return 0, nil, err
@@ -136,7 +136,8 @@ func (b *Batch) Encode(p *plans.Plan) (format int, row []byte, err error) {
 		if ok && !keyframe {
 			d := diffFields(base.fields, next)
 			delete(d.Set, revisionKey) // the row's key has it
-			format, row = FormatDelta, mustJSON(d)
+			// next is the plan's own JSON, as encodeDelta needs.
+			format, row = FormatDelta, encodeDelta(d)
 		}
 	}
 	b.tips[k] = t

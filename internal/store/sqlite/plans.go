@@ -97,38 +97,39 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 // write writes c in tx as change seq. Its revisions go to the cache (the batch's Committed)
 // once tx commits.
 func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, seq uint64) (*delta.Batch, error) {
-	// Bound to tx once, not per row: each binding is a Stmt of its own until tx ends.
-	upsertSession, upsertPlan := tx.StmtContext(ctx, s.stmt.upsertSession), tx.StmtContext(ctx, s.stmt.upsertPlan)
+	// Each table's rows go out together, several to a statement (multirow.go).
+	args := make([]any, 0, 7*max(len(c.Sessions), len(c.Plans), len(c.ToolCalls)))
 	for _, sess := range c.Sessions {
 		sess.Seq = seq
-		if err := exec(ctx, upsertSession,
-			sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen)); err != nil {
-			return nil, err
-		}
+		args = append(args, sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen))
+	}
+	if err := s.stmt.upsertSession.exec(ctx, tx, args); err != nil {
+		return nil, err
 	}
 	batch, err := s.putRevisions(ctx, tx, c.Revisions, seq)
 	if err != nil {
 		return nil, err
 	}
+	args = args[:0]
 	for _, p := range c.Plans {
 		p.Seq = seq
 		// A plan's row is its newest revision, which putRevisions just encoded: a revision
 		// number names one state of a plan.
 		body := batch.Whole(p)
 		if body == nil {
-			body = mustJSON(p)
+			body = delta.EncodePlan(p)
 		}
-		if err := exec(ctx, upsertPlan,
-			p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), body, len(p.Entries), p.OpenEntries()); err != nil {
-			return nil, err
-		}
+		args = append(args, p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), body, len(p.Entries), p.OpenEntries())
 	}
-	upsertToolCall := tx.StmtContext(ctx, s.stmt.upsertToolCall)
+	if err := s.stmt.upsertPlan.exec(ctx, tx, args); err != nil {
+		return nil, err
+	}
+	args = args[:0]
 	for _, t := range c.ToolCalls {
-		if err := exec(ctx, upsertToolCall,
-			t.SessionID, t.ID, t.Created.UnixNano(), mustJSON(t)); err != nil {
-			return nil, err
-		}
+		args = append(args, t.SessionID, t.ID, t.Created.UnixNano(), mustJSON(t))
+	}
+	if err := s.stmt.upsertToolCall.exec(ctx, tx, args); err != nil {
+		return nil, err
 	}
 	updateActivity, insertActivity := tx.StmtContext(ctx, s.stmt.updateActivity), tx.StmtContext(ctx, s.stmt.insertActivity)
 	for _, a := range c.Activity {

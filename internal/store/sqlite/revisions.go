@@ -22,17 +22,34 @@ UPDATE plan_revisions SET at = COALESCE(CAST(unixepoch(json_extract(CAST(body AS
 // when that one is known (package delta), and returns the batch, to hand its revisions to the
 // cache once tx commits.
 func (s *plansStore) putRevisions(ctx context.Context, tx *sql.Tx, revs []*plans.Plan, seq uint64) (*delta.Batch, error) {
-	stmt := tx.StmtContext(ctx, s.stmt.insertRevision)
-	b := s.cache.Batch(func(k plans.PlanKey, revision int) (delta.Fields, error) { return rebuild(ctx, tx, k, revision) })
+	args := make([]any, 0, 6*len(revs))
+	// The rows go out several to a statement, once encoded. A base that neither the batch nor
+	// the cache holds is read back from the rows; the rows encoded so far go in first, so the
+	// read sees every revision before it.
+	write := func() error {
+		err := s.stmt.insertRevision.exec(ctx, tx, args)
+		args = args[:0]
+		if err != nil {
+			return fmt.Errorf("store revisions: %w", err)
+		}
+		return nil
+	}
+	b := s.cache.Batch(func(k plans.PlanKey, revision int) (delta.Fields, error) {
+		if err := write(); err != nil {
+			return nil, err
+		}
+		return rebuild(ctx, tx, k, revision)
+	})
 	for _, p := range revs {
 		p.Seq = seq
 		format, body, err := b.Encode(p)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := stmt.ExecContext(ctx, p.SessionID, p.ID, p.Revision, body, format, p.Updated.UnixMilli()); err != nil {
-			return nil, fmt.Errorf("store revision %d of plan %q: %w", p.Revision, p.ID, err)
-		}
+		args = append(args, p.SessionID, p.ID, p.Revision, body, format, p.Updated.UnixMilli())
+	}
+	if err := write(); err != nil {
+		return nil, err
 	}
 	return b, nil
 }

@@ -14,7 +14,8 @@ import (
 // so a statement prepared on the pool stays prepared on that connection, and tx.StmtContext
 // reuses it rather than preparing it again.
 type writeStmts struct {
-	upsertSession, upsertPlan, insertRevision, upsertToolCall *sql.Stmt
+	// The rows a batch may write many of, several to a statement (multirow.go).
+	upsertSession, upsertPlan, insertRevision, upsertToolCall *multiRow
 	updateActivity, insertActivity                            *sql.Stmt
 	// The reads a batch makes before it commits, on the writer so they see its own state.
 	session, plan, toolCall, lastActivity *sql.Stmt
@@ -33,14 +34,19 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 		*dst = s
 		errs = append(errs, err)
 	}
-	prep(&st.upsertSession, `INSERT INTO sessions(id, body, last_seen, ended, seq, first_seen) VALUES(?,?,?,?,?,?)
-		ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen, ended=excluded.ended, seq=excluded.seq`)
-	prep(&st.upsertPlan, `INSERT INTO plans(session_id, plan_id, removed, updated, body, entry_count, open_count) VALUES(?,?,?,?,?,?,?)
-		ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body,
+	multi := func(dst **multiRow, head string, cols int, tail string) {
+		m, err := prepareMultiRow(ctx, w, head, cols, tail)
+		*dst = m
+		errs = append(errs, err)
+	}
+	multi(&st.upsertSession, `INSERT OR FAIL INTO sessions(id, body, last_seen, ended, seq, first_seen)`, 6,
+		` ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen, ended=excluded.ended, seq=excluded.seq`)
+	multi(&st.upsertPlan, `INSERT OR FAIL INTO plans(session_id, plan_id, removed, updated, body, entry_count, open_count)`, 7,
+		` ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body,
 			entry_count=excluded.entry_count, open_count=excluded.open_count`)
-	prep(&st.insertRevision, `INSERT INTO plan_revisions(session_id, plan_id, revision, body, format, at) VALUES(?,?,?,?,?,?)`)
-	prep(&st.upsertToolCall, `INSERT INTO tool_calls(session_id, id, created, body) VALUES(?,?,?,?)
-		ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`)
+	multi(&st.insertRevision, `INSERT OR FAIL INTO plan_revisions(session_id, plan_id, revision, body, format, at)`, 6, ``)
+	multi(&st.upsertToolCall, `INSERT OR FAIL INTO tool_calls(session_id, id, created, body)`, 4,
+		` ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`)
 	prep(&st.updateActivity, `UPDATE activity SET body=? WHERE id=?`)
 	prep(&st.insertActivity, `INSERT INTO activity(session_id, body) VALUES(?,?)`)
 	prep(&st.session, `SELECT body FROM sessions WHERE id=?`)
@@ -57,8 +63,10 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 
 // close releases the statements; the DB closes them too, so this only matters on a failed open.
 func (st *writeStmts) close() {
-	for _, s := range []*sql.Stmt{st.upsertSession, st.upsertPlan, st.insertRevision, st.upsertToolCall,
-		st.updateActivity, st.insertActivity, st.session, st.plan, st.toolCall, st.lastActivity, st.dataVersion} {
+	for _, m := range []*multiRow{st.upsertSession, st.upsertPlan, st.insertRevision, st.upsertToolCall} {
+		m.close()
+	}
+	for _, s := range []*sql.Stmt{st.updateActivity, st.insertActivity, st.session, st.plan, st.toolCall, st.lastActivity, st.dataVersion} {
 		if s != nil {
 			s.Close()
 		}

@@ -1,0 +1,74 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+)
+
+// multiRow is one INSERT prepared for several numbers of rows at once. A batch of a hundred
+// updates writes a hundred revisions and dozens of sessions and plans; each statement run
+// through database/sql and the driver pays for a call, a step and a reset whatever its size, and
+// one row per statement spent about as much on that as SQLite spent storing the rows. A batch's
+// rows go out in as few statements as chunkSizes allow: 100 rows in four.
+type multiRow struct {
+	cols  int
+	stmts []*sql.Stmt // stmts[i] inserts chunkSizes[i] rows
+}
+
+// A statement that writes several rows and may stop part way (ABORT, SQLite's default for a
+// constraint) makes SQLite copy every page it touches to a statement journal first, so it can
+// undo just that statement: more than the rows cost, spilling to a temporary file. The statements
+// say OR FAIL instead, which stops without undoing the rows before; a batch whose statement fails
+// is rolled back whole, so nothing of it is kept either way.
+
+// chunkSizes are the numbers of rows a multiRow inserts in one statement, largest first; the
+// last is 1 so any number of rows is written. The largest keeps a statement's variables (64 rows
+// of at most 7 columns) far below SQLite's limit of 32,766.
+var chunkSizes = []int{64, 16, 4, 1}
+
+// prepareMultiRow prepares head + VALUES(?,…) for each chunk size, cols variables a row, + tail
+// (an ON CONFLICT clause or nothing).
+func prepareMultiRow(ctx context.Context, w *sql.DB, head string, cols int, tail string) (*multiRow, error) {
+	row := "(" + strings.Repeat("?,", cols-1) + "?)"
+	m := &multiRow{cols: cols}
+	for _, n := range chunkSizes {
+		st, err := w.PrepareContext(ctx, head+" VALUES"+strings.Repeat(row+",", n-1)+row+tail)
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		m.stmts = append(m.stmts, st)
+	}
+	return m, nil
+}
+
+// exec inserts the rows in args (cols values each, in order) in tx.
+func (m *multiRow) exec(ctx context.Context, tx *sql.Tx, args []any) error {
+	if len(args)%m.cols != 0 {
+		return errors.New("sqlite: a multi-row insert given a partial row")
+	}
+	for i, n := range chunkSizes {
+		var st *sql.Stmt // bound to tx once, when first used
+		for len(args) >= n*m.cols {
+			if st == nil {
+				st = tx.StmtContext(ctx, m.stmts[i])
+			}
+			if _, err := st.ExecContext(ctx, args[:n*m.cols]...); err != nil {
+				return err
+			}
+			args = args[n*m.cols:]
+		}
+	}
+	return nil
+}
+
+func (m *multiRow) close() {
+	if m == nil {
+		return
+	}
+	for _, st := range m.stmts {
+		st.Close()
+	}
+}
