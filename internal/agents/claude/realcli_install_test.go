@@ -23,7 +23,9 @@ func TestRealClaudeInstallKeepsUserSettings(t *testing.T) {
 	dir := t.TempDir()
 	userRec, ourRec := filepath.Join(dir, "user.jsonl"), filepath.Join(dir, "plandash.jsonl")
 	bin := filepath.Join(dir, "bin", "plandash")
-	script := "#!/bin/sh\n{ printf '%s ' \"$*\"; tr -d '\\n'; echo; } >> " + agenttest.ShellQuote(ourRec) + "\n"
+	// One write per run: Claude Code runs hooks at once (SessionStart beside UserPromptSubmit),
+	// and a record written in parts interleaved with another's.
+	script := "#!/bin/sh\nline=\"$* $(tr -d '\\n')\"\nprintf '%s\\n' \"$line\" >> " + agenttest.ShellQuote(ourRec) + "\n"
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		t.Fatal(err)
 	}
