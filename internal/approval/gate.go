@@ -37,7 +37,6 @@ type Config struct {
 type Change struct {
 	Request *Request // the created or decided request, or nil
 	Rule    *Rule    // the added or revoked rule, or nil
-	Pending int      // pending requests after the change
 	Seq     uint64
 	// Remote says another instance made the change (see Gate.Notify): listeners that show
 	// changes show it; listeners that act on them leave it to the instance that made it.
@@ -359,14 +358,10 @@ func (g *Gate) changed(ctx context.Context, c Change) {
 		}
 		g.wmu.Unlock()
 	}
-	if len(g.listeners) == 0 {
-		return
-	}
-	n, err := g.store.CountPending(ctx)
-	if err != nil {
-		g.cfg.Log.Error("approval: count pending", "err", err)
-	}
-	c.Pending, c.Seq = n, max(g.seq, seqOf(c))
+	// No count of the pending requests rides along: it was a query per change under g.mu
+	// (in a burst of a thousand plans, a third of a second the gate's writers queued for),
+	// and no listener read it; those that show a count read it when they render.
+	c.Seq = max(g.seq, seqOf(c))
 	for _, fn := range g.listeners {
 		fn(c)
 	}
