@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/plandash/plandash/internal/client"
@@ -26,6 +27,9 @@ type Agent struct {
 	PlansDir string
 	Speed    float64 // 1 is real-time-ish; larger is faster
 	Log      io.Writer
+
+	mu   sync.Mutex
+	open []string // the hook sessions started and not ended yet (waits.go)
 }
 
 // Run plays the scripted agents side by side, over and over.
@@ -37,6 +41,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		return errors.New("demo: no server to post to")
 	}
 	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
+		return err
+	}
+	if err := a.endStale(ctx); err != nil {
 		return err
 	}
 	go a.sharedRelease(ctx)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -300,6 +301,52 @@ func TestDemoAsksAndWaits(t *testing.T) {
 			case w.Kind == "input" && answered && strings.Contains(w.Detail, "Going with SQLite"):
 				seen["went on"] = true
 			}
+		}
+	}
+}
+
+// TestDemoEndsAStoppedRunsWaits: a demo stopped while its idle agent waits for the next prompt
+// leaves that wait behind; the next demo on the same directory ends it before starting its own.
+func TestDemoEndsAStoppedRunsWaits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the scripted agents take seconds")
+	}
+	base, dir := serve(t, t.TempDir()), t.TempDir()
+	type list struct {
+		Seq   uint64
+		Waits []struct{ ID, Kind, Detail string }
+	}
+	// inputWaits are the ids of the waits for a next prompt, after the list changed past seq.
+	inputWaits := func(l *list) []string {
+		api(t, base, "GET", fmt.Sprintf("/api/v1/waits?after=%d&wait=5s", l.Seq), "", l)
+		var ids []string
+		for _, w := range l.Waits {
+			if w.Kind == "input" && strings.Contains(w.Detail, "Shall I also export") {
+				ids = append(ids, w.ID)
+			}
+		}
+		return ids
+	}
+	stop := runAgent(t, &demo.Agent{API: client.New(base, token), Dir: dir, Speed: 10})
+	var l list
+	var stale []string
+	for deadline := time.Now().Add(wait); len(stale) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s no agent waited for its next prompt; last list %+v", wait, l)
+		}
+		stale = inputWaits(&l)
+	}
+	stop()
+	if left := inputWaits(&list{}); !slices.Contains(left, stale[0]) {
+		t.Fatalf("the stopped demo's wait %s is gone before the next run (waits %v): nothing to test", stale[0], left)
+	}
+	runAgent(t, &demo.Agent{API: client.New(base, token), Dir: dir, Speed: 10})
+	for deadline := time.Now().Add(wait); ; {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s the stopped run's wait %s still waits; last list %+v", wait, stale[0], l)
+		}
+		if !slices.Contains(inputWaits(&l), stale[0]) {
+			break
 		}
 	}
 }

@@ -3,7 +3,13 @@ package demo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -16,6 +22,7 @@ import (
 func questionAgent(r *run) error {
 	sid := fmt.Sprintf("demo-ask-%d-%d", r.round, time.Now().UnixNano())
 	const cwd = "/home/dev/billing"
+	r.a.opened(sid)
 	r.hook(hookEvent{"session_id": sid, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "Add storage to the billing service"})
 	if !r.pause(2 * time.Second) {
 		return r.err
@@ -51,7 +58,7 @@ func questionAgent(r *run) error {
 	if !r.pause(4 * time.Second) {
 		return r.err
 	}
-	r.hook(hookEvent{"session_id": sid, "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+	r.endSession(sid)
 	return r.err
 }
 
@@ -60,6 +67,7 @@ func questionAgent(r *run) error {
 func idleAgent(r *run) error {
 	sid := fmt.Sprintf("demo-idle-%d-%d", r.round, time.Now().UnixNano())
 	const cwd = "/home/dev/gateway"
+	r.a.opened(sid)
 	r.hook(hookEvent{"session_id": sid, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "Add rate limiting to the gateway"})
 	r.hook(hookEvent{"session_id": sid, "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_idle_1",
 		"tool_input": hookEvent{"command": "go test ./...", "description": "Run the tests"}})
@@ -77,11 +85,66 @@ func idleAgent(r *run) error {
 	if !r.pause(3 * time.Second) {
 		return r.err
 	}
-	r.hook(hookEvent{"session_id": sid, "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+	r.endSession(sid)
 	return r.err
 }
 
 type hookEvent map[string]any
+
+// openSessionsFile, in the demo's directory, names the hook sessions a run started and has not
+// ended yet. A demo stopped mid-round (Ctrl-C, a kill) leaves them waiting for ever ("waits for
+// your next prompt", since hours), so the next run ends them before it starts its own.
+const openSessionsFile = "open-hook-sessions"
+
+// opened records that the session sid began.
+func (a *Agent) opened(sid string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.open = append(a.open, sid)
+	a.writeOpen()
+}
+
+// endSession ends the session sid as the person leaving Claude Code does, and forgets it.
+func (r *run) endSession(sid string) {
+	r.hook(hookEvent{"session_id": sid, "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+	if r.err != nil {
+		return
+	}
+	r.a.mu.Lock()
+	defer r.a.mu.Unlock()
+	r.a.open = slices.DeleteFunc(r.a.open, func(s string) bool { return s == sid })
+	r.a.writeOpen()
+}
+
+// writeOpen writes the open sessions' file; a.mu is held. The file is a convenience for the
+// next run: failing to write it stops nothing.
+func (a *Agent) writeOpen() {
+	path := filepath.Join(a.Dir, openSessionsFile)
+	if len(a.open) == 0 {
+		os.Remove(path)
+		return
+	}
+	os.WriteFile(path, []byte(strings.Join(a.open, "\n")+"\n"), 0o644)
+}
+
+// endStale ends the sessions an earlier run left open, then forgets them.
+func (a *Agent) endStale(ctx context.Context) error {
+	path := filepath.Join(a.Dir, openSessionsFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, sid := range strings.Fields(string(b)) {
+		ev := hookEvent{"session_id": sid, "hook_event_name": "SessionEnd", "reason": "other"}
+		if _, err := a.API.AgentHook(ctx, "claude", mustJSON(ev), false); err != nil {
+			return fmt.Errorf("demo: ending session %s of an earlier run: %w", sid, err)
+		}
+	}
+	return os.Remove(path)
+}
 
 // hook posts one event nobody waits on.
 func (r *run) hook(ev hookEvent) {
