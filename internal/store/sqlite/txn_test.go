@@ -9,20 +9,26 @@ import (
 	"github.com/plandash/plandash/internal/plans"
 )
 
-// A batch reads what another process wrote to the file since this one last wrote it, though
-// this one remembers the rows it wrote (current.go).
-func TestBatchSeesAnotherProcess(t *testing.T) {
-	ctx := context.Background()
+// twoProcesses opens one file twice, as two processes on one data directory would.
+func twoProcesses(t *testing.T) (a, b *DB) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "plandash.db")
 	open := func() *DB {
-		db, err := Open(ctx, path)
+		db, err := Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
 		return db
 	}
-	a, b := open(), open() // two processes on one data directory
+	return open(), open()
+}
+
+// A batch reads what another process wrote to the file since this one last wrote it, though
+// this one remembers the rows it wrote (current.go).
+func TestBatchSeesAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	a, b := twoProcesses(t) // two processes on one data directory
 	at := time.Unix(100, 0).UTC()
 	write := func(db *DB, title string, rev int) {
 		t.Helper()
@@ -100,16 +106,7 @@ func TestBatchRollback(t *testing.T) {
 // process wrote too.
 func TestBatchSeesAnotherProcessCallsAndActivity(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "plandash.db")
-	open := func() *DB {
-		db, err := Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	a, b := open(), open()
+	a, b := twoProcesses(t)
 	at := time.Unix(100, 0).UTC()
 	// step reads the call and the newest activity in a batch of db, checks them, and writes
 	// the call with status and the activity with text appended.
