@@ -101,7 +101,7 @@ func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, se
 	args := make([]any, 0, 7*max(len(c.Sessions), len(c.Plans), len(c.ToolCalls)))
 	for _, sess := range c.Sessions {
 		sess.Seq = seq
-		args = append(args, sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen))
+		args = append(args, sess.ID, delta.EncodeSession(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen))
 	}
 	if err := s.stmt.upsertSession.exec(ctx, tx, args); err != nil {
 		return nil, err
