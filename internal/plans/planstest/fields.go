@@ -59,6 +59,10 @@ func vary(f reflect.Value) bool {
 			e.SetString("varied")
 		}
 		f.Set(reflect.Append(reflect.AppendSlice(reflect.MakeSlice(f.Type(), 0, f.Len()+1), f), e))
+	case f.Kind() == reflect.Pointer && f.IsNil():
+		f.Set(reflect.New(f.Type().Elem()))
+	case f.Kind() == reflect.Pointer:
+		f.SetZero()
 	default:
 		return false
 	}

@@ -111,3 +111,53 @@ func checkPlan(t *testing.T, p *plans.Plan) {
 		t.Errorf("EncodePlan = %s\nencoding/json  %s", got, want)
 	}
 }
+
+// sessionFields are plans.Session's fields in order, as EncodeSession writes them: a field
+// added to Session must be added to EncodeSession too.
+var sessionFields = []string{"ID", "Agent", "AgentTitle", "Cwd", "Host", "Source", "AgentSessionID", "Via", "Usage",
+	"Title", "Mode", "FirstSeen", "LastSeen", "Ended", "Streaming", "Seq"}
+
+// TestEncodeSession: EncodeSession writes what encoding/json writes, for a session with each
+// field changed alone and for sessions with awkward text.
+func TestEncodeSession(t *testing.T) {
+	ty := reflect.TypeFor[plans.Session]()
+	var names []string
+	for i := range ty.NumField() {
+		names = append(names, ty.Field(i).Name)
+	}
+	if !reflect.DeepEqual(names, sessionFields) {
+		t.Fatalf("plans.Session has the fields %v; EncodeSession writes %v: teach it the change", names, sessionFields)
+	}
+	base := plans.Session{ID: "s", Agent: "claude", FirstSeen: rt0, LastSeen: rt0.Add(time.Second), Seq: 3}
+	checkSession(t, &base)
+	for _, s := range planstest.Vary(t, base) {
+		checkSession(t, &s)
+	}
+	full := base
+	full.Via = []string{plans.ViaHooks, plans.ViaTranscript}
+	full.Usage = &plans.Usage{Used: 1, Size: 2, InputTokens: 3, OutputTokens: 4, Model: "<m>", Cost: &plans.Cost{Amount: 0.125, Currency: "USD"}}
+	checkSession(t, &full)
+	for _, s := range awkward {
+		v := full
+		v.ID, v.Agent, v.AgentTitle, v.Cwd, v.Host, v.Source, v.AgentSessionID = s, s, s, s, s, s, s
+		v.Via, v.Title, v.Mode, v.Streaming = []string{s}, s, s, s
+		checkSession(t, &v)
+	}
+	checkSession(t, &plans.Session{})
+	checkSession(t, &plans.Session{LastSeen: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}) // MarshalJSON fails: so must EncodeSession
+}
+
+func checkSession(t *testing.T, s *plans.Session) {
+	t.Helper()
+	want, wantErr := json.Marshal(s)
+	if wantErr != nil {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("EncodeSession of a session encoding/json refuses (%v) did not panic", wantErr)
+			}
+		}()
+	}
+	if got := EncodeSession(s); !bytes.Equal(got, want) {
+		t.Errorf("EncodeSession = %s\nencoding/json    %s", got, want)
+	}
+}

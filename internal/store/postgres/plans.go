@@ -140,7 +140,7 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 			sess.Seq = seq
 			b.Queue(`INSERT INTO sessions(id, body, last_seen_ns, ended, seq, first_seen_ns) VALUES($1,$2,$3,$4,$5,$6)
 				ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen_ns=excluded.last_seen_ns, ended=excluded.ended, seq=excluded.seq`,
-				sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, n, plans.TimeNS(sess.FirstSeen))
+				sess.ID, delta.EncodeSession(sess), sess.LastSeen.UnixNano(), sess.Ended, n, plans.TimeNS(sess.FirstSeen))
 		}
 		var err error
 		if batch, err = s.putRevisions(ctx, tx, b, c.Revisions, seq); err != nil {

@@ -101,7 +101,7 @@ func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, se
 	args := make([]any, 0, 7*max(len(c.Sessions), len(c.Plans), len(c.ToolCalls)))
 	for _, sess := range c.Sessions {
 		sess.Seq = seq
-		args = append(args, sess.ID, mustJSON(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen))
+		args = append(args, sess.ID, delta.EncodeSession(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen))
 	}
 	if err := s.stmt.upsertSession.exec(ctx, tx, args); err != nil {
 		return nil, err
@@ -131,13 +131,21 @@ func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, se
 	if err := s.stmt.upsertToolCall.exec(ctx, tx, args); err != nil {
 		return nil, err
 	}
-	updateActivity, insertActivity := tx.StmtContext(ctx, s.stmt.updateActivity), tx.StmtContext(ctx, s.stmt.insertActivity)
+	// Bound to tx only when used: binding registers a statement with the transaction, to be
+	// closed with it, and most commits of plan updates have no activity.
+	var updateActivity, insertActivity *sql.Stmt
 	for _, a := range c.Activity {
 		if a.ID != 0 {
+			if updateActivity == nil {
+				updateActivity = tx.StmtContext(ctx, s.stmt.updateActivity)
+			}
 			if err := exec(ctx, updateActivity, mustJSON(a), a.ID); err != nil {
 				return nil, err
 			}
 			continue
+		}
+		if insertActivity == nil {
+			insertActivity = tx.StmtContext(ctx, s.stmt.insertActivity)
 		}
 		res, err := insertActivity.ExecContext(ctx, a.SessionID, mustJSON(a))
 		if err != nil {
