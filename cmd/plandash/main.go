@@ -17,6 +17,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if len(os.Args) > 1 && os.Args[1] == "acp" {
+		acpRuntime(os.Getenv) // here, not in acpCmd: tests run acpCmd inside their own process
+	}
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	var ec exitCode

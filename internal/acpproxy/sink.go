@@ -201,7 +201,7 @@ func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 		}
 		var msg []byte
 		switch {
-		case valid && cursorMethod(b):
+		case valid && f.cursor:
 			continue // see cursorMethod
 		case valid:
 			msg = b
@@ -237,15 +237,20 @@ func coalescedNote(key string, n uint32) []byte {
 // CoalescedUpdate is the sessionUpdate kind of the proxy's note that plan states were skipped.
 const CoalescedUpdate = "_plandash_coalesced"
 
-// cursorMethod reports a request or notification of Cursor's own (cursor/…). They are not
-// posted: the server refuses methods that are not ACP's, and what they carry reaches the
-// dashboard as the checklist and the gate instead.
-func cursorMethod(b []byte) bool {
-	if !bytes.Contains(b, []byte(`"cursor/`)) || !acp.IsObject(b) {
+// cursorMethod reports whether method, a frame's method member as frameMethod reads it, names a
+// request or notification of Cursor's own (cursor/…). They are not posted: the server refuses
+// methods that are not ACP's, and what they carry reaches the dashboard as the checklist and the
+// gate instead. The tap reads it from the method it has already found, so posting a frame no
+// longer searches the whole of it.
+func cursorMethod(method []byte) bool {
+	if bytes.HasPrefix(method, []byte(`"cursor/`)) {
+		return true
+	}
+	if bytes.IndexByte(method, '\\') < 0 {
 		return false
 	}
-	m, _ := acp.Unquote(member(b, "method"))
-	return strings.HasPrefix(m, "cursor/")
+	m, ok := acp.Unquote(method)
+	return ok && strings.HasPrefix(m, "cursor/")
 }
 
 // flushEarly writes the held violations, now that there is a session to show them in.

@@ -245,3 +245,23 @@ func TestSinkClosesSessionsWhenTheProxyEnds(t *testing.T) {
 		t.Fatalf("closed %v, want s1,s2", closed)
 	}
 }
+
+// TestCursorMethod: a method is Cursor's own by its decoded name, whichever way it is spelled.
+func TestCursorMethod(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want bool
+	}{
+		{`"cursor/update_todos"`, true},
+		{`"\u0063ursor/ask_question"`, true},
+		{`"cursor/"`, true},
+		{`"session/update"`, false},
+		{`"session/cursor/x"`, false},
+		{`"\u0073ession/update"`, false},
+		{``, false},
+	} {
+		if got := cursorMethod([]byte(c.raw)); got != c.want {
+			t.Errorf("cursorMethod(%s) = %v, want %v", c.raw, got, c.want)
+		}
+	}
+}

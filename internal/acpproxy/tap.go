@@ -119,7 +119,7 @@ func (t *Tap) feedAt(dir acp.Direction, at time.Time, b []byte, owned bool) {
 			}
 			own = slab[off : off+len(line) : off+len(line)]
 		}
-		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == acp.AgentToClient})
+		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == acp.AgentToClient, cursor: cursorMethod(method)})
 		fs = t.cursorSide(fs, dir, line, method, at)
 	})
 	if len(fs) > 0 {
