@@ -66,3 +66,13 @@ func (t timedPlans) ListSessions(ctx context.Context, f plans.SessionFilter, aft
 	defer t.time("list_sessions")()
 	return t.st.ListSessions(ctx, f, after, limit)
 }
+
+func (t timedPlans) Outline(ctx context.Context, id string, n int, whole func(plans.PlanRef) bool) (plans.Outline, error) {
+	defer t.time("outline")()
+	return t.st.Outline(ctx, id, n, whole)
+}
+
+func (t timedPlans) RecentPlan(ctx context.Context, sessionID, planID string, n int) (plans.Plan, bool, error) {
+	defer t.time("recent_plan")()
+	return t.st.RecentPlan(ctx, sessionID, planID, n)
+}

@@ -118,3 +118,19 @@ func DirPattern(dir string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 	return r.Replace(strings.TrimRight(dir, "/")) + "/%"
 }
+
+// Outline is one session as a live overview redoes its group: the session, the tally of its
+// plans that are not removed, the newest of them by name and kind (most recently updated
+// first), and those of them asked for whole. Naming a plan costs a row; decoding one, its body.
+type Outline struct {
+	Session Session
+	Tally   Tally
+	Newest  []PlanRef
+	Plans   []Plan // the plans of Newest asked for whole, in its order
+}
+
+// PlanRef names one of a session's plans and says how it is shown, without its body.
+type PlanRef struct {
+	ID   string
+	Kind Kind
+}

@@ -203,6 +203,16 @@ func (s *Service) ListSessions(ctx context.Context, f SessionFilter, after Sessi
 	return s.store.ListSessions(ctx, f, after, limit)
 }
 
+// Outline is session id as a live overview redoes its group (see Store.Outline).
+func (s *Service) Outline(ctx context.Context, id string, n int, whole func(PlanRef) bool) (Outline, error) {
+	return s.store.Outline(ctx, id, n, whole)
+}
+
+// RecentPlan is a plan if it is among its session's n newest (see Store.RecentPlan).
+func (s *Service) RecentPlan(ctx context.Context, sessionID, planID string, n int) (Plan, bool, error) {
+	return s.store.RecentPlan(ctx, sessionID, planID, n)
+}
+
 // SessionDetail is everything the session page shows: the session, its plans, its newest tool
 // calls (ToolCallTotal says how many it has in all) and its recent activity.
 type SessionDetail struct {

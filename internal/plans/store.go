@@ -56,6 +56,14 @@ type Store interface {
 	// in the list's order (see SessionCursor), and whether more follow. Its cost is the page's,
 	// however many sessions are stored.
 	ListSessions(ctx context.Context, f SessionFilter, after SessionCursor, limit int) ([]SessionPlans, bool, error)
+	// Outline is session id with the tally of its plans that are not removed, the newest n of
+	// them named (see Outline), and those of the n that whole picks decoded: no other plan's body
+	// is decoded. A session that does not exist is an error of kind NotFound.
+	Outline(ctx context.Context, id string, n int, whole func(PlanRef) bool) (Outline, error)
+	// RecentPlan is plan planID of session sessionID if it is not removed and among the n most
+	// recently updated of the session's plans that are not removed (ties by id, as Outline
+	// orders them): a card a group of n shows. False when it is not, or does not exist.
+	RecentPlan(ctx context.Context, sessionID, planID string, n int) (Plan, bool, error)
 	// Sessions lists recent sessions, active or not, most recent first.
 	Sessions(ctx context.Context, limit int) ([]Session, error)
 	// SessionPlans lists a session's plans, removed ones too, newest first.

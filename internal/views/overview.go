@@ -3,11 +3,15 @@ package views
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/plandash/plandash/internal/agentid"
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
@@ -157,8 +161,8 @@ func (p *Pages) SharedStrip(ctx context.Context) ([]templates.SharedPlan, int) {
 	return out, total
 }
 
-// renderOverview redoes what a change touches on the overview: a session's group (or one card
-// leaving it), a shared plan's row in the strip, or what needs a person.
+// renderOverview redoes what a change touches on the overview: a session's group (its parts
+// around the cards, or one card), a shared plan's row in the strip, or what needs a person.
 func (p *Pages) renderOverview(ctx context.Context, _ string, c live.Change) ([]live.Fragment, error) {
 	switch c.Kind {
 	case changeShared:
@@ -167,8 +171,11 @@ func (p *Pages) renderOverview(ctx context.Context, _ string, c live.Change) ([]
 		needs, total := p.needsYou(ctx)
 		return []live.Fragment{{ID: templates.NeedsYouID, View: templates.NeedsYou(needs, total, p.plans.Now())}}, nil
 	}
-	if c.Part != "" {
-		return overviewRemoved(c.ID, strings.TrimPrefix(c.Part, partRemoved)), nil
+	switch {
+	case strings.HasPrefix(c.Part, partPlan):
+		return p.overviewCard(ctx, c.ID, strings.TrimPrefix(c.Part, partPlan))
+	case c.Part != "":
+		return []live.Fragment{cardGone(c.ID, strings.TrimPrefix(c.Part, partRemoved))}, nil
 	}
 	return p.overviewFragments(ctx, c.ID, p.plans.Now())
 }
@@ -201,50 +208,88 @@ func (p *Pages) sharedRowFragment(ctx context.Context, name string) ([]live.Frag
 	return []live.Fragment{{ID: id, Parent: templates.SharedStripID, View: templates.SharedRow(sharedFromEntry(e), p.now())}}, nil
 }
 
-// overviewFragments renders session id's group for the overview (a gone session's too, dimmed)
-// from the plans it shows and the tally of the rest, as the overview's page reads them: whole, for
-// a page that does not show it yet, and in parts for a page that does: its head, waits and "more"
-// link, each card (the socket sends only those a page does not show already: a diagram's card
-// changes with its tool calls, not only with its revisions), and the removal of cards that just
-// fell out of it. Or its removal when the session has no plan left to show.
+// overviewFragments renders session id's group for the overview (a gone session's too, dimmed):
+// whole, for a page that does not show it yet, and in parts for a page that does: its head, waits
+// and "more" link, the cards that change with more than their plan (a diagram follows its tool
+// calls, a file plan its file), and the removal of cards that just fell out of it. Or its
+// removal when the session has no plan left to show. A plan's own change redraws its card on its
+// own (overviewCard), so the plans are named here, not read: reading and drawing every card of
+// the group for each change to one of them was most of what a change cost.
 func (p *Pages) overviewFragments(ctx context.Context, id string, now time.Time) ([]live.Fragment, error) {
+	gid := templates.GroupID(id)
 	// Two more plans than the group shows: the cards a page may still show after one commit
 	// pushed newer plans in front of them.
-	gs, _, err := p.plans.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans + 2}, plans.SessionCursor{}, 1)
+	o, err := p.plans.Outline(ctx, id, templates.MaxGroupPlans+2, drawnWithMore)
+	if errs.KindOf(err) == errs.NotFound || err == nil && o.Tally.Plans == 0 {
+		return []live.Fragment{live.Remove(gid)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(gs) == 0 {
-		return []live.Fragment{live.Remove(templates.GroupID(id))}, nil
-	}
-	g := gs[0]
-	shown := g.Plans[:min(len(g.Plans), templates.MaxGroupPlans)]
-	group := templates.NewGroup(g.Session, p.planViews(ctx, shown, nil, true), g.Tally, p.waitingBySession(ctx)[id], now, p.plans.Idle())
-	gid := templates.GroupID(id)
+	shown := o.Newest[:min(len(o.Newest), templates.MaxGroupPlans)]
+	group := templates.GroupParts(o.Session, len(shown), o.Tally, p.waitingBySession(ctx)[id], now, p.plans.Idle())
 	out := []live.Fragment{
-		{ID: gid, Parent: "sessions", View: templates.SessionGroup(group, now), Whole: true},
+		{ID: gid, Parent: "sessions", View: p.wholeGroup(ctx, id, now), Whole: true},
 		{ID: templates.GroupHeadID(id), Of: gid, View: templates.GroupHeadMain(group)},
 		{ID: templates.GroupLastID(id), Of: gid, View: templates.GroupLast(group, now)},
 		{ID: templates.GroupUsageID(id), Of: gid, View: templates.GroupUsage(group)},
 		{ID: templates.GroupWaitingID(id), Of: gid, View: templates.GroupWaiting(group, now)},
 		{ID: templates.GroupMoreID(id), Of: gid, View: templates.GroupMore(group)},
 	}
-	for _, v := range group.Plans {
+	cards := slices.DeleteFunc(o.Plans, func(pl plans.Plan) bool {
+		return !slices.ContainsFunc(shown, func(r plans.PlanRef) bool { return r.ID == pl.ID })
+	})
+	for _, v := range p.planViews(ctx, cards, nil, true) {
 		out = append(out, live.Fragment{ID: templates.PlanID(v.Plan), Parent: templates.GroupCardsID(id), Of: gid, View: templates.PlanCard(v)})
 	}
-	for _, gone := range g.Plans[len(shown):] {
-		f := live.Remove(templates.PlanID(gone))
-		f.Of = gid
-		out = append(out, f)
+	for _, gone := range o.Newest[len(shown):] {
+		out = append(out, cardGone(id, gone.ID))
 	}
 	return out, nil
 }
 
-// overviewRemoved takes a removed plan's card out of its group on a page that shows the group;
-// a plan that changed otherwise is redrawn with its session (overviewFragments). A plan removed
-// and then revised again is numbered later than its removal, so pages keep the newer card.
-func overviewRemoved(id, planID string) []live.Fragment {
+// drawnWithMore picks the plans whose cards show more than the plan: a diagram's nodes follow
+// its tool calls, a file plan shows its file.
+func drawnWithMore(r plans.PlanRef) bool { return r.Kind == plans.KindDAG || r.Kind == plans.KindFile }
+
+// wholeGroup is session id's group whole, read when it is drawn: only a page that does not show
+// the group yet is sent it (live.Fragment's Whole), and most changes reach none.
+func (p *Pages) wholeGroup(ctx context.Context, id string, now time.Time) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		gs, _, err := p.plans.ListSessions(ctx, plans.SessionFilter{IDs: []string{id}, PlansPer: templates.MaxGroupPlans}, plans.SessionCursor{}, 1)
+		if err != nil {
+			return err
+		}
+		if len(gs) == 0 {
+			return fmt.Errorf("session %s has no plan left to show", id)
+		}
+		g := gs[0]
+		group := templates.NewGroup(g.Session, p.planViews(ctx, g.Plans, nil, true), g.Tally, p.waitingBySession(ctx)[id], now, p.plans.Idle())
+		return templates.SessionGroup(group, now).Render(ctx, w)
+	})
+}
+
+// overviewCard redraws plan planID's card in session id's group, for a page that shows the group,
+// or takes it out when the plan is no longer among those the group shows (removed, or pushed out
+// by newer ones). The rest of the group is redone by the session's own change
+// (overviewFragments), which a commit that changes a plan announces too.
+func (p *Pages) overviewCard(ctx context.Context, id, planID string) ([]live.Fragment, error) {
+	pl, shown, err := p.plans.RecentPlan(ctx, id, planID, templates.MaxGroupPlans)
+	if err != nil {
+		return nil, err
+	}
+	if !shown {
+		return []live.Fragment{cardGone(id, planID)}, nil
+	}
+	v := p.planViews(ctx, []plans.Plan{pl}, nil, true)[0]
+	return []live.Fragment{{ID: templates.PlanID(v.Plan), Parent: templates.GroupCardsID(id), Of: templates.GroupID(id), View: templates.PlanCard(v)}}, nil
+}
+
+// cardGone takes plan planID's card out of session id's group on a page that shows the group. A
+// plan removed and then revised again is numbered later than its removal, so pages keep the
+// newer card.
+func cardGone(id, planID string) live.Fragment {
 	f := live.Remove(templates.PlanID(plans.Plan{SessionID: id, ID: planID}))
 	f.Of = templates.GroupID(id)
-	return []live.Fragment{f}
+	return f
 }

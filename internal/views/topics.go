@@ -31,7 +31,7 @@ const (
 
 // registerTopics declares every live page: which changes it shows and how it renders them.
 func (p *Pages) registerTopics() {
-	p.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeWaits}, Parts: true, PartPrefixes: []string{partRemoved}, Render: p.renderOverview, Snapshot: p.overviewSnapshot})
+	p.live.Register(live.Topic{Name: topicAll, Kinds: []string{changeSession, changeShared, changeWaits}, Parts: true, PartPrefixes: []string{partPlan, partRemoved}, Render: p.renderOverview, Snapshot: p.overviewSnapshot})
 	p.live.Register(live.Topic{Name: topicSession, Keyed: true, Parts: true, PartPrefixes: []string{partPlan, partCall, partCallCount, partActivity}, Kinds: []string{changeSession}, Render: p.renderSessionPart, Snapshot: p.renderSession})
 	p.live.Register(live.Topic{Name: topicApprovals, Kinds: []string{changeApproval, changeRules, changePermissions, changeWaits}, Render: p.renderInbox})
 	p.live.Register(live.Topic{Name: topicApproval, Keyed: true, Kinds: []string{changeApproval}, Render: p.renderApprovalPanel})
@@ -46,14 +46,12 @@ func (p *Pages) registerTopics() {
 	}
 }
 
-// sessionsCommitted is the plans service's listener: every touched session as a whole (the
-// overview's group, the page's head), and the parts that changed, which a session's page redoes
-// on their own.
+// sessionsCommitted is the plans service's listener: the parts that changed, which pages redo
+// on their own (a plan's card on the overview and on its session's page), then every touched
+// session as a whole (the overview's group around its cards, the page's head). The parts go
+// first: they are what a person watches change, and workers take changes in the order announced.
 func (p *Pages) sessionsCommitted(c plans.Committed) {
 	cs := make([]live.Change, 0, len(c.Sessions)+len(c.Plans)+len(c.Removed)+len(c.ToolCalls)+len(c.Activity))
-	for _, id := range c.Sessions {
-		cs = append(cs, live.Change{Kind: changeSession, ID: id})
-	}
 	for _, pl := range c.Plans {
 		cs = append(cs, live.Change{Kind: changeSession, ID: pl.SessionID, Part: partPlan + pl.PlanID})
 	}
@@ -68,6 +66,9 @@ func (p *Pages) sessionsCommitted(c plans.Committed) {
 	}
 	for _, id := range c.Activity {
 		cs = append(cs, live.Change{Kind: changeSession, ID: id, Part: partActivity})
+	}
+	for _, id := range c.Sessions {
+		cs = append(cs, live.Change{Kind: changeSession, ID: id})
 	}
 	p.live.Announce(cs...)
 }

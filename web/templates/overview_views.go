@@ -106,8 +106,15 @@ func groupState(s plans.Session, t plans.Tally, waiting []Waiting, now time.Time
 // MaxGroupPlans are kept), the rest counted from the tally of all of them, and its state at now.
 func NewGroup(s plans.Session, views []PlanView, t plans.Tally, waiting []Waiting, now time.Time, idle time.Duration) Group {
 	views = views[:min(len(views), MaxGroupPlans)]
-	return Group{Session: s, Plans: views, Waiting: waiting, State: groupState(s, t, waiting, now, idle),
-		MorePlans: max(t.Plans-len(views), 0)}
+	g := GroupParts(s, len(views), t, waiting, now, idle)
+	g.Plans = views
+	return g
+}
+
+// GroupParts is a session's group without its cards, for drawing the parts around them (its
+// head, waits and "more" link) when it shows shown cards of the plans t counts.
+func GroupParts(s plans.Session, shown int, t plans.Tally, waiting []Waiting, now time.Time, idle time.Duration) Group {
+	return Group{Session: s, Waiting: waiting, State: groupState(s, t, waiting, now, idle), MorePlans: max(t.Plans-shown, 0)}
 }
 
 // groupClass is the group's classes: its state, and whether it waits for a person.

@@ -2,10 +2,12 @@ package planstest
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/plandash/plandash/internal/errs"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -197,4 +199,80 @@ func TallyOf(ps []plans.Plan) plans.Tally {
 		g.Add(p)
 	}
 	return g.Tally
+}
+
+// testOutline: Outline names a session's newest plans that are not removed, newest first (ties
+// by id), decodes only those asked for, and tallies them all; a session without plans has an
+// empty outline, one that does not exist is not found.
+func testOutline(t *testing.T, s plans.Store) {
+	ctx := context.Background()
+	dag := plan("s", "flow", 1, 30)
+	dag.Kind, dag.Type, dag.Entries = plans.KindDAG, "_dag", nil
+	removed := plan("s", "gone", 1, 40)
+	removed.Removed = true
+	tie := plan("s", "b", 1, 20)
+	tie.Entries = append(tie.Entries, plans.Entry{Content: "done", Priority: "low", Status: plans.StatusCompleted})
+	commit(t, s, &plans.Changes{
+		Sessions: []*plans.Session{session("s", 50), session("empty", 50)},
+		Plans:    []*plans.Plan{plan("s", "old", 1, 10), tie, plan("s", "a", 1, 20), dag, removed},
+	})
+	isDAG := func(r plans.PlanRef) bool { return r.Kind == plans.KindDAG }
+	o, err := s.Outline(ctx, "s", 3, isDAG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "session", o.Session.ID, "s")
+	same(t, "newest three", o.Newest, []plans.PlanRef{{ID: "flow", Kind: plans.KindDAG}, {ID: "a", Kind: plans.KindItems}, {ID: "b", Kind: plans.KindItems}})
+	same(t, "tally", o.Tally, plans.Tally{Plans: 4, Entries: 4, Open: 3})
+	if len(o.Plans) != 1 || o.Plans[0].ID != "flow" || o.Plans[0].Kind != plans.KindDAG {
+		t.Fatalf("the plans asked for: %+v", o.Plans)
+	}
+	// What is asked for beyond the newest n is not read.
+	o, err = s.Outline(ctx, "s", 1, func(r plans.PlanRef) bool { return r.ID == "old" })
+	if err != nil || len(o.Newest) != 1 || len(o.Plans) != 0 {
+		t.Fatalf("one named, an older one asked for: %+v, %v", o, err)
+	}
+	want, err := s.Plan(ctx, "s", "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err = s.Outline(ctx, "s", 10, func(r plans.PlanRef) bool { return r.ID == "old" })
+	if err != nil || len(o.Newest) != 4 || len(o.Plans) != 1 || !reflect.DeepEqual(o.Plans[0], want) {
+		t.Fatalf("every plan named, the oldest whole: %+v, %v", o, err)
+	}
+	o, err = s.Outline(ctx, "empty", 6, nil)
+	if err != nil || o.Session.ID != "empty" || len(o.Newest) != 0 || o.Tally != (plans.Tally{}) {
+		t.Fatalf("a session without plans: %+v, %v", o, err)
+	}
+	if _, err := s.Outline(ctx, "nope", 6, nil); errs.KindOf(err) != errs.NotFound {
+		t.Fatalf("a session that does not exist: %v", err)
+	}
+}
+
+// testRecentPlan: RecentPlan finds a plan among its session's n newest that are not removed
+// (ties by id), and nothing else.
+func testRecentPlan(t *testing.T, s plans.Store) {
+	ctx := context.Background()
+	removed := plan("s", "gone", 1, 40)
+	removed.Removed = true
+	commit(t, s, &plans.Changes{
+		Sessions: []*plans.Session{session("s", 50)},
+		Plans:    []*plans.Plan{plan("s", "old", 1, 10), plan("s", "b", 1, 20), plan("s", "a", 1, 20), plan("s", "new", 1, 30), removed},
+	})
+	for _, tt := range []struct {
+		id   string
+		n    int
+		want bool
+	}{
+		{"new", 1, true}, {"a", 1, false}, {"a", 2, true}, {"b", 2, false}, {"b", 3, true},
+		{"old", 3, false}, {"old", 4, true}, {"gone", 10, false}, {"nope", 10, false},
+	} {
+		p, ok, err := s.RecentPlan(ctx, "s", tt.id, tt.n)
+		if err != nil || ok != tt.want || ok && (p.ID != tt.id || p.SessionID != "s") {
+			t.Errorf("RecentPlan(%s, %d) = %s, %v, %v; want found %v", tt.id, tt.n, p.ID, ok, err, tt.want)
+		}
+	}
+	if _, ok, err := s.RecentPlan(ctx, "nope", "new", 10); ok || err != nil {
+		t.Errorf("a plan of a session that does not exist: %v, %v", ok, err)
+	}
 }

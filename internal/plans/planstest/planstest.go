@@ -30,6 +30,8 @@ func Run(t *testing.T, open func(t *testing.T) plans.Store, size RevisionBytes) 
 		{"SessionPlans, ToolCalls and Sessions order", testListOrder},
 		{"Activity merges and lists the newest", testActivity},
 		{"ListSessions pages by cursor and filters", testListSessions},
+		{"Outline names the newest plans and decodes those asked for", testOutline},
+		{"RecentPlan finds a plan among its session's newest", testRecentPlan},
 		{"WentIdle lists the sessions last seen in a window", testWentIdle},
 		{"a commit of many rows stores every one", testBigBatch},
 	} {

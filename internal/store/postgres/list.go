@@ -2,11 +2,13 @@ package postgres
 
 import (
 	"context"
-	"github.com/plandash/plandash/internal/agentid"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/plandash/plandash/internal/agentid"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -142,4 +144,70 @@ func (s *plansStore) ListSessions(ctx context.Context, f plans.SessionFilter, af
 		return nil, false, err
 	}
 	return out, more, nil
+}
+
+// Outline is one session with the tally of its plans and the newest n of them named, the ones
+// whole picks decoded; see plans.Store.
+func (s *plansStore) Outline(ctx context.Context, id string, n int, whole func(plans.PlanRef) bool) (plans.Outline, error) {
+	var (
+		out  plans.Outline
+		body []byte
+	)
+	err := s.pool.QueryRow(ctx, `SELECT s.body, t.n, t.entries, t.open FROM sessions s,
+		LATERAL (SELECT count(*) AS n, coalesce(sum(entry_count), 0) AS entries, coalesce(sum(open_count), 0) AS open
+			FROM plans WHERE session_id = s.id AND NOT removed) t
+		WHERE s.id = $1`, id).Scan(&body, &out.Tally.Plans, &out.Tally.Entries, &out.Tally.Open)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return plans.Outline{}, plans.ErrNotFound
+	}
+	if err != nil {
+		return plans.Outline{}, err
+	}
+	if out.Session, err = decode[plans.Session](body); err != nil {
+		return plans.Outline{}, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT plan_id, coalesce(body->>'kind', ''), body FROM plans
+		WHERE session_id = $1 AND NOT removed ORDER BY updated_ns DESC, plan_id LIMIT $2`, id, max(n, 0))
+	if err != nil {
+		return plans.Outline{}, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			ref plans.PlanRef
+			b   []byte
+		)
+		if err := rows.Scan(&ref.ID, &ref.Kind, &b); err != nil {
+			return plans.Outline{}, err
+		}
+		out.Newest = append(out.Newest, ref)
+		if whole == nil || !whole(ref) {
+			continue
+		}
+		p, err := decode[plans.Plan](b)
+		if err != nil {
+			return plans.Outline{}, err
+		}
+		out.Plans = append(out.Plans, p)
+	}
+	return out, rows.Err()
+}
+
+// RecentPlan is a plan if it is among its session's n newest; see plans.Store.
+func (s *plansStore) RecentPlan(ctx context.Context, sessionID, planID string, n int) (plans.Plan, bool, error) {
+	var (
+		body  []byte
+		newer int
+	)
+	err := s.pool.QueryRow(ctx, `SELECT p.body, (SELECT count(*) FROM plans q WHERE q.session_id = p.session_id AND NOT q.removed
+			AND (q.updated_ns > p.updated_ns OR q.updated_ns = p.updated_ns AND q.plan_id < p.plan_id))
+		FROM plans p WHERE p.session_id = $1 AND p.plan_id = $2 AND NOT p.removed`, sessionID, planID).Scan(&body, &newer)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && newer >= n {
+		return plans.Plan{}, false, nil
+	}
+	if err != nil {
+		return plans.Plan{}, false, err
+	}
+	p, err := decode[plans.Plan](body)
+	return p, err == nil, err
 }

@@ -1,11 +1,14 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"math"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/plandash/plandash/internal/plans"
 )
 
@@ -148,4 +151,100 @@ func anys(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// Outline is one session with the tally of its plans and the newest n of them named, the ones
+// whole picks decoded; see plans.Store. It reads on the readers, like the lists: the live
+// overview calls it for every change, and must not wait behind the writer's next commit.
+func (s *plansStore) Outline(ctx context.Context, id string, n int, whole func(plans.PlanRef) bool) (plans.Outline, error) {
+	var (
+		out  plans.Outline
+		body []byte
+	)
+	// An aggregate without GROUP BY answers one row, the session's body NULL when there is none.
+	err := s.r.QueryRowContext(ctx, `SELECT s.body, count(p.plan_id), coalesce(sum(p.entry_count), 0), coalesce(sum(p.open_count), 0)
+		FROM sessions s LEFT JOIN plans p ON p.session_id = s.id AND p.removed = 0 WHERE s.id = ?`, id).
+		Scan(&body, &out.Tally.Plans, &out.Tally.Entries, &out.Tally.Open)
+	if err != nil {
+		return plans.Outline{}, err
+	}
+	if body == nil {
+		return plans.Outline{}, plans.ErrNotFound
+	}
+	if out.Session, err = decode[plans.Session](body); err != nil {
+		return plans.Outline{}, err
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT plan_id, body FROM plans
+		WHERE session_id = ? AND removed = 0 ORDER BY updated DESC, plan_id`+limitTo(max(n, 0)), id)
+	if err != nil {
+		return plans.Outline{}, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			planID string
+			b      sql.RawBytes
+		)
+		if err := rows.Scan(&planID, &b); err != nil {
+			return plans.Outline{}, err
+		}
+		ref := plans.PlanRef{ID: planID, Kind: planKind(b)}
+		out.Newest = append(out.Newest, ref)
+		if whole == nil || !whole(ref) {
+			continue
+		}
+		p, err := decode[plans.Plan](b)
+		if err != nil {
+			return plans.Outline{}, err
+		}
+		out.Plans = append(out.Plans, p)
+	}
+	return out, rows.Err()
+}
+
+// planKind is a stored plan's kind, read from the body's members up to it without decoding the
+// rest (plans.Plan's kind comes third); "" when the body has none. SQLite's json_extract parses
+// the whole body into its binary form first: for a group's eight plans it cost as much as the
+// rest of the read.
+func planKind(b []byte) plans.Kind {
+	d := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
+		return ""
+	}
+	for d.PeekKind() == '"' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return ""
+		}
+		if name.String() == "kind" {
+			v, err := d.ReadToken()
+			if err != nil || v.Kind() != '"' {
+				return ""
+			}
+			return plans.Kind(v.String())
+		}
+		if d.SkipValue() != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// RecentPlan is a plan if it is among its session's n newest; see plans.Store.
+func (s *plansStore) RecentPlan(ctx context.Context, sessionID, planID string, n int) (plans.Plan, bool, error) {
+	var (
+		body  []byte
+		newer int
+	)
+	err := s.r.QueryRowContext(ctx, `SELECT p.body, (SELECT count(*) FROM plans q WHERE q.session_id = p.session_id AND q.removed = 0
+			AND (q.updated > p.updated OR q.updated = p.updated AND q.plan_id < p.plan_id))
+		FROM plans p WHERE p.session_id = ? AND p.plan_id = ? AND p.removed = 0`, sessionID, planID).Scan(&body, &newer)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && newer >= n {
+		return plans.Plan{}, false, nil
+	}
+	if err != nil {
+		return plans.Plan{}, false, err
+	}
+	p, err := decode[plans.Plan](body)
+	return p, err == nil, err
 }
