@@ -157,7 +157,7 @@ func (n *Notifier) watch(ctx context.Context) {
 	var seq uint64
 	first := true
 	for ctx.Err() == nil {
-		s, list, err := n.src.Await(ctx, seq)
+		u, err := n.src.Await(ctx, seq)
 		if err != nil {
 			if ctx.Err() == nil {
 				n.cfg.Log.Warn("notify: reading the waits", "err", err)
@@ -165,10 +165,10 @@ func (n *Notifier) watch(ctx context.Context) {
 			}
 			continue
 		}
-		seq = s
-		began, ended := n.diff(list)
-		if first {
-			ended = append(ended, n.endedWhileAway(ctx, list)...)
+		seq = u.Seq
+		began, ended := n.diff(u)
+		if first && u.Whole {
+			ended = append(ended, n.endedWhileAway(ctx, u.Open)...)
 			first = false
 		}
 		if err := n.announce(ctx, began, ended); err != nil && ctx.Err() == nil {
@@ -200,26 +200,44 @@ func (n *Notifier) endedWhileAway(ctx context.Context, list []Wait) []Wait {
 	return out
 }
 
-// diff replaces the list and returns what began and what ended since the last one. The first
-// list begins everything in it: the outbox's keys drop what was announced before a restart.
-func (n *Notifier) diff(list []Wait) (began, ended []Wait) {
+// diff applies an update to the list and returns what began and what ended since the last.
+// The first list begins everything in it: the outbox's keys drop what was announced before a
+// restart.
+func (n *Notifier) diff(u Update) (began, ended []Wait) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	next := make(map[string]Wait, len(list))
-	for _, w := range list {
-		next[w.ID] = w
-		if _, ok := n.open[w.ID]; !ok {
-			began = append(began, w)
-		}
-	}
 	if n.gone == nil {
 		n.gone = map[string]time.Time{}
 	}
 	now := n.cfg.Now()
-	for id, w := range n.open {
-		if _, ok := next[id]; !ok {
-			ended = append(ended, w)
-			n.gone[id] = now
+	if u.Whole || n.open == nil {
+		next := make(map[string]Wait, len(u.Open))
+		for _, w := range u.Open {
+			next[w.ID] = w
+			if _, ok := n.open[w.ID]; !ok {
+				began = append(began, w)
+			}
+		}
+		for id, w := range n.open {
+			if _, ok := next[id]; !ok {
+				ended = append(ended, w)
+				n.gone[id] = now
+			}
+		}
+		n.open = next
+	} else {
+		for _, w := range u.Open {
+			if _, ok := n.open[w.ID]; !ok {
+				began = append(began, w)
+			}
+			n.open[w.ID] = w
+		}
+		for _, id := range u.Gone {
+			if w, ok := n.open[id]; ok {
+				ended = append(ended, w)
+				n.gone[id] = now
+				delete(n.open, id)
+			}
 		}
 	}
 	if len(n.gone) > maxGone {
@@ -229,7 +247,6 @@ func (n *Notifier) diff(list []Wait) (began, ended []Wait) {
 			}
 		}
 	}
-	n.open = next
 	return began, ended
 }
 
