@@ -52,6 +52,10 @@ type Notifier struct {
 	busy  map[string]int
 	sends sync.WaitGroup // the sends under way, which Run waits for
 	rec   recorder       // outcomes waiting for the outbox (see record)
+
+	tmu     sync.Mutex
+	targets []Target  // every target as last read (see known)
+	readAt  time.Time // when; zero: read them again
 }
 
 // maxPerTarget is how many sends to one target may be under way at once.
@@ -263,7 +267,7 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	if len(began) == 0 && len(ended) == 0 {
 		return nil
 	}
-	targets, err := n.Targets(ctx)
+	targets, err := n.known(ctx)
 	if err != nil {
 		return err
 	}
@@ -343,6 +347,34 @@ func (n *Notifier) Targets(ctx context.Context) ([]Target, error) {
 	return append(append([]Target{}, n.cfg.Static...), stored...), nil
 }
 
+// known is every target, as read at most Poll ago: every wait's beginning and end needs them,
+// and a read of the store each time was a twentieth of a lone wait's way to its webhook. A
+// change made here (AddTarget, SetKinds, DeleteTarget) is seen at once; one made on another
+// instance sharing the database within Poll.
+func (n *Notifier) known(ctx context.Context) ([]Target, error) {
+	n.tmu.Lock()
+	ts, at := n.targets, n.readAt
+	n.tmu.Unlock()
+	if !at.IsZero() && time.Since(at) < n.cfg.Poll {
+		return ts, nil
+	}
+	ts, err := n.Targets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n.tmu.Lock()
+	n.targets, n.readAt = ts, time.Now()
+	n.tmu.Unlock()
+	return ts, nil
+}
+
+// reread makes known read the targets again, after a change to them.
+func (n *Notifier) reread() {
+	n.tmu.Lock()
+	n.readAt = time.Time{}
+	n.tmu.Unlock()
+}
+
 // AddTarget checks and stores a target an admin configured, giving it an ID.
 func (n *Notifier) AddTarget(ctx context.Context, t Target) (Target, error) {
 	t.Static = false
@@ -355,6 +387,7 @@ func (n *Notifier) AddTarget(ctx context.Context, t Target) (Target, error) {
 	if t.Name == "" {
 		t.Name = string(t.Kind) + " " + redactURL(t.URL)
 	}
+	defer n.reread()
 	return t, n.store.PutTarget(ctx, t)
 }
 
@@ -377,6 +410,7 @@ func (n *Notifier) SetKinds(ctx context.Context, id string, kinds []string) (Tar
 		if err := t.Check(); err != nil {
 			return t, err
 		}
+		defer n.reread()
 		return t, n.store.PutTarget(ctx, t)
 	}
 	return Target{}, errs.Errorf(errs.NotFound, "no notification target %q", id)
@@ -387,6 +421,7 @@ func (n *Notifier) DeleteTarget(ctx context.Context, id string) error {
 	if strings.HasPrefix(id, "flag-") {
 		return errs.New(errs.Invalid, "a target from --notify is removed by restarting without the flag")
 	}
+	defer n.reread()
 	return n.store.DeleteTarget(ctx, id)
 }
 

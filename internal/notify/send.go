@@ -72,7 +72,7 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 	if err != nil || len(ds) == 0 {
 		return false, err
 	}
-	targets, err := n.Targets(ctx)
+	targets, err := n.known(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -309,6 +309,7 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery, out *ou
 	if errors.As(err, &perm) && perm.gone && t.Kind == WebPush && !t.Static {
 		// The browser unsubscribed: the push service says so once and for all.
 		n.store.DeleteTarget(ctx, t.ID)
+		n.reread()
 	}
 }
 
