@@ -49,9 +49,10 @@ type Notifier struct {
 
 	// busy counts each target's sends under way: a target that hangs holds at most
 	// maxPerTarget of them, and what else is due for it waits in the outbox meanwhile.
-	busy  map[string]int
-	sends sync.WaitGroup // the sends under way, which Run waits for
-	rec   recorder       // outcomes waiting for the outbox (see record)
+	busy     map[string]int
+	sends    sync.WaitGroup // the sends under way, which Run waits for
+	watchers sync.WaitGroup // the goroutine watching the list (see watch), which Run waits for
+	rec      recorder       // outcomes waiting for the outbox (see record)
 
 	tmu     sync.Mutex
 	targets []Target  // every target as last read (see known)
@@ -101,10 +102,9 @@ func cmpOr(d, def time.Duration) time.Duration {
 
 // Run follows the waits and sends the outbox until ctx ends.
 func (n *Notifier) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	wg.Go(func() { n.watch(ctx) })
-	wg.Go(func() { n.sendLoop(ctx) })
-	wg.Wait()
+	n.watchers.Go(func() { n.watch(ctx, 0, true) })
+	n.sendLoop(ctx)
+	n.watchers.Wait()
 	n.sends.Wait()
 }
 
@@ -156,10 +156,11 @@ func (n *Notifier) IsOpen(id string) bool {
 // maxGone bounds the memory of ended waits: the oldest are forgotten first.
 const maxGone = 10000
 
-// watch reads the list each time it changes and stores what the change announces.
-func (n *Notifier) watch(ctx context.Context) {
-	var seq uint64
-	first := true
+// watch reads the list each time it changes and stores what the change announces; first is
+// true until the whole list was read once. The goroutine that stored notifications due now
+// sends them itself, straight from the commit, and watching goes on on a new goroutine: on an
+// idle machine, waking another goroutine for the send cost as much as the send.
+func (n *Notifier) watch(ctx context.Context, seq uint64, first bool) {
 	for ctx.Err() == nil {
 		u, err := n.src.Await(ctx, seq)
 		if err != nil {
@@ -175,8 +176,14 @@ func (n *Notifier) watch(ctx context.Context) {
 			ended = append(ended, n.endedWhileAway(ctx, u.Open)...)
 			first = false
 		}
-		if err := n.announce(ctx, began, ended); err != nil && ctx.Err() == nil {
+		claimed, targets, err := n.announce(ctx, began, ended)
+		if err != nil && ctx.Err() == nil {
 			n.cfg.Log.Error("notify: storing notifications", "err", err)
+		}
+		if len(claimed) > 0 {
+			n.watchers.Go(func() { n.watch(ctx, seq, first) })
+			n.sendBatch(ctx, claimed, targets, true)
+			return
 		}
 	}
 }
@@ -259,17 +266,17 @@ func (n *Notifier) diff(u Update) (began, ended []Wait) {
 // out the target's delay: then neither is sent.
 //
 // What is due at once is stored already leased to this instance, with its answer links, in
-// one transaction, and handed to a sender goroutine that posts it straight away and records
-// the outcome after: one commit between a wait's beginning and its POST, and no poll. A
+// one transaction, and returned with the targets, to be posted straight away (the outcome is
+// recorded after): one commit between a wait's beginning and its POST, and no poll. A
 // crash after the commit loses nothing (the lease runs out and a sender claims it, same
 // key); another instance that stores the same key gets nothing back, so one sends it.
-func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
+func (n *Notifier) announce(ctx context.Context, began, ended []Wait) ([]Delivery, []Target, error) {
 	if len(began) == 0 && len(ended) == 0 {
-		return nil
+		return nil, nil, nil
 	}
 	targets, err := n.known(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	now := n.cfg.Now()
 	ds := make([]Delivery, 0, (len(began)+len(ended))*len(targets))
@@ -285,15 +292,11 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	}
 	if len(ended) == 0 {
 		if len(ds) == 0 {
-			return nil
+			return nil, nil, nil
 		}
 		n.attachLinks(targets, ds, now)
 		claimed, err := n.store.EnqueueClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ds)
-		if err != nil {
-			return err
-		}
-		n.sendBatch(ctx, claimed, targets)
-		return nil
+		return claimed, targets, err
 	}
 	ids := make([]string, len(ended))
 	o, says := n.src.(Outcomes)
@@ -322,11 +325,7 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 			n.attachLinks(targets, all, now)
 			return all
 		})
-	if err != nil {
-		return err
-	}
-	n.sendBatch(ctx, claimed, targets)
-	return nil
+	return claimed, targets, err
 }
 
 func sleep(ctx context.Context, d time.Duration) {

@@ -76,16 +76,17 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	n.sendBatch(ctx, ds, targets)
+	n.sendBatch(ctx, ds, targets, false)
 	return len(ds) == claimBatch, nil
 }
 
 // sendBatch sends deliveries claimed by this instance, each target's on its own goroutine,
-// and returns without waiting for them: a target that hangs holds up only its own. Each
+// and returns without waiting for them: a target that hangs holds up only its own. With here,
+// the last target's are sent on the calling goroutine, which returns once they are done. Each
 // target's outcomes are recorded in one transaction once its sends are done. A target with
 // maxPerTarget sends under way already gets its deliveries back in the outbox, due a second
 // later, unsent.
-func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Target) {
+func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Target, here bool) {
 	byID := map[string]Target{}
 	for _, t := range targets {
 		byID[t.ID] = t
@@ -109,7 +110,7 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 		}
 		groups[d.Target] = append(g, d)
 	}
-	for _, id := range order {
+	for i, id := range order {
 		t, ok := byID[id]
 		out := &outcomes{ds: make([]Delivery, 0, len(groups[id]))}
 		if !n.take(id) {
@@ -121,13 +122,20 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 			n.record(ctx, out)
 			continue
 		}
-		n.sends.Go(func() {
+		send := func() {
 			defer n.give(id)
 			n.sendTarget(ctx, t, ok, groups[id], out)
 			// One transaction records the target's outcomes: a commit per delivery would take
 			// the database's one writer from ingest as often as notifications are sent.
 			n.record(ctx, out)
-		})
+		}
+		if here && i == len(order)-1 {
+			n.sends.Add(1)
+			send()
+			n.sends.Done()
+			continue
+		}
+		n.sends.Go(send)
 	}
 }
 
