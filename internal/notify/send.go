@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -73,11 +74,27 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	targets, err := n.known(ctx)
+	if err == nil && !knowsAll(targets, ds) {
+		// A target added on another instance since the targets were read: read them again
+		// before its deliveries fail as "removed".
+		n.reread()
+		targets, err = n.known(ctx)
+	}
 	if err != nil {
 		return false, err
 	}
 	n.sendBatch(ctx, ds, targets, false)
 	return len(ds) == claimBatch, nil
+}
+
+// knowsAll reports whether every delivery of ds is for one of targets.
+func knowsAll(targets []Target, ds []Delivery) bool {
+	for _, d := range ds {
+		if !slices.ContainsFunc(targets, func(t Target) bool { return t.ID == d.Target }) {
+			return false
+		}
+	}
+	return true
 }
 
 // sendBatch sends deliveries claimed by this instance, each target's on its own goroutine,
