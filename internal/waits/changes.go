@@ -2,6 +2,7 @@ package waits
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,8 +34,9 @@ func (l *changes) add(c Change) {
 	l.n++
 }
 
-// since is the ids of the waits changed after seq after, newest first, each once; ok is false
-// when a change after it named no wait or is no longer kept.
+// since is the ids of the waits changed after seq after, each once, in the order of their
+// latest change (the oldest first, as the list orders waits that began); ok is false when a
+// change after it named no wait or is no longer kept.
 func (l *changes) since(after uint64) (ids []string, ok bool) {
 	if after < l.lost {
 		return nil, false
@@ -53,6 +55,7 @@ func (l *changes) since(after uint64) (ids []string, ok bool) {
 			ids = append(ids, c.ID)
 		}
 	}
+	slices.Reverse(ids)
 	return ids, true
 }
 

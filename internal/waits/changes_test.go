@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestChangesSince: the change log names the waits changed after a sequence, newest first and
-// each once; it cannot tell after a change that named no wait, or once the changes after the
+// TestChangesSince: the change log names the waits changed after a sequence, each once, in the
+// order of their latest change; it cannot tell after a change that named no wait, or once the changes after the
 // sequence are no longer all kept.
 func TestChangesSince(t *testing.T) {
 	l := changes{lost: 10}
@@ -19,10 +19,10 @@ func TestChangesSince(t *testing.T) {
 	for i, id := range []string{"plan-a", "plan-b", "plan-a", "q-c"} {
 		l.add(Change{Seq: uint64(11 + i), ID: id})
 	}
-	if ids, ok := l.since(10); !ok || !slices.Equal(ids, []string{"q-c", "plan-a", "plan-b"}) {
+	if ids, ok := l.since(10); !ok || !slices.Equal(ids, []string{"plan-b", "plan-a", "q-c"}) {
 		t.Fatalf("since 10: %v %v", ids, ok)
 	}
-	if ids, ok := l.since(12); !ok || !slices.Equal(ids, []string{"q-c", "plan-a"}) {
+	if ids, ok := l.since(12); !ok || !slices.Equal(ids, []string{"plan-a", "q-c"}) {
 		t.Fatalf("since 12: %v %v", ids, ok)
 	}
 	l.add(Change{Seq: 15}) // a permission's change: no id
