@@ -11,7 +11,7 @@ import (
 )
 
 // waitsSource is the one list of waits as notifications read it: the one place notify meets
-// internal/waits. One goroutine (the notifier's) calls Await.
+// internal/waits. One goroutine at a time (the notifier's watcher) calls Await.
 type waitsSource struct {
 	w    *waits.Service
 	gate *approval.Gate // says how a plan's wait ended; nil says nothing
