@@ -11,7 +11,7 @@ import (
 )
 
 // waitsSource is the one list of waits as notifications read it: the one place notify meets
-// internal/waits. One goroutine (the notifier's) calls Await.
+// internal/waits. One goroutine at a time (the notifier's watcher) calls Await.
 type waitsSource struct {
 	w    *waits.Service
 	gate *approval.Gate // says how a plan's wait ended; nil says nothing
@@ -20,6 +20,10 @@ type waitsSource struct {
 	// reads in a row that found the list changed during the handling of the one before.
 	returned time.Time
 	streak   int
+	// open is the waits last said to be open. The whole list holds at most waits.MaxList (the
+	// oldest): near that many, the list is read whole, so a wait read alone (which has no such
+	// bound) is never announced and then missing from a whole read, which would end it.
+	open map[string]bool
 }
 
 // How long the notifier rests in a burst: three times its last read and handling, at least
@@ -60,16 +64,17 @@ func (s *waitsSource) Outcome(ctx context.Context, id string) string {
 	return out
 }
 
-// Await returns the list once it changed past after. In a burst of changes (a thousand waits
-// in a second) the list would be read back to back, each read (every pending request decoded)
-// and each announcement of what changed a core's worth of work taken from ingest and the
-// gate: once the list has changed during two handlings in a row, resting restFactor times as
-// long as the last read and its handling took keeps the notifier to about a quarter of one
-// core, and lets each read take up more of the burst, so the outbox commits fewer, larger
-// batches and chat targets get fewer, coalesced messages. A change after a quiet spell, or the
-// first during one handling, is read at once: a single wait's notification never waits for
-// this.
-func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify.Wait, error) {
+// Await returns what changed in the list past after: the waits that changed, each read alone
+// (One), when the list can tell which; else the whole list. A wait that begins costs the
+// notifier that one wait, not every pending request decoded and sorted. In a burst of changes
+// (a thousand waits in a second) each read and each announcement of what changed is work taken
+// from ingest and the gate: once the list has changed during two handlings in a row, resting
+// restFactor times as long as the last read and its handling took keeps the notifier to about
+// a quarter of one core, and lets each read take up more of the burst, so the outbox commits
+// fewer, larger batches and chat targets get fewer, coalesced messages. A change after a quiet
+// spell, or the first during one handling, is read at once: a single wait's notification
+// never waits for this.
+func (s *waitsSource) Await(ctx context.Context, after uint64) (notify.Update, error) {
 	changed := s.w.Seq() > after // during the handling of the last list
 	if !changed {
 		s.streak = 0
@@ -79,27 +84,73 @@ func (s *waitsSource) Await(ctx context.Context, after uint64) (uint64, []notify
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return after, nil, ctx.Err()
+			return notify.Update{Seq: after}, ctx.Err()
 		case <-t.C:
 		}
 	}
 	start := time.Now()
-	l, err := s.w.Await(ctx, after, time.Minute)
+	seq, ids, ok, err := s.w.Changed(ctx, after, time.Minute)
 	if err != nil {
-		return after, nil, err
+		return notify.Update{Seq: after}, err
+	}
+	var u notify.Update
+	if ok && len(s.open)+len(ids) < waits.MaxList {
+		u, err = s.changes(ctx, seq, ids)
+	} else {
+		u, err = s.whole(ctx)
+	}
+	if err != nil {
+		return notify.Update{Seq: after}, err
 	}
 	s.took = 0
 	if changed {
 		s.took = time.Since(start) // a read that did not wait for a change
 	}
 	s.returned = time.Now()
-	out := make([]notify.Wait, 0, len(l.Waits))
-	for _, w := range l.Waits {
-		if w.Answered == "" { // answered in the terminal: nobody is to be called for it
-			out = append(out, toNotify(w))
+	return u, nil
+}
+
+// changes reads the waits ids as they are now: open ones, and the ids of those that are not.
+func (s *waitsSource) changes(ctx context.Context, seq uint64, ids []string) (notify.Update, error) {
+	u := notify.Update{Seq: seq}
+	for _, id := range ids {
+		w, open, err := s.w.One(ctx, id)
+		if err != nil {
+			return u, err
+		}
+		if open && w.Answered == "" { // answered in the terminal: nobody is to be called for it
+			u.Open = append(u.Open, toNotify(w))
+		} else {
+			u.Gone = append(u.Gone, id)
 		}
 	}
-	return l.Seq, out, nil
+	if s.open == nil {
+		s.open = map[string]bool{}
+	}
+	for _, w := range u.Open {
+		s.open[w.ID] = true
+	}
+	for _, id := range u.Gone {
+		delete(s.open, id)
+	}
+	return u, nil
+}
+
+// whole reads the whole list.
+func (s *waitsSource) whole(ctx context.Context) (notify.Update, error) {
+	l, err := s.w.List(ctx)
+	if err != nil {
+		return notify.Update{}, err
+	}
+	u := notify.Update{Seq: l.Seq, Whole: true, Open: make([]notify.Wait, 0, len(l.Waits))}
+	s.open = make(map[string]bool, len(l.Waits))
+	for _, w := range l.Waits {
+		if w.Answered == "" {
+			u.Open = append(u.Open, toNotify(w))
+			s.open[w.ID] = true
+		}
+	}
+	return u, nil
 }
 
 func toNotify(w waits.Wait) notify.Wait {

@@ -34,17 +34,17 @@ func (l *list) set(ws ...notify.Wait) {
 	l.ch = make(chan struct{})
 }
 
-func (l *list) Await(ctx context.Context, after uint64) (uint64, []notify.Wait, error) {
+func (l *list) Await(ctx context.Context, after uint64) (notify.Update, error) {
 	for {
 		l.mu.Lock()
 		seq, ws, ch := l.seq, l.waits, l.ch
 		l.mu.Unlock()
 		if seq > after {
-			return seq, ws, nil
+			return notify.Update{Seq: seq, Whole: true, Open: ws}, nil
 		}
 		select {
 		case <-ctx.Done():
-			return seq, ws, ctx.Err()
+			return notify.Update{Seq: seq, Whole: true, Open: ws}, ctx.Err()
 		case <-ch:
 		}
 	}

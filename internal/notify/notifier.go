@@ -49,9 +49,14 @@ type Notifier struct {
 
 	// busy counts each target's sends under way: a target that hangs holds at most
 	// maxPerTarget of them, and what else is due for it waits in the outbox meanwhile.
-	busy  map[string]int
-	sends sync.WaitGroup // the sends under way, which Run waits for
-	rec   recorder       // outcomes waiting for the outbox (see record)
+	busy     map[string]int
+	sends    sync.WaitGroup // the sends under way, which Run waits for
+	watchers sync.WaitGroup // the goroutine watching the list (see watch), which Run waits for
+	rec      recorder       // outcomes waiting for the outbox (see record)
+
+	tmu     sync.Mutex
+	targets []Target  // every target as last read (see known)
+	readAt  time.Time // when; zero: read them again
 }
 
 // maxPerTarget is how many sends to one target may be under way at once.
@@ -97,10 +102,9 @@ func cmpOr(d, def time.Duration) time.Duration {
 
 // Run follows the waits and sends the outbox until ctx ends.
 func (n *Notifier) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	wg.Go(func() { n.watch(ctx) })
-	wg.Go(func() { n.sendLoop(ctx) })
-	wg.Wait()
+	n.watchers.Go(func() { n.watch(ctx, 0, true) })
+	n.sendLoop(ctx)
+	n.watchers.Wait()
 	n.sends.Wait()
 }
 
@@ -152,12 +156,13 @@ func (n *Notifier) IsOpen(id string) bool {
 // maxGone bounds the memory of ended waits: the oldest are forgotten first.
 const maxGone = 10000
 
-// watch reads the list each time it changes and stores what the change announces.
-func (n *Notifier) watch(ctx context.Context) {
-	var seq uint64
-	first := true
+// watch reads the list each time it changes and stores what the change announces; first is
+// true until the whole list was read once. The goroutine that stored notifications due now
+// sends them itself, straight from the commit, and watching goes on on a new goroutine: on an
+// idle machine, waking another goroutine for the send cost as much as the send.
+func (n *Notifier) watch(ctx context.Context, seq uint64, first bool) {
 	for ctx.Err() == nil {
-		s, list, err := n.src.Await(ctx, seq)
+		u, err := n.src.Await(ctx, seq)
 		if err != nil {
 			if ctx.Err() == nil {
 				n.cfg.Log.Warn("notify: reading the waits", "err", err)
@@ -165,14 +170,20 @@ func (n *Notifier) watch(ctx context.Context) {
 			}
 			continue
 		}
-		seq = s
-		began, ended := n.diff(list)
-		if first {
-			ended = append(ended, n.endedWhileAway(ctx, list)...)
+		seq = u.Seq
+		began, ended := n.diff(u)
+		if first && u.Whole {
+			ended = append(ended, n.endedWhileAway(ctx, u.Open)...)
 			first = false
 		}
-		if err := n.announce(ctx, began, ended); err != nil && ctx.Err() == nil {
+		claimed, targets, err := n.announce(ctx, began, ended)
+		if err != nil && ctx.Err() == nil {
 			n.cfg.Log.Error("notify: storing notifications", "err", err)
+		}
+		if len(claimed) > 0 {
+			n.watchers.Go(func() { n.watch(ctx, seq, first) })
+			n.sendBatch(ctx, claimed, targets, true)
+			return
 		}
 	}
 }
@@ -200,26 +211,44 @@ func (n *Notifier) endedWhileAway(ctx context.Context, list []Wait) []Wait {
 	return out
 }
 
-// diff replaces the list and returns what began and what ended since the last one. The first
-// list begins everything in it: the outbox's keys drop what was announced before a restart.
-func (n *Notifier) diff(list []Wait) (began, ended []Wait) {
+// diff applies an update to the list and returns what began and what ended since the last.
+// The first list begins everything in it: the outbox's keys drop what was announced before a
+// restart.
+func (n *Notifier) diff(u Update) (began, ended []Wait) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	next := make(map[string]Wait, len(list))
-	for _, w := range list {
-		next[w.ID] = w
-		if _, ok := n.open[w.ID]; !ok {
-			began = append(began, w)
-		}
-	}
 	if n.gone == nil {
 		n.gone = map[string]time.Time{}
 	}
 	now := n.cfg.Now()
-	for id, w := range n.open {
-		if _, ok := next[id]; !ok {
-			ended = append(ended, w)
-			n.gone[id] = now
+	if u.Whole || n.open == nil {
+		next := make(map[string]Wait, len(u.Open))
+		for _, w := range u.Open {
+			next[w.ID] = w
+			if _, ok := n.open[w.ID]; !ok {
+				began = append(began, w)
+			}
+		}
+		for id, w := range n.open {
+			if _, ok := next[id]; !ok {
+				ended = append(ended, w)
+				n.gone[id] = now
+			}
+		}
+		n.open = next
+	} else {
+		for _, w := range u.Open {
+			if _, ok := n.open[w.ID]; !ok {
+				began = append(began, w)
+			}
+			n.open[w.ID] = w
+		}
+		for _, id := range u.Gone {
+			if w, ok := n.open[id]; ok {
+				ended = append(ended, w)
+				n.gone[id] = now
+				delete(n.open, id)
+			}
 		}
 	}
 	if len(n.gone) > maxGone {
@@ -229,7 +258,6 @@ func (n *Notifier) diff(list []Wait) (began, ended []Wait) {
 			}
 		}
 	}
-	n.open = next
 	return began, ended
 }
 
@@ -238,17 +266,17 @@ func (n *Notifier) diff(list []Wait) (began, ended []Wait) {
 // out the target's delay: then neither is sent.
 //
 // What is due at once is stored already leased to this instance, with its answer links, in
-// one transaction, and handed to a sender goroutine that posts it straight away and records
-// the outcome after: one commit between a wait's beginning and its POST, and no poll. A
+// one transaction, and returned with the targets, to be posted straight away (the outcome is
+// recorded after): one commit between a wait's beginning and its POST, and no poll. A
 // crash after the commit loses nothing (the lease runs out and a sender claims it, same
 // key); another instance that stores the same key gets nothing back, so one sends it.
-func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
+func (n *Notifier) announce(ctx context.Context, began, ended []Wait) ([]Delivery, []Target, error) {
 	if len(began) == 0 && len(ended) == 0 {
-		return nil
+		return nil, nil, nil
 	}
-	targets, err := n.Targets(ctx)
+	targets, err := n.known(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	now := n.cfg.Now()
 	ds := make([]Delivery, 0, (len(began)+len(ended))*len(targets))
@@ -264,15 +292,11 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 	}
 	if len(ended) == 0 {
 		if len(ds) == 0 {
-			return nil
+			return nil, nil, nil
 		}
 		n.attachLinks(targets, ds, now)
 		claimed, err := n.store.EnqueueClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ds)
-		if err != nil {
-			return err
-		}
-		n.sendBatch(ctx, claimed, targets)
-		return nil
+		return claimed, targets, err
 	}
 	ids := make([]string, len(ended))
 	o, says := n.src.(Outcomes)
@@ -301,11 +325,7 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) error {
 			n.attachLinks(targets, all, now)
 			return all
 		})
-	if err != nil {
-		return err
-	}
-	n.sendBatch(ctx, claimed, targets)
-	return nil
+	return claimed, targets, err
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -326,6 +346,34 @@ func (n *Notifier) Targets(ctx context.Context) ([]Target, error) {
 	return append(append([]Target{}, n.cfg.Static...), stored...), nil
 }
 
+// known is every target, as read at most Poll ago: every wait's beginning and end needs them,
+// and a read of the store each time was a twentieth of a lone wait's way to its webhook. A
+// change made here (AddTarget, SetKinds, DeleteTarget) is seen at once; one made on another
+// instance sharing the database within Poll.
+func (n *Notifier) known(ctx context.Context) ([]Target, error) {
+	n.tmu.Lock()
+	ts, at := n.targets, n.readAt
+	n.tmu.Unlock()
+	if !at.IsZero() && time.Since(at) < n.cfg.Poll {
+		return ts, nil
+	}
+	ts, err := n.Targets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n.tmu.Lock()
+	n.targets, n.readAt = ts, time.Now()
+	n.tmu.Unlock()
+	return ts, nil
+}
+
+// reread makes known read the targets again, after a change to them.
+func (n *Notifier) reread() {
+	n.tmu.Lock()
+	n.readAt = time.Time{}
+	n.tmu.Unlock()
+}
+
 // AddTarget checks and stores a target an admin configured, giving it an ID.
 func (n *Notifier) AddTarget(ctx context.Context, t Target) (Target, error) {
 	t.Static = false
@@ -338,6 +386,7 @@ func (n *Notifier) AddTarget(ctx context.Context, t Target) (Target, error) {
 	if t.Name == "" {
 		t.Name = string(t.Kind) + " " + redactURL(t.URL)
 	}
+	defer n.reread()
 	return t, n.store.PutTarget(ctx, t)
 }
 
@@ -360,6 +409,7 @@ func (n *Notifier) SetKinds(ctx context.Context, id string, kinds []string) (Tar
 		if err := t.Check(); err != nil {
 			return t, err
 		}
+		defer n.reread()
 		return t, n.store.PutTarget(ctx, t)
 	}
 	return Target{}, errs.Errorf(errs.NotFound, "no notification target %q", id)
@@ -370,6 +420,7 @@ func (n *Notifier) DeleteTarget(ctx context.Context, id string) error {
 	if strings.HasPrefix(id, "flag-") {
 		return errs.New(errs.Invalid, "a target from --notify is removed by restarting without the flag")
 	}
+	defer n.reread()
 	return n.store.DeleteTarget(ctx, id)
 }
 

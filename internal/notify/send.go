@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -72,20 +73,37 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 	if err != nil || len(ds) == 0 {
 		return false, err
 	}
-	targets, err := n.Targets(ctx)
+	targets, err := n.known(ctx)
+	if err == nil && !knowsAll(targets, ds) {
+		// A target added on another instance since the targets were read: read them again
+		// before its deliveries fail as "removed".
+		n.reread()
+		targets, err = n.known(ctx)
+	}
 	if err != nil {
 		return false, err
 	}
-	n.sendBatch(ctx, ds, targets)
+	n.sendBatch(ctx, ds, targets, false)
 	return len(ds) == claimBatch, nil
 }
 
+// knowsAll reports whether every delivery of ds is for one of targets.
+func knowsAll(targets []Target, ds []Delivery) bool {
+	for _, d := range ds {
+		if !slices.ContainsFunc(targets, func(t Target) bool { return t.ID == d.Target }) {
+			return false
+		}
+	}
+	return true
+}
+
 // sendBatch sends deliveries claimed by this instance, each target's on its own goroutine,
-// and returns without waiting for them: a target that hangs holds up only its own. Each
+// and returns without waiting for them: a target that hangs holds up only its own. With here,
+// the last target's are sent on the calling goroutine, which returns once they are done. Each
 // target's outcomes are recorded in one transaction once its sends are done. A target with
 // maxPerTarget sends under way already gets its deliveries back in the outbox, due a second
 // later, unsent.
-func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Target) {
+func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Target, here bool) {
 	byID := map[string]Target{}
 	for _, t := range targets {
 		byID[t.ID] = t
@@ -109,7 +127,7 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 		}
 		groups[d.Target] = append(g, d)
 	}
-	for _, id := range order {
+	for i, id := range order {
 		t, ok := byID[id]
 		out := &outcomes{ds: make([]Delivery, 0, len(groups[id]))}
 		if !n.take(id) {
@@ -121,13 +139,20 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 			n.record(ctx, out)
 			continue
 		}
-		n.sends.Go(func() {
+		send := func() {
 			defer n.give(id)
 			n.sendTarget(ctx, t, ok, groups[id], out)
 			// One transaction records the target's outcomes: a commit per delivery would take
 			// the database's one writer from ingest as often as notifications are sent.
 			n.record(ctx, out)
-		})
+		}
+		if here && i == len(order)-1 {
+			n.sends.Add(1)
+			send()
+			n.sends.Done()
+			continue
+		}
+		n.sends.Go(send)
 	}
 }
 
@@ -309,6 +334,7 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery, out *ou
 	if errors.As(err, &perm) && perm.gone && t.Kind == WebPush && !t.Static {
 		// The browser unsubscribed: the push service says so once and for all.
 		n.store.DeleteTarget(ctx, t.ID)
+		n.reread()
 	}
 }
 

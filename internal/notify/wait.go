@@ -54,10 +54,20 @@ func (w Wait) Who() string {
 // question is in it (nobody approves a plan they could not read) and it can be answered here.
 func (w Wait) OneTap() bool { return w.Fits && w.Answerable && len(w.Actions) > 0 }
 
-// Source is the one list of waits. Await returns the list once its sequence number is past
-// after, or when ctx ends (then with ctx's error).
+// Source is the one list of waits. Await returns, once the list's sequence number is past
+// after (or when ctx ends, then with ctx's error), what changed: the whole list, or only the
+// waits that changed when the source can tell which (a wait that began alone is then read
+// alone, not with every other). After 0 it returns the whole list.
 type Source interface {
-	Await(ctx context.Context, after uint64) (seq uint64, waits []Wait, err error)
+	Await(ctx context.Context, after uint64) (Update, error)
+}
+
+// Update is what a Source says changed in the list of waits.
+type Update struct {
+	Seq   uint64
+	Whole bool     // Open is the whole list: a wait not in it is not open
+	Open  []Wait   // the open waits: all of them, or (not Whole) those that changed
+	Gone  []string // not Whole: the ids of the waits that changed and are no longer open
 }
 
 // Outcomes is a Source that can say, in a few words, how a wait that ended was answered

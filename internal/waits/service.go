@@ -68,6 +68,7 @@ type Service struct {
 	seq       uint64
 	changed   chan struct{} // closed and replaced on every change
 	listeners []func(Change)
+	log       changes // the latest changes, for Changed
 	// cached is the list read at seq cachedAt: every surface reads the list after each change
 	// (the count, the strip, the inbox, long polls), and one read serves them all until the
 	// next change. Callers must not modify its waits.
@@ -105,6 +106,7 @@ func New(gate Gate, perms Permissions, sessions Sessions, asked *Asked, cfg Conf
 	}
 	s := &Service{gate: gate, perms: perms, sessions: sessions, asked: asked, cfg: cfg, changed: make(chan struct{})}
 	s.seq = s.next(0)
+	s.log.lost = s.seq
 	gate.OnChange(func(c approval.Change) {
 		if c.Request != nil {
 			s.heard(*c.Request)
@@ -143,6 +145,7 @@ func (s *Service) bump(c Change) {
 	s.mu.Lock()
 	s.seq = s.next(s.seq)
 	c.Seq = s.seq
+	s.log.add(c)
 	close(s.changed)
 	s.changed = make(chan struct{})
 	ls := s.listeners

@@ -126,9 +126,9 @@ func newTestServer(t testing.TB, cfg testConfig) *testServer {
 // noWaits is an empty list of waits: the notifier's routes answer, and it announces nothing.
 type noWaits struct{}
 
-func (noWaits) Await(ctx context.Context, after uint64) (uint64, []notify.Wait, error) {
+func (noWaits) Await(ctx context.Context, after uint64) (notify.Update, error) {
 	<-ctx.Done()
-	return after, nil, ctx.Err()
+	return notify.Update{Seq: after, Whole: true}, ctx.Err()
 }
 
 // testApprover is the gate as the MCP approval tool sees it.
