@@ -290,6 +290,11 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) ([]Deliver
 			}
 		}
 	}
+	if len(targets) == 0 {
+		// Nothing to store: no end is told where no beginning was, and how each wait ended
+		// (a read per wait) is worth reading only for a target.
+		return nil, nil, nil
+	}
 	if len(ended) == 0 {
 		if len(ds) == 0 {
 			return nil, nil, nil
