@@ -318,15 +318,16 @@ func (l *Live) work(ctx context.Context) {
 			if l.hub.Subscribers(sub) == 0 {
 				continue
 			}
-			if fs, ok := l.render(ctx, t, c.ID, c, st); ok {
+			if fs, ok := l.render(ctx, t, c.ID, c, st, sub); ok {
 				l.hub.Publish(sub, fs...)
 			}
 		}
 	}
 }
 
-// render renders c for topic t and encodes it; false when rendering failed (logged).
-func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st stamp) ([]hub.Fragment, bool) {
+// render renders c for topic t and encodes it, for publishing to hub topic sub ("" for one page's
+// catch-up); false when rendering failed (logged).
+func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st stamp, sub string) ([]hub.Fragment, bool) {
 	seq := st.seq
 	frags, err := t.Render(ctx, key, c)
 	if err != nil {
@@ -336,18 +337,28 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 		return nil, false
 	}
 	out := make([]hub.Fragment, 0, len(frags))
+	quiet, parts := true, 0
 	for _, f := range frags {
 		if f.Whole {
 			out = append(out, l.lazy(t, f, st))
 			continue
 		}
-		hf, err := l.fragment(f, seq)
+		hf, err := l.fragment(f, seq, sub)
 		if err != nil {
 			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
 			return nil, false
 		}
 		hf.At = st.at
 		out = append(out, hf)
+		quiet, parts = quiet && hf.Quiet, parts+1
+	}
+	// A container sent whole is new to the pages it goes to, but if every part of it redone with
+	// it came out as it was, so did the container (its other parts have changes of their own):
+	// it is quiet too, and a change that altered nothing wakes no page.
+	if quiet && parts > 0 {
+		for i := range out {
+			out[i].Quiet = true
+		}
 	}
 	return out, true
 }
@@ -357,7 +368,7 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 // gets.
 func (l *Live) lazy(t *Topic, f Fragment, st stamp) hub.Fragment {
 	whole := newShared(func() loaded {
-		hf, err := l.fragment(f, st.seq)
+		hf, err := l.fragment(f, st.seq, "")
 		if err != nil {
 			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
 			return loaded{}
@@ -376,11 +387,13 @@ type loaded struct {
 }
 
 // fragment renders f into the frame pages receive, numbered seq, with the digest of what it
-// shows: its parent and markup, which two renders of an unchanged element share. The markup and
+// shows: its parent and markup, which two renders of an unchanged element share. It is quiet
+// (hub.Fragment.Quiet) when the element's previous render was published to the same hub topic,
+// the one it is for ("" for a single page), and showed the same. The markup and
 // the frame are written into reused scratch buffers and copied out at their exact sizes:
 // buffers grown afresh for every element of every change, and the markup copied once more into
 // a string for encoding/json, were most of what the fan-out allocated.
-func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
+func (l *Live) fragment(f Fragment, seq uint64, topic string) (hub.Fragment, error) {
 	s, _ := l.scratch.Get().(*scratch)
 	if s == nil {
 		s = new(scratch)
@@ -401,7 +414,9 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	hf := hub.Fragment{Key: f.ID, Seq: seq, Data: b, Sum: h.Sum64() | 1, // never zero: zero is unknown
 		Of: f.Of, Whole: f.Whole, Shows: f.Shows}
 	if f.View != nil && f.ID != "" {
-		if prev, html, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
+		prev, html, ok := l.renders.swap(f.ID, topic, hf.Sum, html)
+		hf.Quiet = ok && prev.sum == hf.Sum && topic != "" && prev.topic == topic
+		if ok && prev.sum != hf.Sum {
 			id, parent, whole := f.ID, f.Parent, len(b)
 			hf.Patch = newShared(func() []byte {
 				s, _ := l.patches.Get().(*patchScratch)
@@ -526,7 +541,7 @@ func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send fun
 	}
 	for _, c := range order {
 		// No time: a catch-up frame's lag is how long the page was away, not the fan-out's.
-		frags, ok := l.render(ctx, t, key, c, stamp{seq: newest[c]})
+		frags, ok := l.render(ctx, t, key, c, stamp{seq: newest[c]}, "")
 		if !ok {
 			continue
 		}
@@ -551,7 +566,7 @@ func (l *Live) snapshot(ctx context.Context, t *Topic, key string, seq uint64, s
 		return send(resync)
 	}
 	for _, f := range frags {
-		hf, err := l.fragment(f, seq)
+		hf, err := l.fragment(f, seq, "")
 		if err != nil {
 			l.log.Error("live: snapshot failed; the page reloads", "topic", t.Name, "element", f.ID, "err", err)
 			return send(resync)
