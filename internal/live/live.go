@@ -90,6 +90,12 @@ type Options struct {
 	// MaxCatchUp is how many changed elements a reconnecting page is sent before it is told to
 	// reload instead: past that, one page load is cheaper. Default 200.
 	MaxCatchUp int
+	// Follow is how long a whole change announced together with parts of the same thing waits
+	// before it is rendered (a session's group around the plan card that changed): the parts are
+	// what a person watches change, and are sent first without the whole's render sharing the
+	// cores with their fan-out, while more changes of a busy session coalesce into one render
+	// of the whole. Default 20ms.
+	Follow time.Duration
 }
 
 type entry struct {
@@ -102,6 +108,12 @@ type entry struct {
 type stamp struct {
 	seq uint64
 	at  time.Time
+}
+
+// deferred is a whole change waiting to follow its parts, and when it is due.
+type deferred struct {
+	c   Change
+	due time.Time
 }
 
 // Live is the registry and its render queue. Create one with New, register topics, then Run.
@@ -120,8 +132,12 @@ type Live struct {
 	head  int     // next slot of hist to overwrite once it is full
 	dirty map[Change]stamp
 	queue []Change
-	wake  chan struct{}
-	seed  maphash.Seed // of the fragments' digests
+	// later holds whole changes that follow their parts (Options.Follow), oldest first; they
+	// are rendered once due and the queue is empty. follow wakes a worker when the oldest is due.
+	later  []deferred
+	follow *time.Timer
+	wake   chan struct{}
+	seed   maphash.Seed // of the fragments' digests
 
 	renders renders   // the newest markup of each element, for patches
 	scratch sync.Pool // of *scratch
@@ -146,6 +162,9 @@ func New(h *hub.Hub, opts Options) *Live {
 	}
 	if opts.MaxCatchUp <= 0 {
 		opts.MaxCatchUp = 200
+	}
+	if opts.Follow <= 0 {
+		opts.Follow = 20 * time.Millisecond
 	}
 	start := uint64(opts.Now().UnixMicro())
 	return &Live{
@@ -239,7 +258,8 @@ func (t *Topic) subscription(c Change) string {
 	return t.Name
 }
 
-// Announce records stored changes and queues them for rendering. It never blocks.
+// Announce records stored changes and queues them for rendering. A whole change announced with
+// parts of the same thing is rendered after them (Options.Follow). It never blocks.
 func (l *Live) Announce(cs ...Change) {
 	at := time.Now() // not opts.Now: lag is measured on the monotonic clock
 	l.mu.Lock()
@@ -247,11 +267,37 @@ func (l *Live) Announce(cs ...Change) {
 		l.seq++
 		l.remember(entry{l.seq, c})
 		if _, queued := l.dirty[c]; !queued {
-			l.queue = append(l.queue, c)
+			if c.Part == "" && withParts(cs, c) {
+				l.later = append(l.later, deferred{c, at.Add(l.opts.Follow)})
+				if len(l.later) == 1 {
+					l.followIn(l.opts.Follow)
+				}
+			} else {
+				l.queue = append(l.queue, c)
+			}
 		}
 		l.dirty[c] = stamp{l.seq, at}
 	}
 	l.mu.Unlock()
+	l.nudge()
+}
+
+// withParts reports whether cs holds a part of whole change c.
+func withParts(cs []Change, c Change) bool {
+	return slices.ContainsFunc(cs, func(p Change) bool { return p.Part != "" && p.Kind == c.Kind && p.ID == c.ID })
+}
+
+// followIn wakes a worker after d, for the oldest deferred change; the caller holds mu.
+func (l *Live) followIn(d time.Duration) {
+	if l.follow == nil {
+		l.follow = time.AfterFunc(d, l.nudge)
+		return
+	}
+	l.follow.Reset(d)
+}
+
+// nudge wakes a worker, if one is idle.
+func (l *Live) nudge() {
 	select {
 	case l.wake <- struct{}{}:
 	default:
@@ -268,24 +314,31 @@ func (l *Live) remember(e entry) {
 	l.first = l.hist[l.head].seq
 }
 
-// take returns the next change to render and its newest announcement.
+// take returns the next change to render and its newest announcement: the oldest deferred
+// change once it is due (a busy queue must not keep it waiting for ever), else the queue's first.
 func (l *Live) take() (Change, stamp, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.queue) == 0 {
+	var c Change
+	switch {
+	case len(l.later) > 0 && !time.Now().Before(l.later[0].due):
+		c = l.later[0].c
+		l.later[0] = deferred{}
+		l.later = l.later[1:]
+		if len(l.later) > 0 {
+			l.followIn(time.Until(l.later[0].due))
+		}
+	case len(l.queue) > 0:
+		c = l.queue[0]
+		l.queue[0] = Change{}
+		l.queue = l.queue[1:]
+	default:
 		return Change{}, stamp{}, false
 	}
-	c := l.queue[0]
-	l.queue[0] = Change{}
-	l.queue = l.queue[1:]
 	st := l.dirty[c]
 	delete(l.dirty, c)
 	if len(l.queue) > 0 {
-		// More work: wake another worker, if one is idle.
-		select {
-		case l.wake <- struct{}{}:
-		default:
-		}
+		l.nudge() // more work: wake another worker, if one is idle
 	}
 	return c, st, true
 }

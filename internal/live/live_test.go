@@ -352,3 +352,49 @@ func TestUnchangedIsQuiet(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeFollowsParts: a whole change announced with parts of the same thing is rendered after
+// them and after changes announced later, once Follow has passed; others are not held back.
+func TestWholeFollowsParts(t *testing.T) {
+	h := hub.New(hub.Options{})
+	l := New(h, Options{Workers: 1, Follow: time.Hour})
+	var mu sync.Mutex
+	var order []string
+	l.Register(Topic{Name: "all", Kinds: []string{"item"}, Parts: true, Render: func(_ context.Context, _ string, c Change) ([]Fragment, error) {
+		mu.Lock()
+		order = append(order, c.ID+"/"+c.Part)
+		mu.Unlock()
+		return []Fragment{{ID: c.ID + "-" + c.Part, View: text(c.ID)}}, nil
+	}})
+	sub := l.Subscribe("all")
+	defer sub.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	l.Announce(Change{Kind: "item", ID: "a", Part: "card"}, Change{Kind: "item", ID: "a"})
+	l.Announce(Change{Kind: "item", ID: "b"})
+	for seen := map[string]bool{}; !seen["b-"]; {
+		for _, f := range next(t, sub) {
+			seen[f.ID] = true
+		}
+	}
+	mu.Lock()
+	got := slices.Clone(order)
+	mu.Unlock()
+	if want := []string{"a/card", "b/"}; !slices.Equal(got, want) {
+		t.Fatalf("rendered %q, want %q (the whole of a waits an hour)", got, want)
+	}
+
+	soon := New(h, Options{Follow: time.Millisecond})
+	soon.Register(Topic{Name: "all", Kinds: []string{"item"}, Parts: true, Render: func(_ context.Context, _ string, c Change) ([]Fragment, error) {
+		return []Fragment{{ID: c.ID + "-" + c.Part, View: text(c.ID)}}, nil
+	}})
+	go soon.Run(ctx)
+	soon.Announce(Change{Kind: "item", ID: "c", Part: "card"}, Change{Kind: "item", ID: "c"})
+	for seen := map[string]bool{}; !seen["c-"] || !seen["c-card"]; {
+		for _, f := range next(t, sub) {
+			seen[f.ID] = true
+		}
+	}
+}
