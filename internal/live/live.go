@@ -262,12 +262,13 @@ func (t *Topic) subscription(c Change) string {
 // parts of the same thing is rendered after them (Options.Follow). It never blocks.
 func (l *Live) Announce(cs ...Change) {
 	at := time.Now() // not opts.Now: lag is measured on the monotonic clock
+	parted := withParts(cs)
 	l.mu.Lock()
 	for _, c := range cs {
 		l.seq++
 		l.remember(entry{l.seq, c})
 		if _, queued := l.dirty[c]; !queued {
-			if c.Part == "" && withParts(cs, c) {
+			if parted[c] {
 				l.later = append(l.later, deferred{c, at.Add(l.opts.Follow)})
 				if len(l.later) == 1 {
 					l.followIn(l.opts.Follow)
@@ -282,9 +283,22 @@ func (l *Live) Announce(cs ...Change) {
 	l.nudge()
 }
 
-// withParts reports whether cs holds a part of whole change c.
-func withParts(cs []Change, c Change) bool {
-	return slices.ContainsFunc(cs, func(p Change) bool { return p.Part != "" && p.Kind == c.Kind && p.ID == c.ID })
+// withParts is the whole changes whose parts cs holds too (nil when cs is one change): a set,
+// as a batch's commit may announce thousands.
+func withParts(cs []Change) map[Change]bool {
+	if len(cs) < 2 {
+		return nil
+	}
+	var out map[Change]bool
+	for _, c := range cs {
+		if c.Part != "" {
+			if out == nil {
+				out = map[Change]bool{}
+			}
+			out[Change{Kind: c.Kind, ID: c.ID}] = true
+		}
+	}
+	return out
 }
 
 // followIn wakes a worker after d, for the oldest deferred change; the caller holds mu.
