@@ -7,6 +7,7 @@ package hub
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,6 +47,14 @@ type Fragment struct {
 	// overview whose pages all show the session, rendering its group whole for every change was
 	// a third of the work between the commit and the first socket write.
 	Load func() (Fragment, bool)
+	// Quiet says the fragment is expected to change nothing on any page: it shows what the
+	// previous fragment of its key showed. It is delivered without waking the subscriber, which
+	// takes it with its next wake-up, or Options.QuietDelay later at the latest. Whoever writes
+	// it out still decides, as for any fragment, whether the page needs it: a page that came to
+	// show something else (a store read racing the change) gets it late, never not at all. A
+	// session's group redone for a change to one of its plans is quiet, and waking every open
+	// overview to find that out was a fifth of the fan-out's work.
+	Quiet bool
 }
 
 // Options configures a Hub. The zero value is usable.
@@ -53,12 +62,23 @@ type Options struct {
 	// MaxPending is how many distinct unsent keys a subscriber may hold before it is marked
 	// overflowed; it bounds per-subscriber memory. Zero or negative means DefaultMaxPending.
 	MaxPending int
+	// QuietDelay is how long a subscriber may hold quiet fragments (Fragment.Quiet) before it is
+	// woken for them alone. Zero or negative means DefaultQuietDelay.
+	QuietDelay time.Duration
 }
+
+// DefaultQuietDelay is the QuietDelay used when Options leaves it unset: short enough that a page
+// a quiet fragment does change is put right before a person notices, long enough that a busy
+// hub wakes its subscribers for quiet fragments a few times a second at most.
+const DefaultQuietDelay = 100 * time.Millisecond
 
 // Hub routes fragments from publishers to the subscriptions of a topic. It is safe for concurrent
 // use; create one with New.
 type Hub struct {
 	maxPending int
+	quietDelay time.Duration
+	// quietArmed says a wake-up for held quiet fragments is due (flushQuiet's timer is set).
+	quietArmed atomic.Bool
 
 	// mu guards topics. Each slice in topics is immutable once stored: Subscribe and Close
 	// replace it with a modified copy, so Publish can hold the read lock just long enough to
@@ -74,7 +94,11 @@ func New(opts Options) *Hub {
 	if limit <= 0 {
 		limit = DefaultMaxPending
 	}
-	return &Hub{maxPending: limit, topics: make(map[string][]*Subscription)}
+	quiet := opts.QuietDelay
+	if quiet <= 0 {
+		quiet = DefaultQuietDelay
+	}
+	return &Hub{maxPending: limit, quietDelay: quiet, topics: make(map[string][]*Subscription)}
 }
 
 // Subscribe returns a subscription that receives every fragment published to any of topics from
@@ -114,6 +138,24 @@ func (h *Hub) Publish(topic string, frags ...Fragment) {
 	h.mu.RUnlock()
 	for _, s := range subs {
 		s.deliver(frags)
+	}
+	if len(subs) > 0 && slices.ContainsFunc(frags, func(f Fragment) bool { return f.Quiet }) && h.quietArmed.CompareAndSwap(false, true) {
+		time.AfterFunc(h.quietDelay, h.flushQuiet)
+	}
+}
+
+// flushQuiet wakes every subscriber that holds only quiet fragments. It disarms first: a quiet
+// fragment delivered after a subscriber was looked at here arms the next flush.
+func (h *Hub) flushQuiet() {
+	h.quietArmed.Store(false)
+	h.mu.RLock()
+	var all []*Subscription
+	for _, subs := range h.topics {
+		all = append(all, subs...)
+	}
+	h.mu.RUnlock()
+	for _, s := range all {
+		s.nudge()
 	}
 }
 

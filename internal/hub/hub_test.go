@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/plandash/plandash/internal/hub"
 )
@@ -412,5 +413,56 @@ func TestCoalesceAcrossIndex(t *testing.T) {
 				t.Fatalf("%d keys: fragment %d is %s@%d, want %s@11", n, i, f.Key, f.Seq, want)
 			}
 		}
+	}
+}
+
+// ready reports whether s has been woken, without waiting.
+func ready(s *hub.Subscription) bool {
+	select {
+	case <-s.Ready():
+		return true
+	default:
+		return false
+	}
+}
+
+// TestQuietFragmentsWakeNobody: a quiet fragment is held without waking the subscriber, which
+// gets it with the next fragment that is not quiet, in publish order; and quiet fragments are
+// held at most the hub's QuietDelay.
+func TestQuietFragmentsWakeNobody(t *testing.T) {
+	h := hub.New(hub.Options{QuietDelay: time.Hour})
+	s := h.Subscribe("t")
+	defer s.Close()
+	quiet := frag("a", 1)
+	quiet.Quiet = true
+	h.Publish("t", quiet)
+	if ready(s) {
+		t.Fatal("a quiet fragment woke the subscriber")
+	}
+	h.Publish("t", frag("b", 2))
+	if !ready(s) {
+		t.Fatal("a fragment that is not quiet did not wake the subscriber")
+	}
+	if got, want := show(s.Drain(nil)), []string{"a@1", "b@2"}; !slices.Equal(got, want) {
+		t.Fatalf("Drain = %q, want %q", got, want)
+	}
+	// A quiet fragment replacing a pending one that already woke the subscriber is taken with it.
+	h.Publish("t", frag("c", 3))
+	quiet.Seq = 4
+	h.Publish("t", quiet)
+	if !ready(s) || ready(s) {
+		t.Fatal("want exactly one wake-up for the round")
+	}
+	if got, want := show(s.Drain(nil)), []string{"c@3", "a@1"}; !slices.Equal(got, want) {
+		t.Fatalf("Drain = %q, want %q", got, want)
+	}
+
+	soon := hub.New(hub.Options{QuietDelay: time.Millisecond})
+	s = soon.Subscribe("t")
+	defer s.Close()
+	soon.Publish("t", quiet)
+	<-s.Ready() // the held quiet fragment wakes it in the end
+	if got := s.Drain(nil); len(got) != 1 || !got[0].Quiet {
+		t.Fatalf("Drain = %+v, want the quiet fragment", got)
 	}
 }

@@ -20,10 +20,14 @@ type Subscription struct {
 	index      map[string]int
 	overflowed bool
 	closed     bool
+	// woken says the consumer has been woken for what pending holds: pending holds a fragment
+	// that is not quiet, or quiet ones held long enough (Fragment.Quiet).
+	woken bool
 }
 
-// Ready returns a channel that receives a value whenever pending goes from empty to non-empty,
-// and when the subscription overflows. It has capacity one, so a burst of publishes wakes the
+// Ready returns a channel that receives a value whenever pending gains a fragment that is not
+// quiet (Fragment.Quiet) since the last Drain, when quiet ones have been held for the hub's
+// QuietDelay, and when the subscription overflows. It has capacity one, so a burst of publishes wakes the
 // consumer once; a wakeup may find nothing left to drain if an earlier Drain already took it.
 func (s *Subscription) Ready() <-chan struct{} { return s.ready }
 
@@ -69,20 +73,22 @@ func (s *Subscription) Close() {
 	s.hub.unsubscribe(s)
 }
 
-// deliver merges frags into pending and wakes the consumer if pending was empty.
+// deliver merges frags into pending and wakes the consumer for the first one since the last
+// Drain that is not quiet.
 func (s *Subscription) deliver(frags []Fragment) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.overflowed {
 		return
 	}
-	wasEmpty := len(s.pending) == 0
+	loud := false
 	for _, f := range frags {
 		if i := s.find(f.Key); i >= 0 {
 			// Equal Seq replaces, so publishers that leave Seq at zero still get
 			// last-publish-wins; only a strictly older fragment is ignored.
 			if f.Seq >= s.pending[i].Seq {
 				s.pending[i] = f
+				loud = loud || !f.Quiet
 			}
 			continue
 		}
@@ -93,6 +99,7 @@ func (s *Subscription) deliver(frags []Fragment) {
 			return
 		}
 		s.pending = append(s.pending, f)
+		loud = loud || !f.Quiet
 		switch n := len(s.pending); {
 		case n == linearPending+1:
 			s.reindex()
@@ -100,7 +107,18 @@ func (s *Subscription) deliver(frags []Fragment) {
 			s.index[f.Key] = n - 1
 		}
 	}
-	if wasEmpty && len(s.pending) > 0 {
+	if loud && !s.woken {
+		s.woken = true
+		s.signal()
+	}
+}
+
+// nudge wakes the consumer for the quiet fragments pending holds, if nothing else has.
+func (s *Subscription) nudge() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) > 0 && !s.woken && !s.closed {
+		s.woken = true
 		s.signal()
 	}
 }
@@ -149,6 +167,7 @@ func (s *Subscription) reindex() {
 // of a thousand sessions' changes must not stay resident for every open socket after the burst
 // has passed.
 func (s *Subscription) reset() {
+	s.woken = false
 	if c := cap(s.pending); c > keepPending && len(s.pending) < c/4 {
 		s.release()
 		return
@@ -164,6 +183,7 @@ const keepPending = 64
 // keeping up and a closed one needs nothing, so keeping MaxPending-sized buffers for either would
 // spend memory where it is least useful.
 func (s *Subscription) release() {
+	s.woken = false
 	s.pending = nil
 	s.index = nil
 }

@@ -90,6 +90,12 @@ type Options struct {
 	// MaxCatchUp is how many changed elements a reconnecting page is sent before it is told to
 	// reload instead: past that, one page load is cheaper. Default 200.
 	MaxCatchUp int
+	// Follow is how long a whole change announced together with parts of the same thing waits
+	// before it is rendered (a session's group around the plan card that changed): the parts are
+	// what a person watches change, and are sent first without the whole's render sharing the
+	// cores with their fan-out, while more changes of a busy session coalesce into one render
+	// of the whole. Default 20ms.
+	Follow time.Duration
 }
 
 type entry struct {
@@ -102,6 +108,12 @@ type entry struct {
 type stamp struct {
 	seq uint64
 	at  time.Time
+}
+
+// deferred is a whole change waiting to follow its parts, and when it is due.
+type deferred struct {
+	c   Change
+	due time.Time
 }
 
 // Live is the registry and its render queue. Create one with New, register topics, then Run.
@@ -120,8 +132,12 @@ type Live struct {
 	head  int     // next slot of hist to overwrite once it is full
 	dirty map[Change]stamp
 	queue []Change
-	wake  chan struct{}
-	seed  maphash.Seed // of the fragments' digests
+	// later holds whole changes that follow their parts (Options.Follow), oldest first; they
+	// are rendered once due and the queue is empty. follow wakes a worker when the oldest is due.
+	later  []deferred
+	follow *time.Timer
+	wake   chan struct{}
+	seed   maphash.Seed // of the fragments' digests
 
 	renders renders   // the newest markup of each element, for patches
 	scratch sync.Pool // of *scratch
@@ -146,6 +162,9 @@ func New(h *hub.Hub, opts Options) *Live {
 	}
 	if opts.MaxCatchUp <= 0 {
 		opts.MaxCatchUp = 200
+	}
+	if opts.Follow <= 0 {
+		opts.Follow = 20 * time.Millisecond
 	}
 	start := uint64(opts.Now().UnixMicro())
 	return &Live{
@@ -239,19 +258,60 @@ func (t *Topic) subscription(c Change) string {
 	return t.Name
 }
 
-// Announce records stored changes and queues them for rendering. It never blocks.
+// Announce records stored changes and queues them for rendering. A whole change announced with
+// parts of the same thing is rendered after them (Options.Follow). It never blocks.
 func (l *Live) Announce(cs ...Change) {
 	at := time.Now() // not opts.Now: lag is measured on the monotonic clock
+	parted := withParts(cs)
 	l.mu.Lock()
 	for _, c := range cs {
 		l.seq++
 		l.remember(entry{l.seq, c})
 		if _, queued := l.dirty[c]; !queued {
-			l.queue = append(l.queue, c)
+			if parted[c] {
+				l.later = append(l.later, deferred{c, at.Add(l.opts.Follow)})
+				if len(l.later) == 1 {
+					l.followIn(l.opts.Follow)
+				}
+			} else {
+				l.queue = append(l.queue, c)
+			}
 		}
 		l.dirty[c] = stamp{l.seq, at}
 	}
 	l.mu.Unlock()
+	l.nudge()
+}
+
+// withParts is the whole changes whose parts cs holds too (nil when cs is one change): a set,
+// as a batch's commit may announce thousands.
+func withParts(cs []Change) map[Change]bool {
+	if len(cs) < 2 {
+		return nil
+	}
+	var out map[Change]bool
+	for _, c := range cs {
+		if c.Part != "" {
+			if out == nil {
+				out = map[Change]bool{}
+			}
+			out[Change{Kind: c.Kind, ID: c.ID}] = true
+		}
+	}
+	return out
+}
+
+// followIn wakes a worker after d, for the oldest deferred change; the caller holds mu.
+func (l *Live) followIn(d time.Duration) {
+	if l.follow == nil {
+		l.follow = time.AfterFunc(d, l.nudge)
+		return
+	}
+	l.follow.Reset(d)
+}
+
+// nudge wakes a worker, if one is idle.
+func (l *Live) nudge() {
 	select {
 	case l.wake <- struct{}{}:
 	default:
@@ -268,24 +328,31 @@ func (l *Live) remember(e entry) {
 	l.first = l.hist[l.head].seq
 }
 
-// take returns the next change to render and its newest announcement.
+// take returns the next change to render and its newest announcement: the oldest deferred
+// change once it is due (a busy queue must not keep it waiting for ever), else the queue's first.
 func (l *Live) take() (Change, stamp, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.queue) == 0 {
+	var c Change
+	switch {
+	case len(l.later) > 0 && !time.Now().Before(l.later[0].due):
+		c = l.later[0].c
+		l.later[0] = deferred{}
+		l.later = l.later[1:]
+		if len(l.later) > 0 {
+			l.followIn(time.Until(l.later[0].due))
+		}
+	case len(l.queue) > 0:
+		c = l.queue[0]
+		l.queue[0] = Change{}
+		l.queue = l.queue[1:]
+	default:
 		return Change{}, stamp{}, false
 	}
-	c := l.queue[0]
-	l.queue[0] = Change{}
-	l.queue = l.queue[1:]
 	st := l.dirty[c]
 	delete(l.dirty, c)
 	if len(l.queue) > 0 {
-		// More work: wake another worker, if one is idle.
-		select {
-		case l.wake <- struct{}{}:
-		default:
-		}
+		l.nudge() // more work: wake another worker, if one is idle
 	}
 	return c, st, true
 }
@@ -318,15 +385,16 @@ func (l *Live) work(ctx context.Context) {
 			if l.hub.Subscribers(sub) == 0 {
 				continue
 			}
-			if fs, ok := l.render(ctx, t, c.ID, c, st); ok {
+			if fs, ok := l.render(ctx, t, c.ID, c, st, sub); ok {
 				l.hub.Publish(sub, fs...)
 			}
 		}
 	}
 }
 
-// render renders c for topic t and encodes it; false when rendering failed (logged).
-func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st stamp) ([]hub.Fragment, bool) {
+// render renders c for topic t and encodes it, for publishing to hub topic sub ("" for one page's
+// catch-up); false when rendering failed (logged).
+func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st stamp, sub string) ([]hub.Fragment, bool) {
 	seq := st.seq
 	frags, err := t.Render(ctx, key, c)
 	if err != nil {
@@ -336,18 +404,28 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 		return nil, false
 	}
 	out := make([]hub.Fragment, 0, len(frags))
+	quiet, parts := true, 0
 	for _, f := range frags {
 		if f.Whole {
 			out = append(out, l.lazy(t, f, st))
 			continue
 		}
-		hf, err := l.fragment(f, seq)
+		hf, err := l.fragment(f, seq, sub)
 		if err != nil {
 			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
 			return nil, false
 		}
 		hf.At = st.at
 		out = append(out, hf)
+		quiet, parts = quiet && hf.Quiet, parts+1
+	}
+	// A container sent whole is new to the pages it goes to, but if every part of it redone with
+	// it came out as it was, so did the container (its other parts have changes of their own):
+	// it is quiet too, and a change that altered nothing wakes no page.
+	if quiet && parts > 0 {
+		for i := range out {
+			out[i].Quiet = true
+		}
 	}
 	return out, true
 }
@@ -357,7 +435,7 @@ func (l *Live) render(ctx context.Context, t *Topic, key string, c Change, st st
 // gets.
 func (l *Live) lazy(t *Topic, f Fragment, st stamp) hub.Fragment {
 	whole := newShared(func() loaded {
-		hf, err := l.fragment(f, st.seq)
+		hf, err := l.fragment(f, st.seq, "")
 		if err != nil {
 			l.log.Error("live: render failed; pages keep what they show", "topic", t.Name, "element", f.ID, "err", err)
 			return loaded{}
@@ -376,11 +454,13 @@ type loaded struct {
 }
 
 // fragment renders f into the frame pages receive, numbered seq, with the digest of what it
-// shows: its parent and markup, which two renders of an unchanged element share. The markup and
+// shows: its parent and markup, which two renders of an unchanged element share. It is quiet
+// (hub.Fragment.Quiet) when the element's previous render was published to the same hub topic,
+// the one it is for ("" for a single page), and showed the same. The markup and
 // the frame are written into reused scratch buffers and copied out at their exact sizes:
 // buffers grown afresh for every element of every change, and the markup copied once more into
 // a string for encoding/json, were most of what the fan-out allocated.
-func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
+func (l *Live) fragment(f Fragment, seq uint64, topic string) (hub.Fragment, error) {
 	s, _ := l.scratch.Get().(*scratch)
 	if s == nil {
 		s = new(scratch)
@@ -401,7 +481,9 @@ func (l *Live) fragment(f Fragment, seq uint64) (hub.Fragment, error) {
 	hf := hub.Fragment{Key: f.ID, Seq: seq, Data: b, Sum: h.Sum64() | 1, // never zero: zero is unknown
 		Of: f.Of, Whole: f.Whole, Shows: f.Shows}
 	if f.View != nil && f.ID != "" {
-		if prev, html, ok := l.renders.swap(f.ID, hf.Sum, html); ok && prev.sum != hf.Sum {
+		prev, html, ok := l.renders.swap(f.ID, topic, hf.Sum, html)
+		hf.Quiet = ok && prev.sum == hf.Sum && topic != "" && prev.topic == topic
+		if ok && prev.sum != hf.Sum {
 			id, parent, whole := f.ID, f.Parent, len(b)
 			hf.Patch = newShared(func() []byte {
 				s, _ := l.patches.Get().(*patchScratch)
@@ -526,7 +608,7 @@ func (l *Live) CatchUp(ctx context.Context, topic string, since uint64, send fun
 	}
 	for _, c := range order {
 		// No time: a catch-up frame's lag is how long the page was away, not the fan-out's.
-		frags, ok := l.render(ctx, t, key, c, stamp{seq: newest[c]})
+		frags, ok := l.render(ctx, t, key, c, stamp{seq: newest[c]}, "")
 		if !ok {
 			continue
 		}
@@ -551,7 +633,7 @@ func (l *Live) snapshot(ctx context.Context, t *Topic, key string, seq uint64, s
 		return send(resync)
 	}
 	for _, f := range frags {
-		hf, err := l.fragment(f, seq)
+		hf, err := l.fragment(f, seq, "")
 		if err != nil {
 			l.log.Error("live: snapshot failed; the page reloads", "topic", t.Name, "element", f.ID, "err", err)
 			return send(resync)

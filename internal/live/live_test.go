@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -289,7 +290,7 @@ func TestForget(t *testing.T) {
 	body := strings.Repeat("step ", 200)
 	render := func(seq uint64, s string) hub.Fragment {
 		t.Helper()
-		f, err := l.fragment(Fragment{ID: "x", View: text(body + s)}, seq)
+		f, err := l.fragment(Fragment{ID: "x", View: text(body + s)}, seq, "all")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,5 +306,95 @@ func TestForget(t *testing.T) {
 	}
 	if f := render(4, "d"); f.Patch == nil || f.Patch() == nil {
 		t.Error("no patch once the markup was remembered again")
+	}
+}
+
+// TestUnchangedIsQuiet: an element rendered as it was last published to the same topic is quiet
+// (it wakes no subscriber); one that changed, one published first to another topic, and one
+// whose previous render went to a single page's catch-up are not; and a container sent whole
+// is quiet when all its parts redone with it are.
+func TestUnchangedIsQuiet(t *testing.T) {
+	h := hub.New(hub.Options{QuietDelay: time.Hour})
+	l := New(h, Options{})
+	quiet := func(topic string, fs ...Fragment) []bool {
+		t.Helper()
+		out, ok := l.render(context.Background(), &Topic{Name: "all", Render: func(context.Context, string, Change) ([]Fragment, error) { return fs, nil }}, "", Change{}, stamp{seq: 1}, topic)
+		if !ok {
+			t.Fatal("render failed")
+		}
+		var q []bool
+		for _, f := range out {
+			q = append(q, f.Quiet)
+		}
+		return q
+	}
+	a, b := Fragment{ID: "a", View: text("a")}, Fragment{ID: "b", View: text("b")}
+	whole := Fragment{ID: "g", View: text("g"), Whole: true}
+	for _, c := range []struct {
+		name  string
+		topic string
+		fs    []Fragment
+		want  []bool
+	}{
+		{"first render", "all", []Fragment{a, b}, []bool{false, false}},
+		{"unchanged", "all", []Fragment{a, b}, []bool{true, true}},
+		{"one changed", "all", []Fragment{a, {ID: "b", View: text("b2")}}, []bool{true, false}},
+		{"another topic", "session:s", []Fragment{a}, []bool{false}},
+		{"back to the first topic", "all", []Fragment{a}, []bool{false}},
+		{"a catch-up", "", []Fragment{a}, []bool{false}},
+		{"after a catch-up", "all", []Fragment{a}, []bool{false}},
+		{"whole with unchanged parts", "all", []Fragment{whole, a}, []bool{true, true}},
+		{"whole with a changed part", "all", []Fragment{whole, a, b}, []bool{false, true, false}},
+		{"a removal", "all", []Fragment{Remove("a")}, []bool{false}},
+	} {
+		if got := quiet(c.topic, c.fs...); !slices.Equal(got, c.want) {
+			t.Errorf("%s: quiet = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestWholeFollowsParts: a whole change announced with parts of the same thing is rendered after
+// them and after changes announced later, once Follow has passed; others are not held back.
+func TestWholeFollowsParts(t *testing.T) {
+	h := hub.New(hub.Options{})
+	l := New(h, Options{Workers: 1, Follow: time.Hour})
+	var mu sync.Mutex
+	var order []string
+	l.Register(Topic{Name: "all", Kinds: []string{"item"}, Parts: true, Render: func(_ context.Context, _ string, c Change) ([]Fragment, error) {
+		mu.Lock()
+		order = append(order, c.ID+"/"+c.Part)
+		mu.Unlock()
+		return []Fragment{{ID: c.ID + "-" + c.Part, View: text(c.ID)}}, nil
+	}})
+	sub := l.Subscribe("all")
+	defer sub.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	l.Announce(Change{Kind: "item", ID: "a", Part: "card"}, Change{Kind: "item", ID: "a"})
+	l.Announce(Change{Kind: "item", ID: "b"})
+	for seen := map[string]bool{}; !seen["b-"]; {
+		for _, f := range next(t, sub) {
+			seen[f.ID] = true
+		}
+	}
+	mu.Lock()
+	got := slices.Clone(order)
+	mu.Unlock()
+	if want := []string{"a/card", "b/"}; !slices.Equal(got, want) {
+		t.Fatalf("rendered %q, want %q (the whole of a waits an hour)", got, want)
+	}
+
+	soon := New(h, Options{Follow: time.Millisecond})
+	soon.Register(Topic{Name: "all", Kinds: []string{"item"}, Parts: true, Render: func(_ context.Context, _ string, c Change) ([]Fragment, error) {
+		return []Fragment{{ID: c.ID + "-" + c.Part, View: text(c.ID)}}, nil
+	}})
+	go soon.Run(ctx)
+	soon.Announce(Change{Kind: "item", ID: "c", Part: "card"}, Change{Kind: "item", ID: "c"})
+	for seen := map[string]bool{}; !seen["c-"] || !seen["c-card"]; {
+		for _, f := range next(t, sub) {
+			seen[f.ID] = true
+		}
 	}
 }

@@ -56,12 +56,15 @@ type renders struct {
 type rendered struct {
 	sum  uint64
 	html []byte
+	// topic is the hub topic it was published to: "" when it went to one page only (a catch-up,
+	// a snapshot, a container loaded whole for the pages that lacked it).
+	topic string
 }
 
-// swap records html (digest sum) as element id's newest markup and returns the one it replaces
-// and the copy it keeps. html is borrowed: it is copied only when it differs from what was
-// remembered (most elements of a redone group are as they were).
-func (r *renders) swap(id string, sum uint64, html []byte) (prev rendered, kept []byte, ok bool) {
+// swap records html (digest sum), published to topic, as element id's newest markup and returns
+// the one it replaces and the copy it keeps. html is borrowed: it is copied only when it differs
+// from what was remembered (most elements of a redone group are as they were).
+func (r *renders) swap(id, topic string, sum uint64, html []byte) (prev rendered, kept []byte, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.last == nil {
@@ -72,10 +75,13 @@ func (r *renders) swap(id string, sum uint64, html []byte) (prev rendered, kept 
 	}
 	prev, ok = r.last[id]
 	if ok && prev.sum == sum {
+		if prev.topic != topic {
+			r.last[id] = rendered{sum, prev.html, topic}
+		}
 		return prev, prev.html, ok
 	}
 	kept = bytes.Clone(html)
-	r.last[id] = rendered{sum, kept}
+	r.last[id] = rendered{sum, kept, topic}
 	r.bytes += len(kept) - len(prev.html)
 	return prev, kept, ok
 }

@@ -147,7 +147,7 @@ func TestRendersBounded(t *testing.T) {
 	html := bytes.Repeat([]byte("x"), 10<<10)
 	n := 2 * maxRemembered / len(html)
 	for i := range n {
-		r.swap(fmt.Sprint("e", i), uint64(i+1), html)
+		r.swap(fmt.Sprint("e", i), "all", uint64(i+1), html)
 		if r.bytes > maxRemembered+len(html) {
 			t.Fatalf("after %d elements %d bytes remembered, budget %d", i+1, r.bytes, maxRemembered)
 		}
