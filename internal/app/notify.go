@@ -20,10 +20,6 @@ type waitsSource struct {
 	// reads in a row that found the list changed during the handling of the one before.
 	returned time.Time
 	streak   int
-	// open is the waits last said to be open. The whole list holds at most waits.MaxList (the
-	// oldest): near that many, the list is read whole, so a wait read alone (which has no such
-	// bound) is never announced and then missing from a whole read, which would end it.
-	open map[string]bool
 }
 
 // How long the notifier rests in a burst: three times its last read and handling, at least
@@ -94,7 +90,7 @@ func (s *waitsSource) Await(ctx context.Context, after uint64) (notify.Update, e
 		return notify.Update{Seq: after}, err
 	}
 	var u notify.Update
-	if ok && len(s.open)+len(ids) < waits.MaxList {
+	if ok {
 		u, err = s.changes(ctx, seq, ids)
 	} else {
 		u, err = s.whole(ctx)
@@ -124,30 +120,19 @@ func (s *waitsSource) changes(ctx context.Context, seq uint64, ids []string) (no
 			u.Gone = append(u.Gone, id)
 		}
 	}
-	if s.open == nil {
-		s.open = map[string]bool{}
-	}
-	for _, w := range u.Open {
-		s.open[w.ID] = true
-	}
-	for _, id := range u.Gone {
-		delete(s.open, id)
-	}
 	return u, nil
 }
 
-// whole reads the whole list.
+// whole reads the whole list, unbounded: the waits past the list's MaxList are announced too.
 func (s *waitsSource) whole(ctx context.Context) (notify.Update, error) {
-	l, err := s.w.List(ctx)
+	l, err := s.w.All(ctx)
 	if err != nil {
 		return notify.Update{}, err
 	}
 	u := notify.Update{Seq: l.Seq, Whole: true, Open: make([]notify.Wait, 0, len(l.Waits))}
-	s.open = make(map[string]bool, len(l.Waits))
 	for _, w := range l.Waits {
 		if w.Answered == "" {
 			u.Open = append(u.Open, toNotify(w))
-			s.open[w.ID] = true
 		}
 	}
 	return u, nil

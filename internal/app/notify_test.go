@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"github.com/andybalholm/cascadia"
 	"github.com/plandash/plandash/internal/approval"
 	"github.com/plandash/plandash/internal/notify"
+	"github.com/plandash/plandash/internal/waits"
 	"github.com/plandash/plandash/internal/web"
 	"golang.org/x/net/html"
 )
@@ -280,5 +282,31 @@ func TestHandedOverWaitEnds(t *testing.T) {
 		case <-deadline:
 			t.Fatal("no wait.ended for a plan handed over to the terminal")
 		}
+	}
+}
+
+// TestNotifyReadsEveryWaitPastTheListsBound: the list shows the oldest waits.MaxList, but the
+// notifications read every open wait, so a wait past the bound, announced when read alone, is
+// not taken for ended by a read of the whole list.
+func TestNotifyReadsEveryWaitPastTheListsBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a thousand plans at the gate")
+	}
+	n := serveNotify(t)
+	n.hooks = make(chan notify.WebhookBody, 2*(waits.MaxList+1)) // room for every announcement, unread
+	ctx := context.Background()
+	for i := range waits.MaxList + 1 {
+		if _, _, err := n.Gate.Submit(ctx, approval.Submission{Title: fmt.Sprint("plan ", i), Agent: "claude",
+			Plan: approval.PlanBody{Type: approval.TypeMarkdown, Markdown: "1. read"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := n.Waits.List(ctx)
+	if err != nil || len(l.Waits) != waits.MaxList {
+		t.Fatalf("the list has %d waits (%v); want its bound, %d", len(l.Waits), err, waits.MaxList)
+	}
+	u, err := (&waitsSource{w: n.Waits}).whole(ctx)
+	if err != nil || len(u.Open) != waits.MaxList+1 {
+		t.Fatalf("the notifications read %d open waits (%v); want all %d", len(u.Open), err, waits.MaxList+1)
 	}
 }

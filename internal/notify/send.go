@@ -140,8 +140,8 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 			continue
 		}
 		send := func() {
-			defer n.give(id)
 			n.sendTarget(ctx, t, ok, groups[id], out)
+			n.give(id) // before the record, which waits to gather others' outcomes
 			// One transaction records the target's outcomes: a commit per delivery would take
 			// the database's one writer from ingest as often as notifications are sent.
 			n.record(ctx, out)
@@ -175,10 +175,16 @@ func (n *Notifier) give(target string) {
 	}
 }
 
-// record stores a target's outcomes. Its sends' goroutines record at once when the outbox is
-// free, and otherwise leave their outcomes to the one recording meanwhile, which takes up all
-// that arrived during its commit in its next (a group commit): under a burst the outbox then
-// commits about once per round of sends, not once per target and batch.
+// recordGather is how long the goroutine that records outcomes gathers those of other sends
+// before its commit. An outcome is not urgent (the lease keeps a sent delivery from being
+// sent again meanwhile, and an end reads its announcement's outcome through recordBegun), and
+// while waits begin and end a thousand times a second a commit per round of sends was as much
+// CPU as the gate's own commits.
+const recordGather = 20 * time.Millisecond
+
+// record stores a target's outcomes. The first of its sends' goroutines to arrive gathers for
+// recordGather, then commits what all of them left meanwhile in one transaction (a group
+// commit), and again what arrived during that commit.
 func (n *Notifier) record(ctx context.Context, out *outcomes) {
 	r := &n.rec
 	r.mu.Lock()
@@ -188,6 +194,9 @@ func (n *Notifier) record(ctx context.Context, out *outcomes) {
 		return // the goroutine recording now records these next
 	}
 	r.busy = true
+	r.mu.Unlock()
+	time.Sleep(recordGather)
+	r.mu.Lock()
 	for len(r.ds) > 0 {
 		ds := r.ds
 		r.ds = nil
@@ -200,6 +209,26 @@ func (n *Notifier) record(ctx context.Context, out *outcomes) {
 	}
 	r.busy = false
 	r.mu.Unlock()
+}
+
+// recordBegun records at once the outcomes gathered so far (see record) when one of them is
+// the announcement of one of waits: an end reads how its wait was announced (which message to
+// clear) from the outbox.
+func (n *Notifier) recordBegun(ctx context.Context, waits []string) {
+	r := &n.rec
+	r.mu.Lock()
+	var ds []Delivery
+	if slices.ContainsFunc(r.ds, func(d Delivery) bool { return d.Event == Began && slices.Contains(waits, d.Wait.ID) }) {
+		ds, r.ds = r.ds, nil
+	}
+	r.mu.Unlock()
+	if len(ds) == 0 {
+		return
+	}
+	if _, err := n.store.FinishAll(context.WithoutCancel(ctx), n.cfg.Owner, ds); err != nil {
+		n.cfg.Log.Warn("notify: recording deliveries", "n", len(ds), "err", err)
+	}
+	n.wakeFor(ds)
 }
 
 // recorder is the outcomes waiting to be recorded, and whether a goroutine is recording.
@@ -272,6 +301,7 @@ func (n *Notifier) ended(ctx context.Context, t Target, ds []Delivery, out *outc
 	}
 	// One read for the whole batch: a burst's ends are hundreds, and a read per end was most
 	// of the cost of telling them.
+	n.recordBegun(ctx, ids)
 	as, err := n.store.Remotes(ctx, t.ID, ids)
 	if err != nil {
 		for _, d := range ds {

@@ -168,8 +168,12 @@ func TestWebPushGoneSubscriptionIsDropped(t *testing.T) {
 		ts, _ := n.Targets(context.Background())
 		return len(ts) == 0
 	})
-	ds, _ := n.Deliveries(context.Background(), tg.ID, 5)
-	if len(ds) != 1 || ds[0].Status != notify.Failed || !strings.Contains(ds[0].Error, "410") {
+	var ds []notify.Delivery
+	waitFor(t, func() bool { // the outcome is recorded once the recorder has gathered
+		ds, _ = n.Deliveries(context.Background(), tg.ID, 5)
+		return len(ds) == 1 && ds[0].Status != notify.Pending
+	})
+	if ds[0].Status != notify.Failed || !strings.Contains(ds[0].Error, "410") {
 		t.Fatalf("deliveries = %+v", ds)
 	}
 }

@@ -165,6 +165,14 @@ func (s *Service) Seq() uint64 {
 // List is every current wait, oldest first (at most MaxList). Its Seq is read before the sources, so a change
 // made while they are read moves the sequence past it and a long poll sees it.
 func (s *Service) List(ctx context.Context) (List, error) {
+	l, err := s.All(ctx)
+	l.Waits = l.Waits[:min(len(l.Waits), MaxList)]
+	return l, err
+}
+
+// All is List without its bound: every current wait, however many. The notifications read it,
+// so that a wait read alone (One, which has no bound either) is never missing from it.
+func (s *Service) All(ctx context.Context) (List, error) {
 	s.mu.Lock()
 	seq, cached := s.seq, s.cached
 	if cached != nil && s.cachedAt == seq {
@@ -223,7 +231,7 @@ func (s *Service) read(ctx context.Context, seq uint64) (List, error) {
 	if out == nil {
 		out = []Wait{}
 	}
-	return List{Seq: seq, Waits: out[:min(len(out), MaxList)]}, nil
+	return List{Seq: seq, Waits: out}, nil
 }
 
 // heard keeps a request the gate just stored, as the change carries it: the pending requests

@@ -14,9 +14,41 @@ import (
 
 // approvalStore implements approval.Store.
 type approvalStore struct {
-	w *sql.DB // the DB's writer
-	r *readDB
-	f *faults // the DB's storage faults
+	w    *sql.DB // the DB's writer
+	r    *readDB
+	f    *faults // the DB's storage faults
+	stmt approvalStmts
+}
+
+// approvalStmts are the gate's writes, prepared once on the writer (see writeStmts): at a
+// thousand plans a second, SQLite parsing them again for each request and decision took a
+// third of the gate's own CPU.
+type approvalStmts struct{ create, decide, audit *sql.Stmt }
+
+// openApprovals is the gate's store on w and r; the tables must exist (migrate ran).
+func openApprovals(ctx context.Context, w *sql.DB, r *readDB, f *faults) (*approvalStore, error) {
+	s := &approvalStore{w: w, r: r, f: f}
+	var errs []error
+	prep := func(dst **sql.Stmt, q string) {
+		st, err := w.PrepareContext(ctx, q)
+		*dst = st
+		errs = append(errs, err)
+	}
+	prep(&s.stmt.create, `INSERT INTO approval_requests(id, status, created, deadline, decided, seq,
+		title, agent, session_id, plan_type, plan_size, options, default_outcome, body)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`)
+	prep(&s.stmt.decide, `UPDATE approval_requests SET status=?, decided=?, seq=?, body=?
+		WHERE id=? AND (status='pending' OR status='elsewhere' AND ?)`)
+	prep(&s.stmt.audit, `INSERT INTO approval_audit(at, request_id, session_id, agent, body) VALUES(?,?,?,?,?)`)
+	if err := errors.Join(errs...); err != nil {
+		for _, st := range []*sql.Stmt{s.stmt.create, s.stmt.decide, s.stmt.audit} {
+			if st != nil {
+				st.Close()
+			}
+		}
+		return nil, err
+	}
+	return s, nil
 }
 
 var _ approval.Store = (*approvalStore)(nil)
@@ -69,10 +101,7 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 	created := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		sum := r.Summary()
-		res, err := tx.ExecContext(ctx, `INSERT INTO approval_requests(id, status, created, deadline, decided, seq,
-			title, agent, session_id, plan_type, plan_size, options, default_outcome, body)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`,
-			r.ID, string(r.Status), r.Created.UnixNano(), r.Deadline.UnixNano(), decidedAt(r), r.Seq,
+		res, err := tx.StmtContext(ctx, s.stmt.create).ExecContext(ctx, r.ID, string(r.Status), r.Created.UnixNano(), r.Deadline.UnixNano(), decidedAt(r), r.Seq,
 			sum.Title, sum.Agent, sum.SessionID, sum.PlanType, sum.PlanSize, joinOptions(sum.Options), string(sum.Default), mustJSON(r))
 		if err != nil {
 			return err
@@ -82,7 +111,7 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 			return err
 		}
 		stored, created = r, true
-		return audit(ctx, tx, events)
+		return s.audit(ctx, tx, events)
 	})
 	return stored, created, err
 }
@@ -91,9 +120,7 @@ func (s *approvalStore) Create(ctx context.Context, r approval.Request, events [
 func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events []approval.AuditEvent) (bool, error) {
 	ok := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE approval_requests SET status=?, decided=?, seq=?, body=?
-			WHERE id=? AND (status='pending' OR status='elsewhere' AND ?)`,
-			string(r.Status), decidedAt(r), r.Seq, mustJSON(r), r.ID, r.Settles())
+		res, err := tx.StmtContext(ctx, s.stmt.decide).ExecContext(ctx, string(r.Status), decidedAt(r), r.Seq, mustJSON(r), r.ID, r.Settles())
 		if err != nil {
 			return err
 		}
@@ -101,7 +128,7 @@ func (s *approvalStore) Decide(ctx context.Context, r approval.Request, events [
 			return nil
 		}
 		ok = true
-		return audit(ctx, tx, events)
+		return s.audit(ctx, tx, events)
 	})
 	return ok, err
 }
@@ -218,7 +245,7 @@ func (s *approvalStore) PutRule(ctx context.Context, r approval.Rule, ev approva
 			r.ID, r.Created.UnixNano(), revoked, r.Seq, mustJSON(r)); err != nil {
 			return err
 		}
-		return audit(ctx, tx, []approval.AuditEvent{ev})
+		return s.audit(ctx, tx, []approval.AuditEvent{ev})
 	})
 }
 
@@ -300,10 +327,13 @@ func (s *approvalStore) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return s.f.note(tx.Commit())
 }
 
-func audit(ctx context.Context, tx *sql.Tx, events []approval.AuditEvent) error {
+func (s *approvalStore) audit(ctx context.Context, tx *sql.Tx, events []approval.AuditEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	st := tx.StmtContext(ctx, s.stmt.audit)
 	for _, ev := range events {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO approval_audit(at, request_id, session_id, agent, body) VALUES(?,?,?,?,?)`,
-			ev.At.UnixNano(), ev.RequestID, ev.SessionID, ev.Agent, mustJSON(ev)); err != nil {
+		if _, err := st.ExecContext(ctx, ev.At.UnixNano(), ev.RequestID, ev.SessionID, ev.Agent, mustJSON(ev)); err != nil {
 			return err
 		}
 	}

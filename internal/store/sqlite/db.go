@@ -88,7 +88,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// by default) takes its prepared statements with it, and the next one parses them again.
 	rdb.SetMaxIdleConns(readers)
 	r := newReadDB(rdb)
-	db := &DB{w: w, r: r, faults: fs, approvals: &approvalStore{w: w, r: r, f: fs}, history: &historyStore{w: w, r: r, f: fs}}
+	db := &DB{w: w, r: r, faults: fs, history: &historyStore{w: w, r: r, f: fs}}
+	if db.approvals, err = openApprovals(ctx, w, r, fs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	if db.plans, err = openPlans(ctx, w, r, fs); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
