@@ -31,6 +31,7 @@ type planRows struct {
 func (s *plansStore) putRevisions(ctx context.Context, t *txn, c *plans.Changes, seq uint64) (*delta.Batch, planRows, error) {
 	rows := planRows{bodies: make([][]byte, len(c.Plans)), slots: make([][]byte, len(c.Plans))}
 	lists := make([][]byte, len(c.Plans)) // each plan's pending revisions, its old ones first
+	olds := make([]int, len(c.Plans))     // how many bytes of each list are old
 	at := make(map[plans.PlanKey]int, len(c.Plans))
 	for i, p := range c.Plans {
 		old, err := t.pending(ctx, p.Key())
@@ -41,7 +42,7 @@ func (s *plansStore) putRevisions(ctx context.Context, t *txn, c *plans.Changes,
 		if err != nil {
 			return nil, rows, fmt.Errorf("plan %q: %w", p.ID, err)
 		}
-		at[p.Key()], lists[i] = i, old[:n:n] // appended to below, never into the cache's
+		at[p.Key()], lists[i], olds[i] = i, old[:n:n], n // appended to below, never into the cache's
 	}
 	// A base that neither the batch nor the cache holds is read back from the file, which has
 	// every revision of the plan before the commit's: nothing of the commit is written before.
@@ -82,7 +83,11 @@ func (s *plansStore) putRevisions(ctx context.Context, t *txn, c *plans.Changes,
 		for _, r := range list {
 			row(p.Key(), r)
 		}
-		rows.slots[i] = slot(nil, rows.bodies[i]) // empty, for the next revisions
+		// An empty slot for the next revisions, unless the commit's own did not fit: a plan
+		// revised that often would only carry the slot from commit to commit.
+		if len(lists[i])-olds[i] <= slotSize {
+			rows.slots[i] = slot(nil, rows.bodies[i])
+		}
 	}
 	if err := s.stmt.insertRevision.exec(ctx, t.tx, args); err != nil {
 		return nil, rows, fmt.Errorf("store revisions: %w", err)
