@@ -114,7 +114,7 @@ func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string
 			continue
 		}
 		newest = int(rev.Int64)
-		revs, _, err := decodePending(pending)
+		revs, err := decodePending(pending)
 		if err != nil {
 			return nil, paging.Cursor{}, 0, err
 		}

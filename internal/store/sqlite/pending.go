@@ -68,45 +68,74 @@ func appendPending(b []byte, r stored) []byte {
 
 var errPending = errors.New("sqlite: a plan's pending revisions are unreadable")
 
-// decodePending splits a slot into its pending revisions and returns how many bytes of it
-// they take; the bodies point into b.
-func decodePending(b []byte) ([]stored, int, error) {
+// decodePending splits a slot into its pending revisions; the bodies point into b.
+func decodePending(b []byte) ([]stored, error) {
 	var out []stored
-	used := 0
-	for used < len(b) && b[used] != 0 {
-		var v [4]uint64
-		var at int64
-		for i := range v {
-			var n int
-			if i == 2 {
-				at, n = binary.Varint(b[used:])
-			} else {
-				v[i], n = binary.Uvarint(b[used:])
-			}
-			if n <= 0 {
-				return nil, 0, errPending
-			}
-			used += n
+	for i := 0; ; {
+		r, next, err := nextPending(b, i)
+		if err != nil || next == i {
+			return out, err
 		}
-		if v[3] > uint64(len(b)-used) {
-			return nil, 0, errPending
-		}
-		end := used + int(v[3])
-		out = append(out, stored{revision: int(v[0]), format: int(v[1]), at: at, body: b[used:end:end]})
-		used = end
+		out, i = append(out, r), next
 	}
-	return out, used, nil
 }
 
-// slot is the pending list as its row stores it: padded to slotSize, or nil when it does not
-// fit or the row has no room for it (and its revisions go to plan_revisions).
+// pendingLen is how many bytes of a slot its pending revisions take.
+func pendingLen(b []byte) (int, error) {
+	for i := 0; ; {
+		_, next, err := nextPending(b, i)
+		if err != nil || next == i {
+			return i, err
+		}
+		i = next
+	}
+}
+
+// nextPending reads the pending revision at b[i:] and returns where the next one starts: i
+// itself at the end of the list.
+func nextPending(b []byte, i int) (stored, int, error) {
+	if i == len(b) || b[i] == 0 {
+		return stored{}, i, nil
+	}
+	var v [4]uint64
+	var at int64
+	for k := range v {
+		var n int
+		if k == 2 {
+			at, n = binary.Varint(b[i:])
+		} else {
+			v[k], n = binary.Uvarint(b[i:])
+		}
+		if n <= 0 {
+			return stored{}, i, errPending
+		}
+		i += n
+	}
+	if v[3] > uint64(len(b)-i) {
+		return stored{}, i, errPending
+	}
+	end := i + int(v[3])
+	return stored{revision: int(v[0]), format: int(v[1]), at: at, body: b[i:end:end]}, end, nil
+}
+
+// newList is a pending list to append to, holding old's revisions, with room for a slot.
+func newList(old []byte) ([]byte, error) {
+	n, err := pendingLen(old)
+	return append(make([]byte, 0, slotSize), old[:n]...), err
+}
+
+// slot is a pending list made by newList as its row stores it: padded with zeros to slotSize,
+// or nil when it does not fit or the row has no room for it (and its revisions go to
+// plan_revisions).
 func slot(list []byte, body []byte) []byte {
 	if len(list) > slotSize || len(body)+slotSize > maxRow {
 		return nil
 	}
-	out := make([]byte, slotSize)
-	copy(out, list)
-	return out
+	if cap(list) < slotSize {
+		list = append(make([]byte, 0, slotSize), list...)
+	}
+	// Appends only ever wrote up to len(list): past it is as make zeroed it.
+	return list[:slotSize]
 }
 
 // storedRows reads rows of (part, revision, format, at, body) in order: part 0 is a row of
@@ -128,7 +157,7 @@ func storedRows(rows *sql.Rows, each func(stored) error) error {
 			}
 			continue
 		}
-		list, _, err := decodePending(r.body)
+		list, err := decodePending(r.body)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/hex"
@@ -50,7 +51,7 @@ func rowCounts(t *testing.T, db *DB, sessionID, planID string) (rows, pending in
 	if err := db.r.QueryRow(`SELECT pending FROM plans WHERE session_id = ? AND plan_id = ?`, sessionID, planID).Scan(&slot); err != nil && err != sql.ErrNoRows {
 		t.Fatal(err)
 	}
-	list, _, err := decodePending(slot)
+	list, err := decodePending(slot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,12 +66,19 @@ func TestPendingListRoundTrip(t *testing.T) {
 		list = appendPending(list, r)
 		want = append(want, r)
 	}
-	got, n, err := decodePending(slot(list, nil))
-	if err != nil || n != len(list) || !reflect.DeepEqual(got, want) {
-		t.Fatalf("decodePending = %+v, %d, %v; want %+v, %d", got, n, err, want, len(list))
+	padded := slot(list, nil)
+	got, err := decodePending(padded)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("decodePending = %+v, %v; want %+v", got, err, want)
+	}
+	if n, err := pendingLen(padded); n != len(list) || err != nil {
+		t.Fatalf("pendingLen = %d, %v; want %d", n, err, len(list))
+	}
+	if again, err := newList(padded); err != nil || !bytes.Equal(again, list) || cap(again) < slotSize {
+		t.Fatalf("newList = %q (cap %d), %v", again, cap(again), err)
 	}
 	for _, bad := range [][]byte{{0x80}, {1, 0, 0, 9, '{'}, {1, 0, 0, 0x80}} {
-		if _, _, err := decodePending(bad); err == nil {
+		if _, err := decodePending(bad); err == nil {
 			t.Errorf("decodePending(%q) read a broken list", bad)
 		}
 	}

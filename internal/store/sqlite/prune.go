@@ -97,7 +97,7 @@ func (s *plansStore) flushPending(ctx context.Context, tx *sql.Tx) error {
 		if err := rows.Scan(&k.SessionID, &k.PlanID, &list); err != nil {
 			return err
 		}
-		revs, _, err := decodePending(list)
+		revs, err := decodePending(list)
 		if err != nil {
 			return fmt.Errorf("plan %q: %w", k.PlanID, err)
 		}

@@ -38,11 +38,10 @@ func (s *plansStore) putRevisions(ctx context.Context, t *txn, c *plans.Changes,
 		if err != nil {
 			return nil, rows, err
 		}
-		_, n, err := decodePending(old)
-		if err != nil {
+		if lists[i], err = newList(old); err != nil {
 			return nil, rows, fmt.Errorf("plan %q: %w", p.ID, err)
 		}
-		at[p.Key()], lists[i], olds[i] = i, old[:n:n], n // appended to below, never into the cache's
+		at[p.Key()], olds[i] = i, len(lists[i])
 	}
 	// A base that neither the batch nor the cache holds is read back from the file, which has
 	// every revision of the plan before the commit's: nothing of the commit is written before.
@@ -76,7 +75,7 @@ func (s *plansStore) putRevisions(ctx context.Context, t *txn, c *plans.Changes,
 		if rows.slots[i] = slot(lists[i], rows.bodies[i]); rows.slots[i] != nil {
 			continue
 		}
-		list, _, err := decodePending(lists[i])
+		list, err := decodePending(lists[i])
 		if err != nil {
 			return nil, rows, err
 		}
