@@ -190,8 +190,7 @@ func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 			runtime.Gosched()
 		}
 		b := acp.TrimSpace(f.line)
-		valid := (acp.IsObject(b) || acp.IsArray(b)) && acp.Valid(b)
-		if valid {
+		if f.valid {
 			s.observeFrame(f, b)
 			if s.session != "" && len(s.early) > 0 && earlyUsed == nil {
 				var used []uint64
@@ -201,9 +200,9 @@ func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 		}
 		var msg []byte
 		switch {
-		case valid && f.cursor:
+		case f.valid && f.cursor:
 			continue // see cursorMethod
-		case valid:
+		case f.valid:
 			msg = b
 		case s.session != "":
 			msg = violationMsg(f.dir(), f.line, s.session)
