@@ -133,6 +133,9 @@ func (f *tapFeeder) run() {
 				f.busy = false
 				f.idle.Broadcast()
 				closed := f.closed
+				if closed {
+					f.ring.close() // nothing more is queued, and everything queued was taken
+				}
 				f.mu.Unlock()
 				if closed {
 					return
@@ -167,10 +170,20 @@ func (f *tapFeeder) run() {
 			}
 			f.mu.Lock()
 			f.bytes -= len(c.b)
+			var spare []byte
 			if c.ringEnd > 0 {
 				f.ring.free(c.ringEnd)
+				spare = f.ring.trim()
 			}
 			f.mu.Unlock()
+			if spare != nil {
+				// Giving back a burst's megabytes takes a while: not under the lock the
+				// forwarding path takes.
+				releaseRing(spare)
+				f.mu.Lock()
+				f.ring.trimmed()
+				f.mu.Unlock()
+			}
 		}
 	}
 }

@@ -17,6 +17,7 @@ type frame struct {
 	key    string // session and plan id of a plan frame; "" for any other frame
 	a2c    bool   // sent by the agent
 	cursor bool   // a request or notification of Cursor's own: not posted (see Sink.encode)
+	valid  bool   // the line is a JSON object or array (see validMsg)
 	pinned bool   // a connection's opening frames: never dropped
 	// skipped counts the older states of this plan that this frame replaced in the queue: the
 	// dashboard is told, so a gap in a plan's history is explained.
@@ -25,7 +26,7 @@ type frame struct {
 
 func newFrame(dir acp.Direction, at time.Time, line []byte) frame {
 	a2c := dir == acp.AgentToClient
-	f := frame{at: at.UnixNano(), line: line, a2c: a2c, cursor: cursorMethod(frameMethod(line))}
+	f := frame{at: at.UnixNano(), line: line, a2c: a2c, cursor: cursorMethod(frameMethod(line)), valid: validMsg(line)}
 	if a2c { // only the agent sends plans
 		f.key = planKey(line)
 	}

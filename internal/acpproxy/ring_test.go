@@ -10,7 +10,7 @@ import (
 // The ring hands out space in order and takes it back in the same order; a chunk never overlaps
 // one still in use, whatever the sizes, and a chunk that does not fit gets nil.
 func TestChunkRingNeverOverlaps(t *testing.T) {
-	var r chunkRing
+	r := chunkRing{buf: make([]byte, ringKeep)} // small, so that it fills and wraps
 	type use struct {
 		b   []byte
 		end int
@@ -54,6 +54,45 @@ func TestChunkRingNeverOverlaps(t *testing.T) {
 	}
 	if b, _ := r.alloc(ringSize); b != nil {
 		t.Fatal("a chunk bigger than the ring's share for one was handed out")
+	}
+}
+
+// Once the ring empties after a burst that reached past its first ringKeep bytes, trim hands out
+// what the burst touched beyond them, to give back; until trimmed, chunks come from the front
+// only, so none lies in memory being given back.
+func TestChunkRingTrimsAfterABurst(t *testing.T) {
+	var r chunkRing
+	defer r.close()
+	var ends []int
+	for range 3 * ringKeep / 100_000 {
+		b, end := r.alloc(100_000)
+		if b == nil {
+			t.Fatal("a burst of 3 ringKeep did not fit in the ring")
+		}
+		b[len(b)-1] = 1
+		ends = append(ends, end)
+	}
+	if r.trim() != nil {
+		t.Fatal("trim while chunks are in use")
+	}
+	for _, end := range ends {
+		r.free(end)
+	}
+	spare := r.trim()
+	if len(spare) != ends[len(ends)-1]-ringKeep {
+		t.Fatalf("trim gave %d bytes, want the %d the burst touched past ringKeep", len(spare), ends[len(ends)-1]-ringKeep)
+	}
+	for range 20 {
+		if _, end := r.alloc(100_000); end > ringKeep {
+			t.Fatalf("a chunk ending at %d was handed out while the ring past %d is being given back", end, ringKeep)
+		} else if end == 0 {
+			break
+		}
+	}
+	releaseRing(spare)
+	r.trimmed()
+	if r.trim() != nil {
+		t.Fatal("a second trim with nothing touched past ringKeep since the first")
 	}
 }
 

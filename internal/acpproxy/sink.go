@@ -190,8 +190,7 @@ func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 			runtime.Gosched()
 		}
 		b := acp.TrimSpace(f.line)
-		valid := (acp.IsObject(b) || acp.IsArray(b)) && acp.Valid(b)
-		if valid {
+		if f.valid {
 			s.observeFrame(f, b)
 			if s.session != "" && len(s.early) > 0 && earlyUsed == nil {
 				var used []uint64
@@ -201,9 +200,9 @@ func (s *Sink) encode(batch []frame) (body []byte, earlyUsed []uint64) {
 		}
 		var msg []byte
 		switch {
-		case valid && f.cursor:
+		case f.valid && f.cursor:
 			continue // see cursorMethod
-		case valid:
+		case f.valid:
 			msg = b
 		case s.session != "":
 			msg = violationMsg(f.dir(), f.line, s.session)
@@ -285,24 +284,36 @@ func (s *Sink) noteSession(id string) {
 
 // observe notes the session a frame belongs to and the agent's name, when it says them.
 func (s *Sink) observe(b []byte) {
-	if !acp.IsObject(b) || !bytes.Contains(b, []byte("sessionId")) && !bytes.Contains(b, []byte("agentInfo")) {
+	if !acp.IsObject(b) {
 		return
 	}
-	var top [2][]byte
-	acp.Lookup(b, top[:], "params", "result")
-	for _, v := range top {
-		if !acp.IsObject(v) {
-			continue
-		}
-		var f [2][]byte
-		acp.Lookup(v, f[:], "sessionId", "agentInfo")
-		if id, ok := acp.Unquote(f[0]); ok && id != "" {
+	// A request or notification names its session near the top of its params (its method and
+	// params come first in practice): Find reads no further than that member. Walking every frame
+	// to its end for members it cannot hold was most of the time encoding a batch took.
+	var p, id [1][]byte
+	if acp.Find(b, p[:], "params"); acp.IsObject(p[0]) {
+		acp.Find(p[0], id[:], "sessionId")
+		if id, ok := acp.Unquote(id[0]); ok && id != "" {
 			s.noteSession(id)
 		}
-		if acp.IsObject(f[1]) {
-			if im := acp.DecodeImplementation(f[1]); im.Name != "" {
-				s.Agent = im.Name
-			}
+		return
+	}
+	// A response: its result may name a new session, or the agent (initialize).
+	if !bytes.Contains(b, []byte("sessionId")) && !bytes.Contains(b, []byte("agentInfo")) {
+		return
+	}
+	var r [1][]byte
+	if acp.Lookup(b, r[:], "result"); !acp.IsObject(r[0]) {
+		return
+	}
+	var m [2][]byte
+	acp.Lookup(r[0], m[:], "sessionId", "agentInfo")
+	if id, ok := acp.Unquote(m[0]); ok && id != "" {
+		s.noteSession(id)
+	}
+	if acp.IsObject(m[1]) {
+		if im := acp.DecodeImplementation(m[1]); im.Name != "" {
+			s.Agent = im.Name
 		}
 	}
 }

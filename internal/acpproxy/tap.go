@@ -119,7 +119,7 @@ func (t *Tap) feedAt(dir acp.Direction, at time.Time, b []byte, owned bool) {
 			}
 			own = slab[off : off+len(line) : off+len(line)]
 		}
-		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == acp.AgentToClient, cursor: cursorMethod(method)})
+		fs = append(fs, frame{at: at.UnixNano(), line: own, key: key, a2c: dir == acp.AgentToClient, cursor: cursorMethod(method), valid: validMsg(line)})
 		fs = t.cursorSide(fs, dir, line, method, at)
 	})
 	if len(fs) > 0 {
@@ -144,7 +144,7 @@ func (t *Tap) cursorSide(fs []frame, dir acp.Direction, line, method []byte, at 
 		return fs
 	}
 	if pf := t.todos.planFrame(line); pf != nil {
-		fs = append(fs, frame{at: at.UnixNano(), line: pf, key: planKey(pf), a2c: true})
+		fs = append(fs, frame{at: at.UnixNano(), line: pf, key: planKey(pf), a2c: true, valid: validMsg(pf)})
 	}
 	return fs
 }
@@ -217,6 +217,16 @@ func planKey(line []byte) string {
 		return ""
 	}
 	return sid + "\x00" + id
+}
+
+// validMsg reports whether line is a JSON object or array, which the dashboard takes as a
+// message; anything else is posted as a violation. The tap checks each frame as it splits it,
+// a line at a time, rather than the sink checking a whole batch at once: checking a batch of
+// long frames took milliseconds on end, during which a frame on its way between IDE and agent
+// could wait for the processor.
+func validMsg(line []byte) bool {
+	b := acp.TrimSpace(line)
+	return (acp.IsObject(b) || acp.IsArray(b)) && acp.Valid(b)
 }
 
 // frameMethod returns the raw JSON value of a frame's method member (its first, as Find reads
