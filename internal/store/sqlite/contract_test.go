@@ -35,7 +35,7 @@ func openTemp(t *testing.T) *DB {
 func TestPlansContract(t *testing.T) {
 	planstest.Run(t, func(t *testing.T) plans.Store { return openTemp(t).Plans() }, func(t *testing.T, s plans.Store) int64 {
 		var n int64
-		if err := s.(*plansStore).w.QueryRow(`SELECT (SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) FROM plan_revisions) + (SELECT COALESCE(SUM(length(pending)), 0) FROM plans)`).Scan(&n); err != nil {
+		if err := s.(*plansStore).w.QueryRow(`SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) FROM plan_revisions`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

@@ -19,7 +19,7 @@ type current struct {
 	mu       sync.Mutex
 	version  int64 // the writer's data_version the entries are true for
 	sessions map[string]plans.Session
-	plans    map[plans.PlanKey]planRow
+	plans    map[plans.PlanKey]plans.Plan
 	calls    map[plans.PlanKey]plans.ToolCall // running tool calls, by {session, call id}
 	newest   map[string]plans.Activity        // each session's newest activity
 }
@@ -55,17 +55,11 @@ func (c *current) session(id string) (plans.Session, bool) {
 	return s, ok
 }
 
-// planRow is a plan's row: the plan, and its pending revisions (pending.go).
-type planRow struct {
-	plan    plans.Plan
-	pending []byte
-}
-
-func (c *current) plan(k plans.PlanKey) (planRow, bool) {
+func (c *current) plan(k plans.PlanKey) (plans.Plan, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r, ok := c.plans[k]
-	return r, ok
+	p, ok := c.plans[k]
+	return p, ok
 }
 
 func (c *current) putSession(s plans.Session) {
@@ -74,10 +68,10 @@ func (c *current) putSession(s plans.Session) {
 	c.sessions = put(c.sessions, s.ID, s)
 }
 
-func (c *current) putPlan(r planRow) {
+func (c *current) putPlan(p plans.Plan) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.plans = put(c.plans, r.plan.Key(), r)
+	c.plans = put(c.plans, p.Key(), p)
 }
 
 func (c *current) toolCall(k plans.PlanKey) (plans.ToolCall, bool) {
@@ -131,15 +125,15 @@ func ownPlan(p plans.Plan) plans.Plan {
 	return p
 }
 
-// committed records what a commit wrote, with the pending revisions of each of its plans.
-func (c *current) committed(ch *plans.Changes, pending [][]byte) {
+// committed records what a commit wrote.
+func (c *current) committed(ch *plans.Changes) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range ch.Sessions {
 		c.sessions = put(c.sessions, s.ID, *s)
 	}
-	for i, p := range ch.Plans {
-		c.plans = put(c.plans, p.Key(), planRow{plan: ownPlan(*p), pending: pending[i]})
+	for _, p := range ch.Plans {
+		c.plans = put(c.plans, p.Key(), ownPlan(*p))
 	}
 	for _, t := range ch.ToolCalls {
 		c.putToolCall(*t)

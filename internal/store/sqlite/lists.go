@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -82,54 +80,36 @@ func (s *plansStore) ToolCallsPage(ctx context.Context, sessionID string, r pagi
 // RevisionsPage lists a plan's revisions, newest first, from the rows' own columns: nothing is
 // decoded, deltas or not.
 func (s *plansStore) RevisionsPage(ctx context.Context, sessionID, planID string, r paging.Request) ([]plans.RevisionInfo, paging.Cursor, int, error) {
-	after := int64(math.MaxInt64)
+	var newest sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT MAX(revision) FROM plan_revisions WHERE session_id = ? AND plan_id = ?`,
+		sessionID, planID).Scan(&newest); err != nil {
+		return nil, paging.Cursor{}, 0, err
+	}
+	after := int64(newest.Int64) + 1
 	if !r.After.IsZero() {
 		after = r.After.Key
 	}
-	// One statement, so it sees one state of both tables (storedRows): first a row of the
-	// plan's newest stored revision and its pending ones, which are newer, then the page's
-	// rows, so one more than a page is read.
-	rows, err := s.r.QueryContext(ctx, `SELECT 1, (SELECT MAX(revision) FROM plan_revisions WHERE session_id = ?1 AND plan_id = ?2), 0,
-			(SELECT pending FROM plans WHERE session_id = ?1 AND plan_id = ?2)
-		UNION ALL SELECT 0, revision, at, NULL FROM plan_revisions WHERE session_id = ?1 AND plan_id = ?2 AND revision < ?3
-		ORDER BY 1 DESC, 2 DESC`+limitTo(r.Fetch()+1), sessionID, planID, after)
+	rows, err := s.r.QueryContext(ctx, `SELECT revision, at FROM plan_revisions WHERE session_id = ? AND plan_id = ? AND revision < ?
+		ORDER BY revision DESC`+limitTo(r.Fetch()), sessionID, planID, after)
 	if err != nil {
 		return nil, paging.Cursor{}, 0, err
 	}
 	defer rows.Close()
 	list := []plans.RevisionInfo{}
-	newest := 0
 	for rows.Next() {
-		var (
-			part    int
-			rev     sql.NullInt64
-			at      int64
-			pending []byte
-		)
-		if err := rows.Scan(&part, &rev, &at, &pending); err != nil {
+		var ri plans.RevisionInfo
+		var at int64
+		if err := rows.Scan(&ri.Revision, &at); err != nil {
 			return nil, paging.Cursor{}, 0, err
 		}
-		if part == 0 {
-			list = append(list, plans.RevisionInfo{Revision: int(rev.Int64), At: time.UnixMilli(at)})
-			continue
-		}
-		newest = int(rev.Int64)
-		revs, err := decodePending(pending)
-		if err != nil {
-			return nil, paging.Cursor{}, 0, err
-		}
-		for _, p := range slices.Backward(revs) {
-			newest = max(newest, p.revision)
-			if int64(p.revision) < after {
-				list = append(list, plans.RevisionInfo{Revision: p.revision, At: time.UnixMilli(p.at)})
-			}
-		}
+		ri.At = time.UnixMilli(at)
+		list = append(list, ri)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, paging.Cursor{}, 0, err
 	}
 	list, next := paging.Trim(r, list, plans.RevisionCursor)
-	return list, next, newest, nil
+	return list, next, int(newest.Int64), nil
 }
 
 // RevisionAt rebuilds one revision from the keyframe at or before it: at most KeyframeEvery

@@ -25,7 +25,7 @@ type multiRow struct {
 
 // chunkSizes are the numbers of rows a multiRow inserts in one statement, largest first; the
 // last is 1 so any number of rows is written. The largest keeps a statement's variables (64 rows
-// of at most 8 columns) far below SQLite's limit of 32,766. Powers of two write n rows in as
+// of at most 7 columns) far below SQLite's limit of 32,766. Powers of two write n rows in as
 // many statements as n has bits set (below 64): a post of ten updates to ten sessions writes
 // each table's rows in two statements, where sizes 16, 4 and 1 took four.
 var chunkSizes = []int{64, 32, 16, 8, 4, 2, 1}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,10 +20,7 @@ type plansStore struct {
 
 	cache delta.Cache // newest revisions, the bases of the next deltas
 	cur   current     // sessions and plans as they are in the file (current.go)
-	// writing is held by a batch from its begin to its end, and by Prune: both change the
-	// plans' pending revisions, which cur remembers as the last batch wrote them.
-	writing sync.Mutex
-	stmt    *writeStmts // the commit's statements, prepared once (stmts.go)
+	stmt  *writeStmts // the commit's statements, prepared once (stmts.go)
 }
 
 var _ plans.Store = (*plansStore)(nil)
@@ -98,36 +94,42 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 	return t.Commit(ctx, c)
 }
 
-// write writes c in t as change seq. Its revisions go to the cache (the batch's Committed)
-// once t commits; it returns the pending revisions (pending.go) it wrote for each of c.Plans.
-func (s *plansStore) write(ctx context.Context, t *txn, c *plans.Changes, seq uint64) (*delta.Batch, [][]byte, error) {
-	tx := t.tx
+// write writes c in tx as change seq. Its revisions go to the cache (the batch's Committed)
+// once tx commits.
+func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, seq uint64) (*delta.Batch, error) {
 	// Each table's rows go out together, several to a statement (multirow.go).
-	args := make([]any, 0, 8*max(len(c.Sessions), len(c.Plans), len(c.ToolCalls)))
+	args := make([]any, 0, 7*max(len(c.Sessions), len(c.Plans), len(c.ToolCalls)))
 	for _, sess := range c.Sessions {
 		sess.Seq = seq
 		args = append(args, sess.ID, delta.EncodeSession(sess), sess.LastSeen.UnixNano(), sess.Ended, seq, plans.TimeNS(sess.FirstSeen))
 	}
 	if err := s.stmt.upsertSession.exec(ctx, tx, args); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	batch, rows, err := s.putRevisions(ctx, t, c, seq)
+	batch, err := s.putRevisions(ctx, tx, c.Revisions, seq)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	args = args[:0]
-	for i, p := range c.Plans {
-		args = append(args, p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), rows.bodies[i], len(p.Entries), p.OpenEntries(), nullIfEmpty(rows.slots[i]))
+	for _, p := range c.Plans {
+		p.Seq = seq
+		// A plan's row is its newest revision, which putRevisions just encoded: a revision
+		// number names one state of a plan.
+		body := batch.Whole(p)
+		if body == nil {
+			body = delta.EncodePlan(p)
+		}
+		args = append(args, p.SessionID, p.ID, p.Removed, p.Updated.UnixNano(), body, len(p.Entries), p.OpenEntries())
 	}
 	if err := s.stmt.upsertPlan.exec(ctx, tx, args); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	args = args[:0]
 	for _, t := range c.ToolCalls {
 		args = append(args, t.SessionID, t.ID, t.Created.UnixNano(), mustJSON(t))
 	}
 	if err := s.stmt.upsertToolCall.exec(ctx, tx, args); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// Bound to tx only when used: binding registers a statement with the transaction, to be
 	// closed with it, and most commits of plan updates have no activity.
@@ -138,7 +140,7 @@ func (s *plansStore) write(ctx context.Context, t *txn, c *plans.Changes, seq ui
 				updateActivity = tx.StmtContext(ctx, s.stmt.updateActivity)
 			}
 			if err := exec(ctx, updateActivity, mustJSON(a), a.ID); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			continue
 		}
@@ -147,13 +149,13 @@ func (s *plansStore) write(ctx context.Context, t *txn, c *plans.Changes, seq ui
 		}
 		res, err := insertActivity.ExecContext(ctx, a.SessionID, mustJSON(a))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if a.ID, err = res.LastInsertId(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return batch, rows.slots, nil
+	return batch, nil
 }
 
 func exec(ctx context.Context, st *sql.Stmt, args ...any) error {

@@ -14,10 +14,9 @@ import (
 var _ plans.Pruner = (*plansStore)(nil)
 
 // Prune deletes the revisions r does not keep, in one transaction: per plan, those older than
-// r.MaxAge and those beyond its r.MaxRevisions newest, never its newest. Pending revisions
-// (pending.go) go to plan_revisions first, so all are pruned alike, and the oldest revision
-// kept is rewritten whole, since the one its delta was against is going. Then the freed pages
-// go back to the file system, if the file was created with incremental vacuum.
+// r.MaxAge and those beyond its r.MaxRevisions newest, never its newest. The oldest revision
+// kept is rewritten whole first, since the one its delta was against is going. Then the freed
+// pages go back to the file system, if the file was created with incremental vacuum.
 func (s *plansStore) Prune(ctx context.Context, now time.Time, r plans.Retention) (st plans.PruneStats, err error) {
 	if r.IsZero() {
 		return st, nil
@@ -26,10 +25,6 @@ func (s *plansStore) Prune(ctx context.Context, now time.Time, r plans.Retention
 	if r.MaxAge > 0 {
 		cutoff = now.Add(-r.MaxAge).UnixMilli()
 	}
-	s.writing.Lock()
-	defer s.writing.Unlock()
-	// The plans' pending revisions change under the batches' memory of them.
-	defer s.cur.forget()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return st, err
@@ -39,9 +34,6 @@ func (s *plansStore) Prune(ctx context.Context, now time.Time, r plans.Retention
 			tx.Rollback()
 		}
 	}()
-	if err := s.flushPending(ctx, tx); err != nil {
-		return st, err
-	}
 	cuts, err := pruneCuts(ctx, tx, cutoff, r.MaxRevisions)
 	if err != nil {
 		return st, err
@@ -79,40 +71,6 @@ func (s *plansStore) Prune(ctx context.Context, now time.Time, r plans.Retention
 	}
 	st.Pages, err = vacuumFree(ctx, s.w)
 	return st, err
-}
-
-// flushPending moves every plan's pending revisions to plan_revisions.
-func (s *plansStore) flushPending(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT session_id, plan_id, pending FROM plans WHERE pending IS NOT NULL`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var args []any
-	for rows.Next() {
-		var (
-			k    plans.PlanKey
-			list []byte
-		)
-		if err := rows.Scan(&k.SessionID, &k.PlanID, &list); err != nil {
-			return err
-		}
-		revs, err := decodePending(list)
-		if err != nil {
-			return fmt.Errorf("plan %q: %w", k.PlanID, err)
-		}
-		for _, r := range revs {
-			args = append(args, k.SessionID, k.PlanID, r.revision, r.body, r.format, r.at)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if err := s.stmt.insertRevision.exec(ctx, tx, args); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE plans SET pending = NULL WHERE pending IS NOT NULL`)
-	return err
 }
 
 // pruneCuts is, for every plan that loses revisions, the oldest revision it keeps.

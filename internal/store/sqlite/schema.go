@@ -16,7 +16,7 @@ import (
 // version was recorded. They are idempotent (IF NOT EXISTS) because such a database (version 0)
 // may already hold any of their tables, with the same names and columns.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema, notifysql.SQLiteSchema, notifysql.SQLiteRemote, approvalsElsewhere, toolCallsAppended, sessionsSeqDropped, pendingSchema}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema, notifysql.SQLiteSchema, notifysql.SQLiteRemote, approvalsElsewhere, toolCallsAppended, sessionsSeqDropped}
 }
 
 // sessionsSeqDropped drops the index of sessions by change number. Every commit moves each

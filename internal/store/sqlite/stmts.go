@@ -19,8 +19,6 @@ type writeStmts struct {
 	updateActivity, insertActivity                            *sql.Stmt
 	// The reads a batch makes before it commits, on the writer so they see its own state.
 	session, plan, toolCall, lastActivity *sql.Stmt
-	// A plan with its pending revisions, and those alone (pending.go).
-	planRow, pending *sql.Stmt
 	// dataVersion tells whether another process wrote the file (current.go).
 	dataVersion *sql.Stmt
 }
@@ -43,9 +41,9 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 	}
 	multi(&st.upsertSession, `INSERT OR FAIL INTO sessions(id, body, last_seen, ended, seq, first_seen)`, 6,
 		` ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen, ended=excluded.ended, seq=excluded.seq`)
-	multi(&st.upsertPlan, `INSERT OR FAIL INTO plans(session_id, plan_id, removed, updated, body, entry_count, open_count, pending)`, 8,
+	multi(&st.upsertPlan, `INSERT OR FAIL INTO plans(session_id, plan_id, removed, updated, body, entry_count, open_count)`, 7,
 		` ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body,
-			entry_count=excluded.entry_count, open_count=excluded.open_count, pending=excluded.pending`)
+			entry_count=excluded.entry_count, open_count=excluded.open_count`)
 	multi(&st.insertRevision, `INSERT OR FAIL INTO plan_revisions(session_id, plan_id, revision, body, format, at)`, 6, ``)
 	multi(&st.upsertToolCall, `INSERT OR FAIL INTO tool_calls(session_id, id, created, body)`, 4,
 		` ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`)
@@ -53,8 +51,6 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 	prep(&st.insertActivity, `INSERT INTO activity(session_id, body) VALUES(?,?)`)
 	prep(&st.session, `SELECT body FROM sessions WHERE id=?`)
 	prep(&st.plan, `SELECT body FROM plans WHERE session_id=? AND plan_id=?`)
-	prep(&st.planRow, `SELECT body, pending FROM plans WHERE session_id=? AND plan_id=?`)
-	prep(&st.pending, `SELECT pending FROM plans WHERE session_id=? AND plan_id=?`)
 	prep(&st.toolCall, `SELECT body FROM tool_calls WHERE session_id=? AND id=?`)
 	prep(&st.lastActivity, `SELECT id, body FROM activity WHERE session_id=? ORDER BY id DESC LIMIT 1`)
 	prep(&st.dataVersion, `PRAGMA data_version`)
@@ -70,7 +66,7 @@ func (st *writeStmts) close() {
 	for _, m := range []*multiRow{st.upsertSession, st.upsertPlan, st.insertRevision, st.upsertToolCall} {
 		m.close()
 	}
-	for _, s := range []*sql.Stmt{st.updateActivity, st.insertActivity, st.session, st.plan, st.toolCall, st.lastActivity, st.planRow, st.pending, st.dataVersion} {
+	for _, s := range []*sql.Stmt{st.updateActivity, st.insertActivity, st.session, st.plan, st.toolCall, st.lastActivity, st.dataVersion} {
 		if s != nil {
 			s.Close()
 		}

@@ -17,25 +17,22 @@ var _ plans.TxStore = (*plansStore)(nil)
 type txn struct {
 	s    *plansStore
 	tx   *sql.Tx
-	done bool // committed or rolled back; s.writing is unlocked
+	done bool
 	// The read statements, bound to tx when first used.
-	session, plan, toolCall, lastActivity, pendingOf *sql.Stmt
+	session, plan, toolCall, lastActivity *sql.Stmt
 }
 
 // Begin starts a batch's transaction.
 func (s *plansStore) Begin(ctx context.Context) (plans.Txn, error) { return s.begin(ctx) }
 
 func (s *plansStore) begin(ctx context.Context) (*txn, error) {
-	s.writing.Lock()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		s.writing.Unlock()
 		return nil, s.f.note(err)
 	}
 	var version int64
 	if err := tx.StmtContext(ctx, s.stmt.dataVersion).QueryRowContext(ctx).Scan(&version); err != nil {
 		tx.Rollback()
-		s.writing.Unlock()
 		return nil, s.f.note(err)
 	}
 	s.cur.check(version)
@@ -62,32 +59,14 @@ func (t *txn) Session(ctx context.Context, id string) (plans.Session, error) {
 }
 
 func (t *txn) Plan(ctx context.Context, sessionID, planID string) (plans.Plan, error) {
-	if r, ok := t.s.cur.plan(plans.PlanKey{SessionID: sessionID, PlanID: planID}); ok {
-		return r.plan, nil
+	if p, ok := t.s.cur.plan(plans.PlanKey{SessionID: sessionID, PlanID: planID}); ok {
+		return p, nil
 	}
-	var body, pending []byte
-	if err := t.bound(ctx, &t.plan, t.s.stmt.planRow).QueryRowContext(ctx, sessionID, planID).Scan(&body, &pending); err != nil {
-		return plans.Plan{}, notFound(err)
-	}
-	p, err := decode[plans.Plan](body)
+	p, err := oneStmt[plans.Plan](ctx, t.bound(ctx, &t.plan, t.s.stmt.plan), sessionID, planID)
 	if err == nil {
-		t.s.cur.putPlan(planRow{plan: p, pending: pending})
+		t.s.cur.putPlan(p)
 	}
 	return p, err
-}
-
-// pending is plan k's pending revisions (pending.go) as the file holds them: nil for a plan
-// that has none, or no row.
-func (t *txn) pending(ctx context.Context, k plans.PlanKey) ([]byte, error) {
-	if r, ok := t.s.cur.plan(k); ok {
-		return r.pending, nil
-	}
-	var b []byte
-	err := t.bound(ctx, &t.pendingOf, t.s.stmt.pending).QueryRowContext(ctx, k.SessionID, k.PlanID).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	return b, err
 }
 
 func (t *txn) ToolCall(ctx context.Context, sessionID, id string) (plans.ToolCall, error) {
@@ -111,9 +90,8 @@ func (t *txn) Commit(ctx context.Context, c *plans.Changes) (err error) {
 		return errors.New("sqlite: commit of a batch already ended")
 	}
 	t.done = true
-	defer t.s.writing.Unlock()
 	seq := t.s.seq.Load() + 1
-	batch, pending, err := t.s.write(ctx, t, c, seq)
+	batch, err := t.s.write(ctx, t.tx, c, seq)
 	if err == nil {
 		err = t.tx.Commit()
 	}
@@ -123,7 +101,7 @@ func (t *txn) Commit(ctx context.Context, c *plans.Changes) (err error) {
 		return err
 	}
 	batch.Committed()
-	t.s.cur.committed(c, pending)
+	t.s.cur.committed(c)
 	t.s.seq.Store(seq)
 	return nil
 }
@@ -133,6 +111,5 @@ func (t *txn) Rollback() {
 	if !t.done {
 		t.done = true
 		t.tx.Rollback()
-		t.s.writing.Unlock()
 	}
 }
