@@ -201,10 +201,7 @@ func (n *Notifier) record(ctx context.Context, out *outcomes) {
 		ds := r.ds
 		r.ds = nil
 		r.mu.Unlock()
-		if _, err := n.store.FinishAll(context.WithoutCancel(ctx), n.cfg.Owner, ds); err != nil {
-			n.cfg.Log.Warn("notify: recording deliveries", "n", len(ds), "err", err)
-		}
-		n.wakeFor(ds)
+		n.finishAll(ctx, ds)
 		r.mu.Lock()
 	}
 	r.busy = false
@@ -222,9 +219,14 @@ func (n *Notifier) recordBegun(ctx context.Context, waits []string) {
 		ds, r.ds = r.ds, nil
 	}
 	r.mu.Unlock()
-	if len(ds) == 0 {
-		return
+	if len(ds) > 0 {
+		n.finishAll(ctx, ds)
 	}
+}
+
+// finishAll stores outcomes in one transaction, even while ctx ends, and wakes the sender for
+// those to be tried again.
+func (n *Notifier) finishAll(ctx context.Context, ds []Delivery) {
 	if _, err := n.store.FinishAll(context.WithoutCancel(ctx), n.cfg.Owner, ds); err != nil {
 		n.cfg.Log.Warn("notify: recording deliveries", "n", len(ds), "err", err)
 	}
