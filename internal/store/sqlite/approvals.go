@@ -29,11 +29,7 @@ type approvalStmts struct{ create, decide, audit *sql.Stmt }
 func openApprovals(ctx context.Context, w *sql.DB, r *readDB, f *faults) (*approvalStore, error) {
 	s := &approvalStore{w: w, r: r, f: f}
 	var errs []error
-	prep := func(dst **sql.Stmt, q string) {
-		st, err := w.PrepareContext(ctx, q)
-		*dst = st
-		errs = append(errs, err)
-	}
+	prep := func(dst **sql.Stmt, q string) { prepare(ctx, w, &errs, dst, q) }
 	prep(&s.stmt.create, `INSERT INTO approval_requests(id, status, created, deadline, decided, seq,
 		title, agent, session_id, plan_type, plan_size, options, default_outcome, body)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`)
@@ -41,11 +37,7 @@ func openApprovals(ctx context.Context, w *sql.DB, r *readDB, f *faults) (*appro
 		WHERE id=? AND (status='pending' OR status='elsewhere' AND ?)`)
 	prep(&s.stmt.audit, `INSERT INTO approval_audit(at, request_id, session_id, agent, body) VALUES(?,?,?,?,?)`)
 	if err := errors.Join(errs...); err != nil {
-		for _, st := range []*sql.Stmt{s.stmt.create, s.stmt.decide, s.stmt.audit} {
-			if st != nil {
-				st.Close()
-			}
-		}
+		closeStmts(s.stmt.create, s.stmt.decide, s.stmt.audit)
 		return nil, err
 	}
 	return s, nil

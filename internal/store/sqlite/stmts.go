@@ -29,11 +29,7 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 		st   writeStmts
 		errs []error
 	)
-	prep := func(dst **sql.Stmt, q string) {
-		s, err := w.PrepareContext(ctx, q)
-		*dst = s
-		errs = append(errs, err)
-	}
+	prep := func(dst **sql.Stmt, q string) { prepare(ctx, w, &errs, dst, q) }
 	multi := func(dst **multiRow, head string, cols int, tail string) {
 		m, err := prepareMultiRow(ctx, w, head, cols, tail)
 		*dst = m
@@ -66,9 +62,21 @@ func (st *writeStmts) close() {
 	for _, m := range []*multiRow{st.upsertSession, st.upsertPlan, st.insertRevision, st.upsertToolCall} {
 		m.close()
 	}
-	for _, s := range []*sql.Stmt{st.updateActivity, st.insertActivity, st.session, st.plan, st.toolCall, st.lastActivity, st.dataVersion} {
-		if s != nil {
-			s.Close()
+	closeStmts(st.updateActivity, st.insertActivity, st.session, st.plan, st.toolCall, st.lastActivity, st.dataVersion)
+}
+
+// prepare prepares q on w into *dst, adding its failure, if any, to *errs.
+func prepare(ctx context.Context, w *sql.DB, errs *[]error, dst **sql.Stmt, q string) {
+	st, err := w.PrepareContext(ctx, q)
+	*dst = st
+	*errs = append(*errs, err)
+}
+
+// closeStmts closes the statements that were prepared, after a failed open.
+func closeStmts(sts ...*sql.Stmt) {
+	for _, st := range sts {
+		if st != nil {
+			st.Close()
 		}
 	}
 }
