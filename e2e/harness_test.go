@@ -523,6 +523,15 @@ func (p *page) requireNoReload() {
 	}
 }
 
+// submit clicks a button that posts a form and waits until the page that answers it has
+// loaded, so that a navigation which follows does not abort the form's own.
+func (p *page) submit(sel string) {
+	p.t.Helper()
+	p.markNoReload()
+	p.do(click(sel))
+	p.wait("the page after "+sel, `!window.__marker && document.readyState === "complete"`)
+}
+
 // card is a CSS selector for a plan's card on the overview.
 func card(session, plan string) string {
 	return fmt.Sprintf(`[data-testid="session-group"][data-session-id=%q] [data-testid="plan-card"][data-plan-id=%q]`, session, plan)

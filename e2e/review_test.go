@@ -171,7 +171,7 @@ func TestReviewMarkdownLineAndCall(t *testing.T) {
 	p.wait("the composer on line 5", `document.querySelector('[data-testid="review-target"]').value === "line:5"`)
 	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="review-text"]`), "Say by how much"))
 	// Not added as a draft: the composer's text is sent with the decision all the same.
-	p.do(click(`[data-testid="request-changes"]`))
+	p.submit(`[data-testid="request-changes"]`)
 	got := a.decision(decided)
 	if fb := got.Decision.Feedback; len(fb) != 1 || fb[0].Line != 5 || fb[0].Quote != "- Parser is faster" || fb[0].Comment != "Say by how much" {
 		t.Fatalf("markdown review: %+v", got.Decision)
