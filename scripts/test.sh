@@ -185,6 +185,13 @@ step "go vet"
 go vet ./...
 echo "ok"
 
+step "the binary builds for macOS and Windows"
+# Agents run on laptops: a Linux-only call in the product's code fails here, not on a user's.
+for os in darwin windows; do
+	GOOS=$os GOARCH=amd64 go build -o /dev/null ./cmd/plandash || fail "plandash does not build for $os"
+done
+echo "ok"
+
 step "staticcheck"
 # Pinned, and built once into a cache outside the repository (the module proxy serves it).
 sc_dir="${XDG_CACHE_HOME:-$HOME/.cache}/plandash/tools/staticcheck-v0.6.1"

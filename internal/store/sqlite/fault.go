@@ -61,14 +61,8 @@ func (f *faults) cause(err error) (fault.Cause, bool) {
 	return "", false
 }
 
-// noRoom reports whether the database's file system has no room for another page.
-func (f *faults) noRoom() bool {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(f.dir, &st); err != nil {
-		return false
-	}
-	return st.Bavail*uint64(st.Bsize) < 64<<10
-}
+// minRoom is the free space below which a write's I/O error is taken for a full disk.
+const minRoom = 64 << 10
 
 // writeProbe writes and syncs a page-sized file beside the database and removes it: the cheap
 // way to learn whether a write would find room, for a readiness probe after a storage fault.
