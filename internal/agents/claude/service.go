@@ -63,7 +63,7 @@ type Config struct {
 
 // TerminalDecider is who decisions that close a request answered in the terminal are recorded
 // under.
-const TerminalDecider = "terminal"
+const TerminalDecider = agentkit.TerminalDecider
 
 // AnsweredInTerminal is what a request says between the terminal's answer (Claude Code stopped
 // the gate's hook) and the event that shows what it was.
