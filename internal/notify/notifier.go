@@ -158,8 +158,9 @@ const maxGone = 10000
 
 // watch reads the list each time it changes and stores what the change announces; first is
 // true until the whole list was read once. The goroutine that stored notifications due now
-// sends them itself, straight from the commit, and watching goes on on a new goroutine: on an
-// idle machine, waking another goroutine for the send cost as much as the send.
+// sends them itself, as soon as their rows are written, and their commit, then watching, goes
+// on on a new goroutine: on an idle machine, waking another goroutine for the send cost as
+// much as the send.
 func (n *Notifier) watch(ctx context.Context, seq uint64, first bool) {
 	for ctx.Err() == nil {
 		u, err := n.src.Await(ctx, seq)
