@@ -158,8 +158,9 @@ const maxGone = 10000
 
 // watch reads the list each time it changes and stores what the change announces; first is
 // true until the whole list was read once. The goroutine that stored notifications due now
-// sends them itself, straight from the commit, and watching goes on on a new goroutine: on an
-// idle machine, waking another goroutine for the send cost as much as the send.
+// sends them itself, as soon as their rows are written, and their commit, then watching, goes
+// on on a new goroutine: on an idle machine, waking another goroutine for the send cost as
+// much as the send.
 func (n *Notifier) watch(ctx context.Context, seq uint64, first bool) {
 	for ctx.Err() == nil {
 		u, err := n.src.Await(ctx, seq)
@@ -176,15 +177,42 @@ func (n *Notifier) watch(ctx context.Context, seq uint64, first bool) {
 			ended = append(ended, n.endedWhileAway(ctx, u.Open)...)
 			first = false
 		}
-		claimed, targets, err := n.announce(ctx, began, ended)
+		claimed, targets, commit, err := n.announce(ctx, began, ended)
 		if err != nil && ctx.Err() == nil {
 			n.cfg.Log.Error("notify: storing notifications", "err", err)
 		}
-		if len(claimed) > 0 {
-			n.watchers.Go(func() { n.watch(ctx, seq, first) })
-			n.sendBatch(ctx, claimed, targets, true)
-			return
+		if len(claimed) == 0 {
+			n.commit(ctx, commit)
+			continue
 		}
+		// The POST starts while the outbox commits, on another goroutine, which then watches
+		// on: the commit was half of a lone wait's way to its webhook. This instance holds the
+		// deliveries' keys from their insert on (see Store.EnqueueClaimed), so no other sends
+		// them meanwhile. If the commit fails or the process dies first, the wait is
+		// announced again at the next start with the same idempotency key, which is what a
+		// receiver deduplicates by. The answer links the message carries are in the same
+		// transaction: on SQLite a link is read on the outbox's writer, so a tap waits for the
+		// commit; on PostgreSQL a tap within the commit's fraction of a millisecond finds no
+		// link, and one after finds it. The next change is read only once the commit is done,
+		// so a wait's end is never stored before its beginning; outcomes are recorded after it.
+		committed := make(chan struct{})
+		n.watchers.Go(func() {
+			n.commit(ctx, commit)
+			close(committed)
+			n.watch(ctx, seq, first)
+		})
+		n.sendBatch(ctx, claimed, targets, true, committed)
+		return
+	}
+}
+
+// commit runs the commit announce returned, if any.
+func (n *Notifier) commit(ctx context.Context, commit func() error) {
+	if commit == nil {
+		return
+	}
+	if err := commit(); err != nil && ctx.Err() == nil {
+		n.cfg.Log.Error("notify: storing notifications", "err", err)
 	}
 }
 
@@ -267,16 +295,17 @@ func (n *Notifier) diff(u Update) (began, ended []Wait) {
 //
 // What is due at once is stored already leased to this instance, with its answer links, in
 // one transaction, and returned with the targets, to be posted straight away (the outcome is
-// recorded after): one commit between a wait's beginning and its POST, and no poll. A
-// crash after the commit loses nothing (the lease runs out and a sender claims it, same
-// key); another instance that stores the same key gets nothing back, so one sends it.
-func (n *Notifier) announce(ctx context.Context, began, ended []Wait) ([]Delivery, []Target, error) {
+// recorded after), and with the transaction's commit when the caller is to run it (see
+// watch): no poll between a wait's beginning and its POST. A crash after the commit loses
+// nothing (the lease runs out and a sender claims it, same key); another instance that
+// stores the same key gets nothing back, so one sends it.
+func (n *Notifier) announce(ctx context.Context, began, ended []Wait) ([]Delivery, []Target, func() error, error) {
 	if len(began) == 0 && len(ended) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	targets, err := n.known(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	now := n.cfg.Now()
 	ds := make([]Delivery, 0, (len(began)+len(ended))*len(targets))
@@ -293,15 +322,15 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) ([]Deliver
 	if len(targets) == 0 {
 		// Nothing to store: no end is told where no beginning was, and how each wait ended
 		// (a read per wait) is worth reading only for a target.
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if len(ended) == 0 {
 		if len(ds) == 0 {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
 		n.attachLinks(targets, ds, now)
-		claimed, err := n.store.EnqueueClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ds)
-		return claimed, targets, err
+		claimed, commit, err := n.store.EnqueueClaimed(ctx, n.cfg.Owner, now, n.cfg.Lease, ds)
+		return claimed, targets, commit, err
 	}
 	ids := make([]string, len(ended))
 	o, says := n.src.(Outcomes)
@@ -330,7 +359,7 @@ func (n *Notifier) announce(ctx context.Context, began, ended []Wait) ([]Deliver
 			n.attachLinks(targets, all, now)
 			return all
 		})
-	return claimed, targets, err
+	return claimed, targets, nil, err
 }
 
 func sleep(ctx context.Context, d time.Duration) {

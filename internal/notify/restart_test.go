@@ -49,7 +49,11 @@ func TestLeasedBeforeAStopIsNotSentForAnEndedWait(t *testing.T) {
 	for _, id := range []string{"ended", "open"} {
 		d := notify.Delivery{Key: notify.DeliveryKey("flag-1", id, notify.Began), Target: "flag-1", Event: notify.Began,
 			Wait: plan(id), Due: now, Created: now}
-		if got, err := st.EnqueueClaimed(context.Background(), "stopped", now, 50*time.Millisecond, []notify.Delivery{d}); err != nil || len(got) != 1 {
+		got, commit, err := st.EnqueueClaimed(context.Background(), "stopped", now, 50*time.Millisecond, []notify.Delivery{d})
+		if err == nil {
+			err = commit()
+		}
+		if err != nil || len(got) != 1 {
 			t.Fatalf("EnqueueClaimed = %+v, %v", got, err)
 		}
 	}

@@ -83,7 +83,7 @@ func (n *Notifier) SendDue(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	n.sendBatch(ctx, ds, targets, false)
+	n.sendBatch(ctx, ds, targets, false, nil)
 	return len(ds) == claimBatch, nil
 }
 
@@ -102,8 +102,14 @@ func knowsAll(targets []Target, ds []Delivery) bool {
 // the last target's are sent on the calling goroutine, which returns once they are done. Each
 // target's outcomes are recorded in one transaction once its sends are done. A target with
 // maxPerTarget sends under way already gets its deliveries back in the outbox, due a second
-// later, unsent.
-func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Target, here bool) {
+// later, unsent. Outcomes are recorded once committed is closed (nil: ds are committed).
+func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Target, here bool, committed <-chan struct{}) {
+	record := func(out *outcomes) {
+		if committed != nil {
+			<-committed // an outcome's update must find its delivery's row
+		}
+		n.record(ctx, out)
+	}
 	byID := map[string]Target{}
 	for _, t := range targets {
 		byID[t.ID] = t
@@ -136,7 +142,7 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 				d.Status, d.Due, d.Error = Pending, now.Add(time.Second), "waiting for the target's earlier sends to end"
 				out.add(d)
 			}
-			n.record(ctx, out)
+			record(out)
 			continue
 		}
 		send := func() {
@@ -144,7 +150,7 @@ func (n *Notifier) sendBatch(ctx context.Context, ds []Delivery, targets []Targe
 			n.give(id) // before the record, which waits to gather others' outcomes
 			// One transaction records the target's outcomes: a commit per delivery would take
 			// the database's one writer from ingest as often as notifications are sent.
-			n.record(ctx, out)
+			record(out)
 		}
 		if here && i == len(order)-1 {
 			n.sends.Add(1)

@@ -90,7 +90,13 @@ type Store interface {
 	// Claim would: they are returned, with their IDs, for the caller to send at once without
 	// a second write. One whose key was stored already (another instance's, or a restart's)
 	// is not returned, so one instance sends it.
-	EnqueueClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []Delivery) ([]Delivery, error)
+	//
+	// It returns with the transaction still open and its keys taken: until commit is called
+	// (once, and soon: on SQLite the outbox's writer waits for it), another transaction
+	// storing one of those keys waits for this one, then stores nothing if it commits. The
+	// caller may send what was returned meanwhile (see Notifier.watch). On an error nothing
+	// was stored and commit is nil.
+	EnqueueClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []Delivery) (claimed []Delivery, commit func() error, err error)
 	// EndClaimed is Skip and then EnqueueClaimed in one transaction, for waits that ended: it
 	// marks the pending, unleased deliveries of event ev of waitIDs as skipped, calls then with
 	// the keys it skipped, and stores and leases what then returns as EnqueueClaimed does.

@@ -22,13 +22,21 @@ func (s *Store) Enqueue(ctx context.Context, ds []notify.Delivery) (int, error) 
 	return len(added), err
 }
 
-// EnqueueClaimed implements notify.Store.
-func (s *Store) EnqueueClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, error) {
-	added, err := s.enqueue(ctx, owner, now, lease, ds)
+// EnqueueClaimed implements notify.Store. The transaction is left open for the caller to
+// commit: on SQLite it holds the outbox file's write lock until then, and on PostgreSQL
+// another transaction's insert of one of its keys waits on the unique index until it ends,
+// then does nothing (ON CONFLICT DO NOTHING) if it committed.
+func (s *Store) EnqueueClaimed(ctx context.Context, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, func() error, error) {
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return leased(added), nil
+	added, err := s.insert(ctx, tx, owner, now, lease, ds)
+	if err != nil {
+		tx.Rollback()
+		return nil, nil, err
+	}
+	return leased(added), tx.Commit, nil
 }
 
 // leased is the deliveries of added that insert leased to their owner.
@@ -96,10 +104,7 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, owner string, now time.T
 // context with a goroutine per statement, which in a burst was thousands of goroutines and
 // their garbage for the one writer's rows.
 func (s *Store) outboxTx(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
-	if s.dialect == SQLite {
-		ctx = context.WithoutCancel(ctx)
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -108,6 +113,16 @@ func (s *Store) outboxTx(ctx context.Context, fn func(context.Context, *sql.Tx) 
 		return err
 	}
 	return tx.Commit()
+}
+
+// begin starts a transaction on the outbox's database, and returns the context its
+// statements run with (see outboxTx).
+func (s *Store) begin(ctx context.Context) (*sql.Tx, context.Context, error) {
+	if s.dialect == SQLite {
+		ctx = context.WithoutCancel(ctx)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	return tx, ctx, err
 }
 
 func cmpOr[T comparable](v, def T) T {

@@ -38,6 +38,14 @@ func Run(t *testing.T, open func(t *testing.T) notify.Store, second func(t *test
 		}
 		enqueueClaimedOnce(t, a, b)
 	})
+	t.Run("EnqueueClaimedHoldsItsKeysBeforeItsCommit", func(t *testing.T) {
+		a := open(t)
+		b := a
+		if second != nil {
+			b = second(t)
+		}
+		keysBeforeCommit(t, a, b)
+	})
 	t.Run("ConcurrentClaimsNeverOverlap", func(t *testing.T) {
 		a := open(t)
 		b := a
@@ -356,11 +364,20 @@ func unended(t *testing.T, s notify.Store) {
 	}
 }
 
+// stored is EnqueueClaimed, committed.
+func stored(ctx context.Context, s notify.Store, owner string, now time.Time, lease time.Duration, ds []notify.Delivery) ([]notify.Delivery, error) {
+	got, commit, err := s.EnqueueClaimed(ctx, owner, now, lease, ds)
+	if err != nil {
+		return nil, err
+	}
+	return got, commit()
+}
+
 func enqueueClaimed(t *testing.T, s notify.Store) {
 	ctx := context.Background()
 	now, later := delivery("t", "now", t0), delivery("t", "later", t0.Add(time.Minute))
 	now.Links = []notify.Link{{Hash: "h-now", WaitID: "now", Action: "approve", Expires: t0.Add(time.Hour)}}
-	got, err := s.EnqueueClaimed(ctx, "a", t0, 30*time.Second, []notify.Delivery{now, later})
+	got, err := stored(ctx, s, "a", t0, 30*time.Second, []notify.Delivery{now, later})
 	if err != nil || len(got) != 1 || got[0].Wait.ID != "now" || got[0].ID == 0 || got[0].Attempts != 1 {
 		t.Fatalf("EnqueueClaimed = %+v, %v; want the one due, with its id, first attempt", got, err)
 	}
@@ -370,7 +387,7 @@ func enqueueClaimed(t *testing.T, s notify.Store) {
 	// Stored already: not returned again, and its links are not stored.
 	dup := delivery("t", "now", t0)
 	dup.Links = []notify.Link{{Hash: "h-dup", WaitID: "now", Expires: t0.Add(time.Hour)}}
-	if again, err := s.EnqueueClaimed(ctx, "b", t0, 30*time.Second, []notify.Delivery{dup}); err != nil || len(again) != 0 {
+	if again, err := stored(ctx, s, "b", t0, 30*time.Second, []notify.Delivery{dup}); err != nil || len(again) != 0 {
 		t.Fatalf("EnqueueClaimed of a stored key = %+v, %v; want nothing to send", again, err)
 	}
 	if _, err := s.Link(ctx, "h-dup"); errs.KindOf(err) != errs.NotFound {
@@ -406,7 +423,7 @@ func enqueueClaimedOnce(t *testing.T, a, b notify.Store) {
 	var wg sync.WaitGroup
 	for i, s := range []notify.Store{a, b, a, b} {
 		wg.Go(func() {
-			got, err := s.EnqueueClaimed(ctx, fmt.Sprint("owner", i), t0, time.Minute, ds)
+			got, err := stored(ctx, s, fmt.Sprint("owner", i), t0, time.Minute, ds)
 			if err != nil {
 				t.Error(err)
 				return
@@ -427,12 +444,36 @@ func enqueueClaimedOnce(t *testing.T, a, b notify.Store) {
 	}
 }
 
+// keysBeforeCommit: the notifier sends what EnqueueClaimed returned before its commit; an
+// instance storing the same key meanwhile waits for that commit and gets nothing to send.
+func keysBeforeCommit(t *testing.T, a, b notify.Store) {
+	ctx := context.Background()
+	got, commit, err := a.EnqueueClaimed(ctx, "a", t0, time.Minute, []notify.Delivery{delivery("t", "w", t0)})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("EnqueueClaimed = %+v, %v", got, err)
+	}
+	other := make(chan []notify.Delivery, 1)
+	go func() {
+		again, err := stored(ctx, b, "b", t0, time.Minute, []notify.Delivery{delivery("t", "w", t0)})
+		if err != nil {
+			t.Error(err)
+		}
+		other <- again
+	}()
+	if err := commit(); err != nil {
+		t.Fatal(err)
+	}
+	if again := <-other; len(again) != 0 {
+		t.Fatalf("another instance storing the key while the first had not committed got %+v to send; want nothing", again)
+	}
+}
+
 func remote(t *testing.T, s notify.Store) {
 	ctx := context.Background()
 	if _, _, _, err := s.Remote(ctx, "t", "w1"); errs.KindOf(err) != errs.NotFound {
 		t.Fatalf("Remote before any send = %v; want not found", err)
 	}
-	got, err := s.EnqueueClaimed(ctx, "a", t0, time.Minute, []notify.Delivery{delivery("t", "w1", t0), delivery("t", "w2", t0), delivery("t", "w3", t0), delivery("u", "w1", t0)})
+	got, err := stored(ctx, s, "a", t0, time.Minute, []notify.Delivery{delivery("t", "w1", t0), delivery("t", "w2", t0), delivery("t", "w3", t0), delivery("u", "w1", t0)})
 	if err != nil || len(got) != 4 {
 		t.Fatalf("EnqueueClaimed = %+v, %v", got, err)
 	}
@@ -496,7 +537,7 @@ func remoteWhileRecorded(t *testing.T, s notify.Store) {
 	for i := range 40 {
 		ds = append(ds, delivery("t", fmt.Sprint("w", i), t0))
 	}
-	got, err := s.EnqueueClaimed(ctx, "a", t0, time.Minute, ds)
+	got, err := stored(ctx, s, "a", t0, time.Minute, ds)
 	if err != nil || len(got) != len(ds) {
 		t.Fatalf("EnqueueClaimed = %d, %v", len(got), err)
 	}

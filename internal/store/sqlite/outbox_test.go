@@ -68,7 +68,10 @@ func TestOutboxHasItsOwnFile(t *testing.T) {
 	s := db.Notify()
 	t0 := time.Unix(100, 0).UTC()
 	d := notify.Delivery{Key: "t|w|began", Target: "t", Event: notify.Began, Wait: notify.Wait{ID: "w"}, Due: t0, Created: t0}
-	got, err := s.EnqueueClaimed(ctx, "a", t0, time.Minute, []notify.Delivery{d})
+	got, commit, err := s.EnqueueClaimed(ctx, "a", t0, time.Minute, []notify.Delivery{d})
+	if err == nil {
+		err = commit()
+	}
 	if err != nil || len(got) != 1 {
 		t.Fatalf("EnqueueClaimed = %+v, %v", got, err)
 	}
