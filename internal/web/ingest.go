@@ -27,7 +27,7 @@ type IngestResult struct {
 // Requests that share ?stream=ID are one connection: a session/new in one post and its response
 // in the next are paired.
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -64,12 +64,36 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, code, out)
 }
 
+// presized is the largest body readBody sizes its buffer for up front, from what the
+// request's Content-Length says: a bigger one grows as it arrives, so a client that announces
+// more than it sends holds no more memory than it sent.
+const presized = 1 << 20
+
+// readBody reads a request's body into one buffer sized from its Content-Length (size, -1
+// when unknown). io.ReadAll starts at 512 bytes and grows by copying: for a post of ten
+// messages (4.7 KB) it allocated 11 KB, a tenth of all the server allocated for the post, and
+// a small heap is collected as often as it fills.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if size > 0 && size <= presized {
+		// ReadFrom wants MinRead bytes free before each read, even the last, which reads 0.
+		buf.Grow(int(size) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
+}
+
+// presizedItems is the most messages decodeBody makes room for before it decodes any.
+const presizedItems = 1024
+
 // decodeBody splits a body into messages. A body that is one JSON value (even pretty-printed
 // over many lines) is one line; otherwise it is NDJSON. A line over maxLine refuses the whole
 // body, so nothing is half-applied. Of the lines that are not messages it returns the first
 // plans.MaxReportedIssues and how many there were.
 func decodeBody(body []byte, maxLine int) ([]plans.Item, []plans.ItemError, int, error) {
-	var items []plans.Item
+	// A line is usually one message: room for each, instead of growing by copying; up to
+	// presizedItems, so that a body of blank lines does not reserve room for millions.
+	items := make([]plans.Item, 0, min(bytes.Count(body, []byte{'\n'})+1, presizedItems))
 	var bad []plans.ItemError
 	nbad := 0
 	add := func(line int, b []byte) {
