@@ -65,7 +65,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	// The writer checkpoints only as a last resort: its checkpointer does, between commits.
+	// The writer checkpoints only as a last resort: its checkpointer does, once the file is
+	// quiet (see checkpointer).
 	// SQLite's own checkpoint ran inside one commit in about two hundred of a single poster's
 	// (a message writes about five pages, the threshold is a thousand), waiting for the disk
 	// twice while the poster waited, and copied back pages the next commits wrote again: a
