@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -41,7 +40,7 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.IngestPosts.With("hook:" + agent).Inc() // agent is one of the hooks' names: bounded
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
