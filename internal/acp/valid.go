@@ -1,5 +1,10 @@
 package acp
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // Valid reports exactly what encoding/json.Valid reports, without its byte-at-a-time state
 // machine: every line ingested and every frame the proxy's tap posts is checked. Like json.Valid
 // it checks the grammar only (invalid UTF-8 inside strings passes) and refuses nesting deeper
@@ -105,6 +110,18 @@ func vObjectKey(b []byte, i int) int {
 // vStringEnd returns the index past the string at b[i] == '"', or -1 if it is not a valid one.
 func vStringEnd(b []byte, i int) int {
 	for i++; i < len(b); i++ {
+		// Most of a frame is the text of its strings: skip it eight bytes at a time up to the
+		// next byte that needs a look.
+		for i+8 <= len(b) {
+			k := stringStop(binary.LittleEndian.Uint64(b[i:]))
+			i += k
+			if k < 8 {
+				break
+			}
+		}
+		if i >= len(b) {
+			return -1
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1
@@ -182,4 +199,15 @@ func vDigits(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// stringStop is the index of the first of the eight bytes of w (little-endian) that ends or
+// interrupts a string's plain text: a '"', a '\\' or a control byte; 8 when there is none. Each
+// test below marks the bytes it matches in their high bit; a borrow can mark a byte wrongly, but
+// only one above a byte that was rightly marked, so the lowest mark is exact.
+func stringStop(w uint64) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, e := w^(ones*'"'), w^(ones*'\\')
+	m := ((q - ones) &^ q) | ((e - ones) &^ e) | ((w - ones*0x20) &^ w)
+	return bits.TrailingZeros64(m&highs) / 8
 }

@@ -2,7 +2,9 @@ package acp
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,4 +68,27 @@ func BenchmarkValid(b *testing.B) {
 			Valid(line)
 		}
 	})
+}
+
+// TestStringStop checks the eight-byte scan against a byte-at-a-time one on words made of the
+// bytes around its edges (a borrow between bytes is where such a scan goes wrong).
+func TestStringStop(t *testing.T) {
+	edges := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 'a', 0x7f, 0x80, 0xa0, 0xa2, 0xdc, 0xff}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1_000_000 {
+		var w [8]byte
+		for i := range w {
+			w[i] = edges[r.IntN(len(edges))]
+		}
+		want := 8
+		for i, c := range w {
+			if c == '"' || c == '\\' || c < 0x20 {
+				want = i
+				break
+			}
+		}
+		if got := stringStop(binary.LittleEndian.Uint64(w[:])); got != want {
+			t.Fatalf("stringStop(% x) = %d, want %d", w, got, want)
+		}
+	}
 }

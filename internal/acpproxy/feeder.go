@@ -193,7 +193,7 @@ func (f *tapFeeder) run() {
 // is not ending. While the tap sleeps here, queueing a chunk only fills the wake channel: the
 // forwarding path wakes no thread for it. At a few thousand frames a second that wake-up per
 // frame (a futex call, and a second thread running beside the forwarder) cost more than the
-// tap's own work; the dashboard, which is posted to every Interval (50 ms), does not see the
+// tap's own work; the dashboard, which is posted to every Interval (200 ms), does not see the
 // difference. Frames further apart are taken at once: sleeping would add a timer's wake-up to
 // each.
 func (f *tapFeeder) gather() {

@@ -34,11 +34,15 @@ type Sink struct {
 	MinBackoff, MaxBackoff time.Duration // retry delays; default 100 ms doubling to 5 s
 	BatchFrames            int           // frames per post; default 1000
 	BatchBytes             int           // bytes per post, about; default 2 MiB
-	// Interval is the least time between posts while frames keep coming (default 50 ms): a
+	// Interval is the least time between posts while frames keep coming (default 200 ms): a
 	// burst becomes a few large posts instead of a stream of small ones, which keeps the tap's
 	// CPU away from the forwarding path and the server's transactions few. A frame after a quiet
 	// spell goes at once, and so does a full batch: the interval gathers a trickle, it does not
-	// throttle a backlog.
+	// throttle a backlog. Each post costs a local dashboard milliseconds of CPU whatever its size
+	// (2.7 ms under a mix at 200 frames a second), and a frame that crosses the proxy meanwhile
+	// may wait for a core: at 50 ms between posts, a mix at 2,000 frames a second had a p99 of
+	// 0.9–1.2 ms through the proxy, at 200 ms 0.4–0.7 ms (cat | cat | cat: 0.2 ms). The
+	// dashboard shows a steady stream at most that much later.
 	Interval time.Duration
 
 	api *client.Client // API without retries
@@ -150,7 +154,7 @@ func (s *Sink) defaults() {
 		s.BatchFrames = 1000
 	}
 	if s.Interval == 0 {
-		s.Interval = 50 * time.Millisecond
+		s.Interval = 200 * time.Millisecond
 	}
 	if s.BatchBytes <= 0 {
 		s.BatchBytes = 2 << 20
