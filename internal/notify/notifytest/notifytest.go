@@ -30,30 +30,20 @@ func Run(t *testing.T, open func(t *testing.T) notify.Store, second func(t *test
 	t.Run("EnqueueClaimedLeasesWhatIsDue", func(t *testing.T) { enqueueClaimed(t, open(t)) })
 	t.Run("RemoteNamesTheMessage", func(t *testing.T) { remote(t, open(t)) })
 	t.Run("RemoteWhileTheAnnouncementIsRecorded", func(t *testing.T) { remoteWhileRecorded(t, open(t)) })
-	t.Run("EnqueueClaimedOnceAcrossInstances", func(t *testing.T) {
-		a := open(t)
-		b := a
-		if second != nil {
-			b = second(t)
+	// Two instances on one database (the same store where there is no second).
+	pair := func(fn func(t *testing.T, a, b notify.Store)) func(t *testing.T) {
+		return func(t *testing.T) {
+			a := open(t)
+			b := a
+			if second != nil {
+				b = second(t)
+			}
+			fn(t, a, b)
 		}
-		enqueueClaimedOnce(t, a, b)
-	})
-	t.Run("EnqueueClaimedHoldsItsKeysBeforeItsCommit", func(t *testing.T) {
-		a := open(t)
-		b := a
-		if second != nil {
-			b = second(t)
-		}
-		keysBeforeCommit(t, a, b)
-	})
-	t.Run("ConcurrentClaimsNeverOverlap", func(t *testing.T) {
-		a := open(t)
-		b := a
-		if second != nil {
-			b = second(t)
-		}
-		concurrentClaims(t, a, b)
-	})
+	}
+	t.Run("EnqueueClaimedOnceAcrossInstances", pair(enqueueClaimedOnce))
+	t.Run("EnqueueClaimedHoldsItsKeysBeforeItsCommit", pair(keysBeforeCommit))
+	t.Run("ConcurrentClaimsNeverOverlap", pair(concurrentClaims))
 }
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
