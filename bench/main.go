@@ -4,7 +4,7 @@
 // or compared against a peer that did less. Here every figure is taken from outside the
 // process, on the same machine, in alternating runs.
 //
-//	go run ./bench [-quick] [-runs N] [ingest|fanout|longsession|overview|proxy|proxylat|decision|layout|memory|all]
+//	go run ./bench [-quick] [-runs N] [ingest|fanout|longsession|overview|proxy|proxylat|decision|notify|waitburst|layout|memory|all]
 //	scripts/pg-test.sh go run ./bench [-quick] [-runs N] team
 //
 // The yardsticks run as separate processes too: bench re-executes itself with a hidden
@@ -45,7 +45,7 @@ type opts struct {
 }
 
 // benchNames are the benchmarks, in the order "all" runs them.
-var benchNames = []string{"ingest", "fanout", "longsession", "overview", "proxy", "proxylat", "decision", "layout", "memory"}
+var benchNames = []string{"ingest", "fanout", "longsession", "overview", "proxy", "proxylat", "decision", "notify", "waitburst", "layout", "memory"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// The yardsticks' server processes: bench started them; they are no user's command.
@@ -108,6 +108,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			t, err = benchProxyLatency(ctx, env)
 		case "decision":
 			t, err = benchDecision(ctx, env)
+		case "notify":
+			t, err = benchNotify(ctx, env)
+		case "waitburst":
+			t, err = benchWaitBurst(ctx, env)
 		case "layout":
 			t, err = benchLayout(ctx, env)
 		case "memory":
