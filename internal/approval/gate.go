@@ -66,6 +66,9 @@ type waiter struct {
 	ch chan struct{}
 	r  Request
 	n  int
+	// pending is the request as a waiter read it, still pending, or nil: a decision here starts
+	// from it rather than reading it again (see Decide).
+	pending *Request
 }
 
 // New makes a gate over store.
@@ -226,7 +229,7 @@ func (g *Gate) revises(ctx context.Context, r Request, named string) (string, er
 func (g *Gate) Decide(ctx context.Context, id string, in DecisionInput) (Request, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	r, err := g.store.Get(ctx, id)
+	r, err := g.current(ctx, id)
 	if err != nil {
 		return Request{}, err
 	}
@@ -263,6 +266,24 @@ func (g *Gate) Decide(ctx context.Context, id string, in DecisionInput) (Request
 		d.FeedbackText = FeedbackText(d.Comment, d.Feedback)
 	}
 	return g.decideLocked(ctx, r, d)
+}
+
+// current is request id as a decision starts from it: as its waiter read it, when an agent
+// waits on it, else from the store; g.mu is held. The waiter's copy is the request as it was
+// submitted, which nothing changes but a decision or a handover, and each of those, made here,
+// ends the waiter. One made by another instance is not seen in it, but the store's conditional
+// Decide refuses to decide the request twice, and decideLocked then reads who won.
+func (g *Gate) current(ctx context.Context, id string) (Request, error) {
+	g.wmu.Lock()
+	var kept *Request
+	if w := g.waiters[id]; w != nil {
+		kept = w.pending
+	}
+	g.wmu.Unlock()
+	if kept != nil {
+		return *kept, nil
+	}
+	return g.store.Get(ctx, id)
 }
 
 // decideLocked stores r with decision d; g.mu is held.
