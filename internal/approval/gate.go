@@ -67,7 +67,7 @@ type waiter struct {
 	r  Request
 	n  int
 	// pending is the request as a waiter read it, still pending, or nil: a decision here starts
-	// from it rather than reading it again (see Decide).
+	// from it rather than reading it again (see current).
 	pending *Request
 }
 
