@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -65,6 +66,9 @@ type waiter struct {
 	ch chan struct{}
 	r  Request
 	n  int
+	// pending is the request as a waiter read it, still pending, or nil: a decision here starts
+	// from it rather than reading it again (see current).
+	pending *Request
 }
 
 // New makes a gate over store.
@@ -225,7 +229,7 @@ func (g *Gate) revises(ctx context.Context, r Request, named string) (string, er
 func (g *Gate) Decide(ctx context.Context, id string, in DecisionInput) (Request, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	r, err := g.store.Get(ctx, id)
+	r, err := g.current(ctx, id)
 	if err != nil {
 		return Request{}, err
 	}
@@ -262,6 +266,24 @@ func (g *Gate) Decide(ctx context.Context, id string, in DecisionInput) (Request
 		d.FeedbackText = FeedbackText(d.Comment, d.Feedback)
 	}
 	return g.decideLocked(ctx, r, d)
+}
+
+// current is request id as a decision starts from it: as its waiter read it, when an agent
+// waits on it, else from the store; g.mu is held. The waiter's copy is the request as it was
+// submitted, which nothing changes but a decision or a handover, and each of those, made here,
+// ends the waiter. One made by another instance is not seen in it, but the store's conditional
+// Decide refuses to decide the request twice, and decideLocked then reads who won.
+func (g *Gate) current(ctx context.Context, id string) (Request, error) {
+	g.wmu.Lock()
+	var kept *Request
+	if w := g.waiters[id]; w != nil {
+		kept = w.pending
+	}
+	g.wmu.Unlock()
+	if kept != nil {
+		return *kept, nil
+	}
+	return g.store.Get(ctx, id)
 }
 
 // decideLocked stores r with decision d; g.mu is held.
@@ -351,12 +373,20 @@ func (g *Gate) nextSeq(ctx context.Context) (uint64, error) {
 func (g *Gate) changed(ctx context.Context, c Change) {
 	if c.Request != nil && c.Request.Decided() {
 		g.wmu.Lock()
-		if w := g.waiters[c.Request.ID]; w != nil {
+		w := g.waiters[c.Request.ID]
+		if w != nil {
 			delete(g.waiters, c.Request.ID)
 			w.r = *c.Request
 			close(w.ch)
 		}
 		g.wmu.Unlock()
+		if w != nil {
+			// A woken waiter waits for this goroutine's core: Go puts it next in line here,
+			// behind the listeners and the decider's own answer, and the other core takes it
+			// only once a thread there wakes (~0.1 ms at the median of 500 decisions). The
+			// agent waits on the waiter, and nothing left to do here is for it: let it run now.
+			runtime.Gosched()
+		}
 	}
 	// No count of the pending requests rides along: it was a query per change under g.mu
 	// (in a burst of a thousand plans, a third of a second the gate's writers queued for),

@@ -294,3 +294,42 @@ func countEvents(ev []approval.AuditEvent, kinds ...string) int {
 	}
 	return n
 }
+
+// TestDecisionByAnotherGateWhileOneWaits: a gate that holds a request as its waiter read it
+// (pending) still lets only the first decision win when another gate on the same store (another
+// instance) decided it meanwhile: the late one gets the winner, and a retry of the winner's own
+// decision gets its answer.
+func TestDecisionByAnotherGateWhileOneWaits(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, t.TempDir())
+	t.Cleanup(func() { st.Close() })
+	here, there := gateOn(t, st, approval.Config{}), gateOn(t, st, approval.Config{})
+	r := submit(t, here, approval.Submission{})
+	waitCtx, stop := context.WithCancel(ctx)
+	waited := make(chan error, 1)
+	go func() {
+		_, err := here.Wait(waitCtx, r.ID, time.Minute)
+		waited <- err
+	}()
+	for here.Waiting(r.ID) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	won, err := there.Decide(ctx, r.ID, approval.DecisionInput{Action: approval.Approve, By: "bob", Key: "k1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = here.Decide(ctx, r.ID, approval.DecisionInput{Action: approval.Reject, By: "ann", Comment: "no"})
+	var de *approval.DecidedError
+	if !errors.As(err, &de) || de.Request.Status != approval.Approved || de.Request.Decision.By != "bob" {
+		t.Fatalf("late decision: %v; want a conflict carrying bob's approval", err)
+	}
+	again, err := here.Decide(ctx, r.ID, approval.DecisionInput{Action: approval.Approve, By: "bob", Key: "k1"})
+	if err != nil || again.Seq != won.Seq {
+		t.Fatalf("the winner's retry here = %+v, %v; want its answer", again, err)
+	}
+	if ev, _ := here.Audit(ctx, approval.AuditFilter{}); countEvents(ev, approval.EventApproved, approval.EventRejected) != 1 {
+		t.Fatalf("audit %+v: want one decision", ev)
+	}
+	stop()
+	testkit.Recv(t, waited, 30*time.Second, "the waiter's end")
+}

@@ -37,6 +37,12 @@ func (g *Gate) Wait(ctx context.Context, id string, limit time.Duration) (Reques
 	if err != nil || r.Decided() || limit <= 0 {
 		return r, err
 	}
+	g.wmu.Lock()
+	if w.pending == nil {
+		kept := r
+		w.pending = &kept
+	}
+	g.wmu.Unlock()
 	untilDeadline := r.Deadline.Sub(g.cfg.Now())
 	deadlineFirst := untilDeadline <= limit
 	t := time.NewTimer(min(limit, max(untilDeadline, 0)))

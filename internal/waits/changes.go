@@ -117,6 +117,9 @@ func (s *Service) One(ctx context.Context, id string) (Wait, bool, error) {
 // agent's own dialog (Elsewhere), as read lists them. A pending one comes from the requests
 // kept from the gate's changes (see pending), without a read of the store.
 func (s *Service) onePlan(ctx context.Context, id string) (Wait, bool, error) {
+	if s.settledOne(id) {
+		return Wait{}, false, nil
+	}
 	r, ok, trusted := s.keptOne(id)
 	if !trusted {
 		if _, err := s.pending(ctx); err != nil {
@@ -137,6 +140,14 @@ func (s *Service) onePlan(ctx context.Context, id string) (Wait, bool, error) {
 		return planWait(r, s.who(ctx)(r.SessionID)), true, nil
 	}
 	return Wait{}, false, nil
+}
+
+// settledOne reports whether request id was heard decided for good (see Service.settled).
+func (s *Service) settledOne(id string) bool {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	_, ok := s.settled[id]
+	return ok
 }
 
 // keptOne is pending request id as kept from the gate's changes; trusted is false when they

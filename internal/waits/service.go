@@ -86,7 +86,15 @@ type Service struct {
 	readAt time.Time          // when plans was last read whole; zero: never, or no longer trusted
 	during []approval.Request // the changes heard while plans is read whole (nil when it is not)
 	full   sync.Mutex         // held by the one whole read at a time
+	// settled is the requests heard decided for good (neither pending nor handed to the
+	// agent's own dialog), which no later change reopens: One says their wait is over without
+	// reading them back. The notifier asks it right after each decision, and that read took
+	// a core from the waiter's client. Emptied when it reaches maxSettled.
+	settled map[string]struct{}
 }
+
+// maxSettled bounds Service.settled: one is forgotten only for One to read it again.
+const maxSettled = 1024
 
 // resync is how long the pending requests kept from the gate's changes are trusted before
 // they are read whole again: a change this instance did not hear (another instance's, its
@@ -243,6 +251,12 @@ func (s *Service) heard(r approval.Request) {
 	defer s.pmu.Unlock()
 	if s.during != nil {
 		s.during = append(s.during, r)
+	}
+	if r.Status != approval.Pending && r.Status != approval.Elsewhere {
+		if s.settled == nil || len(s.settled) >= maxSettled {
+			s.settled = map[string]struct{}{}
+		}
+		s.settled[r.ID] = struct{}{}
 	}
 	if s.plans == nil {
 		return
