@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/plandash/plandash/internal/errs"
@@ -58,6 +59,10 @@ type Gate struct {
 	wmu     sync.Mutex
 	waiters map[string]*waiter
 	kick    chan struct{}
+	// wakeAt is when Run looks at the deadlines next, in Unix nanoseconds of cfg.Now; zero
+	// while it looks, or before it runs. A request due later needs no kick: each kick costs
+	// Run two reads of the store, and a burst of submissions kicked it once each.
+	wakeAt atomic.Int64
 }
 
 // waiter is shared by everyone waiting on one request: closing ch wakes them all, and r is
@@ -192,9 +197,8 @@ func (g *Gate) Submit(ctx context.Context, sub Submission) (Request, bool, error
 		return stored, false, err
 	}
 	g.changed(ctx, Change{Request: &stored})
-	select {
-	case g.kick <- struct{}{}: // a new deadline may be the nearest
-	default:
+	if !stored.Decided() {
+		g.deadlineAt(stored.Deadline)
 	}
 	return stored, true, nil
 }

@@ -333,3 +333,35 @@ func TestDecisionByAnotherGateWhileOneWaits(t *testing.T) {
 	stop()
 	testkit.Recv(t, waited, 30*time.Second, "the waiter's end")
 }
+
+// TestRunMeetsANearerDeadline: the deadline loop, asleep until a far deadline, wakes for a
+// request due sooner, and one due later than its next look needs no wake to be met in time.
+// Nobody waits on them or reads them (a waiter or a read applies a passed deadline itself):
+// the outcomes are heard as the gate's changes.
+func TestRunMeetsANearerDeadline(t *testing.T) {
+	g := newGate(t, approval.Config{})
+	expired := make(chan approval.Request, 8)
+	g.OnChange(func(c approval.Change) {
+		if c.Request != nil && c.Request.Decision != nil && c.Request.Decision.Expired {
+			expired <- *c.Request
+		}
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { g.Run(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	submit(t, g, approval.Submission{Timeout: approval.Duration(time.Hour)})
+	// Run reads the far deadline and sleeps (a minute at most) before the near one is stored.
+	time.Sleep(50 * time.Millisecond)
+	near := submit(t, g, approval.Submission{Timeout: approval.Duration(time.Second), Default: approval.Approve})
+	later := submit(t, g, approval.Submission{Timeout: approval.Duration(2 * time.Second)})
+	for _, want := range []struct {
+		r      approval.Request
+		status approval.Status
+	}{{near, approval.Approved}, {later, approval.Rejected}} {
+		r := testkit.Recv(t, expired, 10*time.Second, "the request due at "+want.r.Deadline.Format(time.StampMilli))
+		if r.ID != want.r.ID || r.Status != want.status {
+			t.Fatalf("expired %s (%s); want %s to be %s by its deadline", r.ID, r.Status, want.r.ID, want.status)
+		}
+	}
+}

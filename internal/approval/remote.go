@@ -15,10 +15,7 @@ func (g *Gate) Notify(ctx context.Context, id string) error {
 	g.seq = max(g.seq, r.Seq)
 	g.changed(ctx, Change{Request: &r, Remote: true})
 	if !r.Decided() {
-		select {
-		case g.kick <- struct{}{}: // its deadline may be the nearest
-		default:
-		}
+		g.deadlineAt(r.Deadline)
 	}
 	return nil
 }

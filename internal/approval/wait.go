@@ -120,6 +120,9 @@ func (g *Gate) ExpireDue(ctx context.Context) (int, error) {
 // down are decided at once.
 func (g *Gate) Run(ctx context.Context) {
 	for {
+		// A request stored from here on is kicked for (deadlineAt), unless NextDeadline
+		// below sees it.
+		g.wakeAt.Store(0)
 		if _, err := g.ExpireDue(ctx); err != nil && ctx.Err() == nil {
 			g.cfg.Log.Error("approval: expire requests", "err", err)
 		}
@@ -127,6 +130,7 @@ func (g *Gate) Run(ctx context.Context) {
 		if next, ok, err := g.store.NextDeadline(ctx); err == nil && ok {
 			wait = min(wait, max(next.Sub(g.cfg.Now()), 0))
 		}
+		g.wakeAt.Store(g.cfg.Now().Add(wait).UnixNano())
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -136,6 +140,19 @@ func (g *Gate) Run(ctx context.Context) {
 			t.Stop()
 		case <-t.C:
 		}
+	}
+}
+
+// deadlineAt tells Run of a pending request's deadline: a kick when it comes before Run's next
+// look, or when Run is looking now (it may have read the deadlines before the request was
+// stored).
+func (g *Gate) deadlineAt(deadline time.Time) {
+	if at := g.wakeAt.Load(); at != 0 && !deadline.Before(time.Unix(0, at)) {
+		return
+	}
+	select {
+	case g.kick <- struct{}{}:
+	default:
 	}
 }
 
