@@ -5,11 +5,12 @@ import (
 	"github.com/plandash/plandash/web/templates"
 )
 
-// drawnAsCommitted reports whether plan pl's overview card is drawn from the plan its commit
-// wrote (the plan's change carries it as its live.Change.Data) rather than from the plan read
-// back: the read, just after the commit emptied each reader's page cache, cost 30–80 µs against
-// 5 µs warm, and was the slowest step between the commit and the first socket write. crowded
-// is the sessions the commit revised more plans of than a group shows (crowdedSessions).
+// drawnAsCommitted reports whether plan pl's cards (on the overview and on its session's page)
+// are drawn from the plan its commit wrote (the plan's change carries it as its
+// live.Change.Data) rather than from the plan read back: the read, just after the commit emptied
+// each reader's page cache, cost 30–80 µs against 5 µs warm, and was the slowest step between the
+// commit and the first socket write. crowded is the sessions the commit revised more plans of
+// than a group shows (crowdedSessions).
 //
 // Those drawn so are the items and markdown plans (a diagram follows its tool calls, a file plan
 // its file, and a custom plan may show its raw text as sent), not removed, of sessions not

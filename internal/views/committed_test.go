@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/plandash/plandash/internal/acp"
+	"github.com/plandash/plandash/internal/live"
 	"github.com/plandash/plandash/internal/plans"
 	"github.com/plandash/plandash/web/templates"
 )
@@ -54,8 +55,23 @@ func cardMarkup(t *testing.T, p *Pages, sid, planID string, committed *plans.Pla
 	return b.String()
 }
 
+// sessionPartMarkup renders what a session's page is sent for part.
+func sessionPartMarkup(t *testing.T, p *Pages, part live.Change) string {
+	t.Helper()
+	fs, err := p.renderSessionPart(context.Background(), part.ID, part)
+	if err != nil || len(fs) != 1 {
+		t.Fatalf("renderSessionPart: %v, %d fragments", err, len(fs))
+	}
+	var b bytes.Buffer
+	if err := fs[0].View.Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // TestCardFromCommitIsTheStoredCard: a card drawn from the plan its commit wrote is the card
-// drawn from the plan read back, for every kind drawn so.
+// drawn from the plan read back, for every kind drawn so, on the overview and on the session's
+// page.
 func TestCardFromCommitIsTheStoredCard(t *testing.T) {
 	p, _ := newPages(t)
 	var committed []*plans.Plan
@@ -72,6 +88,12 @@ func TestCardFromCommitIsTheStoredCard(t *testing.T) {
 			fromCommit, stored := cardMarkup(t, p, "s-"+name, "p", committed[0]), cardMarkup(t, p, "s-"+name, "p", nil)
 			if fromCommit != stored {
 				t.Errorf("the card drawn from the commit differs from the stored plan's:\n%s\n%s", fromCommit, stored)
+			}
+			part := live.Change{Kind: changeSession, ID: "s-" + name, Part: partPlan + "p"}
+			stored = sessionPartMarkup(t, p, part)
+			part.Data = committed[0]
+			if fromCommit := sessionPartMarkup(t, p, part); fromCommit != stored {
+				t.Errorf("the session page's card drawn from the commit differs from the stored plan's:\n%s\n%s", fromCommit, stored)
 			}
 		})
 	}
