@@ -35,6 +35,11 @@ type Change struct {
 	// Part names a part of it ("plan:main", "call:t1", "activity") for topics that render parts
 	// on their own (Topic.Parts); "" is the thing as a whole.
 	Part string
+	// Data is what the announcer already holds of the change (the plan its commit wrote), for
+	// Render to draw from instead of reading the store back. It is not part of what names the
+	// change: Render is given the Data of the newest announcement of the change (nil when that
+	// one had none), and a page catching up later, the store's.
+	Data any
 }
 
 // Fragment is one element a page replaces, inserts into Parent when it does not have it yet, or
@@ -103,11 +108,12 @@ type entry struct {
 	c   Change
 }
 
-// stamp is the newest announcement of a change waiting to be rendered: its seq, and when
-// (wall clock with its monotonic reading), for measuring fan-out lag.
+// stamp is the newest announcement of a change waiting to be rendered: its seq, when (wall
+// clock with its monotonic reading, for measuring fan-out lag), and its Change.Data.
 type stamp struct {
-	seq uint64
-	at  time.Time
+	seq  uint64
+	at   time.Time
+	data any
 }
 
 // deferred is a whole change waiting to follow its parts, and when it is due.
@@ -265,6 +271,8 @@ func (l *Live) Announce(cs ...Change) {
 	parted := withParts(cs)
 	l.mu.Lock()
 	for _, c := range cs {
+		data := c.Data
+		c.Data = nil
 		l.seq++
 		l.remember(entry{l.seq, c})
 		if _, queued := l.dirty[c]; !queued {
@@ -277,7 +285,7 @@ func (l *Live) Announce(cs ...Change) {
 				l.queue = append(l.queue, c)
 			}
 		}
-		l.dirty[c] = stamp{l.seq, at}
+		l.dirty[c] = stamp{l.seq, at, data}
 	}
 	l.mu.Unlock()
 	l.nudge()
@@ -351,6 +359,7 @@ func (l *Live) take() (Change, stamp, bool) {
 	}
 	st := l.dirty[c]
 	delete(l.dirty, c)
+	c.Data = st.data
 	if len(l.queue) > 0 {
 		l.nudge() // more work: wake another worker, if one is idle
 	}

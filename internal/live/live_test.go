@@ -398,3 +398,31 @@ func TestWholeFollowsParts(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderGetsNewestData: a change announced again before it is rendered is rendered once, with
+// the Data of its newest announcement, none when that one had none; the history a page catches
+// up from keeps none.
+func TestRenderGetsNewestData(t *testing.T) {
+	l := New(hub.New(hub.Options{}), Options{})
+	c := Change{Kind: "item", ID: "a"}
+	with := func(d any) Change { c := c; c.Data = d; return c }
+	l.Announce(with("v1"))
+	l.Announce(with("v2"))
+	got, st, ok := l.take()
+	if !ok || got.Data != "v2" || st.seq != l.Seq() {
+		t.Errorf("took %+v at %d (ok %v), want v2 at %d", got, st.seq, ok, l.Seq())
+	}
+	if _, _, ok := l.take(); ok {
+		t.Error("the change was queued twice")
+	}
+	l.Announce(with("v3"), Change{Kind: "item", ID: "b"})
+	l.Announce(c)
+	if got, _, _ := l.take(); got.ID != "a" || got.Data != nil {
+		t.Errorf("took %+v, want a without data: its newest announcement had none", got)
+	}
+	for _, e := range l.ordered() {
+		if e.c.Data != nil {
+			t.Errorf("the history keeps data: %+v", e.c)
+		}
+	}
+}

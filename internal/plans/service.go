@@ -48,11 +48,10 @@ type Service struct {
 
 // Committed says what one commit changed, finer than sessions, so a listener can redo only that.
 type Committed struct {
-	Sessions []string  // every session touched
-	Plans    []PlanKey // plans with a new revision (or removed)
-	// Removed are the plans of Plans that were removed, so a listener that only takes a removed
-	// plan's card away need not read every changed plan back to find out.
-	Removed   []PlanKey
+	Sessions []string // every session touched
+	// Plans are the plans with a new revision (or removed), as committed: a listener can show
+	// one without reading it back. They are shared by every listener and must not be modified.
+	Plans     []*Plan
 	ToolCalls []PlanKey // tool calls, as {SessionID, tool call id}
 	Activity  []string  // sessions with new or merged activity
 	// CallsAdded are the sessions that gained tool calls (their count changed).
@@ -112,13 +111,7 @@ func (s *Service) commit(ctx context.Context, c *Changes, write func(context.Con
 		fn(ids)
 	}
 	if len(s.committed) > 0 {
-		done := Committed{Sessions: ids}
-		for _, p := range c.Plans {
-			done.Plans = append(done.Plans, p.Key())
-			if p.Removed {
-				done.Removed = append(done.Removed, p.Key())
-			}
-		}
+		done := Committed{Sessions: ids, Plans: c.Plans}
 		for _, t := range c.ToolCalls {
 			done.ToolCalls = append(done.ToolCalls, PlanKey{t.SessionID, t.ID})
 		}

@@ -173,7 +173,8 @@ func (p *Pages) renderOverview(ctx context.Context, _ string, c live.Change) ([]
 	}
 	switch {
 	case strings.HasPrefix(c.Part, partPlan):
-		return p.overviewCard(ctx, c.ID, strings.TrimPrefix(c.Part, partPlan))
+		pl, _ := c.Data.(*plans.Plan)
+		return p.overviewCard(ctx, c.ID, strings.TrimPrefix(c.Part, partPlan), pl)
 	case c.Part != "":
 		return []live.Fragment{cardGone(c.ID, strings.TrimPrefix(c.Part, partRemoved))}, nil
 	}
@@ -271,15 +272,23 @@ func (p *Pages) wholeGroup(ctx context.Context, id string, now time.Time) templ.
 
 // overviewCard redraws plan planID's card in session id's group, for a page that shows the group,
 // or takes it out when the plan is no longer among those the group shows (removed, or pushed out
-// by newer ones). The rest of the group is redone by the session's own change
-// (overviewFragments), which a commit that changes a plan announces too.
-func (p *Pages) overviewCard(ctx context.Context, id, planID string) ([]live.Fragment, error) {
-	pl, shown, err := p.plans.RecentPlan(ctx, id, planID, templates.MaxGroupPlans)
-	if err != nil {
-		return nil, err
-	}
-	if !shown {
-		return []live.Fragment{cardGone(id, planID)}, nil
+// by newer ones). It is drawn from committed, the plan as its commit wrote it, when the commit
+// showed the card is shown (drawnAsCommitted), else from the plan read back. The rest of the
+// group is redone by the session's own change (overviewFragments), which a commit that changes a
+// plan announces too.
+func (p *Pages) overviewCard(ctx context.Context, id, planID string, committed *plans.Plan) ([]live.Fragment, error) {
+	var pl plans.Plan
+	if committed != nil {
+		pl = *committed
+	} else {
+		read, shown, err := p.plans.RecentPlan(ctx, id, planID, templates.MaxGroupPlans)
+		if err != nil {
+			return nil, err
+		}
+		if !shown {
+			return []live.Fragment{cardGone(id, planID)}, nil
+		}
+		pl = read
 	}
 	v := p.planViews(ctx, []plans.Plan{pl}, nil, true)[0]
 	return []live.Fragment{{ID: templates.PlanID(v.Plan), Parent: templates.GroupCardsID(id), Of: templates.GroupID(id), View: templates.PlanCard(v)}}, nil

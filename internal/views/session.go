@@ -177,6 +177,9 @@ func (p *Pages) renderSessionPart(ctx context.Context, id string, c live.Change)
 		}
 		return []live.Fragment{{ID: templates.ActivityID(id), View: templates.ActivityList(id, acts)}}, nil
 	case strings.HasPrefix(c.Part, partPlan):
+		if committed, ok := c.Data.(*plans.Plan); ok { // as its commit wrote it (drawnAsCommitted)
+			return p.planFragments(ctx, []plans.Plan{*committed}, nil), nil
+		}
 		pl, err := p.plans.Plan(ctx, id, strings.TrimPrefix(c.Part, partPlan))
 		if err != nil {
 			return nil, err

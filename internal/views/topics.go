@@ -51,12 +51,19 @@ func (p *Pages) registerTopics() {
 // session as a whole (the overview's group around its cards, the page's head). The parts go
 // first: they are what a person watches change, and workers take changes in the order announced.
 func (p *Pages) sessionsCommitted(c plans.Committed) {
-	cs := make([]live.Change, 0, len(c.Sessions)+len(c.Plans)+len(c.Removed)+len(c.ToolCalls)+len(c.Activity))
+	cs := make([]live.Change, 0, len(c.Sessions)+2*len(c.Plans)+len(c.ToolCalls)+len(c.Activity))
+	crowded := crowdedSessions(c.Plans)
 	for _, pl := range c.Plans {
-		cs = append(cs, live.Change{Kind: changeSession, ID: pl.SessionID, Part: partPlan + pl.PlanID})
+		ch := live.Change{Kind: changeSession, ID: pl.SessionID, Part: partPlan + pl.ID}
+		if drawnAsCommitted(pl, crowded) {
+			ch.Data = pl
+		}
+		cs = append(cs, ch)
 	}
-	for _, pl := range c.Removed {
-		cs = append(cs, live.Change{Kind: changeSession, ID: pl.SessionID, Part: partRemoved + pl.PlanID})
+	for _, pl := range c.Plans {
+		if pl.Removed {
+			cs = append(cs, live.Change{Kind: changeSession, ID: pl.SessionID, Part: partRemoved + pl.ID})
+		}
 	}
 	for _, t := range c.ToolCalls {
 		cs = append(cs, live.Change{Kind: changeSession, ID: t.SessionID, Part: partCall + t.PlanID})
