@@ -385,12 +385,15 @@ func BenchmarkIngestPlanHeavy(b *testing.B) {
 	payload := body.String()
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		if code, res := ts.ingest(b, payload); code != http.StatusOK || res.Applied != frames {
 			b.Fatalf("ingest: %d, applied %d of %d (%+v)", code, res.Applied, frames, res.Errors)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*frames), "µs/frame")
+	// CPU, not time, is the figure: it is what the dashboard takes from the proxy, and it holds
+	// on a machine busy with other work, where time does not.
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N*frames), "cpu-µs/frame")
 }
 
 // longPlanUpdate is a plan_update of an n-entry plan with entry rev%n in progress.
