@@ -27,15 +27,16 @@ func DecodeLine(line []byte) ([]Message, error) {
 	if !utf8.Valid(b) {
 		return nil, parseErr(fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", firstBadUTF8(b)))
 	}
-	if !Valid(b) {
-		return nil, parseErr(invalidJSONMessage(b))
-	}
+	// The copy is checked, so that checking it notes where its containers end.
 	owned := bytes.Clone(b)
 	sp := newSpans(owned)
-	msgs, le := decodeTop(owned, nil, envelope{}, sp)
+	if !valid(owned, sp) {
+		return nil, parseErr(invalidJSONMessage(b))
+	}
 	if sp != nil {
 		sp.frozen = true
 	}
+	msgs, le := decodeTop(owned, nil, envelope{}, sp)
 	for i := range msgs {
 		msgs[i].checked, msgs[i].spans = msgs[i].Params, sp
 	}

@@ -75,40 +75,53 @@ func (s *spans) valueEnd(b []byte, i int) int {
 }
 
 // walk steps over the container at b[i] (doc's offset off) as valueEnd does, noting its
-// containers in the list when they come after everything in it.
+// containers.
 func (s *spans) walk(b []byte, i, off int) int {
-	var open [spanDepth]int // the list index of the span open at each depth; -1 when not noted
+	var open [spanDepth]int
 	depth := 0
 	for j := i; j < len(b); j++ {
 		switch b[j] {
 		case '"':
 			j = stringEnd(b, j) - 1
 		case '{', '[':
-			if depth < spanDepth {
-				open[depth] = -1
-				start := int32(off + j - i)
-				if n := len(s.list); n == 0 || start > s.list[n-1].start {
-					open[depth] = n
-					s.list = append(s.list, span{start: start, end: -1})
-				}
-			}
+			s.opened(&open, depth, off+j-i)
 			depth++
 		case '}', ']':
 			depth--
-			if depth < spanDepth && open[depth] >= 0 {
-				sp := &s.list[open[depth]]
-				sp.end = int32(off + j + 1 - i)
-				// Anything noted inside a short container is shorter still, and gone by now.
-				if sp.end-sp.start < minSpan && open[depth] == len(s.list)-1 {
-					s.list = s.list[:len(s.list)-1]
-				}
-			}
+			s.closed(&open, depth, off+j+1-i)
 			if depth == 0 {
 				return j + 1
 			}
 		}
 	}
 	return len(b)
+}
+
+// opened notes a container starting at doc's offset start, depth levels below the first one
+// walked, when it comes after everything noted. open holds the list index of the span open at
+// each depth (-1: not noted), for closed.
+func (s *spans) opened(open *[spanDepth]int, depth, start int) {
+	if depth >= spanDepth {
+		return
+	}
+	open[depth] = -1
+	if n := len(s.list); n == 0 || int32(start) > s.list[n-1].start {
+		open[depth] = n
+		s.list = append(s.list, span{start: int32(start), end: -1})
+	}
+}
+
+// closed notes that the container open at depth ends at doc's offset end.
+func (s *spans) closed(open *[spanDepth]int, depth, end int) {
+	if depth >= spanDepth || open[depth] < 0 {
+		return
+	}
+	sp := &s.list[open[depth]]
+	sp.end = int32(end)
+	// Anything noted inside a short container is shorter still, and gone by now.
+	if sp.end-sp.start < minSpan && open[depth] == len(s.list)-1 {
+		s.list = s.list[:len(s.list)-1]
+	}
 }
 
 // lookup is Lookup, stepping over members with s.

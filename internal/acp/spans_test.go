@@ -8,7 +8,7 @@ import (
 
 // FuzzSpans holds the walks that remember containers to the plain ones: on any valid JSON, each
 // value ends where valueEnd says, whether its spans were noted (the first walk), are known (the
-// second), are frozen, or belong to another copy of the document.
+// second), are frozen, belong to another copy of the document, or were noted by valid.
 func FuzzSpans(f *testing.F) {
 	for _, l := range seedLines(f) {
 		f.Add(l)
@@ -31,12 +31,25 @@ func FuzzSpans(f *testing.F) {
 		if e, want := sp.valueEnd(bytes.Clone(b), 0), valueEnd(b, 0); e != want {
 			t.Fatalf("another copy of the document ends at %d, want %d", e, want)
 		}
-		for i := 1; i < len(sp.list); i++ {
-			if sp.list[i-1].start >= sp.list[i].start {
-				t.Fatalf("spans out of order: %v", sp.list)
-			}
+		checkOrder(t, sp)
+		// Noted by the check of the document instead, as DecodeLine does.
+		sp = newSpans(b)
+		if !valid(b, sp) {
+			t.Fatal("valid with spans refuses what Valid takes")
 		}
+		sp.frozen = true
+		checkSpans(t, sp, b, 0)
+		checkOrder(t, sp)
 	})
+}
+
+func checkOrder(t *testing.T, sp *spans) {
+	t.Helper()
+	for i, s := range sp.list {
+		if s.end < s.start+minSpan || i > 0 && sp.list[i-1].start >= s.start {
+			t.Fatalf("spans short or out of order: %v", sp.list)
+		}
+	}
 }
 
 // checkSpans compares sp's walk of the value at v[i] with the plain walk, and then of every
@@ -79,8 +92,8 @@ func checkSpans(t *testing.T, sp *spans, v []byte, i int) {
 	}
 }
 
-// TestSpansNoteAPlan checks that decoding a plan update walks its entries once: the line's
-// first walk notes msg, params, update, plan, entries and every entry, and the decoding after
+// TestSpansNoteAPlan checks that decoding a plan update walks its entries once: checking the
+// line notes the line, params, update, plan, entries and every entry, and the decoding after
 // it finds each of them noted.
 func TestSpansNoteAPlan(t *testing.T) {
 	line := planUpdateLine(60)
@@ -89,8 +102,8 @@ func TestSpansNoteAPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp := msgs[0].spans
-	if got := len(sp.list); got != 4+60 { // params, update, plan, entries; 60 entries
-		t.Fatalf("%d spans noted, want 64: %v", got, sp.list)
+	if got := len(sp.list); got != 5+60 { // the line, params, update, plan, entries; 60 entries
+		t.Fatalf("%d spans noted, want 65: %v", got, sp.list)
 	}
 	n, _, err := msgs[0].SessionNotification()
 	if err != nil || len(n.Update.Plan.Entries) != 60 {
