@@ -7,8 +7,9 @@ import "sort"
 // same bytes again and again: the envelope's members are found by stepping over msg, msg's by
 // stepping over params, then params', update's and plan's by stepping over what each holds, and
 // a plan's entries were counted, then iterated, then read: a plan update of 60 entries was read
-// eight times over. With spans, the first walk that steps over msg notes where the containers in
-// it end, and the walks after it read only the members they look for.
+// eight times over. With spans, the check of the line (valid) notes where its containers end, and
+// the walks after it read only the members they look for; params decoded on their own
+// (DecodeSessionNotification) are noted by the first walk that steps over each container.
 //
 // A nil *spans remembers nothing: the walks are the plain ones.
 type spans struct {
