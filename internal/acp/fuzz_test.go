@@ -264,5 +264,11 @@ func FuzzScanner(f *testing.F) {
 		describe(b)
 		valueEnd(b, 0)
 		nestingDepth(b)
+		sp := newSpans(b)
+		for range 2 { // noting, then using what was noted
+			sp.lookup(b, out[:], "a", "type", "jsonrpc")
+			sp.countElems(b)
+			sp.valueEnd(b, 0)
+		}
 	})
 }

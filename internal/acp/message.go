@@ -27,13 +27,18 @@ func DecodeLine(line []byte) ([]Message, error) {
 	if !utf8.Valid(b) {
 		return nil, parseErr(fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", firstBadUTF8(b)))
 	}
-	if !Valid(b) {
+	// The copy is checked, so that checking it notes where its containers end.
+	owned := bytes.Clone(b)
+	sp := newSpans(owned)
+	if !valid(owned, sp) {
 		return nil, parseErr(invalidJSONMessage(b))
 	}
-	owned := bytes.Clone(b)
-	msgs, le := decodeTop(owned, nil, envelope{})
+	if sp != nil {
+		sp.frozen = true
+	}
+	msgs, le := decodeTop(owned, nil, envelope{}, sp)
 	for i := range msgs {
-		msgs[i].checked = msgs[i].Params
+		msgs[i].checked, msgs[i].spans = msgs[i].Params, sp
 	}
 	if le != nil {
 		return msgs, le
@@ -82,12 +87,12 @@ func invalidJSONMessage(b []byte) string {
 }
 
 // decodeTop decodes a line's top-level value (or an envelope's msg) and appends to dst.
-func decodeTop(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
+func decodeTop(b []byte, dst []Message, env envelope, sp *spans) ([]Message, *LineError) {
 	switch b[0] {
 	case '{':
-		return decodeObject(b, dst, env)
+		return decodeObject(b, dst, env, sp)
 	case '[':
-		n := countElems(b)
+		n := sp.countElems(b)
 		if n == 0 {
 			return dst, invalidErr("batch is empty")
 		}
@@ -96,7 +101,7 @@ func decodeTop(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
 		}
 		var first *LineError
 		idx := 0
-		for it := NewArrayIter(b); ; idx++ {
+		for it := sp.arrayIter(b); ; idx++ {
 			el, ok := it.Next()
 			if !ok {
 				break
@@ -105,7 +110,7 @@ func decodeTop(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
 			if el[0] != '{' {
 				le = invalidErr("must be a JSON-RPC message object, not %s", jsonType(el))
 			} else {
-				dst, le = decodeMessage(el, dst, env)
+				dst, le = decodeMessage(el, dst, env, sp)
 			}
 			if le != nil && first == nil {
 				le.Message = fmt.Sprintf("batch element %d: %s", idx, le.Message)
@@ -120,11 +125,11 @@ func decodeTop(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
 
 // decodeObject tells a transcript envelope from a message: an envelope has "msg" and no
 // "jsonrpc".
-func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
+func decodeObject(b []byte, dst []Message, env envelope, sp *spans) ([]Message, *LineError) {
 	// One pass over the object finds the members of both: a message's params are most of a
 	// line, and every pass over the object skips over them.
 	var all [messageMembers + 3][]byte
-	Lookup(b, all[:], "jsonrpc", "id", "method", "params", "result", "error", "msg", "dir", "ts")
+	sp.lookup(b, all[:], "jsonrpc", "id", "method", "params", "result", "error", "msg", "dir", "ts")
 	if all[messageMembers] == nil || all[0] != nil {
 		return messageOf(b, [messageMembers][]byte(all[:messageMembers]), dst, env)
 	}
@@ -149,7 +154,7 @@ func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError)
 	if !IsObject(msg) && !IsArray(msg) {
 		return dst, invalidErr(`"msg" must be a JSON-RPC message or batch, not %s`, jsonType(msg))
 	}
-	dst, le := decodeTop(msg, dst, env)
+	dst, le := decodeTop(msg, dst, env, sp)
 	if le != nil {
 		le.Message = "msg: " + le.Message
 	}
@@ -157,9 +162,9 @@ func decodeObject(b []byte, dst []Message, env envelope) ([]Message, *LineError)
 }
 
 // decodeMessage checks the JSON-RPC 2.0 shape of one object and appends it to dst.
-func decodeMessage(b []byte, dst []Message, env envelope) ([]Message, *LineError) {
+func decodeMessage(b []byte, dst []Message, env envelope, sp *spans) ([]Message, *LineError) {
 	var f [messageMembers][]byte
-	Lookup(b, f[:], "jsonrpc", "id", "method", "params", "result", "error")
+	sp.lookup(b, f[:], "jsonrpc", "id", "method", "params", "result", "error")
 	return messageOf(b, f, dst, env)
 }
 

@@ -123,8 +123,9 @@ func nestingDepth(b []byte) int {
 
 // objIter walks the members of a valid JSON object.
 type objIter struct {
-	b []byte
-	i int
+	b  []byte
+	i  int
+	sp *spans // nil: nothing remembered
 }
 
 func newObjIter(obj []byte) objIter {
@@ -164,7 +165,7 @@ func (it *objIter) next() (key, val []byte, ok bool) {
 	if vs >= len(it.b) {
 		return nil, nil, false
 	}
-	it.i = valueEnd(it.b, vs)
+	it.i = it.sp.valueEnd(it.b, vs)
 	if it.i == vs {
 		return nil, nil, false
 	}
@@ -173,8 +174,9 @@ func (it *objIter) next() (key, val []byte, ok bool) {
 
 // ArrayIter walks the elements of a valid JSON array.
 type ArrayIter struct {
-	b []byte
-	i int
+	b  []byte
+	i  int
+	sp *spans // nil: nothing remembered
 }
 
 // NewArrayIter starts walking the array arr.
@@ -195,7 +197,7 @@ func (it *ArrayIter) Next() (el []byte, ok bool) {
 	if vs >= len(it.b) {
 		return nil, false
 	}
-	it.i = valueEnd(it.b, vs)
+	it.i = it.sp.valueEnd(it.b, vs)
 	if it.i == vs {
 		return nil, false // a stray delimiter: not valid JSON after all
 	}
@@ -215,7 +217,11 @@ func countElems(arr []byte) int {
 // Lookup fills out[i] with the value of member keys[i] (nil when absent). A repeated key keeps
 // its last value, as encoding/json does.
 func Lookup(obj []byte, out [][]byte, keys ...string) {
-	for it := newObjIter(obj); ; {
+	lookupIter(newObjIter(obj), out, keys)
+}
+
+func lookupIter(it objIter, out [][]byte, keys []string) {
+	for {
 		k, v, ok := it.next()
 		if !ok {
 			return

@@ -35,6 +35,8 @@ type Message struct {
 	// line it made: while m.Params is still that slice, decoding them need neither check nor
 	// copy them again (SessionNotification).
 	checked json.RawMessage
+	// spans are where the containers of that copy end, as far as decoding the line found out.
+	spans *spans
 }
 
 // IsRequest reports whether m is a request (it has both an id and a method).

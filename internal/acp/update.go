@@ -31,6 +31,7 @@ func (e *DecodeError) Code() int { return CodeInvalidParams }
 // whole message, as the schema's x-deserialize-skip-invalid-items asks, but say so.
 type decoder struct {
 	warns []Warning
+	sp    *spans // of the params being decoded
 }
 
 func (d *decoder) warn(path, msg string) {
@@ -130,7 +131,7 @@ func DecodeSessionNotification(params json.RawMessage) (SessionNotification, []W
 	if err != nil {
 		return SessionNotification{}, nil, err
 	}
-	return decodeSessionNotification(b)
+	return decodeSessionNotification(b, newSpans(b))
 }
 
 // SessionNotification decodes m's params as DecodeSessionNotification does. When DecodeLine
@@ -142,14 +143,14 @@ func (m Message) SessionNotification() (SessionNotification, []Warning, error) {
 	if !checked || !IsObject(b) { // not checked, or to fail as DecodeSessionNotification does
 		return DecodeSessionNotification(p)
 	}
-	return decodeSessionNotification(b)
+	return decodeSessionNotification(b, m.spans)
 }
 
 // decodeSessionNotification decodes params b, a JSON object that is valid UTF-8 and not
-// shared with the caller.
-func decodeSessionNotification(b []byte) (SessionNotification, []Warning, error) {
+// shared with the caller, stepping over its containers with sp.
+func decodeSessionNotification(b []byte, sp *spans) (SessionNotification, []Warning, error) {
 	var f [3][]byte
-	Lookup(b, f[:], "sessionId", "update", "_meta")
+	sp.lookup(b, f[:], "sessionId", "update", "_meta")
 	sid, err := requireString(f[0], "sessionId")
 	if err != nil {
 		return SessionNotification{}, nil, err
@@ -161,7 +162,7 @@ func decodeSessionNotification(b []byte) (SessionNotification, []Warning, error)
 		}
 		return SessionNotification{}, nil, &DecodeError{Path: "update", Message: msg}
 	}
-	var d decoder
+	d := decoder{sp: sp}
 	u, err := d.update(f[1])
 	if err != nil {
 		return SessionNotification{}, nil, err
@@ -171,7 +172,7 @@ func decodeSessionNotification(b []byte) (SessionNotification, []Warning, error)
 
 func (d *decoder) update(b []byte) (Update, error) {
 	var f [uCount][]byte
-	Lookup(b, f[:], "sessionUpdate", "_meta", "entries", "plan", "planId", "id", "toolCallId",
+	d.sp.lookup(b, f[:], "sessionUpdate", "_meta", "entries", "plan", "planId", "id", "toolCallId",
 		"title", "kind", "status", "name", "content", "locations", "rawInput", "rawOutput",
 		"messageId", "currentModeId", "modeId")
 	kind, err := requireString(f[uSessionUpdate], "update.sessionUpdate")
@@ -268,7 +269,7 @@ func planID(planIDVal, idVal []byte, prefix string) (string, error) {
 // rather than as an empty plan that would wipe what the user sees.
 func (d *decoder) planContent(b []byte, prefix string) (*PlanContent, error) {
 	var f [7][]byte
-	Lookup(b, f[:], "type", "planId", "id", "entries", "content", "uri", "_meta")
+	d.sp.lookup(b, f[:], "type", "planId", "id", "entries", "content", "uri", "_meta")
 	id, err := planID(f[1], f[2], prefix)
 	if err != nil {
 		return nil, err
@@ -328,9 +329,9 @@ func (d *decoder) entryArray(v []byte, path string) ([]PlanEntry, bool) {
 		d.warn(path, msg)
 		return nil, false
 	}
-	out := make([]PlanEntry, 0, countElems(v))
+	out := make([]PlanEntry, 0, d.sp.countElems(v))
 	i := 0
-	for it := NewArrayIter(v); ; i++ {
+	for it := d.sp.arrayIter(v); ; i++ {
 		el, ok := it.Next()
 		if !ok {
 			break
@@ -355,7 +356,7 @@ func (d *decoder) entry(el []byte, path string, i int) (PlanEntry, bool) {
 		return PlanEntry{}, false
 	}
 	var f [4][]byte
-	Lookup(el, f[:], "content", "priority", "status", "_meta")
+	d.sp.lookup(el, f[:], "content", "priority", "status", "_meta")
 	content, ok := Unquote(f[0])
 	if !ok {
 		d.warn(at("content"), notString(f[0])+skipped)

@@ -9,10 +9,16 @@ import (
 // machine: every line ingested and every frame the proxy's tap posts is checked. Like json.Valid
 // it checks the grammar only (invalid UTF-8 inside strings passes) and refuses nesting deeper
 // than 10,000.
-func Valid(b []byte) bool {
+func Valid(b []byte) bool { return valid(b, nil) }
+
+// valid is Valid that also notes in sp, when it is not nil, where the containers of b (sp's
+// document) end: the walk that checks a line is the one that finds out, and decoding it then
+// steps over each container in one move (see spans).
+func valid(b []byte, sp *spans) bool {
 	const maxDepth = 10000 // encoding/json's maxNestingDepth
 	var arr [64]byte
 	stack := arr[:0] // the open containers, '{' or '['
+	var open [spanDepth]int
 	i := vSkipSpace(b, 0)
 	for {
 		// A value starts at i.
@@ -24,11 +30,15 @@ func Valid(b []byte) bool {
 			if stack = append(stack, c); len(stack) > maxDepth {
 				return false
 			}
+			start := i
 			i = vSkipSpace(b, i+1)
 			if i < len(b) && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
 				stack = stack[:len(stack)-1]
 				i++
 				break
+			}
+			if sp != nil {
+				sp.opened(&open, len(stack)-1, start)
 			}
 			if c == '{' {
 				if i = vObjectKey(b, i); i < 0 {
@@ -81,6 +91,9 @@ func Valid(b []byte) bool {
 			}
 			stack = stack[:len(stack)-1]
 			i++
+			if sp != nil {
+				sp.closed(&open, len(stack), i)
+			}
 		}
 	}
 }

@@ -52,6 +52,9 @@ func FuzzValid(f *testing.F) {
 		if got, want := Valid(b), json.Valid(b); got != want {
 			t.Errorf("Valid(%q) = %v, json.Valid says %v", b, got, want)
 		}
+		if got, want := valid(b, newSpans(b)), json.Valid(b); got != want {
+			t.Errorf("valid(%q) noting spans = %v, json.Valid says %v", b, got, want)
+		}
 	})
 }
 

@@ -40,7 +40,7 @@ func (s *Server) apiAgentHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.IngestPosts.With("hook:" + agent).Inc() // agent is one of the hooks' names: bounded
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength)
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
