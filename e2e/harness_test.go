@@ -22,6 +22,7 @@ import (
 
 	pdapp "github.com/plandash/plandash/internal/app"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/plandash/plandash/internal/web"
 )
@@ -356,6 +357,7 @@ type page struct {
 
 	mu      sync.Mutex
 	console []chromedp.ConsoleMessage
+	others  map[target.ID]context.Context // out-of-process iframes attached to (evalInOtherProcess)
 }
 
 // openPage opens a tab in a fresh browser context, signs in with ?token= and waits until the

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -272,8 +273,10 @@ func evalInFrames(p *page, prefix, expr string, each bool) (string, bool) {
 
 // evalInOtherProcess evaluates expr in an iframe of another site than the page's: Chromium runs
 // it in a process of its own, listed as a target of type "iframe" and not in the page's frame
-// tree. The first such iframe whose address starts with prefix answers; the test attaches to it
-// for the call and leaves it as it was.
+// tree. The first such iframe whose address starts with prefix answers. The test attaches to
+// each such iframe once and stays attached until it ends: chromedp reads the frame's document
+// as it attaches, and DOM events arriving meanwhile race with that read (a data race inside
+// chromedp v0.22–0.23), so attaching for every poll made that race likely.
 func evalInOtherProcess(p *page, prefix, expr string) (string, bool) {
 	infos, err := chromedp.Targets(p.ctx)
 	if err != nil {
@@ -283,10 +286,12 @@ func evalInOtherProcess(p *page, prefix, expr string) (string, bool) {
 		if info.Type != "iframe" || !strings.HasPrefix(info.URL, prefix) {
 			continue
 		}
-		fctx, cancel := chromedp.NewContext(p.ctx, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
+		fctx, ok := p.attached(info.TargetID)
+		if !ok {
+			return "", false
+		}
+		tctx, cancel := context.WithTimeout(fctx, 5*time.Second)
 		defer cancel()
-		tctx, tcancel := context.WithTimeout(fctx, 5*time.Second)
-		defer tcancel()
 		s, err := chromedp.Run(tctx, chromedp.Evaluate[string](expr))
 		if err != nil {
 			return "", false
@@ -294,6 +299,31 @@ func evalInOtherProcess(p *page, prefix, expr string) (string, bool) {
 		return s, true
 	}
 	return "", false
+}
+
+// attached is a context attached to target id, attaching on first use; it detaches when the
+// test ends.
+func (p *page) attached(id target.ID) (context.Context, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ctx, ok := p.others[id]; ok {
+		return ctx, true
+	}
+	ctx, cancel := chromedp.NewContext(p.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
+	// The first Run binds the target to ctx itself, not to a call's shorter context; a timer
+	// bounds it instead.
+	stuck := time.AfterFunc(10*time.Second, cancel)
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[string](`""`))
+	if !stuck.Stop() || err != nil {
+		cancel()
+		return nil, false
+	}
+	p.t.Cleanup(cancel)
+	if p.others == nil {
+		p.others = map[target.ID]context.Context{}
+	}
+	p.others[id] = ctx
+	return ctx, true
 }
 
 // findFrames appends the frames under t whose address starts with prefix, depth first.
