@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
 	"time"
+
+	"github.com/plandash/plandash/internal/benchplan"
 )
 
 // benchProxyLatency is what a person at the IDE feels of the proxy: the time each frame gains on
@@ -38,7 +39,7 @@ func benchProxyLatency(ctx context.Context, e *env) (*table, error) {
 	mixFrames := bytes.SplitAfter(mix, []byte("\n"))
 	heavyFrames := make([][]byte, 0, 1000)
 	for i := range 1000 {
-		heavyFrames = append(heavyFrames, []byte(longPlanFrame("sess_heavy", 60, i)))
+		heavyFrames = append(heavyFrames, []byte(benchplan.LongPlanUpdate("sess_heavy", 60, i)+"\n"))
 	}
 	pd, err := e.startPlandash()
 	if err != nil {
@@ -100,28 +101,6 @@ func benchProxyLatency(ctx context.Context, e *env) (*table, error) {
 	}
 	t.notes = append(t.notes, "CPU column: the whole process tree per frame (both crossings)")
 	return t, nil
-}
-
-// longPlanFrame is a plan update of an n-entry plan in the v2 (plan_update) shape, entry rev%n
-// in progress: the frame an agent that rewrites a long plan after every step sends.
-func longPlanFrame(sid string, n, rev int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p","entries":[`, sid)
-	for i := range n {
-		status := "pending"
-		switch {
-		case i < rev%n:
-			status = "completed"
-		case i == rev%n:
-			status = "in_progress"
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"content":"Step %d of the migration: update the callers in package p%d and run its tests","priority":"medium","status":%q}`, i+1, i, status)
-	}
-	b.WriteString("]}}}}\n")
-	return b.String()
 }
 
 // paced writes frames into cmd's stdin at rate a second, each from a steady clock (a late frame

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Line is one ACP session/update carrying a five-entry v1 plan for session sid. rev (0 to
@@ -34,4 +35,26 @@ func NewestRev(msg []byte) int64 {
 		}
 		msg = msg[i+4:]
 	}
+}
+
+// LongPlanUpdate is a plan_update of an n-entry plan with entry rev%n in progress: the line an
+// agent that rewrites a long plan after every step sends (no newline).
+func LongPlanUpdate(sid string, n, rev int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p","entries":[`, sid)
+	for i := range n {
+		status := "pending"
+		switch {
+		case i < rev%n:
+			status = "completed"
+		case i == rev%n:
+			status = "in_progress"
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"content":"Step %d of the migration: update the callers in package p%d and run its tests","priority":"medium","status":%q}`, i+1, i, status)
+	}
+	b.WriteString("]}}}}")
+	return b.String()
 }

@@ -376,7 +376,7 @@ func BenchmarkIngestPlanHeavy(b *testing.B) {
 	ts0 := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	frames := 0
 	for rev := 0; body.Len() < 2<<20; rev++ {
-		msg := longPlanUpdate("sess_heavy", 60, rev)
+		msg := benchplan.LongPlanUpdate("sess_heavy", 60, rev)
 		for _, dir := range []string{"c2a", "a2c"} {
 			fmt.Fprintf(&body, `{"dir":%q,"ts":%q,"msg":%s}`+"\n", dir, ts0.Add(time.Duration(rev)*time.Millisecond).Format(time.RFC3339Nano), msg)
 			frames++
@@ -394,25 +394,4 @@ func BenchmarkIngestPlanHeavy(b *testing.B) {
 	// CPU, not time, is the figure: it is what the dashboard takes from the proxy, and it holds
 	// on a machine busy with other work, where time does not.
 	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N*frames), "cpu-µs/frame")
-}
-
-// longPlanUpdate is a plan_update of an n-entry plan with entry rev%n in progress.
-func longPlanUpdate(sid string, n, rev int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p","entries":[`, sid)
-	for i := range n {
-		status := "pending"
-		switch {
-		case i < rev%n:
-			status = "completed"
-		case i == rev%n:
-			status = "in_progress"
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"content":"Step %d of the migration: update the callers in package p%d and run its tests","priority":"medium","status":%q}`, i+1, i, status)
-	}
-	b.WriteString("]}}}}")
-	return b.String()
 }
