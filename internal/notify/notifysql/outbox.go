@@ -268,7 +268,13 @@ func (s *Store) Remotes(ctx context.Context, target string, waitIDs []string) (m
 			a := out[id]
 			if remote != "" {
 				a.Remote, a.Pending = remote, false
-				remotes = append(remotes, remote)
+				if remote == notify.DeliveryKey(target, id, notify.Began) {
+					// A message of its own (a webhook's, a push): it announced this wait alone,
+					// and nothing else keeps it.
+					a.Waits, a.Open = 1, 0
+				} else {
+					remotes = append(remotes, remote)
+				}
 			} else if pending > 0 && a.Remote == "" {
 				a.Pending = true
 			}
@@ -314,7 +320,7 @@ func (s *Store) Remotes(ctx context.Context, target string, waitIDs []string) (m
 		}
 	}
 	for id, a := range out {
-		if a.Remote == "" {
+		if a.Remote == "" || a.Waits > 0 {
 			continue
 		}
 		for _, m := range members[a.Remote] {
