@@ -27,6 +27,7 @@ func (h *hookLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
 	var body struct {
 		Event string
+		Keys  map[string]string // each wait's own idempotency key: a batch sent again may be split differently
 		Waits []struct{ ID string }
 	}
 	json.Unmarshal(b, &body)
@@ -43,7 +44,7 @@ func (h *hookLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if body.Event == "wait.began" {
 		for _, w := range body.Waits {
-			h.keys[w.ID] = append(h.keys[w.ID], r.Header.Get("Idempotency-Key"))
+			h.keys[w.ID] = append(h.keys[w.ID], body.Keys[w.ID])
 		}
 	}
 }

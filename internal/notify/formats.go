@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -243,10 +244,15 @@ func discordBody(m message) map[string]any {
 	return map[string]any{"content": clip(m.Title(), 2000), "embeds": []any{embed}, "allowed_mentions": map[string]any{"parse": []string{}}}
 }
 
-// WebhookBody is what a generic webhook receives (JSON).
+// WebhookBody is what a generic webhook receives (JSON): the waits that began (or ended)
+// together, at most maxBatch.
 type WebhookBody struct {
-	Event          string              `json:"event"` // wait.began or wait.ended
+	Event string `json:"event"` // wait.began or wait.ended
+	// IdempotencyKey is the request's: the one wait's key, or, for several, one made from
+	// theirs. A batch sent again may be split or joined differently, so a receiver that must
+	// act once per wait deduplicates by Keys.
 	IdempotencyKey string              `json:"idempotencyKey"`
+	Keys           map[string]string   `json:"keys"` // wait id -> that wait's own idempotency key
 	Title          string              `json:"title"`
 	Text           string              `json:"text"`
 	URL            string              `json:"url,omitempty"`
@@ -262,7 +268,11 @@ func (b button) MarshalJSON() ([]byte, error) {
 // webhookRequest signs the body with HMAC-SHA256 over "timestamp.body" (the timestamp binds
 // the signature to the moment, against replays) and names the idempotency key in a header.
 func webhookRequest(t Target, m message, now time.Time) (outgoing, error) {
-	body := WebhookBody{Event: "wait." + string(m.Event), IdempotencyKey: m.Key, Title: m.Title(), Text: m.Body(), URL: m.Open, Waits: m.Waits}
+	body := WebhookBody{Event: "wait." + string(m.Event), IdempotencyKey: batchKey(m.Keys), Keys: make(map[string]string, len(m.Waits)),
+		Title: m.Title(), Text: m.Body(), URL: m.Open, Waits: m.Waits, Links: m.Links}
+	for i, w := range m.Waits {
+		body.Keys[w.ID] = m.Keys[i]
+	}
 	if len(m.Buttons) > 0 {
 		body.Links = map[string][]button{m.Waits[0].ID: m.Buttons}
 	}
@@ -271,13 +281,23 @@ func webhookRequest(t Target, m message, now time.Time) (outgoing, error) {
 		return o, err
 	}
 	ts := strconv.FormatInt(now.Unix(), 10)
-	o.Header.Set("Idempotency-Key", m.Key)
+	o.Header.Set("Idempotency-Key", body.IdempotencyKey)
 	o.Header.Set("X-Plandash-Event", body.Event)
 	o.Header.Set("X-Plandash-Timestamp", ts)
 	if t.Secret != "" {
 		o.Header.Set("X-Plandash-Signature", "sha256="+Sign(t.Secret, ts, o.Body))
 	}
 	return o, nil
+}
+
+// batchKey is a request's idempotency key: its one delivery's, or, for several, a digest of
+// theirs, whatever their order (the same batch sent again has the same key).
+func batchKey(keys []string) string {
+	if len(keys) == 1 {
+		return keys[0]
+	}
+	sorted := slices.Sorted(slices.Values(keys))
+	return "batch|" + HashToken(strings.Join(sorted, "\n"))[:32]
 }
 
 // Sign is the webhook signature: hex HMAC-SHA256 of "timestamp.body" under secret.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -253,5 +254,63 @@ func TestFiltersPickWaits(t *testing.T) {
 	decode(t, rc.next(t).Body, &wh)
 	if len(wh.Waits) != 1 || wh.Waits[0].ID != "codex-plan" {
 		t.Fatalf("waits = %+v; want only codex's", wh.Waits)
+	}
+}
+
+// TestWebhookBatchesWaitsThatBeginTogether: a burst reaches a webhook in requests of at most
+// 25 waits, not one request per wait; each wait carries its own idempotency key and its answer
+// links, and the request's key is the same whatever the order of its waits. Ends that come
+// together are told together too, each with its own key.
+func TestWebhookBatchesWaitsThatBeginTogether(t *testing.T) {
+	rc := newReceiver(t)
+	src := newList()
+	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t, "webhook+"+rc.URL+"/hook#secret=s")})
+	run(t, n)
+	var ws []notify.Wait
+	for i := range 30 {
+		ws = append(ws, plan(fmt.Sprintf("p%02d", i)))
+	}
+	src.set(ws...)
+	type body struct {
+		notify.WebhookBody
+		Links map[string][]map[string]string `json:"links"`
+	}
+	seen := map[string]bool{}
+	var sizes []int
+	for len(seen) < len(ws) {
+		r := rc.next(t)
+		var b body
+		decode(t, r.Body, &b)
+		if b.Event != "wait.began" || len(b.Waits) > 25 || len(b.Keys) != len(b.Waits) || len(b.Links) != len(b.Waits) {
+			t.Fatalf("request = %s; want at most 25 waits, each with its key and its links", r.Body)
+		}
+		for _, w := range b.Waits {
+			if seen[w.ID] {
+				t.Fatalf("wait %s announced twice", w.ID)
+			}
+			seen[w.ID] = true
+			if k := b.Keys[w.ID]; k != notify.DeliveryKey("flag-1", w.ID, notify.Began) {
+				t.Fatalf("key of %s = %q", w.ID, k)
+			}
+			if l := b.Links[w.ID]; len(l) != 2 || l[0]["action"] != "approve" || !strings.HasPrefix(l[0]["url"], base+notify.LinkPath) {
+				t.Fatalf("links of %s = %v", w.ID, l)
+			}
+		}
+		if r.Header.Get("Idempotency-Key") != b.IdempotencyKey || len(b.Waits) > 1 && !strings.HasPrefix(b.IdempotencyKey, "batch|") {
+			t.Fatalf("request key %q (header %q) for %d waits", b.IdempotencyKey, r.Header.Get("Idempotency-Key"), len(b.Waits))
+		}
+		sizes = append(sizes, len(b.Waits))
+	}
+	if len(sizes) > 2 {
+		t.Fatalf("30 waits that began together came in %d requests (%v); want 25 and 5", len(sizes), sizes)
+	}
+
+	src.set(ws[2:]...) // two end at once
+	r := rc.next(t)
+	var b body
+	decode(t, r.Body, &b)
+	if b.Event != "wait.ended" || len(b.Waits) != 2 || b.Keys["p00"] != notify.DeliveryKey("flag-1", "p00", notify.Ended) ||
+		b.Keys["p01"] != notify.DeliveryKey("flag-1", "p01", notify.Ended) {
+		t.Fatalf("ends = %s; want both in one request, each with its own key", r.Body)
 	}
 }

@@ -48,7 +48,9 @@ func (n *Notifier) attachLinks(targets []Target, ds []Delivery, now time.Time) {
 	base := n.base()
 	for i, d := range ds {
 		t := byID[d.Target]
-		if d.Event != Began || d.Due.After(now) || !d.Wait.OneTap() || (!t.single() && due[d.Target] > 1) {
+		// A chat message announcing several waits offers no buttons; a webhook's batch carries
+		// each wait whole, and its links beside it.
+		if d.Event != Began || d.Due.After(now) || !d.Wait.OneTap() || (!t.ownMessage() && due[d.Target] > 1) {
 			continue
 		}
 		for _, a := range d.Wait.Actions {

@@ -283,7 +283,7 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 		switch {
 		case d.Event == Began && !n.stillOpen(d.Wait.ID):
 			n.finish(out, d, Skipped, "the wait ended before it was announced")
-		case t.single() && d.Event == Began:
+		case !t.coalesces() && d.Event == Began:
 			n.deliver(ctx, t, []Delivery{d}, out)
 		case d.Event == Began:
 			began = append(began, d)
@@ -292,7 +292,7 @@ func (n *Notifier) sendTarget(ctx context.Context, t Target, ok bool, ds []Deliv
 		}
 	}
 	if len(began) > 0 {
-		n.deliver(ctx, t, began, out)
+		n.deliverAll(ctx, t, began, out)
 	}
 	if len(ended) > 0 {
 		n.ended(ctx, t, ended, out)
@@ -338,8 +338,29 @@ func (n *Notifier) ended(ctx context.Context, t Target, ds []Delivery, out *outc
 		}
 		byRemote[a.Remote] = append(byRemote[a.Remote], d)
 	}
+	if t.coalesces() && t.ownMessage() {
+		// A webhook hears the ends that came together in one request, each with its own key.
+		var all []Delivery
+		for _, r := range order {
+			all = append(all, byRemote[r]...)
+		}
+		n.deliverAll(ctx, t, all, out)
+		return
+	}
 	for _, r := range order {
 		n.deliver(ctx, t, byRemote[r], out)
+	}
+}
+
+// deliverAll sends ds, which reach t together: in one message on a chat target (which lists
+// the first few), in requests of at most maxBatch waits on a webhook.
+func (n *Notifier) deliverAll(ctx context.Context, t Target, ds []Delivery, out *outcomes) {
+	size := len(ds)
+	if t.Kind == Webhook {
+		size = maxBatch
+	}
+	for c := range slices.Chunk(ds, size) {
+		n.deliver(ctx, t, c, out)
 	}
 }
 
@@ -355,7 +376,7 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ds []Delivery, out *ou
 		case err == nil:
 			if d.Event == Began {
 				d.Remote = remote
-				if t.single() {
+				if t.ownMessage() {
 					d.Remote = d.Key // its own message: what its end is told against
 				}
 			}
@@ -517,28 +538,58 @@ func (n *Notifier) message(ctx context.Context, t Target, ds []Delivery) (messag
 	base := n.base()
 	for _, d := range ds {
 		m.Waits = append(m.Waits, d.Wait)
-	}
-	if len(ds) == 1 && ds[0].buttons != nil {
-		m.Buttons = ds[0].buttons // made and stored with the delivery
-		m.Open = base + m.Waits[0].URL
-		return m, nil
+		m.Keys = append(m.Keys, d.Key)
 	}
 	if len(m.Waits) == 1 {
 		m.Open = base + m.Waits[0].URL
 	} else {
 		m.Open = base + "/approvals"
 	}
-	if w := m.Waits[0]; len(m.Waits) == 1 && m.Event == Began && w.OneTap() {
-		for _, a := range w.Actions {
-			if a.ID == "text" {
-				continue // free text is typed on the page, not tapped
-			}
-			tok, err := newLink(ctx, n.store, w, a, channel(t.Kind), n.cfg.Now())
+	if m.Event != Began {
+		return m, nil
+	}
+	if len(ds) == 1 {
+		var err error
+		m.Buttons, err = n.buttons(ctx, t, ds[0])
+		return m, err
+	}
+	if t.ownMessage() { // a webhook's batch: each wait's links beside it
+		for _, d := range ds {
+			bs, err := n.buttons(ctx, t, d)
 			if err != nil {
 				return m, err
 			}
-			m.Buttons = append(m.Buttons, button{Action: a.ID, Label: a.Label, URL: base + LinkPath + tok})
+			if len(bs) > 0 {
+				if m.Links == nil {
+					m.Links = map[string][]button{}
+				}
+				m.Links[d.Wait.ID] = bs
+			}
 		}
 	}
 	return m, nil
+}
+
+// buttons is the answer links of d's wait: those made and stored with the delivery, or, for
+// one stored before (sent again, or after a delay), new ones, when the wait can take them.
+func (n *Notifier) buttons(ctx context.Context, t Target, d Delivery) ([]button, error) {
+	if d.buttons != nil {
+		return d.buttons, nil
+	}
+	w := d.Wait
+	if !w.OneTap() {
+		return nil, nil
+	}
+	var out []button
+	for _, a := range w.Actions {
+		if a.ID == "text" {
+			continue // free text is typed on the page, not tapped
+		}
+		tok, err := newLink(ctx, n.store, w, a, channel(t.Kind), n.cfg.Now())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, button{Action: a.ID, Label: a.Label, URL: n.base() + LinkPath + tok})
+	}
+	return out, nil
 }

@@ -24,10 +24,18 @@ const (
 	WebPush Kind = "webpush" // a browser's push subscription
 )
 
-// single reports whether the target gets one message per delivery (Web Push, webhooks): a
-// notification is cleared on its own, and a receiver deduplicates by each request's key.
-// Chat targets coalesce what begins together into one message.
-func (t Target) single() bool { return t.Kind == WebPush || t.Kind == Webhook }
+// coalesces reports whether waits that begin together reach the target in one request: a chat
+// target's "5 plans wait", a webhook's batch. Web Push shows one notification per wait.
+func (t Target) coalesces() bool { return t.Kind != WebPush }
+
+// ownMessage reports whether each wait's end is told on its own, against its own beginning
+// (Web Push closes its notification, a webhook hears "wait.ended"), rather than clearing a
+// chat message once the last of the waits it announced has ended.
+func (t Target) ownMessage() bool { return t.Kind == WebPush || t.Kind == Webhook }
+
+// maxBatch is the most waits one webhook request carries: a burst's batch is split, so a
+// request's body stays bounded (a wait's detail is at most 4 KiB).
+const maxBatch = 25
 
 // Kinds are the target kinds, in the order the settings page offers them.
 var kinds = []Kind{Ntfy, Slack, Discord, Webhook, WebPush}
