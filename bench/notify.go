@@ -287,7 +287,7 @@ func benchWaitBurst(ctx context.Context, e *env) (*table, error) {
 	rc.mu.Lock()
 	heard := rc.heard
 	rc.mu.Unlock()
-	t.notes = append(t.notes, fmt.Sprintf("the targets heard %d requests over all bursts (began and ended, coalesced for the chat targets)", heard),
+	t.notes = append(t.notes, fmt.Sprintf("the targets heard %d requests over all bursts (began and ended, coalesced: waits that begin or end together share a request)", heard),
 		"CPU column: the server's µs per wait, its submission and decision together (the receivers run in bench, not in the server)")
 	return t, nil
 }

@@ -35,7 +35,7 @@ const (
 //
 // Reports p50 and p99 of both, for each run, and the ratios with/without targets
 // (submit-p99-x, decide-p99-x; the goal is ≤ 1.2), and how many notifications the targets
-// heard (sent: began and ended ones, coalesced for the chat targets).
+// heard (sent: began and ended ones, coalesced).
 func BenchmarkThousandWaits(b *testing.B) {
 	var heard sync.Map // path -> count
 	count := func(p string) {
