@@ -250,6 +250,11 @@ func benchWaitBurst(ctx context.Context, e *env) (*table, error) {
 	for i := range e.runs {
 		side := func(s *server, ours bool) func() error {
 			return func() error {
+				// Each burst meets a quiet machine: the other server's notifications of its own
+				// burst must not run beside it.
+				if err := settle(ctx); err != nil {
+					return err
+				}
 				sub, dec, cpu, err := e.waitBurst(ctx, s, fmt.Sprintf("nb-%d-%t-", i, ours), waits)
 				if err != nil {
 					return fmt.Errorf("%s: %w", s.name, err)
@@ -288,7 +293,7 @@ func benchWaitBurst(ctx context.Context, e *env) (*table, error) {
 	heard := rc.heard
 	rc.mu.Unlock()
 	t.notes = append(t.notes, fmt.Sprintf("the targets heard %d requests over all bursts (began and ended, coalesced: waits that begin or end together share a request)", heard),
-		"CPU column: the server's µs per wait, its submission and decision together (the receivers run in bench, not in the server)")
+		"CPU column: the server's µs per wait, its submission and decision together and the notifications they caused, counted until the machine is quiet again (the receivers run in bench, not in the server)")
 	return t, nil
 }
 
@@ -328,6 +333,10 @@ func (e *env) waitBurst(ctx context.Context, s *server, prefix string, n int) (s
 		_, err := e.post(ctx, s.URL+"/api/v1/approvals/"+id(k)+"/decision", `{"action":"approve","comment":"bench"}`)
 		return err
 	}); err != nil {
+		return nil, nil, 0, err
+	}
+	// The notifications of the burst go on after its last decision: their CPU is counted too.
+	if err := settle(ctx); err != nil {
 		return nil, nil, 0, err
 	}
 	cpu1, err := s.cpu()
