@@ -269,13 +269,21 @@ func (t *Topic) subscription(c Change) string {
 func (l *Live) Announce(cs ...Change) {
 	at := time.Now() // not opts.Now: lag is measured on the monotonic clock
 	parted := withParts(cs)
+	queued := false
 	l.mu.Lock()
 	for _, c := range cs {
 		data := c.Data
 		c.Data = nil
 		l.seq++
 		l.remember(entry{l.seq, c})
-		if _, queued := l.dirty[c]; !queued {
+		if _, ok := l.dirty[c]; !ok {
+			// A change no page follows is not queued: a worker would find nobody to render
+			// it for, and waking it on the other core was most of what announcing cost an
+			// ingest with no page open. A page that subscribes after this catches up on it
+			// from the history, as one that subscribes after a render does.
+			if !l.followed(c) {
+				continue
+			}
 			if parted[c] {
 				l.later = append(l.later, deferred{c, at.Add(l.opts.Follow)})
 				if len(l.later) == 1 {
@@ -286,9 +294,22 @@ func (l *Live) Announce(cs ...Change) {
 			}
 		}
 		l.dirty[c] = stamp{l.seq, at, data}
+		queued = true
 	}
 	l.mu.Unlock()
-	l.nudge()
+	if queued {
+		l.nudge()
+	}
+}
+
+// followed reports whether a page is subscribed to a topic that renders c.
+func (l *Live) followed(c Change) bool {
+	for _, t := range l.byKind[c.Kind] {
+		if t.takesPart(c.Part) && l.hub.Subscribers(t.subscription(c)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // withParts is the whole changes whose parts cs holds too (nil when cs is one change): a set,

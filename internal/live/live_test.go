@@ -403,7 +403,10 @@ func TestWholeFollowsParts(t *testing.T) {
 // the Data of its newest announcement, none when that one had none; the history a page catches
 // up from keeps none.
 func TestRenderGetsNewestData(t *testing.T) {
-	l := New(hub.New(hub.Options{}), Options{})
+	h := hub.New(hub.Options{})
+	l := New(h, Options{})
+	l.Register(Topic{Name: "all", Kinds: []string{"item"}, Render: func(context.Context, string, Change) ([]Fragment, error) { return nil, nil }})
+	defer l.Subscribe("all").Close()
 	c := Change{Kind: "item", ID: "a"}
 	with := func(d any) Change { c := c; c.Data = d; return c }
 	l.Announce(with("v1"))
@@ -424,5 +427,34 @@ func TestRenderGetsNewestData(t *testing.T) {
 		if e.c.Data != nil {
 			t.Errorf("the history keeps data: %+v", e.c)
 		}
+	}
+}
+
+// A change no page follows is not queued for rendering, and a page that subscribes after it
+// catches up on it.
+func TestUnfollowedChangeIsNotQueued(t *testing.T) {
+	h := hub.New(hub.Options{})
+	l := New(h, Options{})
+	l.Register(Topic{Name: "session", Keyed: true, Kinds: []string{"item"}, Render: func(_ context.Context, _ string, c Change) ([]Fragment, error) {
+		return []Fragment{{ID: c.ID, View: text(c.ID)}}, nil
+	}})
+	since := l.Seq()
+	defer l.Subscribe("session:b").Close() // another session's page
+	l.Announce(Change{Kind: "item", ID: "a"})
+	if c, _, ok := l.take(); ok {
+		t.Fatalf("queued %+v, which no page follows", c)
+	}
+	l.Announce(Change{Kind: "item", ID: "b"})
+	if c, _, ok := l.take(); !ok || c.ID != "b" {
+		t.Fatalf("took %+v (%v), want b, which a page follows", c, ok)
+	}
+	defer l.Subscribe("session:a").Close()
+	var got []string
+	err := l.CatchUp(context.Background(), "session:a", since, func(f hub.Fragment) error {
+		got = append(got, f.Key)
+		return nil
+	})
+	if err != nil || !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("caught up on %q (%v), want a", got, err)
 	}
 }

@@ -143,5 +143,8 @@ func (db *DB) SharedHistory() sharedplans.HistoryStore { return db.history }
 
 // Close closes the database. The stores must not be used afterwards.
 func (db *DB) Close() error {
+	if db.plans != nil {
+		db.plans.close()
+	}
 	return errors.Join(db.c.Close(), db.out.Close(), db.r.Close(), db.w.Close())
 }

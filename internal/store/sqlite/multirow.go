@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 )
@@ -13,8 +12,8 @@ import (
 // one row per statement spent about as much on that as SQLite spent storing the rows. A batch's
 // rows go out in as few statements as chunkSizes allow: 100 rows in three.
 type multiRow struct {
-	cols  int
-	stmts []*sql.Stmt // stmts[i] inserts chunkSizes[i] rows
+	cols    int
+	queries []string // queries[i] inserts chunkSizes[i] rows
 }
 
 // A statement that writes several rows and may stop part way (ABORT, SQLite's default for a
@@ -30,47 +29,29 @@ type multiRow struct {
 // each table's rows in two statements, where sizes 16, 4 and 1 took four.
 var chunkSizes = []int{64, 32, 16, 8, 4, 2, 1}
 
-// prepareMultiRow prepares head + VALUES(?,…) for each chunk size, cols variables a row, + tail
-// (an ON CONFLICT clause or nothing).
-func prepareMultiRow(ctx context.Context, w *sql.DB, head string, cols int, tail string) (*multiRow, error) {
+// newMultiRow is head + VALUES(?,…) for each chunk size, cols variables a row, + tail (an ON
+// CONFLICT clause or nothing). Each is prepared the first time it is used (rawStmts).
+func newMultiRow(head string, cols int, tail string) *multiRow {
 	row := "(" + strings.Repeat("?,", cols-1) + "?)"
 	m := &multiRow{cols: cols}
 	for _, n := range chunkSizes {
-		st, err := w.PrepareContext(ctx, head+" VALUES"+strings.Repeat(row+",", n-1)+row+tail)
-		if err != nil {
-			m.close()
-			return nil, err
-		}
-		m.stmts = append(m.stmts, st)
+		m.queries = append(m.queries, head+" VALUES"+strings.Repeat(row+",", n-1)+row+tail)
 	}
-	return m, nil
+	return m
 }
 
-// exec inserts the rows in args (cols values each, in order) in tx.
-func (m *multiRow) exec(ctx context.Context, tx *sql.Tx, args []any) error {
+// exec inserts the rows in args (cols values each, in order) in the batch's transaction on c.
+func (m *multiRow) exec(ctx context.Context, c *rawConn, args []any) error {
 	if len(args)%m.cols != 0 {
 		return errors.New("sqlite: a multi-row insert given a partial row")
 	}
 	for i, n := range chunkSizes {
-		var st *sql.Stmt // bound to tx once, when first used
 		for len(args) >= n*m.cols {
-			if st == nil {
-				st = tx.StmtContext(ctx, m.stmts[i])
-			}
-			if _, err := st.ExecContext(ctx, args[:n*m.cols]...); err != nil {
+			if _, err := c.exec(ctx, m.queries[i], args[:n*m.cols]...); err != nil {
 				return err
 			}
 			args = args[n*m.cols:]
 		}
 	}
 	return nil
-}
-
-func (m *multiRow) close() {
-	if m == nil {
-		return
-	}
-	for _, st := range m.stmts {
-		st.Close()
-	}
 }

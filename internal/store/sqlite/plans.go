@@ -20,7 +20,8 @@ type plansStore struct {
 
 	cache delta.Cache // newest revisions, the bases of the next deltas
 	cur   current     // sessions and plans as they are in the file (current.go)
-	stmt  *writeStmts // the commit's statements, prepared once (stmts.go)
+	stmt  *writeStmts // the commit's statements (stmts.go)
+	raw   rawStmts    // the batches' statements, prepared on the writer's driver connection
 }
 
 var _ plans.Store = (*plansStore)(nil)
@@ -96,7 +97,7 @@ func (s *plansStore) Commit(ctx context.Context, c *plans.Changes) error {
 
 // write writes c in tx as change seq. Its revisions go to the cache (the batch's Committed)
 // once tx commits.
-func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, seq uint64) (*delta.Batch, error) {
+func (s *plansStore) write(ctx context.Context, tx *rawConn, c *plans.Changes, seq uint64) (*delta.Batch, error) {
 	// Each table's rows go out together, several to a statement (multirow.go).
 	args := make([]any, 0, 7*max(len(c.Sessions), len(c.Plans), len(c.ToolCalls)))
 	for _, sess := range c.Sessions {
@@ -131,23 +132,14 @@ func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, se
 	if err := s.stmt.upsertToolCall.exec(ctx, tx, args); err != nil {
 		return nil, err
 	}
-	// Bound to tx only when used: binding registers a statement with the transaction, to be
-	// closed with it, and most commits of plan updates have no activity.
-	var updateActivity, insertActivity *sql.Stmt
 	for _, a := range c.Activity {
 		if a.ID != 0 {
-			if updateActivity == nil {
-				updateActivity = tx.StmtContext(ctx, s.stmt.updateActivity)
-			}
-			if err := exec(ctx, updateActivity, mustJSON(a), a.ID); err != nil {
+			if _, err := tx.exec(ctx, sqlUpdateActivity, mustJSON(a), a.ID); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if insertActivity == nil {
-			insertActivity = tx.StmtContext(ctx, s.stmt.insertActivity)
-		}
-		res, err := insertActivity.ExecContext(ctx, a.SessionID, mustJSON(a))
+		res, err := tx.exec(ctx, sqlInsertActivity, a.SessionID, mustJSON(a))
 		if err != nil {
 			return nil, err
 		}
@@ -156,11 +148,6 @@ func (s *plansStore) write(ctx context.Context, tx *sql.Tx, c *plans.Changes, se
 		}
 	}
 	return batch, nil
-}
-
-func exec(ctx context.Context, st *sql.Stmt, args ...any) error {
-	_, err := st.ExecContext(ctx, args...)
-	return err
 }
 
 // Session loads one session. Reads during a batch go to the writer so they see its own state.

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/plandash/plandash/internal/plans"
@@ -21,7 +20,7 @@ UPDATE plan_revisions SET at = COALESCE(CAST(unixepoch(json_extract(CAST(body AS
 // putRevisions stores a batch's revisions in tx, each as a delta against the one before it
 // when that one is known (package delta), and returns the batch, to hand its revisions to the
 // cache once tx commits.
-func (s *plansStore) putRevisions(ctx context.Context, tx *sql.Tx, revs []*plans.Plan, seq uint64) (*delta.Batch, error) {
+func (s *plansStore) putRevisions(ctx context.Context, tx *rawConn, revs []*plans.Plan, seq uint64) (*delta.Batch, error) {
 	args := make([]any, 0, 6*len(revs))
 	// The rows go out several to a statement, once encoded. A base that neither the batch nor
 	// the cache holds is read back from the rows; the rows encoded so far go in first, so the
@@ -38,7 +37,11 @@ func (s *plansStore) putRevisions(ctx context.Context, tx *sql.Tx, revs []*plans
 		if err := write(); err != nil {
 			return nil, err
 		}
-		return rebuild(ctx, tx, k, revision)
+		rows, err := tx.query(ctx, sqlRebuild, k.SessionID, k.PlanID, revision)
+		if err != nil {
+			return nil, err
+		}
+		return replayTo(rows, revision)
 	})
 	for _, p := range revs {
 		p.Seq = seq
@@ -54,19 +57,27 @@ func (s *plansStore) putRevisions(ctx context.Context, tx *sql.Tx, revs []*plans
 	return b, nil
 }
 
+// sqlRebuild reads the rows of a plan's revision ?3: from the last whole row at or before it.
+const sqlRebuild = `SELECT revision, format, body FROM plan_revisions
+	WHERE session_id = ?1 AND plan_id = ?2 AND revision <= ?3 AND revision >= (
+		SELECT MAX(revision) FROM plan_revisions WHERE session_id = ?1 AND plan_id = ?2 AND revision <= ?3 AND format = 0)
+	ORDER BY revision`
+
 // rebuild reads one revision of a plan, from the last whole row at or before it; nil when the
 // plan has no such revision.
 func rebuild(ctx context.Context, q querier, k plans.PlanKey, revision int) (delta.Fields, error) {
-	rows, err := q.QueryContext(ctx, `SELECT revision, format, body FROM plan_revisions
-		WHERE session_id = ?1 AND plan_id = ?2 AND revision <= ?3 AND revision >= (
-			SELECT MAX(revision) FROM plan_revisions WHERE session_id = ?1 AND plan_id = ?2 AND revision <= ?3 AND format = 0)
-		ORDER BY revision`, k.SessionID, k.PlanID, revision)
+	rows, err := q.QueryContext(ctx, sqlRebuild, k.SessionID, k.PlanID, revision)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	return replayTo(rows, revision)
+}
+
+// replayTo rebuilds the rows of sqlRebuild and returns the one of revision.
+func replayTo(rows rowsScanner, revision int) (delta.Fields, error) {
 	var f delta.Fields
-	err = replay(rows, func(rev int, next delta.Fields) error {
+	err := replay(rows, func(rev int, next delta.Fields) error {
 		if rev == revision {
 			f = next
 		}
@@ -75,8 +86,15 @@ func rebuild(ctx context.Context, q querier, k plans.PlanKey, revision int) (del
 	return f, err
 }
 
+// rowsScanner is the rows of a query: *sql.Rows, or a batch's (rawRows).
+type rowsScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
 // replay rebuilds each row of (revision, format, body), in revision order, and hands it on.
-func replay(rows *sql.Rows, each func(revision int, f delta.Fields) error) error {
+func replay(rows rowsScanner, each func(revision int, f delta.Fields) error) error {
 	var r delta.Replay
 	for rows.Next() {
 		var (

@@ -2,7 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"errors"
 
 	"github.com/plandash/plandash/internal/plans"
@@ -13,45 +13,63 @@ var _ plans.TxStore = (*plansStore)(nil)
 // txn is one batch's transaction on the writer (plans.Txn). It is begun IMMEDIATE, before the
 // batch reads anything: the reads are then lookups in a transaction already open, instead of
 // a read transaction each (a batch of ten updates to ten sessions made twenty), and no other
-// process can write between the batch's reads and its commit.
+// process can write between the batch's reads and its commit. It holds the writer's one
+// connection until it ends, and runs its statements on the driver's connection (rawConn).
 type txn struct {
 	s    *plansStore
-	tx   *sql.Tx
+	c    *rawConn
+	tx   driver.Tx
 	done bool
-	// The read statements, bound to tx when first used.
-	session, plan, toolCall, lastActivity *sql.Stmt
 }
 
 // Begin starts a batch's transaction.
 func (s *plansStore) Begin(ctx context.Context) (plans.Txn, error) { return s.begin(ctx) }
 
+// begin waits for the writer's connection as long as ctx allows; once it has it, the
+// transaction runs to its end without ctx's cancellation (rawConn).
 func (s *plansStore) begin(ctx context.Context) (*txn, error) {
-	tx, err := s.w.BeginTx(ctx, nil)
+	c, err := s.raw.conn(ctx, s.w)
 	if err != nil {
 		return nil, s.f.note(err)
 	}
+	if err := ctx.Err(); err != nil { // cancelled while it waited: nothing begun yet
+		c.conn.Close()
+		return nil, err
+	}
+	tx, err := c.begin(ctx)
+	if err != nil {
+		c.conn.Close()
+		return nil, s.f.note(err)
+	}
+	t := &txn{s: s, c: c, tx: tx}
 	var version int64
-	if err := tx.StmtContext(ctx, s.stmt.dataVersion).QueryRowContext(ctx).Scan(&version); err != nil {
-		tx.Rollback()
+	if err := c.queryRow(ctx, `PRAGMA data_version`, nil, &version); err != nil {
+		t.Rollback()
 		return nil, s.f.note(err)
 	}
 	s.cur.check(version)
-	return &txn{s: s, tx: tx}, nil
+	return t, nil
 }
 
-// bound is st bound to the transaction, binding it into *dst the first time.
-func (t *txn) bound(ctx context.Context, dst **sql.Stmt, st *sql.Stmt) *sql.Stmt {
-	if *dst == nil {
-		*dst = t.tx.StmtContext(ctx, st)
+// close finalizes the statements prepared on the writer's driver connection (rawStmts):
+// SQLite keeps a closed connection with statements still open alive.
+func (s *plansStore) close() {
+	conn, err := s.w.Conn(context.Background())
+	if err != nil {
+		return
 	}
-	return *dst
+	defer conn.Close()
+	conn.Raw(func(any) error {
+		s.raw.close()
+		return nil
+	})
 }
 
 func (t *txn) Session(ctx context.Context, id string) (plans.Session, error) {
 	if s, ok := t.s.cur.session(id); ok {
 		return s, nil
 	}
-	s, err := oneStmt[plans.Session](ctx, t.bound(ctx, &t.session, t.s.stmt.session), id)
+	s, err := rawOne[plans.Session](ctx, t.c, sqlSession, id)
 	if err == nil {
 		t.s.cur.putSession(s)
 	}
@@ -62,7 +80,7 @@ func (t *txn) Plan(ctx context.Context, sessionID, planID string) (plans.Plan, e
 	if p, ok := t.s.cur.plan(plans.PlanKey{SessionID: sessionID, PlanID: planID}); ok {
 		return p, nil
 	}
-	p, err := oneStmt[plans.Plan](ctx, t.bound(ctx, &t.plan, t.s.stmt.plan), sessionID, planID)
+	p, err := rawOne[plans.Plan](ctx, t.c, sqlPlan, sessionID, planID)
 	if err == nil {
 		t.s.cur.putPlan(p)
 	}
@@ -73,14 +91,32 @@ func (t *txn) ToolCall(ctx context.Context, sessionID, id string) (plans.ToolCal
 	if c, ok := t.s.cur.toolCall(plans.PlanKey{SessionID: sessionID, PlanID: id}); ok {
 		return c, nil
 	}
-	return oneStmt[plans.ToolCall](ctx, t.bound(ctx, &t.toolCall, t.s.stmt.toolCall), sessionID, id)
+	return rawOne[plans.ToolCall](ctx, t.c, sqlToolCall, sessionID, id)
 }
 
 func (t *txn) LastActivity(ctx context.Context, sessionID string) (plans.Activity, error) {
 	if a, ok := t.s.cur.lastActivity(sessionID); ok {
 		return a, nil
 	}
-	return lastActivity(ctx, t.bound(ctx, &t.lastActivity, t.s.stmt.lastActivity), sessionID)
+	var id int64
+	var body []byte
+	if err := t.c.queryRow(ctx, sqlLastActivity, []any{sessionID}, &id, &body); err != nil {
+		return plans.Activity{}, notFound(err)
+	}
+	a, err := decode[plans.Activity](body)
+	a.ID = id
+	return a, err
+}
+
+// rawOne reads one body in the batch's transaction and decodes it; plans.ErrNotFound when
+// there is no row.
+func rawOne[T any](ctx context.Context, c *rawConn, q string, args ...any) (T, error) {
+	var body []byte
+	if err := c.queryRow(ctx, q, args, &body); err != nil {
+		var zero T
+		return zero, notFound(err)
+	}
+	return decode[T](body)
 }
 
 // Commit writes c and commits; it returns once c is durable.
@@ -91,12 +127,8 @@ func (t *txn) Commit(ctx context.Context, c *plans.Changes) (err error) {
 	}
 	t.done = true
 	seq := t.s.seq.Load() + 1
-	batch, err := t.s.write(ctx, t.tx, c, seq)
-	if err == nil {
-		err = t.tx.Commit()
-	}
-	if err != nil {
-		t.tx.Rollback()
+	batch, err := t.s.write(ctx, t.c, c, seq)
+	if err = errors.Join(err, t.c.end(t.tx, err == nil)); err != nil {
 		t.s.cur.forget()
 		return err
 	}
@@ -110,6 +142,6 @@ func (t *txn) Commit(ctx context.Context, c *plans.Changes) (err error) {
 func (t *txn) Rollback() {
 	if !t.done {
 		t.done = true
-		t.tx.Rollback()
+		t.c.end(t.tx, false)
 	}
 }

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -169,4 +171,80 @@ func TestRememberedPlanOwnsItsJSON(t *testing.T) {
 	if string(got.Meta) != `{"a":1}` || string(got.Raw) != `{"b":2}` || string(got.Entries[0].Meta) != `{"c":3}` {
 		t.Fatalf("the remembered plan changed with the body it came from: meta %q raw %q entry %q", got.Meta, got.Raw, got.Entries[0].Meta)
 	}
+}
+
+// A batch starts no goroutine: database/sql's transactions start one each (and one per query
+// in them) to watch their context, and for one poster posting one message at a time waking
+// them on the other core cost more than the statements.
+func TestBatchStartsNoGoroutine(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t).plans
+	at := time.Unix(100, 0).UTC()
+	commit := func(rev int) {
+		tx, err := s.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		sess, err := tx.Session(ctx, "s")
+		if err != nil {
+			sess = plans.Session{ID: "s", FirstSeen: at}
+		}
+		p, err := tx.Plan(ctx, "s", "p")
+		if err != nil {
+			p = plans.Plan{SessionID: "s", ID: "p", Kind: plans.KindItems, Created: at}
+		}
+		sess.LastSeen = at.Add(time.Duration(rev) * time.Second)
+		p.Revision, p.Updated, p.Entries = rev, sess.LastSeen, []plans.Entry{{Content: "step", Status: "pending"}}
+		rp := p
+		a := &plans.Activity{SessionID: "s", Kind: "message", Text: "chunk"}
+		if err := tx.Commit(ctx, &plans.Changes{Sessions: []*plans.Session{&sess}, Plans: []*plans.Plan{&p},
+			Revisions: []*plans.Plan{&rp}, Activity: []*plans.Activity{a}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(1)
+	created := func() uint64 {
+		m := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+		metrics.Read(m)
+		return m[0].Value.Uint64()
+	}
+	const batches = 50
+	before := created()
+	for rev := range batches {
+		commit(rev + 2)
+	}
+	// A few may be the runtime's or the checkpointer's own; one per batch is not.
+	if n := created() - before; n >= batches/2 {
+		t.Fatalf("%d batches started %d goroutines", batches, n)
+	}
+}
+
+// A batch waiting for the writer behind another gives up when its context ends, and the
+// writer serves the next batch once the first ends.
+func TestBatchWaitingForTheWriterIsCancelled(t *testing.T) {
+	s := openTemp(t).plans
+	first, err := s.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan error, 1)
+	go func() {
+		tx, err := s.Begin(ctx)
+		if err == nil {
+			tx.Rollback()
+		}
+		got <- err
+	}()
+	cancel()
+	if err := <-got; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Begin behind another batch, cancelled: %v", err)
+	}
+	first.Rollback()
+	next, err := s.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.Rollback()
 }
