@@ -112,9 +112,9 @@ func benchIngest(ctx context.Context, e *env) (*table, error) {
 		fmt.Fprintf(e.log, "ingest %s done\n", c.name)
 	}
 	t.notes = append(t.notes,
-		"CPU is the server process's utime+stime from /proc, 10 ms resolution; plandash also renders and announces every change (nobody subscribed here)",
+		"CPU is the server process's utime+stime from /proc, 10 ms resolution; plandash also numbers every change for the pages (none is open here, so nothing is rendered)",
 		"what each stores: the yardstick appends every line to one table; plandash keeps each session (its row and its last-seen index entry), plan (its row and a delta in its history), tool call and merged reply; both fsync the WAL once per commit (synchronous FULL)",
-		"pages written per commit, measured in the WAL for issue 31, not by this run (plandash / yardstick): batch 1 6 / 1.2, batch 100 over 50 sessions 120 / 14, batch 1,000 over 50 sessions 251 / 117, over 100 sessions 418 / 117; the mix over 100 sessions 247 / 75. The yardstick's pages grow with the bytes posted, plandash's with the plans touched, so the same batch spread over twice the sessions costs plandash more and the yardstick nothing: why an independent tool (100 sessions, 50,000 messages) found 0.76× where this table found 1.11× with 50",
+		"pages written per commit, measured in the WAL for issue 31, not by this run (plandash / yardstick): batch 1 5.35 / 1.2 (the plan's history 2.2 of them: SQLite rebalances its leaves on about a third of commits), batch 100 over 50 sessions 120 / 14, batch 1,000 over 50 sessions 251 / 117, over 100 sessions 418 / 117; the mix over 100 sessions 247 / 75. The yardstick's pages grow with the bytes posted, plandash's with the plans touched, so the same batch spread over twice the sessions costs plandash more and the yardstick nothing: why an independent tool (100 sessions, 50,000 messages) found 0.76× where this table found 1.11× with 50",
 	)
 	return t, nil
 }
