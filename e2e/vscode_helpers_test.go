@@ -210,6 +210,23 @@ func (v *vsCode) setUserSetting(t *testing.T, key string, val any) {
 	}
 	s[key] = val
 	writeJSON(t, path, s)
+	// VS Code writes the whole file when it saves a setting of its own (the theme just
+	// toggled), and a save it began before our write lands after it, without our key: write
+	// the key again until it stays.
+	want, _ := json.Marshal(val)
+	for range 10 {
+		time.Sleep(200 * time.Millisecond) // polling interval, not an assertion
+		var now map[string]any
+		b, err := os.ReadFile(path)
+		if err != nil || json.Unmarshal(b, &now) != nil {
+			continue // being written
+		}
+		if got, _ := json.Marshal(now[key]); string(got) == string(want) {
+			return
+		}
+		now[key] = val
+		writeJSON(t, path, now)
+	}
 }
 
 // writeJSON writes v as JSON into path, making its directory.
