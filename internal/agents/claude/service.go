@@ -219,7 +219,7 @@ func (s *Service) closeStale(ctx context.Context, ev Event, approved bool) {
 			continue
 		}
 		s.mu.Lock()
-		asked := s.prompts[r.ID]
+		asked, held := s.prompts[r.ID] // held: a hook here still waits on it
 		s.mu.Unlock()
 		// An async UserPromptSubmit of the very turn that asked may arrive after the prompt.
 		if ev.HookEventName == EventUserPromptSubmit && ev.PromptID != "" && ev.PromptID == asked {
@@ -229,11 +229,13 @@ func (s *Service) closeStale(ctx context.Context, ev Event, approved bool) {
 		if !approved {
 			why = "answered in the terminal — declined (" + terminalSign(ev) + ")"
 		}
-		if !approved && r.Status == approval.Elsewhere {
+		if !approved && (r.Status == approval.Elsewhere || held) {
 			// Claude Code runs these hooks async: the PostToolUse that says the plan was
 			// approved in the terminal can arrive just after the turn's Stop. A handed-over
 			// request is declined only once that moment has passed without it (Settle refuses
-			// a request settled meanwhile).
+			// a request settled meanwhile). So is one a hook here still holds: Claude Code
+			// stopped that hook to take the terminal's answer, and the Stop came before the
+			// hook's end was seen and the request handed over.
 			id := r.ID
 			time.AfterFunc(lateEventGrace, func() { s.closeRequest(context.WithoutCancel(ctx), id, false, why) })
 			continue

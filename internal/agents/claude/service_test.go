@@ -288,6 +288,28 @@ func TestServiceGateApprovalAfterTheTurnsEnd(t *testing.T) {
 	}
 }
 
+// TestServiceGateTurnEndsBeforeTheHookIsSeenStopped: under load the turn's Stop can arrive
+// while the hook Claude Code stopped is still seen waiting (the request not yet handed over);
+// approved in the terminal, the request still reads approved.
+func TestServiceGateTurnEndsBeforeTheHookIsSeenStopped(t *testing.T) {
+	rig := newGateRig(t, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, done := rig.ask(t, ctx)
+	if _, err := rig.svc.Handle(context.Background(), fixture(t, "stop.json")); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	wait(t, done)
+	if _, err := rig.svc.Handle(context.Background(), fixture(t, "post_exitplanmode.json")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(lateEventGrace + 500*time.Millisecond) // the Stop's own settle, had it won, is done by now
+	r, err := rig.gate.Get(context.Background(), req.ID)
+	if err != nil || r.Status != approval.Approved || r.Decision.By != TerminalDecider {
+		t.Fatalf("approved in the terminal, the turn's end before the hook's: %+v %v", r, err)
+	}
+}
+
 func TestServiceGateNewPlanSupersedesOld(t *testing.T) {
 	rig := newGateRig(t, Config{})
 	first, done1 := rig.ask(t, context.Background())
