@@ -15,7 +15,6 @@ type message struct {
 	Open    string              // absolute URL of the page to open
 	Buttons []button            // one-tap answers: only for one wait that fits
 	Links   map[string][]button // a webhook's batch: each wait's one-tap answers, by wait id
-	Key     string              // the idempotency key (of the first delivery when coalesced)
 	Keys    []string            // each wait's own idempotency key, in the order of Waits
 	// Remote names the chat message: the one a beginning posts (ntfy's sequence id), or the
 	// one an end updates or clears.

@@ -530,10 +530,10 @@ func channel(k Kind) string {
 
 // message is what ds say, with answer links when it is one wait that fits.
 func (n *Notifier) message(ctx context.Context, t Target, ds []Delivery) (message, error) {
-	m := message{Event: ds[0].Event, Key: ds[0].Key, Remote: ds[0].Remote, Announced: ds[0].announced}
+	m := message{Event: ds[0].Event, Remote: ds[0].Remote, Announced: ds[0].announced}
 	if m.Event == Began {
 		// plandash names a chat message itself (ntfy's sequence id); Discord names its own.
-		m.Remote = "plandash-" + HashToken(m.Key)[:32]
+		m.Remote = "plandash-" + HashToken(ds[0].Key)[:32]
 	}
 	base := n.base()
 	for _, d := range ds {
