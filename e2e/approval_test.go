@@ -207,14 +207,14 @@ func TestApprovalModifyItemsPlan(t *testing.T) {
 	p.do(click(rows + `:nth-child(1) [data-testid="editor-down"]`))
 	p.wait("the reorder", fmt.Sprintf(`document.querySelector(%s).value === "Change it"`, js(rows+`:nth-child(1) [data-testid="editor-content"]`)))
 	// Edit: the first entry's text, the third one's priority.
-	p.do(chromedp.Clear(chromedp.CSS(rows+`:nth-child(1) [data-testid="editor-content"]`)), chromedp.SendKeys(chromedp.CSS(rows+`:nth-child(1) [data-testid="editor-content"]`), "Change it carefully"))
+	p.do(chromedp.Clear(chromedp.CSS(rows+`:nth-child(1) [data-testid="editor-content"]`)), typeInto(rows+`:nth-child(1) [data-testid="editor-content"]`, "Change it carefully"))
 	p.do(chromedp.SetValue(chromedp.CSS(rows+`:nth-child(3) select[name="priority"]`), "high"))
 	// Add: a fourth entry at the end.
 	p.do(click(`[data-testid="editor-add"]`))
 	p.wait("the new row", fmt.Sprintf(`document.querySelectorAll(%s).length === 4`, js(rows)))
-	p.do(chromedp.SendKeys(chromedp.CSS(rows+`:nth-child(4) [data-testid="editor-content"]`), "Update the docs"))
+	p.do(typeInto(rows+`:nth-child(4) [data-testid="editor-content"]`, "Update the docs"))
 	p.do(chromedp.SetValue(chromedp.CSS(rows+`:nth-child(4) select[name="priority"]`), "low"))
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "Change first, then read"))
+	p.do(typeInto(`[data-testid="decide-comment"]`, "Change first, then read"))
 	p.wait("Approve with changes", visible(`[data-testid="approve-changes"]`))
 	p.do(click(`[data-testid="approve-changes"]`))
 	p.wait("the decision on the page", attrIs(`[data-testid="approval-panel"]`, "data-status", "modified"))
@@ -251,7 +251,7 @@ func TestApprovalRejectWithReason(t *testing.T) {
 	p.eval(`document.activeElement.blur(); "ok"`)
 	p.do(key("r"))
 	p.wait("the reason box focused", `document.activeElement === document.querySelector('[data-testid="decide-comment"]')`)
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "Not before the release freeze ends"))
+	p.do(typeInto(`[data-testid="decide-comment"]`, "Not before the release freeze ends"))
 	p.do(click(`[data-testid="reject"]`))
 	p.wait("the rejection on the page", attrIs(`[data-testid="approval-panel"]`, "data-status", "rejected"))
 	r := a.decision(decided)
@@ -352,7 +352,7 @@ func TestApprovalSecondBrowserSeesDecision(t *testing.T) {
 	}
 	bob.requireNoReload()
 
-	carol.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "too risky"))
+	carol.do(typeInto(`[data-testid="decide-comment"]`, "too risky"))
 	carol.do(click(`[data-testid="reject"]`))
 	carol.wait("what happened", exists(`[data-testid="notice"]`))
 	if txt := carol.eval(`document.querySelector('[data-testid="notice"]').textContent`); !strings.Contains(txt, "local user approved it first") {
@@ -395,7 +395,7 @@ func TestApprovalMarkdownAndToolCalls(t *testing.T) {
 	p.wait("the markdown drawn", exists(`[data-testid="plan-markdown"] h1`))
 	p.do(key("m"))
 	p.wait("the text editor", `document.activeElement === document.querySelector('[data-testid="editor-markdown"]')`)
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="editor-markdown"]`), "\n- Docs are new"))
+	p.do(typeInto(`[data-testid="editor-markdown"]`, "\n- Docs are new"))
 	p.wait("Approve with changes", visible(`[data-testid="approve-changes"]`))
 	p.do(click(`[data-testid="approve-changes"]`))
 	p.wait("the decision", attrIs(`[data-testid="approval-panel"]`, "data-status", "modified"))

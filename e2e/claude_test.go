@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/plandash/plandash/internal/agents/agenttest"
 )
 
@@ -101,7 +100,7 @@ func testClaudeRejectThenApprove(t *testing.T, bin string) {
 	p := openPage(t, a, "/approvals/"+first)
 	p.wait("the plan drawn", `document.querySelector('[data-testid="plan-markdown"]').textContent.includes("Tokenize")`)
 	const reason = "Split parsing into statements and expressions"
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), reason))
+	p.do(typeInto(`[data-testid="decide-comment"]`, reason))
 	p.do(click(`[data-testid="reject"]`))
 	p.wait("the rejection", attrIs(`[data-testid="approval-panel"]`, "data-status", "rejected"))
 	if res := exitPlanResult(t, r.srv, reason); !res.IsError {
@@ -135,7 +134,7 @@ func testClaudeModify(t *testing.T, bin string) {
 	p := openPage(t, a, "/approvals/"+id)
 	p.do(key("m"))
 	p.wait("the text editor", `document.activeElement === document.querySelector('[data-testid="editor-markdown"]')`)
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="editor-markdown"]`), "\n3. EDITED-STEP fuzz it"))
+	p.do(typeInto(`[data-testid="editor-markdown"]`, "\n3. EDITED-STEP fuzz it"))
 	p.wait("Approve with changes", visible(`[data-testid="approve-changes"]`))
 	p.do(click(`[data-testid="approve-changes"]`))
 	p.wait("the decision", attrIs(`[data-testid="approval-panel"]`, "data-status", "modified"))

@@ -157,7 +157,7 @@ func TestDAGLargeReadableAtEveryWidth(t *testing.T) {
 	inCanvas := `((n, c) => { const r = n.getBoundingClientRect(), b = c.getBoundingClientRect();
 		return r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom; })(
 		document.querySelector('[data-testid="dag-node"].dag-match-current'), document.querySelector('[data-testid="dag-canvas"]'))`
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="dag-find"]`), "19"))
+	p.do(typeInto(`[data-testid="dag-find"]`, "19"))
 	total := evalAs[int](p, `[...document.querySelectorAll('[data-testid="dag-node"]')].filter(n => n.dataset.label.includes("19") || n.dataset.nodeId.includes("19")).length`)
 	p.wait("the first match", fmt.Sprintf(`document.querySelector('[data-testid="dag-find-count"]').textContent === "1 of %d"`, total))
 	first := p.eval(`document.querySelector('[data-testid="dag-node"].dag-match-current').dataset.nodeId`)
@@ -222,7 +222,7 @@ func TestDAGViewSurvivesLiveUpdate(t *testing.T) {
 	p.wait("the diagram", `document.querySelectorAll('[data-testid="dag-node"]').length === 200`)
 	dagShot(t, p, `[data-testid="dag-diagram"]`, "before.png")
 	p.do(click(`[data-testid="dag-zoom-in"]`))
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="dag-find"]`), "Upload"))
+	p.do(typeInto(`[data-testid="dag-find"]`, "Upload"))
 	p.wait("matches", `/ of /.test(document.querySelector('[data-testid="dag-find-count"]').textContent)`)
 	p.do(click(`[data-testid="dag-node"].dag-match-current`))
 	p.wait("the node's details", `document.querySelector('[data-testid="dag-node-details"][open]') !== null`)

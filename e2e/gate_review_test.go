@@ -20,7 +20,7 @@ func editFirstEntry(p *page, text string) {
 	p.do(key("m"))
 	p.wait("the editor to open", `document.querySelector('[data-testid="editor"]').open`)
 	sel := editorRows + `:nth-child(1) [data-testid="editor-content"]`
-	p.do(chromedp.Clear(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
+	p.do(chromedp.Clear(chromedp.CSS(sel)), typeInto(sel, text))
 }
 
 // editedState is true when the page offers only the approval of the edited plan.

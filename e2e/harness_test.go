@@ -566,3 +566,11 @@ func (w *testWriter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// typeInto types text into the first visible element matching the CSS selector, as a person
+// would: focus, then key events. chromedp.SendKeys does the same but reads the node's attributes
+// while the page may be changing them (a data race the race detector reports on VS Code's
+// command palette, whose attributes change as it filters).
+func typeInto(sel, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.Focus(chromedp.CSS(sel), chromedp.NodeVisible), chromedp.KeyEvent(text))
+}

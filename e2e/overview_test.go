@@ -116,9 +116,9 @@ func TestOverviewFiftySessions(t *testing.T) {
 	p.wait("still collapsed after a reload", `document.querySelector('[data-session-id="fleet-48"]').hasAttribute("data-collapsed")`)
 
 	// The search box narrows the page as you type; Enter searches every session.
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="filter-q"]`), "module 17"))
+	p.do(typeInto(`[data-testid="filter-q"]`, "module 17"))
 	p.wait("one session shown", `Array.from(document.querySelectorAll('[data-testid="session-group"]')).filter(g => g.checkVisibility()).map(g => g.dataset.sessionId).join() === "fleet-17"`)
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="filter-q"]`), "\r"))
+	p.do(typeInto(`[data-testid="filter-q"]`, "\r"))
 	p.wait("the search in the address", `new URLSearchParams(location.search).get("q") === "module 17"`)
 	p.waitConn("live")
 	if got := groupOrder(p); got != "fleet-17" {

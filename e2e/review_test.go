@@ -104,7 +104,7 @@ func TestReviewCommentReachesWaitingAgents(t *testing.T) {
 	p.wait("a comment button on each entry", exists(entry2))
 	p.do(click(entry2))
 	p.wait("the composer pointed at entry 2", `document.querySelector('[data-testid="review-target"]').value === "entry:2" && document.activeElement === document.querySelector('[data-testid="review-text"]')`)
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="review-text"]`), "Say which functions change"),
+	p.do(typeInto(`[data-testid="review-text"]`, "Say which functions change"),
 		chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
 	p.wait("the draft", `document.querySelectorAll('[data-testid="review-drafts"] [data-testid="review-draft"]').length === 1 && document.querySelector('[data-testid="review-text"]').value === ""`)
 
@@ -117,7 +117,7 @@ func TestReviewCommentReachesWaitingAgents(t *testing.T) {
 	shootGate(t, p, "review-draft")
 
 	// An overall comment, then x (outside any field) sends the review.
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "Nearly there."))
+	p.do(typeInto(`[data-testid="decide-comment"]`, "Nearly there."))
 	p.eval(`document.activeElement.blur(); "ok"`)
 	p.do(key("x"))
 	p.wait("the confirmation", visible(`[data-testid="key-confirm"]`)+` && document.querySelector('[data-testid="key-confirm"]').textContent.includes("Request changes")`)
@@ -169,7 +169,7 @@ func TestReviewMarkdownLineAndCall(t *testing.T) {
 	p.wait("a pin on the list item with a sub-list", exists(pin)+` && document.querySelector(`+js(pin)+`).dataset.target === "line:6"`)
 	p.do(click(`[data-testid="plan-markdown"] li:first-child > [data-testid="comment-on"]`))
 	p.wait("the composer on line 5", `document.querySelector('[data-testid="review-target"]').value === "line:5"`)
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="review-text"]`), "Say by how much"))
+	p.do(typeInto(`[data-testid="review-text"]`, "Say by how much"))
 	// Not added as a draft: the composer's text is sent with the decision all the same.
 	p.submit(`[data-testid="request-changes"]`)
 	got := a.decision(decided)
@@ -183,7 +183,7 @@ func TestReviewMarkdownLineAndCall(t *testing.T) {
 	p.waitConn("live")
 	p.wait("the calls offered", exists(`[data-testid="review-target"] option[value="call:write"]`)+` && `+exists(`details[data-node-id="write"] [data-testid="comment-on"]`))
 	p.do(chromedp.SetValue(chromedp.CSS(`[data-testid="review-target"]`), "call:write"),
-		chromedp.SendKeys(chromedp.CSS(`[data-testid="review-text"]`), "Write to a temp file first"), click(`[data-testid="review-add"]`))
+		typeInto(`[data-testid="review-text"]`, "Write to a temp file first"), click(`[data-testid="review-add"]`))
 	p.wait("the draft", exists(`[data-testid="review-draft"][data-target="call:write"]`))
 	p.do(click(`[data-testid="request-changes"]`))
 	got = a.decision(decided)

@@ -96,9 +96,9 @@ func TestSharedPlanLiveAndEdit(t *testing.T) {
 		p.fail("editor opened at revision %q, want 2", got)
 	}
 	setEditor(p, "# Release 2.4\n\n- [x] build\n- [ ] ship")
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="editor-content"]`), "\n- [ ] tell the users"))
+	p.do(typeInto(`[data-testid="editor-content"]`, "\n- [ ] tell the users"))
 	p.wait("the live preview", `document.querySelector('[data-testid="editor-preview"]').textContent.includes("tell the users")`)
-	p.do(chromedp.Clear(chromedp.CSS(`[data-testid="editor-status"]`)), chromedp.SendKeys(chromedp.CSS(`[data-testid="editor-status"]`), "ready-for-build"))
+	p.do(chromedp.Clear(chromedp.CSS(`[data-testid="editor-status"]`)), typeInto(`[data-testid="editor-status"]`, "ready-for-build"))
 	p.do(chromedp.Click(chromedp.CSS(`[data-testid="editor-save"]`)))
 	p.wait("the saved notice", exists(`[data-testid="shared-notice"]`))
 	p.waitConn("live")

@@ -416,7 +416,7 @@ func runCommand(p *page, title string) {
 	p.t.Helper()
 	p.do(chromedp.KeyEvent(kb.F1))
 	p.wait("the command palette", exists(".quick-input-widget .quick-input-box input"))
-	p.do(chromedp.SendKeys(chromedp.CSS(".quick-input-widget .quick-input-box input"), title))
+	p.do(typeInto(".quick-input-widget .quick-input-box input", title))
 	p.wait("the command "+title, fmt.Sprintf(`[...document.querySelectorAll(".quick-input-list .monaco-list-row")].some(r => r.textContent.includes(%s))`, js(title)))
 	p.do(chromedp.KeyEvent(kb.Enter))
 }

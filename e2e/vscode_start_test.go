@@ -64,7 +64,7 @@ func TestVSCodeStartsPlandash(t *testing.T) {
 
 	runCommand(p, "plandash: Install Hooks for an Agent into This Workspace")
 	p.wait("the agents to choose from", `[...document.querySelectorAll(".quick-input-list .monaco-list-row")].some(r => r.textContent.includes("Claude Code"))`)
-	p.do(chromedp.SendKeys(chromedp.CSS(".quick-input-widget .quick-input-box input"), "Claude Code"))
+	p.do(typeInto(".quick-input-widget .quick-input-box input", "Claude Code"))
 	p.do(chromedp.KeyEvent(kb.Enter))
 	p.wait("what changed", toast("Claude Code's hooks are in shop")+` !== undefined`)
 	settings, err := os.ReadFile(filepath.Join(ws, ".claude", "settings.local.json"))
@@ -115,6 +115,6 @@ func typeQuickInput(p *page, title, text string) {
 	box := ".quick-input-widget .quick-input-box input"
 	p.wait("the input box "+title, fmt.Sprintf(`(document.querySelector(".quick-input-widget .quick-input-title") || {textContent: ""}).textContent.includes(%s) && `, js(title))+visible(".quick-input-widget"))
 	p.eval(fmt.Sprintf(`document.querySelector(%s).select(); "ok"`, js(box)))
-	p.do(chromedp.SendKeys(chromedp.CSS(box), text))
+	p.do(typeInto(box, text))
 	p.do(chromedp.KeyEvent(kb.Enter))
 }

@@ -113,7 +113,7 @@ func TestVSCodeExtension(t *testing.T) {
 	toReject := a.await(rejected)
 	clickToastButton(p, "Rewrite the router", "Reject")
 	p.wait("the reason box", exists(".quick-input-widget .quick-input-box input"))
-	p.do(chromedp.SendKeys(chromedp.CSS(".quick-input-widget .quick-input-box input"), "keep the router, fix the limiter"))
+	p.do(typeInto(".quick-input-widget .quick-input-box input", "keep the router, fix the limiter"))
 	p.do(chromedp.KeyEvent(kb.Enter))
 	if r := a.decision(toReject); r.Status != approval.Rejected || r.Decision.Comment != "keep the router, fix the limiter" {
 		t.Fatalf("the agent at the gate got %s %q, want rejected with the reason", r.Status, r.Decision.Comment)
@@ -166,7 +166,7 @@ func TestVSCodeExtension(t *testing.T) {
 	claudeHook(a, `{"session_id":"idle-1","hook_event_name":"UserPromptSubmit","cwd":`+js(ws)+`,"prompt":"now the docs"}`)
 	a.gateAPI("POST", "/api/v1/approvals/"+away+"/decision", `{"action":"approve"}`)
 	b := openPage(t, a, "/approvals/"+second)
-	b.do(chromedp.SendKeys(chromedp.CSS(`[data-testid="decide-comment"]`), "not this week"))
+	b.do(typeInto(`[data-testid="decide-comment"]`, "not this week"))
 	b.do(click(`[data-testid="reject"]`))
 	b.wait("the decision in the browser", attrIs(`[data-testid="approval-panel"]`, "data-status", "rejected"))
 	waitStatus(p, "plandash: 0 waiting")

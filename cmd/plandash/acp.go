@@ -76,7 +76,17 @@ func acpCmd(ctx context.Context, args []string, getenv func(string) string, stdi
 	srvCtx, stopServer := context.WithCancel(base)
 	defer stopServer()
 	if *serve {
-		go superviseServer(srvCtx, api, target, *db, log)
+		// The embedded server is shut down, and its database closed, before the command returns:
+		// nothing it runs logs or writes after that.
+		supervised := make(chan struct{})
+		go func() {
+			defer close(supervised)
+			superviseServer(srvCtx, api, target, *db, log)
+		}()
+		defer func() {
+			stopServer()
+			<-supervised
+		}()
 	}
 
 	var rec *acpproxy.Recorder
