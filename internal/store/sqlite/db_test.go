@@ -35,6 +35,13 @@ func rawExec(t *testing.T, path, q string) {
 	}
 }
 
+// fileAtStep makes path a database as the schema's first n steps leave it, as a plandash from
+// before step n+1 wrote it.
+func fileAtStep(t *testing.T, path string, n int) {
+	t.Helper()
+	rawExec(t, path, strings.Join(migrations()[:n], ";\n")+";\nPRAGMA user_version = "+strconv.Itoa(n))
+}
+
 func userVersion(t *testing.T, q querier) int {
 	t.Helper()
 	var v int
@@ -236,6 +243,10 @@ func TestOpensOldSchema(t *testing.T) {
 	if err != nil || plan.Revision != 2 || plan.Entries[0].Status != plans.StatusCompleted {
 		t.Fatalf("Plan = %+v, %v", plan, err)
 	}
+	var kind string
+	if err := db.r.QueryRowContext(ctx, `SELECT type FROM sqlite_master WHERE name = 'plan_revisions'`).Scan(&kind); err != nil || kind != "view" {
+		t.Fatalf("plan_revisions is a %q (%v), want the view over the keys and the appended bodies", kind, err)
+	}
 	if hist, err := p.History(ctx, "old-session", "main"); err != nil || len(hist) != 2 {
 		t.Fatalf("History = %d revisions, %v", len(hist), err)
 	}
@@ -316,8 +327,9 @@ func TestOpensOldSchema(t *testing.T) {
 // submitted them keeps each owner, now in the request itself.
 func TestMovesRequestOwnersIntoBodies(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "plandash.db")
-	db, err := Open(ctx, path)
+	// The requests are made by this plandash, then copied into a file from before the step.
+	made := filepath.Join(t.TempDir(), "made.db")
+	db, err := Open(ctx, made)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,10 +341,12 @@ func TestMovesRequestOwnersIntoBodies(t *testing.T) {
 		}
 	}
 	db.Close()
-	// Back to the version before the step, as such a file has it.
-	rawExec(t, path, `CREATE TABLE token_requests (request_id TEXT PRIMARY KEY, token TEXT NOT NULL);
-		INSERT INTO token_requests VALUES ('owned', 'laptop-1'), ('gone', 'laptop-2');
-		PRAGMA user_version = `+strconv.Itoa(slices.Index(migrations(), submitterInBody)))
+	path := filepath.Join(t.TempDir(), "plandash.db")
+	fileAtStep(t, path, slices.Index(migrations(), submitterInBody))
+	rawExec(t, path, `ATTACH 'file:`+made+`' AS made;
+		INSERT INTO approval_requests SELECT * FROM made.approval_requests;
+		DETACH made;
+		INSERT INTO token_requests VALUES ('owned', 'laptop-1'), ('gone', 'laptop-2');`)
 
 	db, err = Open(ctx, path)
 	if err != nil {

@@ -50,7 +50,7 @@ func TestRevisionAtReadsFromItsKeyframe(t *testing.T) {
 	if err := db.r.QueryRowContext(ctx, `SELECT format FROM plan_revisions WHERE plan_id='p' AND revision=?`, keyframe).Scan(&format); err != nil || format != delta.FormatFull {
 		t.Fatalf("revision %d is stored in format %d (%v), want whole", keyframe, format, err)
 	}
-	if _, err := db.w.ExecContext(ctx, `DELETE FROM plan_revisions WHERE plan_id='p' AND revision < ?`, keyframe); err != nil {
+	if _, err := db.w.ExecContext(ctx, `DELETE FROM revision_keys WHERE plan_id='p' AND revision < ?`, keyframe); err != nil {
 		t.Fatal(err)
 	}
 	for _, cached := range []bool{true, false} {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -41,10 +40,18 @@ func TestAddsNotifyRemote(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plandash.db")
 	t0 := time.Unix(100, 0).UTC()
 	d := notify.Delivery{Key: "t|w|began", Target: "t", Event: notify.Began, Wait: notify.Wait{ID: "w", Title: "Plan"}, Due: t0, Created: t0}
-	if _, err := openAt(t, path).Notify().Enqueue(ctx, []notify.Delivery{d}); err != nil {
+	// The file as the steps before that one left it, with a delivery in its outbox.
+	before := slices.Index(migrations(), notifysql.SQLiteRemote)
+	fileAtStep(t, path, before)
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	rawExec(t, path, `DROP TABLE notify_remote; PRAGMA user_version = `+strconv.Itoa(slices.Index(migrations(), notifysql.SQLiteRemote)))
+	_, err = notifysql.New(raw, notifysql.SQLite).Enqueue(ctx, []notify.Delivery{d})
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := openAt(t, path).Notify()
 	got, err := s.Claim(ctx, "a", t0, time.Minute, 10)
 	if err != nil || len(got) != 1 || got[0].Wait.Title != "Plan" {

@@ -25,6 +25,14 @@ func (s *plansStore) Prune(ctx context.Context, now time.Time, r plans.Retention
 	if r.MaxAge > 0 {
 		cutoff = now.Add(-r.MaxAge).UnixMilli()
 	}
+	// What to cut is read from a snapshot, before the write begins: the scan reads every
+	// revision's key, and ingest goes on meanwhile. Revisions written since are newer than any
+	// cut, so a cut stays right; with MaxRevisions a plan then keeps a few more until the next
+	// prune.
+	cuts, err := pruneCuts(ctx, s.r, cutoff, r.MaxRevisions)
+	if err != nil || len(cuts) == 0 {
+		return st, err
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return st, err
@@ -34,10 +42,6 @@ func (s *plansStore) Prune(ctx context.Context, now time.Time, r plans.Retention
 			tx.Rollback()
 		}
 	}()
-	cuts, err := pruneCuts(ctx, tx, cutoff, r.MaxRevisions)
-	if err != nil {
-		return st, err
-	}
 	for k, keep := range cuts {
 		f, err := rebuild(ctx, tx, k, keep)
 		if err != nil {
@@ -50,11 +54,15 @@ func (s *plansStore) Prune(ctx context.Context, now time.Time, r plans.Retention
 		if err != nil {
 			return st, err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE plan_revisions SET format = ?, body = ?
-			WHERE session_id = ? AND plan_id = ? AND revision = ?`, delta.FormatFull, body, k.SessionID, k.PlanID, keep); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE revision_bodies SET format = ?, body = ? WHERE id = (
+			SELECT body_id FROM revision_keys WHERE session_id = ? AND plan_id = ? AND revision = ?)`, delta.FormatFull, body, k.SessionID, k.PlanID, keep); err != nil {
 			return st, err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM plan_revisions WHERE session_id = ? AND plan_id = ? AND revision < ?`,
+		if _, err := tx.ExecContext(ctx, `DELETE FROM revision_bodies WHERE id IN (
+			SELECT body_id FROM revision_keys WHERE session_id = ? AND plan_id = ? AND revision < ?)`, k.SessionID, k.PlanID, keep); err != nil {
+			return st, err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM revision_keys WHERE session_id = ? AND plan_id = ? AND revision < ?`,
 			k.SessionID, k.PlanID, keep)
 		if err != nil {
 			return st, err
@@ -74,10 +82,10 @@ func (s *plansStore) Prune(ctx context.Context, now time.Time, r plans.Retention
 }
 
 // pruneCuts is, for every plan that loses revisions, the oldest revision it keeps.
-func pruneCuts(ctx context.Context, tx *sql.Tx, cutoff int64, maxRevisions int) (map[plans.PlanKey]int, error) {
+func pruneCuts(ctx context.Context, q querier, cutoff int64, maxRevisions int) (map[plans.PlanKey]int, error) {
 	// Revisions are numbered in the order they were made, so the first one at or after the
 	// cutoff starts what age keeps.
-	rows, err := tx.QueryContext(ctx, `SELECT session_id, plan_id, MIN(revision), MAX(revision),
+	rows, err := q.QueryContext(ctx, `SELECT session_id, plan_id, MIN(revision), MAX(revision),
 		MIN(CASE WHEN at >= ? THEN revision END) FROM plan_revisions GROUP BY session_id, plan_id`, cutoff)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -123,4 +124,44 @@ func TestPruneGivesSpaceBack(t *testing.T) {
 			t.Fatalf("old plan History = %d, %v; want its newest revision only", len(h), err)
 		}
 	})
+}
+
+// BenchmarkPruneNothingDue is the hourly prune's scan of a history it keeps whole: 1,000 plans
+// of 100 revisions each, written as agents write them (a round of one revision for every plan,
+// a hundred times), so the rows of one plan are spread through the file.
+func BenchmarkPruneNothingDue(b *testing.B) {
+	ctx := context.Background()
+	db := openTempB(b)
+	s := db.Plans()
+	const nPlans, nRevs = 1000, 100
+	ps := make([]*plans.Plan, nPlans)
+	for i := range ps {
+		ps[i] = bigPlan(fmt.Sprintf("session-%04d", i), "main", 6)
+	}
+	for r := range nRevs {
+		c := &plans.Changes{}
+		for i, p := range ps {
+			p.Revision++
+			p.Updated = rt0.Add(time.Duration(r) * time.Minute)
+			p.Entries = append([]plans.Entry(nil), p.Entries...)
+			p.Entries[r%6].Status = []string{plans.StatusInProgress, plans.StatusCompleted}[r%2]
+			rev := *p
+			c.Plans = append(c.Plans, p)
+			c.Revisions = append(c.Revisions, &rev)
+			c.Sessions = append(c.Sessions, &plans.Session{ID: p.SessionID, FirstSeen: rt0, LastSeen: p.Updated})
+			if i%100 == 99 {
+				if err := s.Commit(ctx, c); err != nil {
+					b.Fatal(err)
+				}
+				c = &plans.Changes{}
+			}
+		}
+	}
+	now := rt0.Add(nRevs * time.Minute)
+	for b.Loop() {
+		st, err := s.(plans.Pruner).Prune(ctx, now, plans.Retention{MaxAge: 24 * time.Hour, MaxRevisions: 1000})
+		if err != nil || st.Revisions != 0 {
+			b.Fatal(st, err)
+		}
+	}
 }

@@ -21,13 +21,21 @@ UPDATE plan_revisions SET at = COALESCE(CAST(unixepoch(json_extract(CAST(body AS
 // when that one is known (package delta), and returns the batch, to hand its revisions to the
 // cache once tx commits.
 func (s *plansStore) putRevisions(ctx context.Context, tx *rawConn, revs []*plans.Plan, seq uint64) (*delta.Batch, error) {
-	args := make([]any, 0, 6*len(revs))
+	// The bodies are numbered on from the last one: the batch holds the file's write lock.
+	var id int64
+	if err := tx.queryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM revision_bodies`, nil, &id); err != nil {
+		return nil, fmt.Errorf("store revisions: %w", err)
+	}
+	bodies, keys := make([]any, 0, 4*len(revs)), make([]any, 0, 4*len(revs))
 	// The rows go out several to a statement, once encoded. A base that neither the batch nor
 	// the cache holds is read back from the rows; the rows encoded so far go in first, so the
 	// read sees every revision before it.
 	write := func() error {
-		err := s.stmt.insertRevision.exec(ctx, tx, args)
-		args = args[:0]
+		err := s.stmt.insertRevisionBody.exec(ctx, tx, bodies)
+		if err == nil {
+			err = s.stmt.insertRevisionKey.exec(ctx, tx, keys)
+		}
+		bodies, keys = bodies[:0], keys[:0]
 		if err != nil {
 			return fmt.Errorf("store revisions: %w", err)
 		}
@@ -49,7 +57,9 @@ func (s *plansStore) putRevisions(ctx context.Context, tx *rawConn, revs []*plan
 		if err != nil {
 			return nil, err
 		}
-		args = append(args, p.SessionID, p.ID, p.Revision, body, format, p.Updated.UnixMilli())
+		id++
+		bodies = append(bodies, id, body, format, p.Updated.UnixMilli())
+		keys = append(keys, p.SessionID, p.ID, p.Revision, id)
 	}
 	if err := write(); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -202,6 +203,45 @@ func TestOneCommitOfManyRevisions(t *testing.T) {
 			if !reflect.DeepEqual(h.Plan, revs[i]) {
 				t.Fatalf("%s revision %d:\n got %+v\nwant %+v", pid, i+1, h.Plan, revs[i])
 			}
+		}
+	}
+}
+
+// TestRevisionBodiesAreAppended: the bodies of revisions lie in the order they were written,
+// whatever plan each is of, so a commit that touches many plans writes their bodies to the last
+// pages instead of one page inside each plan's history; every revision still reads back.
+func TestRevisionBodiesAreAppended(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	s := db.Plans()
+	ps := []*plans.Plan{bigPlan("s1", "a", 3), bigPlan("s2", "b", 3), bigPlan("s1", "c", 3)}
+	var wrote []string
+	for i := range 4 {
+		for _, p := range ps {
+			p.Entries[i%3].Status = []string{plans.StatusInProgress, plans.StatusCompleted}[i%2]
+			revise(t, s, p, rt0.Add(time.Duration(len(wrote))*time.Second))
+			wrote = append(wrote, fmt.Sprintf("%s/%d", p.ID, p.Revision))
+		}
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT k.plan_id || '/' || k.revision FROM revision_keys k JOIN revision_bodies b ON b.id = k.body_id ORDER BY b.rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var stored []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, k)
+	}
+	if !slices.Equal(stored, wrote) {
+		t.Fatalf("bodies in the file's order: %v\nwant the order they were written: %v", stored, wrote)
+	}
+	for _, p := range ps {
+		if h, err := s.History(ctx, p.SessionID, p.ID); err != nil || len(h) != 4 || !reflect.DeepEqual(h[3].Plan.Entries, p.Entries) {
+			t.Fatalf("History(%s) = %d revisions, %v", p.ID, len(h), err)
 		}
 	}
 }

@@ -16,8 +16,39 @@ import (
 // version was recorded. They are idempotent (IF NOT EXISTS) because such a database (version 0)
 // may already hold any of their tables, with the same names and columns.
 func migrations() []string {
-	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema, notifysql.SQLiteSchema, notifysql.SQLiteRemote, approvalsElsewhere, toolCallsAppended, sessionsSeqDropped}
+	return []string{plansSchema, approvalsSchema, historySchema, toolCallsByTime, revisionsSchema, tokensSchema, approvalsBySession, firstSeenColumn, planTally, toolCallCount, submitterInBody, keptWaitsSchema, notifysql.SQLiteSchema, notifysql.SQLiteRemote, approvalsElsewhere, toolCallsAppended, sessionsSeqDropped, revisionsAppended}
 }
+
+// revisionsAppended keeps plan revisions in two tables: their keys (session, plan, revision),
+// clustered by plan, and their bodies, appended in the order they were written. Keyed by plan,
+// every revision went into the middle of one table, body and all, at the end of its plan's
+// range: a commit touching 50 plans wrote at least 50 leaves of it and split them often (a post
+// of 100 plan updates over 50 sessions wrote 119 pages of history). Now the bodies go to the
+// last pages and only the small keys are spread. plan_revisions is a view of both for reading
+// (the history's queries read it as they read the table); writes go to the tables.
+const revisionsAppended = `
+CREATE TABLE revision_bodies (
+	id INTEGER PRIMARY KEY,
+	body BLOB NOT NULL,
+	format INTEGER NOT NULL,
+	at INTEGER NOT NULL
+);
+CREATE TABLE revision_keys (
+	session_id TEXT NOT NULL,
+	plan_id TEXT NOT NULL,
+	revision INTEGER NOT NULL,
+	body_id INTEGER NOT NULL,
+	PRIMARY KEY (session_id, plan_id, revision)
+) WITHOUT ROWID;
+INSERT INTO revision_bodies(id, body, format, at)
+	SELECT row_number() OVER (ORDER BY at, session_id, plan_id, revision), body, format, at FROM plan_revisions;
+INSERT INTO revision_keys(session_id, plan_id, revision, body_id)
+	SELECT session_id, plan_id, revision, row_number() OVER (ORDER BY at, session_id, plan_id, revision) FROM plan_revisions;
+DROP TABLE plan_revisions;
+CREATE VIEW plan_revisions AS
+	SELECT k.session_id, k.plan_id, k.revision, b.body, b.format, b.at
+	FROM revision_keys k JOIN revision_bodies b ON b.id = k.body_id;
+`
 
 // sessionsSeqDropped drops the index of sessions by change number. Every commit moves each
 // session it touches in it (a delete and an insert: a page more to write per commit, some 4 %

@@ -23,7 +23,7 @@ const (
 // commit of one message prepared six of them.
 type writeStmts struct {
 	// The rows a batch may write many of, several to a statement (multirow.go).
-	upsertSession, upsertPlan, insertRevision, upsertToolCall *multiRow
+	upsertSession, upsertPlan, insertRevisionBody, insertRevisionKey, upsertToolCall *multiRow
 	// The reads of the store's own methods, outside a batch: on the writer, so that they see
 	// the writes of this process, prepared once on its one connection.
 	session, plan, toolCall, lastActivity *sql.Stmt
@@ -47,7 +47,8 @@ func prepareWrites(ctx context.Context, w *sql.DB) (*writeStmts, error) {
 	st.upsertPlan = newMultiRow(`INSERT OR FAIL INTO plans(session_id, plan_id, removed, updated, body, entry_count, open_count)`, 7,
 		` ON CONFLICT(session_id, plan_id) DO UPDATE SET removed=excluded.removed, updated=excluded.updated, body=excluded.body,
 			entry_count=excluded.entry_count, open_count=excluded.open_count`)
-	st.insertRevision = newMultiRow(`INSERT OR FAIL INTO plan_revisions(session_id, plan_id, revision, body, format, at)`, 6, ``)
+	st.insertRevisionBody = newMultiRow(`INSERT OR FAIL INTO revision_bodies(id, body, format, at)`, 4, ``)
+	st.insertRevisionKey = newMultiRow(`INSERT OR FAIL INTO revision_keys(session_id, plan_id, revision, body_id)`, 4, ``)
 	st.upsertToolCall = newMultiRow(`INSERT OR FAIL INTO tool_calls(session_id, id, created, body)`, 4,
 		` ON CONFLICT(session_id, id) DO UPDATE SET body=excluded.body`)
 	prep(&st.session, sqlSession)
