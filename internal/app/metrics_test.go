@@ -144,7 +144,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 func TestMetricsAcrossInstances(t *testing.T) {
 	db := pgtest.URL(t)
 	a, b := startInstance(t, db), startInstance(t, db)
-	page := b.socket(t, "session:x1")
+	page := b.liveSocket(t, "session:x1")
 	if code, body := a.call(t, "POST", "/api/v1/ingest", planLine("x1", "Across")); code/100 != 2 {
 		t.Fatalf("ingest on A: %d %s", code, body)
 	}

@@ -90,10 +90,22 @@ func (in *instance) call(t testing.TB, method, path, body string) (int, []byte) 
 // announced from here on is missed however fast it comes.
 func (in *instance) socket(t testing.TB, topic string) *websocket.Conn {
 	t.Helper()
+	return in.dial(t, "/ws?topic="+topic+"&since="+strconv.FormatUint(in.Live.Seq(), 10))
+}
+
+// liveSocket is a page's socket with no catch-up: the server subscribes it before answering the
+// upgrade, so every change published after this returns reaches it live (and counts its lag),
+// never read back by a catch-up that ran after the change was committed.
+func (in *instance) liveSocket(t testing.TB, topic string) *websocket.Conn {
+	t.Helper()
+	return in.dial(t, "/ws?topic="+topic)
+}
+
+func (in *instance) dial(t testing.TB, path string) *websocket.Conn {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	since := strconv.FormatUint(in.Live.Seq(), 10)
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(in.URL, "http")+"/ws?topic="+topic+"&since="+since,
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(in.URL, "http")+path,
 		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer tok"}}})
 	if err != nil {
 		t.Fatal(err)
