@@ -164,8 +164,7 @@ func TestEndToldOnlyWhereTheBeginningWas(t *testing.T) {
 	early, failing, late := newReceiver(t), newReceiver(t), newReceiver(t)
 	failing.status = http.StatusBadRequest // a 4xx fails for good
 	src := newList()
-	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t, "webhook+"+early.URL+"/hook", "webhook+"+failing.URL+"/hook")})
-	run(t, n)
+	n := runWith(t, src, "webhook+"+early.URL+"/hook", "webhook+"+failing.URL+"/hook")
 	src.set(plan("a"))
 	event := func(r received) (string, string) {
 		var wh notify.WebhookBody

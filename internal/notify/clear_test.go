@@ -66,11 +66,10 @@ func TestChatMessagesClear(t *testing.T) {
 	srv, calls := chatServer(t)
 	host := strings.TrimPrefix(srv.URL, "http://")
 	src := newList()
-	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t,
+	runWith(t, src,
 		"ntfy+http://"+host+"/agents",
 		"discord+"+srv.URL+"/api/webhooks/42/tok?thread_id=7",
-		"slack+"+srv.URL+"/slack")})
-	run(t, n)
+		"slack+"+srv.URL+"/slack")
 	src.set(plan("p1"))
 	began := map[string]call{}
 	for range 3 {
@@ -128,8 +127,7 @@ func TestCoalescedMessageClearsWithItsLastWait(t *testing.T) {
 	srv, calls := chatServer(t)
 	host := strings.TrimPrefix(srv.URL, "http://")
 	src := newList()
-	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t, "ntfy+http://"+host+"/agents")})
-	run(t, n)
+	n := runWith(t, src, "ntfy+http://"+host+"/agents")
 	src.set(plan("a"), plan("b"), plan("c"))
 	var pub struct {
 		Title      string

@@ -48,12 +48,11 @@ func TestFormatsMatchTheirDocumentedShapes(t *testing.T) {
 	rc := newReceiver(t)
 	host := strings.TrimPrefix(rc.URL, "http://")
 	src := newList()
-	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t,
+	runWith(t, src,
 		"ntfy+http://"+host+"/agents#priority=urgent",
 		"slack+"+rc.URL+"/slack",
 		"discord+"+rc.URL+"/discord",
-		"webhook+"+rc.URL+"/hook#secret=s3cret")})
-	run(t, n)
+		"webhook+"+rc.URL+"/hook#secret=s3cret")
 	src.set(plan("plan-1"))
 	got := map[string]received{}
 	for range 4 {
@@ -187,8 +186,7 @@ func decode(t *testing.T, b []byte, v any) {
 func TestSeveralWaitsAreCoalesced(t *testing.T) {
 	rc := newReceiver(t)
 	src := newList()
-	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t, "slack+"+rc.URL+"/slack")})
-	run(t, n)
+	runWith(t, src, "slack+"+rc.URL+"/slack")
 	var ws []notify.Wait
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
 		ws = append(ws, plan(id))
@@ -244,8 +242,7 @@ func TestDelayDropsWaitsAnsweredAtOnce(t *testing.T) {
 func TestFiltersPickWaits(t *testing.T) {
 	rc := newReceiver(t)
 	src := newList()
-	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t, "webhook+"+rc.URL+"/hook#agents=codex&kinds=plan")})
-	run(t, n)
+	runWith(t, src, "webhook+"+rc.URL+"/hook#agents=codex&kinds=plan")
 	other := plan("claude-plan")
 	mine := plan("codex-plan")
 	mine.Agent, mine.AgentName = "codex", "Codex"
@@ -264,8 +261,7 @@ func TestFiltersPickWaits(t *testing.T) {
 func TestWebhookBatchesWaitsThatBeginTogether(t *testing.T) {
 	rc := newReceiver(t)
 	src := newList()
-	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t, "webhook+"+rc.URL+"/hook#secret=s")})
-	run(t, n)
+	runWith(t, src, "webhook+"+rc.URL+"/hook#secret=s")
 	var ws []notify.Wait
 	for i := range 30 {
 		ws = append(ws, plan(fmt.Sprintf("p%02d", i)))

@@ -98,6 +98,15 @@ func (r *receiver) next(t *testing.T) received {
 }
 
 // run starts n until the test ends.
+// runWith runs a notifier of src's waits for the targets given as --notify flags, until the
+// test ends.
+func runWith(t *testing.T, src notify.Source, flags ...string) *notify.Notifier {
+	t.Helper()
+	n := notify.New(store(t), src, notify.Config{BaseURL: base, Static: flagTargets(t, flags...)})
+	run(t, n)
+	return n
+}
+
 func run(t *testing.T, n *notify.Notifier) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

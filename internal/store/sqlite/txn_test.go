@@ -26,6 +26,20 @@ func twoProcesses(t *testing.T) (a, b *DB) {
 	return open(), open()
 }
 
+// sessionAndPlan reads session "s" and its plan "p" in tx, or makes them anew at at when the
+// file has neither yet.
+func sessionAndPlan(ctx context.Context, tx plans.Txn, at time.Time) (plans.Session, plans.Plan) {
+	sess, err := tx.Session(ctx, "s")
+	if err != nil {
+		sess = plans.Session{ID: "s", FirstSeen: at}
+	}
+	p, err := tx.Plan(ctx, "s", "p")
+	if err != nil {
+		p = plans.Plan{SessionID: "s", ID: "p", Kind: plans.KindItems, Created: at}
+	}
+	return sess, p
+}
+
 // A batch reads what another process wrote to the file since this one last wrote it, though
 // this one remembers the rows it wrote (current.go).
 func TestBatchSeesAnotherProcess(t *testing.T) {
@@ -39,14 +53,7 @@ func TestBatchSeesAnotherProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		sess, err := tx.Session(ctx, "s")
-		if err != nil {
-			sess = plans.Session{ID: "s", FirstSeen: at}
-		}
-		p, err := tx.Plan(ctx, "s", "p")
-		if err != nil {
-			p = plans.Plan{SessionID: "s", ID: "p", Kind: plans.KindItems, Created: at}
-		}
+		sess, p := sessionAndPlan(ctx, tx, at)
 		if p.Revision != rev-1 {
 			t.Fatalf("%s: the batch read revision %d of the plan, want %d", title, p.Revision, rev-1)
 		}
@@ -186,14 +193,7 @@ func TestBatchStartsNoGoroutine(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		sess, err := tx.Session(ctx, "s")
-		if err != nil {
-			sess = plans.Session{ID: "s", FirstSeen: at}
-		}
-		p, err := tx.Plan(ctx, "s", "p")
-		if err != nil {
-			p = plans.Plan{SessionID: "s", ID: "p", Kind: plans.KindItems, Created: at}
-		}
+		sess, p := sessionAndPlan(ctx, tx, at)
 		sess.LastSeen = at.Add(time.Duration(rev) * time.Second)
 		p.Revision, p.Updated, p.Entries = rev, sess.LastSeen, []plans.Entry{{Content: "step", Status: "pending"}}
 		rp := p
